@@ -1,0 +1,340 @@
+"""The ``pbp`` command line: set up a table, import characters, process posts offline,
+and run the daemon."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+from pbp.config import DEFAULT_CONFIG_NAME, Config, load_config
+from pbp.errors import CommandError, PbpError, SheetError
+
+log = logging.getLogger("pbp")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _config_path(args) -> Path:
+    return Path(args.config or os.environ.get("PBP_CONFIG") or DEFAULT_CONFIG_NAME)
+
+
+def _open(args) -> Config:
+    from pbp.store.db import open_database
+
+    config = load_config(_config_path(args))
+    open_database(config.database_url)
+    return config
+
+
+def _dice(spec: str | None):
+    from pbp.rules.dice import FixedDice, RandomDice
+
+    spec = spec if spec is not None else os.environ.get("PBP_DICE")
+    return FixedDice(spec) if spec else RandomDice()
+
+
+def _print_json(obj) -> None:
+    print(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_init(args) -> int:
+    """Write a config file (from config.example.toml's defaults) and create the database."""
+    from pbp.store.db import open_database
+
+    path = _config_path(args)
+    if path.exists() and not args.force:
+        print(f"{path} exists already; leaving it (use --force to overwrite)")
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(default_config_text(args.domain), encoding="utf-8")
+        print(f"wrote {path}")
+    config = load_config(path)
+    open_database(config.database_url)
+    if config.maildir:
+        from pbp.transport.maildir import ensure_maildir
+
+        ensure_maildir(config.maildir.inbox)
+        ensure_maildir(config.maildir.outbox)
+    print(f"database ready at {config.database_url}")
+    return 0
+
+
+def default_config_text(domain: str = "pbp.localhost") -> str:
+    return f"""# pbp configuration (every option is explained in config.example.toml)
+[database]
+url = "sqlite:///pbp.db"
+
+[mail]
+transport = "maildir"
+domain = "{domain}"
+from_address = "table@{domain}"
+
+[maildir]
+inbox = "maildir/inbox"
+outbox = "maildir/outbox"
+
+[daemon]
+poll_seconds = 2
+handled = "seen"
+"""
+
+
+def cmd_campaign_create(args) -> int:
+    from pbp.campaigns import create_campaign
+
+    _open(args)
+    c = create_campaign(args.slug, args.name or args.slug, system=args.system, address=args.address,
+                        delivery=args.delivery, gms=args.gm or [], players=args.player or [])
+    print(f"campaign {c.slug} ({c.name}, {c.system}, {c.delivery} mode) created")
+    return 0
+
+
+def cmd_campaign_member(args) -> int:
+    from pbp.campaigns import add_member, get_campaign
+
+    _open(args)
+    member = add_member(get_campaign(args.campaign), args.email, args.role)
+    print(f"{member.email} is a {member.role} of {member.campaign.slug}")
+    return 0
+
+
+def cmd_campaign_list(args) -> int:
+    from pbp.store import models as m
+
+    _open(args)
+    for c in m.Campaign.select().order_by(m.Campaign.slug):
+        members = ", ".join(f"{mb.email} ({mb.role})" for mb in c.members)
+        print(f"{c.slug}: {c.name} [{c.system}, {c.delivery}] {members}")
+    return 0
+
+
+def cmd_character_import(args) -> int:
+    from pbp.campaigns import get_campaign, import_character
+
+    _open(args)
+    campaign = get_campaign(args.campaign)
+    for path in args.files:
+        row = import_character(campaign, path, replace=args.replace)
+        print(f"imported {row.name} ({row.kind}) into {campaign.slug}")
+    return 0
+
+
+def cmd_sheet(args) -> int:
+    from pbp.campaigns import get_campaign
+    from pbp.pipeline import sheet_dict
+    from pbp.render import Renderer
+    from pbp.store import repo
+
+    _open(args)
+    table = repo.load_table(get_campaign(args.campaign))
+    ch = table.character(args.name)
+    if ch is None:
+        names = ", ".join(sorted(table.characters)) or "none"
+        print(f'no character "{args.name}" (characters: {names})', file=sys.stderr)
+        return 2
+    sheet = sheet_dict(ch, table)
+    if args.json:
+        _print_json(sheet)
+    else:
+        print(Renderer().sheet(sheet), end="")
+    return 0
+
+
+def cmd_roll(args) -> int:
+    """A roll outside any campaign: ``pbp roll 4dF+2`` / ``pbp roll 2d10``."""
+    from pbp.parser import parse_command
+    from pbp.rules.actions import resolve
+    from pbp.rules.state import Character, Table
+    from pbp.render import faces, ladder
+
+    expr = " ".join(args.expr)
+    cmd = parse_command("/roll " + expr)
+    table = Table(characters={"you": Character(name="you", skills={})})
+    if getattr(cmd, "skill", None):
+        print("pbp roll outside a campaign takes dice only, e.g. 4dF+2", file=sys.stderr)
+        return 2
+    res = resolve(cmd, table, _dice(args.dice), "you")
+    if args.json:
+        _print_json(res.to_dict())
+    else:
+        print(f"{expr}: {faces(res.effort.dice)} = {ladder(res.effort.total)}")
+    return 0
+
+
+def cmd_process(args) -> int:
+    """Run saved .eml files through the daemon's pipeline."""
+    from pbp.pipeline import Context, process_message
+
+    config = _open(args)
+    ctx = Context(config=config, dice=_dice(args.dice))
+    worst = 0
+    for path in args.files:
+        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        outcome = process_message(raw, ctx, campaign_slug=args.campaign)
+        if args.json:
+            _print_json(outcome.to_dict())
+        else:
+            _print_outcome(path, outcome)
+        if outcome.status == "rejected":
+            worst = max(worst, 1)
+    if not args.no_send:
+        from pbp.daemon import deliver_outbox
+
+        deliver_outbox(config)
+    return worst
+
+
+def _print_outcome(path, outcome) -> None:
+    from pbp.store import models as m
+
+    print(f"== {path}: {outcome.status}" + (f" ({outcome.reason})" if outcome.reason else ""))
+    for reply in outcome.replies:
+        row = m.OutboxMail.get(m.OutboxMail.message_id == reply["message_id"])
+        import email
+        from email import policy
+
+        msg = email.message_from_string(row.raw, policy=policy.default)
+        print(f"-- reply to {', '.join(reply['to'])}: {reply['subject']}")
+        print(msg.get_body(("plain",)).get_content())
+
+
+def cmd_verify(args) -> int:
+    from pbp.campaigns import get_campaign
+    from pbp.store import models as m
+    from pbp.store.repo import verify_ledger
+
+    _open(args)
+    campaigns = [get_campaign(args.campaign)] if args.campaign else list(m.Campaign.select())
+    bad = 0
+    for c in campaigns:
+        problems = verify_ledger(c)
+        count = m.RollRecord.select().where(m.RollRecord.campaign == c).count()
+        print(f"{c.slug}: {count} rolls, " + ("ledger intact" if not problems else f"{len(problems)} problems"))
+        for p in problems:
+            print("  " + p)
+        bad += len(problems)
+    return 1 if bad else 0
+
+
+def cmd_run(args) -> int:
+    from pbp.daemon import run
+
+    config = _open(args)
+    return run(config, dice=_dice(args.dice), once=args.once)
+
+
+def cmd_demo(args) -> int:
+    from pbp.demo import demo
+
+    return demo(Path(args.dir), once=args.once)
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pbp", description="Run Fate-family games by post.")
+    p.add_argument("--config", "-c", help=f"config file (default: $PBP_CONFIG or ./{DEFAULT_CONFIG_NAME})")
+    p.add_argument("--verbose", "-v", action="store_true")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("init", help="write a config file and create the database")
+    s.add_argument("--force", action="store_true")
+    s.add_argument("--domain", default="pbp.localhost")
+    s.set_defaults(func=cmd_init)
+
+    camp = sub.add_parser("campaign", help="create and list campaigns, add members").add_subparsers(dest="sub", required=True)
+    s = camp.add_parser("create")
+    s.add_argument("slug")
+    s.add_argument("--name")
+    s.add_argument("--system", default="fate-condensed")
+    s.add_argument("--address", help="the table's address (To: of posts)")
+    s.add_argument("--delivery", choices=["relay", "list"], default="relay")
+    s.add_argument("--gm", action="append", metavar="EMAIL")
+    s.add_argument("--player", action="append", metavar="EMAIL")
+    s.set_defaults(func=cmd_campaign_create)
+    s = camp.add_parser("add-member")
+    s.add_argument("email")
+    s.add_argument("--campaign")
+    s.add_argument("--role", choices=["player", "gm"], default="player")
+    s.set_defaults(func=cmd_campaign_member)
+    s = camp.add_parser("list")
+    s.set_defaults(func=cmd_campaign_list)
+
+    ch = sub.add_parser("character", help="import character sheets").add_subparsers(dest="sub", required=True)
+    s = ch.add_parser("import")
+    s.add_argument("files", nargs="+")
+    s.add_argument("--campaign")
+    s.add_argument("--replace", action="store_true")
+    s.set_defaults(func=cmd_character_import)
+
+    s = sub.add_parser("sheet", help="show a character sheet")
+    s.add_argument("name")
+    s.add_argument("--campaign")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_sheet)
+
+    s = sub.add_parser("roll", help="roll dice: pbp roll 4dF+2")
+    s.add_argument("expr", nargs="+")
+    s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_roll)
+
+    s = sub.add_parser("process", help="run saved .eml files through the pipeline")
+    s.add_argument("files", nargs="+", help="message files, or - for standard input")
+    s.add_argument("--json", action="store_true", help="one JSON object per message")
+    s.add_argument("--dice", help='fixed faces of the next rolls, e.g. "0++-,+0-0" (or $PBP_DICE)')
+    s.add_argument("--campaign", help="the campaign (when the addresses do not say)")
+    s.add_argument("--no-send", action="store_true", help="leave replies in the outbox")
+    s.set_defaults(func=cmd_process)
+
+    s = sub.add_parser("verify", help="check the dice ledger's hash chain")
+    s.add_argument("--campaign")
+    s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser("run", help="run the daemon")
+    s.add_argument("--once", action="store_true", help="handle what is waiting, deliver, and exit")
+    s.add_argument("--dice", help=argparse.SUPPRESS)
+    s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("demo", help="set up a sample table on local Maildirs and run the daemon on it")
+    s.add_argument("--dir", default="demo")
+    s.add_argument("--once", action="store_true")
+    s.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except SheetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  - {problem}", file=sys.stderr)
+        return 2
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if exc.expected:
+            print(f"  expected: {exc.expected}", file=sys.stderr)
+        if exc.example:
+            print(f"  example:  {exc.example}", file=sys.stderr)
+        return 2
+    except PbpError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        if exc.hint:
+            print(f"  hint: {exc.hint}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""``pbp demo``: a sample table on local Maildirs, so a newcomer sees a post go in and a
+reply come out with no mail account at all."""
+from __future__ import annotations
+
+import email
+import logging
+import shutil
+import tomllib
+from email import policy
+from importlib import resources
+from pathlib import Path
+
+from pbp.campaigns import create_campaign, import_character
+from pbp.cli import default_config_text
+from pbp.config import load_config
+from pbp.daemon import run
+from pbp.store import models as m
+from pbp.store.db import open_database
+from pbp.transport.maildir import ensure_maildir
+
+log = logging.getLogger("pbp.demo")
+
+
+def sample_dir() -> Path:
+    return Path(str(resources.files("pbp.samples") / "chicago"))
+
+
+def set_up(directory: Path):
+    """Config, database, Maildirs and the sample campaign (idempotent)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    config_path = directory / "pbp.toml"
+    if not config_path.exists():
+        config_path.write_text(default_config_text(), encoding="utf-8")
+    config = load_config(config_path)
+    open_database(config.database_url)
+    inbox = ensure_maildir(config.maildir.inbox)
+    ensure_maildir(config.maildir.outbox)
+    samples = sample_dir()
+    meta = tomllib.loads((samples / "campaign.toml").read_text(encoding="utf-8"))
+    if m.Campaign.get_or_none(m.Campaign.slug == meta["slug"]) is None:
+        campaign = create_campaign(meta["slug"], meta["name"], system=meta["system"], address=meta["address"],
+                                   delivery=meta["delivery"], gms=meta["gms"])
+        for sheet in sorted(samples.glob("*.toml")):
+            if sheet.name != "campaign.toml":
+                import_character(campaign, str(sheet))
+        post = (samples / "first-post.eml").read_bytes()
+        inbox.add(post)
+        print(f"sample campaign {meta['name']!r} created; a first post from Ruth is waiting in {config.maildir.inbox}")
+    return config
+
+
+def print_reply(row: m.OutboxMail) -> None:
+    msg = email.message_from_string(row.raw, policy=policy.default)
+    print("\n" + "=" * 72)
+    print(f"To: {msg['To']}\nSubject: {msg['Subject']}\n")
+    print(msg.get_body(("plain",)).get_content().rstrip())
+    print("=" * 72 + "\n")
+
+
+def demo(directory: Path, *, once: bool = False) -> int:
+    config = set_up(directory)
+    inbox = config.maildir.inbox
+    print(f"Replies are written to {config.maildir.outbox}/new and shown here.")
+    if not once:
+        print(f"Drop more .eml files into {inbox}/new (see pbp/samples/chicago/first-post.eml); Ctrl-C stops.")
+    return run(config, once=once, on_sent=print_reply)

@@ -1,0 +1,228 @@
+"""Replies: outcomes and sheets rendered with the Jinja templates in ``templates/``, and the
+mail that carries them (threading headers, text and HTML parts).
+
+The templates lay the mail out; the small filters here turn dice, ladder values and
+changes into the glyphs players read ("[+] [0] [-] [+]", "Great (+4)", "FP 3 -> 2").
+"""
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import format_datetime, formataddr
+from typing import TYPE_CHECKING
+
+import jinja2
+
+from pbp.resources import resource_path
+from pbp.rules.ladder import adjective, describe, signed
+from pbp.rules.results import ActionResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pbp.pipeline import Context
+
+FACE = {1: "[+]", 0: "[0]", -1: "[-]"}
+OUTCOME_WORDS = {"fail": "fail", "tie": "tie", "success": "success", "style": "success with style"}
+VERBS = {
+    "overcome": "{actor} overcomes with {skill}",
+    "advantage": "{actor} creates an advantage with {skill}",
+    "attack": "{actor} attacks {target} with {skill}",
+    "defend": "{actor} defends with {skill}",
+}
+CHANGE_WORDS = {"fate_points": "FP", "free_invokes": "free invokes", "stress": "stress", "aspect": "aspect",
+                "boost": "boost", "consequence": "consequence"}
+
+
+def faces(roll) -> str:
+    if roll.sides == "F":
+        return " ".join(FACE[f] for f in roll.faces)
+    return " ".join(f"[{f}]" for f in roll.faces)
+
+
+def ladder(n: int) -> str:
+    """"+4 Great" as in the result rows; numbers beyond the ladder stay numbers."""
+    word = adjective(n)
+    return f"{signed(n)} {word}" if word else signed(n)
+
+
+def change_text(ch) -> str:
+    what = CHANGE_WORDS.get(ch.what, ch.what.replace("_", " "))
+    before = "none" if ch.before is None else ch.before
+    after = "gone" if ch.after in (None, 0) and ch.what in ("free_invokes", "boost") else ch.after
+    if ch.what == "aspect":
+        return f'{ch.subject} {after}'
+    return f"{ch.subject} {what} {before} -> {after}"
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    text: str
+    value: str = ""
+
+
+def action_rows(res: ActionResult) -> list[Row]:
+    """The working of a roll, one row per term: dice, each modifier with its source,
+    rerolls, effort, opposition."""
+    effort = res.effort
+    rows = [Row("dice", faces(effort.rolls[0]), signed(effort.rolls[0].total))]
+    for use in effort.invokes:
+        if use.reroll is not None:
+            rows.append(Row("reroll", f"{faces(use.reroll)} (invoke {use.aspect}, {_paid(use)})", signed(use.reroll.total)))
+    for mod in effort.modifiers:
+        if mod.source == "skill":
+            continue
+        rows.append(Row(mod.source, mod.label, signed(mod.value)))
+    for use in effort.invokes:
+        if use.paid_with == "skipped":
+            rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
+    rows.append(Row("effort", "", ladder(effort.total)))
+    opp = res.opposition
+    if opp is not None:
+        if opp.effort is None:
+            rows.append(Row("vs", opp.label or describe(opp.value), ""))
+        else:
+            o = opp.effort
+            mods = "".join(f", {m.label} {signed(m.value)}" for m in o.modifiers if m.source != "skill")
+            skill = next((m for m in o.modifiers if m.source == "skill"), None)
+            skill_txt = f"{skill.label} {describe(skill.value)}" if skill else (o.skill or "")
+            rows.append(Row("vs", f"{opp.character}: {skill_txt}, dice {faces(o.dice)}{mods}", ladder(opp.value)))
+    return rows
+
+
+def _paid(use) -> str:
+    return {"free": "free", "boost": "boost", "fp": "fate point"}.get(use.paid_with, use.paid_with)
+
+
+def headline(res: ActionResult) -> str:
+    if res.action == "roll":
+        return f"{res.actor} rolls {res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'}"
+    skill_mod = next((m for m in res.effort.modifiers if m.source == "skill"), None)
+    skill = res.skill or "no skill"
+    if skill_mod is not None:
+        skill = f"{skill}, {describe(skill_mod.value)}"
+    target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
+    if target is None and res.opposition is not None:
+        target = res.opposition.character
+    return VERBS.get(res.action, "{actor} rolls {skill}").format(actor=res.actor, skill=skill, target=target or "")
+
+
+def verdict(res: ActionResult) -> str:
+    if res.outcome is None:
+        return f"total {ladder(res.effort.total)}"
+    word = OUTCOME_WORDS[res.outcome.value]
+    s = res.shifts or 0
+    if res.outcome.value == "fail":
+        return f"{word}, {-s} shift{'s' if s != -1 else ''} short"
+    if res.outcome.value == "tie":
+        return word
+    return f"{word}, {s} shift{'s' if s != 1 else ''}"
+
+
+class Renderer:
+    """The Jinja environment (built once) and one method per kind of reply, each
+    returning (plain text, HTML)."""
+
+    def __init__(self) -> None:
+        loader = jinja2.FileSystemLoader(str(resource_path("templates", "")))
+        common = dict(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                      undefined=jinja2.StrictUndefined)
+        self.text_env = jinja2.Environment(autoescape=False, **common)
+        self.html_env = jinja2.Environment(autoescape=True, **common)
+        for env in (self.text_env, self.html_env):
+            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, change=change_text)
+            env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict,
+                               is_action=lambda r: isinstance(r, ActionResult))
+
+    def _both(self, name: str, **data) -> tuple[str, str]:
+        return (self.text_env.get_template(f"{name}.txt.j2").render(**data),
+                self.html_env.get_template(f"{name}.html.j2").render(**data))
+
+    def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool) -> tuple[str, str]:
+        by_line = {cmd.line: res for cmd, res in zip(commands, results)}
+        blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
+        for number, line in enumerate(mail.new_text.splitlines(), start=1):
+            if number in by_line:
+                res = by_line[number]
+                blocks.append(("result", res, ledger.get(id(res))))
+            elif relay:
+                blocks.append(("prose", line, None))
+        while blocks and blocks[0][0] == "prose" and not blocks[0][1].strip():
+            blocks.pop(0)
+        while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():
+            blocks.pop()
+        changes = [ch for res in results for ch in res.changes]
+        return self._both("result", mail=mail, campaign=campaign, blocks=blocks, changes=changes,
+                          ledger=ledger, sheets=sheets, relay=relay)
+
+    def error(self, *, mail, campaign, errors) -> tuple[str, str]:
+        return self._both("error", mail=mail, campaign=campaign, errors=errors)
+
+    def stranger(self, *, mail, campaign) -> tuple[str, str]:
+        return self._both("stranger", mail=mail, campaign=campaign)
+
+    def duplicate(self, *, mail, campaign, seen, original) -> tuple[str, str]:
+        body = ""
+        if original is not None:
+            import email as _email
+            from email import policy
+
+            msg = _email.message_from_string(original.raw, policy=policy.default)
+            part = msg.get_body(("plain",))
+            body = part.get_content() if part is not None else ""
+        return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body)
+
+    def sheet(self, sheet: dict) -> str:
+        return self.text_env.get_template("sheet.txt.j2").render(sheet=sheet)
+
+
+@dataclass(frozen=True)
+class Reply:
+    message_id: str
+    sender: str
+    to: list[str]
+    subject: str
+    in_reply_to: str | None
+    raw: str
+
+
+def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:
+    """"Re: [Campaign] subject": one Re:, one campaign tag."""
+    base = subject.strip()
+    while base[:3].lower() in ("re:", "aw:", "sv:"):
+        base = base[3:].strip()
+    tag = f"[{campaign_name}]"
+    if tag.lower() not in base.lower():
+        base = f"{tag} {base}".strip()
+    return f"Re: {base}{suffix}"
+
+
+def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, str], to: list[str] | None = None) -> Reply:
+    """The outgoing mail, threaded to ``mail``: sent to the whole table by default (relay
+    mode: every member; list mode: the list address)."""
+    text, html = body
+    sender = campaign.address or ctx.config.from_address
+    if to is None:
+        if campaign.delivery == "list" and campaign.address:
+            to = [campaign.address]
+        else:
+            to = sorted({mb.email for mb in campaign.members})
+    suffix = " (not applied)" if kind == "error" else ""
+    subject = reply_subject(mail.subject, campaign.name, suffix)
+    message_id = f"<pbp.{uuid.uuid4().hex}@{ctx.config.domain}>"
+    msg = EmailMessage()
+    msg["From"] = formataddr((f"{campaign.name} (pbp)", sender))
+    msg["To"] = ", ".join(to)
+    msg["Subject"] = subject
+    msg["Date"] = format_datetime(ctx.clock().replace(tzinfo=__import__("datetime").timezone.utc))
+    msg["Message-ID"] = message_id
+    if mail.message_id:
+        msg["In-Reply-To"] = f"<{mail.message_id}>"
+        refs = [*mail.references, mail.message_id]
+        msg["References"] = " ".join(f"<{r}>" for r in refs[-20:])
+    msg["Auto-Submitted"] = "auto-replied"
+    msg["X-PBP-Campaign"] = campaign.slug
+    msg.set_content(text)
+    msg.add_alternative(html, subtype="html")
+    return Reply(message_id=message_id.strip("<>"), sender=sender, to=list(to), subject=subject,
+                 in_reply_to=mail.message_id or None, raw=msg.as_string())

@@ -1,0 +1,96 @@
+"""The game state the rules engine works on: plain dataclasses, no storage, no mail.
+
+The store loads these from the database for one message, the engine changes them and
+reports every change, and the store writes the changed ones back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Stunt:
+    """A bonus stunt: ``bonus`` to ``skill`` when used for ``action``.
+
+    With no ``circumstance`` it applies whenever skill and action match; with one, the
+    player names it (``+stunt "Name"``) to say the circumstance holds.
+    ``action`` is one of overcome / advantage / attack / defend, or "" for any action.
+    """
+
+    name: str
+    skill: str = ""
+    action: str = ""
+    bonus: int = 2
+    circumstance: str = ""
+    description: str = ""
+
+
+@dataclass
+class Consequence:
+    severity: str            # "mild" | "moderate" | "severe" ("mild2": the Superb+ extra slot)
+    shifts: int
+    aspect: str | None = None
+    track: str = ""          # "" (any), "physical" or "mental" (the extra mild slot)
+    recovering: bool = False
+
+
+@dataclass
+class Aspect:
+    """Any aspect in play. ``owner`` is the character it is on (None: the scene).
+
+    ``free_invokes`` maps holder name -> count. A boost is an aspect of kind "boost" whose
+    single free invoke disappears with it.
+    """
+
+    name: str
+    kind: str = "situation"  # high_concept|trouble|character|situation|zone|consequence|boost
+    owner: str | None = None
+    free_invokes: dict[str, int] = field(default_factory=dict)
+    hidden: bool = False
+    id: int | None = None    # storage id; None for aspects created by this message
+
+    def free_for(self, holder: str) -> int:
+        return self.free_invokes.get(holder, 0)
+
+
+@dataclass
+class Character:
+    name: str
+    kind: str = "pc"         # "pc" | "npc" (major) | "minor"
+    player: str | None = None  # the controlling address; None for NPCs (the GM controls them)
+    skills: dict[str, int] = field(default_factory=dict)
+    stunts: list[Stunt] = field(default_factory=list)
+    refresh: int = 3
+    fate_points: int = 3
+    stress: dict[str, list[bool]] = field(default_factory=dict)  # track -> boxes
+    consequences: list[Consequence] = field(default_factory=list)
+    taken_out: bool = False
+    id: int | None = None
+
+    def skill(self, name: str) -> int:
+        """Rating of a skill; skills not on the sheet are Mediocre (+0)."""
+        return self.skills.get(name, 0)
+
+
+@dataclass
+class Table:
+    """Everything one message may touch: the characters and the aspects in play."""
+
+    system: str = "fate-condensed"
+    characters: dict[str, Character] = field(default_factory=dict)
+    aspects: list[Aspect] = field(default_factory=list)
+    skill_list: tuple[str, ...] = ()
+
+    def character(self, name: str) -> Character | None:
+        key = name.casefold()
+        for c in self.characters.values():
+            if c.name.casefold() == key:
+                return c
+        return None
+
+    def find_aspect(self, name: str) -> Aspect | None:
+        key = name.casefold()
+        for a in self.aspects:
+            if a.name.casefold() == key:
+                return a
+        return None

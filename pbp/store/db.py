@@ -1,0 +1,50 @@
+"""Opening the database named by the config: SQLite by default, PostgreSQL by URL."""
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlparse
+
+from peewee import PostgresqlDatabase, SqliteDatabase
+
+from pbp.errors import ConfigError
+from pbp.store.models import ALL_MODELS, db
+
+SQLITE_PRAGMAS = {
+    "journal_mode": "wal",      # readers do not block the daemon's writer
+    "synchronous": "normal",    # durable at each checkpoint; safe with WAL
+    "foreign_keys": 1,
+    "busy_timeout": 5000,
+}
+
+
+def make_database(url: str):
+    """``sqlite:///path/to/pbp.db``, ``sqlite:///:memory:`` or ``postgresql://user@host:port/name``."""
+    parsed = urlparse(url)
+    if parsed.scheme == "sqlite":
+        path = url[len("sqlite:///"):] if url.startswith("sqlite:///") else parsed.path
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS)
+    if parsed.scheme in ("postgres", "postgresql"):
+        return PostgresqlDatabase(
+            parsed.path.lstrip("/"),
+            user=parsed.username,
+            password=parsed.password,
+            host=parsed.hostname,
+            port=parsed.port or 5432,
+            autorollback=True,
+        )
+    raise ConfigError(
+        f"unsupported database URL {url!r}",
+        hint='use "sqlite:///path/to/pbp.db" or "postgresql://user:pass@host:5432/pbp"',
+    )
+
+
+def open_database(url: str, *, create: bool = True):
+    """Bind the models to the database at ``url`` and create missing tables."""
+    database = make_database(url)
+    db.initialize(database)
+    database.connect(reuse_if_open=True)
+    if create:
+        database.create_tables(ALL_MODELS, safe=True)
+    return database

@@ -1,0 +1,170 @@
+"""The game state and the mail bookkeeping, in peewee.
+
+The database is deferred (``db = DatabaseProxy()``) and bound by :func:`pbp.store.db.open_database`
+to SQLite (the default) or PostgreSQL, chosen by URL in the config. JSON-shaped fields
+(skills, stress boxes, a message's result) are stored as text: they are always read and
+written whole with their row, so a separate table per box would only add queries.
+"""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from peewee import (
+    BooleanField,
+    CharField,
+    DatabaseProxy,
+    DateTimeField,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    TextField,
+)
+
+db = DatabaseProxy()
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class JSONField(TextField):
+    """A JSON document kept in a text column (portable across SQLite and PostgreSQL)."""
+
+    def db_value(self, value):
+        return None if value is None else json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+    def python_value(self, value):
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(Model):
+    class Meta:
+        database = db
+
+
+class Campaign(BaseModel):
+    slug = CharField(unique=True)
+    name = CharField()
+    system = CharField(default="fate-condensed")
+    address = CharField(null=True)          # the table's address (To: of posts, From: of replies)
+    delivery = CharField(default="relay")   # "relay" | "list"
+    settings = JSONField(default=dict)
+    created_at = DateTimeField(default=utcnow)
+
+
+class Member(BaseModel):
+    campaign = ForeignKeyField(Campaign, backref="members", on_delete="CASCADE")
+    email = CharField()
+    role = CharField(default="player")      # "player" | "gm"
+    display_name = CharField(default="")
+
+    class Meta:
+        indexes = ((("campaign", "email"), True),)
+
+
+class Character(BaseModel):
+    campaign = ForeignKeyField(Campaign, backref="characters", on_delete="CASCADE")
+    name = CharField()
+    kind = CharField(default="pc")          # "pc" | "npc" | "minor"
+    player = CharField(null=True)           # controlling address; NULL for the GM's NPCs
+    skills = JSONField(default=dict)
+    stunts = JSONField(default=list)
+    refresh = IntegerField(default=3)
+    fate_points = IntegerField(default=3)
+    stress = JSONField(default=dict)
+    consequences = JSONField(default=list)
+    taken_out = BooleanField(default=False)
+    description = TextField(default="")
+    updated_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("campaign", "name"), True),)
+
+
+class Aspect(BaseModel):
+    """Character aspects, situation and zone aspects, boosts and consequences alike."""
+
+    campaign = ForeignKeyField(Campaign, backref="aspects", on_delete="CASCADE")
+    name = CharField()
+    kind = CharField(default="situation")
+    owner = CharField(null=True)            # character name; NULL = on the scene
+    free_invokes = JSONField(default=dict)  # holder -> count
+    hidden = BooleanField(default=False)
+    active = BooleanField(default=True, index=True)
+    created_at = DateTimeField(default=utcnow)
+
+
+class Message(BaseModel):
+    """Every message seen, recorded before anything else happens to it."""
+
+    message_id = CharField(unique=True)
+    campaign = ForeignKeyField(Campaign, null=True, backref="messages", on_delete="SET NULL")
+    mailbox = CharField(null=True)
+    uidvalidity = IntegerField(null=True)
+    uid = IntegerField(null=True)
+    author = CharField(default="")
+    subject = TextField(default="")
+    status = CharField(default="received")  # applied | rejected | ignored | duplicate
+    result = JSONField(null=True)
+    received_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("mailbox", "uidvalidity", "uid"), True),)
+
+
+class RollRecord(BaseModel):
+    """The dice ledger: every roll, hash-chained per campaign so it can be verified."""
+
+    campaign = ForeignKeyField(Campaign, backref="rolls", on_delete="CASCADE")
+    message = ForeignKeyField(Message, null=True, backref="rolls", on_delete="SET NULL")
+    actor = CharField()
+    command = TextField()
+    action = CharField()
+    skill = CharField(null=True)
+    dice = JSONField()
+    effort = IntegerField()
+    opposition = IntegerField(null=True)
+    shifts = IntegerField(null=True)
+    outcome = CharField(null=True)
+    detail = JSONField(default=dict)
+    prev_hash = CharField(default="")
+    hash = CharField(index=True)
+    created_at = DateTimeField(default=utcnow)
+
+
+class OutboxMail(BaseModel):
+    """Replies written in the same transaction as the state change; a sender job delivers
+    them and marks each sent (a transactional outbox)."""
+
+    campaign = ForeignKeyField(Campaign, null=True, backref="outbox", on_delete="SET NULL")
+    message = ForeignKeyField(Message, null=True, backref="replies", on_delete="SET NULL")
+    message_id = CharField(unique=True)
+    sender = CharField()
+    recipients = JSONField()
+    subject = TextField()
+    raw = TextField()                       # the whole RFC 5322 message, as sent
+    status = CharField(default="pending", index=True)  # pending | sent | failed
+    attempts = IntegerField(default=0)
+    next_attempt_at = DateTimeField(default=utcnow)
+    last_error = TextField(default="")
+    created_at = DateTimeField(default=utcnow)
+    sent_at = DateTimeField(null=True)
+
+
+class MailboxState(BaseModel):
+    """Where the inbox reader got to: UIDVALIDITY and the last UID handled, per mailbox."""
+
+    mailbox = CharField(unique=True)
+    uidvalidity = IntegerField(null=True)
+    last_uid = IntegerField(default=0)
+
+
+class StrangerNotice(BaseModel):
+    """When a stranger was last answered, so they get at most one reply a day."""
+
+    email = CharField(unique=True)
+    last_sent_at = DateTimeField()
+
+
+ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice]

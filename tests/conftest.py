@@ -1,0 +1,68 @@
+"""Shared fixtures: a fresh real SQLite database per test, the sample table, and a
+pipeline context with fixed dice and a fixed clock."""
+from __future__ import annotations
+
+import textwrap
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from pbp.config import config_from_dict
+from pbp.store.db import open_database
+from pbp.store import models as m
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+FIXED_NOW = datetime(2026, 11, 29, 18, 0, 0)
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", help="rewrite tests/golden/*/expected files")
+
+
+@pytest.fixture
+def db(tmp_path):
+    """A real SQLite file database bound to the models, new for each test."""
+    database = open_database(f"sqlite:///{tmp_path / 'pbp.db'}")
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def config(tmp_path):
+    return config_from_dict({"database": {"url": f"sqlite:///{tmp_path / 'pbp.db'}"},
+                             "mail": {"domain": "pbp.test", "from_address": "table@pbp.test"},
+                             "maildir": {"inbox": str(tmp_path / "in"), "outbox": str(tmp_path / "out")}},
+                            base=tmp_path)
+
+
+@pytest.fixture
+def chicago(db):
+    """The bundled sample campaign with its seven characters."""
+    from pbp.demo import sample_dir
+    from pbp.campaigns import create_campaign, import_character
+    import tomllib
+
+    meta = tomllib.loads((sample_dir() / "campaign.toml").read_text())
+    campaign = create_campaign(meta["slug"], meta["name"], address=meta["address"], gms=meta["gms"])
+    for sheet in sorted(sample_dir().glob("*.toml")):
+        if sheet.name != "campaign.toml":
+            import_character(campaign, str(sheet))
+    return campaign
+
+
+def make_ctx(config, dice: str | None = None):
+    from pbp.pipeline import Context
+    from pbp.rules.dice import FixedDice, RandomDice
+
+    return Context(config=config, dice=FixedDice(dice) if dice else RandomDice(), clock=lambda: FIXED_NOW)
+
+
+def eml(body: str, *, sender: str = "ruth@pbp.localhost", subject: str = "The warehouse",
+        message_id: str = "post-1@pbp.test", to: str = "table+chicago@pbp.localhost", extra: str = "") -> bytes:
+    """A plain-text post as a mail client would send it."""
+    head = (f"From: {sender}\nTo: {to}\nSubject: {subject}\nMessage-ID: <{message_id}>\n"
+            f"Date: Sun, 29 Nov 2026 18:00:00 +0000\nMIME-Version: 1.0\n{extra}"
+            "Content-Type: text/plain; charset=utf-8\n\n")
+    return (head + textwrap.dedent(body).lstrip("\n")).encode("utf-8")
