@@ -1,0 +1,771 @@
+"""Read command lines into the dataclasses of :mod:`pbp.commands`.
+
+The flow, in file order: ``grammar/commands.lark`` (the language) -> :class:`_Builder` (one
+method per grammar rule, run inline by the LALR parser, so no tree is built) -> the command
+dataclass. Every failure becomes one :class:`~pbp.errors.CommandSyntaxError` at the boundary
+(:func:`parse_command`), carrying the line, the 1-based column within the command line,
+the offending text, what was expected in words and a working example of that command.
+
+Public API:
+
+* :func:`parse_command` — one command line (starting with ``/``) -> a ``Command``.
+* :func:`find_commands` — the command lines of a post, with their line numbers.
+* :func:`parse_post` — every command of a post; raises the first error.
+* :func:`parse_post_all` — every command and every error of a post.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+from lark.parsers.lalr_analysis import Shift
+
+from pbp.commands import (
+    Advantage,
+    Attack,
+    Choice,
+    Command,
+    Defend,
+    FatePoints,
+    Invoke,
+    InvokeMode,
+    Opposition,
+    Overcome,
+    Payment,
+    Roll,
+    Sheet,
+    StuntUse,
+)
+from pbp.errors import CommandError, CommandSyntaxError
+from pbp.resources import resource_path
+
+__all__ = [
+    "COMMAND_NAMES",
+    "EXAMPLES",
+    "LADDER",
+    "find_commands",
+    "get_parser",
+    "parse_command",
+    "parse_post",
+    "parse_post_all",
+]
+
+# ---------------------------------------------------------------------------- the language
+
+LADDER = {
+    "legendary": 8, "epic": 7, "fantastic": 6, "superb": 5, "great": 4, "good": 3,
+    "fair": 2, "average": 1, "mediocre": 0, "poor": -1, "terrible": -2,
+    "catastrophic": -3, "horrifying": -4,
+}
+"""The ladder adjectives a difficulty may name (the Fate ladder, extended below Terrible)."""
+
+MAX_DICE = 100
+MIN_SIDES, MAX_SIDES = 2, 1000
+MAX_NUMBER = 99
+"""Difficulties and plain modifiers go from -99 to +99; amounts and ``xN`` from 1 to 99."""
+
+EXAMPLES = {
+    "roll": "/roll 4dF+2",
+    "overcome": "/overcome Investigate vs Fair",
+    "advantage": '/advantage Crafts "On Fire" on Shoggoth vs Good',
+    "create": '/create Crafts "On Fire" on Shoggoth vs Good',
+    "attack": '/attack Ghoul with Fight +invoke "Distracted" free',
+    "defend": "/defend Athletics",
+    "sheet": "/sheet",
+    "fp": "/fp spend",
+    "as": "/as Ghoul attack Charles with Fight",
+}
+"""A working example of each command word, given with every error about that command."""
+
+_GM_EXAMPLES = {
+    "roll": "/as Ghoul roll Fight",
+    "overcome": "/as Ghoul overcome Athletics vs Fair",
+    "advantage": '/as Ghoul advantage Deceive "Feint" on Charles',
+    "create": '/as Ghoul create Deceive "Feint" on Charles',
+    "attack": "/as Ghoul attack Charles with Fight",
+    "defend": "/as Ghoul defend Athletics",
+}
+_FP_EXAMPLES = {
+    "GIVE": "/fp give Ruth 1",
+    "TAKE": "/fp take Ruth 1",
+    "_SPEND": '/fp spend "for the story detail"',
+}
+
+COMMAND_NAMES = tuple(EXAMPLES)
+"""Every command word the grammar knows (``create`` is ``advantage``; ``as`` is the GM prefix)."""
+
+_ACTION_NAMES = tuple(_GM_EXAMPLES)
+_COMMAND_TERMINALS = {"_ROLL", "_OVERCOME", "_ADVANTAGE", "_ATTACK", "_DEFEND", "_SHEET", "FP", "_AS"}
+
+_QUOTES_OPEN = "\"“”„«»‘'"
+_SPACES = re.compile(r"\s+")
+_RUN = re.compile(r"\S+")
+
+# ---------------------------------------------------------------------------- the builder
+
+
+class _Invalid(Exception):
+    """Raised by the builder for text the grammar accepts but the rules of reading do not
+    (too many dice, an empty name); turned into a CommandSyntaxError by parse_command."""
+
+    def __init__(self, message: str, token: Token | None, expected: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.token = token
+        self.expected = expected
+
+
+def _number(token: Token, low: int, high: int, what: str, sign: int = 1, digits: str | None = None) -> int:
+    """``sign * digits`` (the token's text unless given) if it lies in ``low..high``; long
+    digit strings are refused without converting them."""
+    digits = token.value if digits is None else digits
+    value = sign * (int(digits) if len(digits) <= 6 else 10**6)
+    if not low <= value <= high:
+        bounds = f"{low:+d} to {high:+d}" if low < 0 else f"{low} to {high}"
+        shown = _short(f"-{digits}" if sign < 0 else digits, 20)
+        raise _Invalid(f"{what} must be from {bounds}, not {shown}", token, f"{what} from {bounds}")
+    return value
+
+
+def _clean_name(text: str, token: Token) -> str:
+    name = _SPACES.sub(" ", text).strip().replace("’", "'")
+    if not name:
+        raise _Invalid("a name in quotes cannot be empty", token, "a name between the quotes")
+    return name
+
+
+def _action_fields(skill: str, opposition: Opposition | None, modifiers: list) -> dict[str, Any]:
+    """Sort the trailing modifiers of an action into the fields of ActionCommand."""
+    fields: dict[str, Any] = {"skill": skill}
+    if opposition is not None:
+        fields["opposition"] = opposition
+    if modifiers:
+        invokes, stunts, choices, bonus = [], [], [], 0
+        for item in modifiers:
+            if type(item) is int:
+                bonus += item
+            elif type(item) is Invoke:
+                invokes.append(item)
+            elif type(item) is StuntUse:
+                stunts.append(item)
+            else:
+                choices.append(item)
+        if not -MAX_NUMBER <= bonus <= MAX_NUMBER:
+            raise _Invalid(f"the modifiers add up to {bonus:+d}; the limit is ±{MAX_NUMBER}", None,
+                           f"modifiers adding up to -{MAX_NUMBER} to +{MAX_NUMBER}")
+        fields.update(invokes=tuple(invokes), stunts=tuple(stunts), choices=tuple(choices), modifier=bonus)
+    return fields
+
+
+class _Builder(Transformer):
+    """One method per grammar rule or alias; each returns a plain value. Command rules return
+    ``(dataclass, fields)`` so :func:`parse_command` adds the line and source."""
+
+    # -- names
+    def word(self, c):
+        return c[0].value.replace("’", "'")
+
+    def quoted(self, c):
+        token = c[0]
+        return _clean_name(token.value[1:-1], token)
+
+    # -- the whole line
+    def start(self, c):
+        return c[0]
+
+    def gm(self, c):
+        actor, (cls, fields) = c
+        fields["actor"] = actor
+        return cls, fields
+
+    # -- actions
+    def overcome(self, c):
+        return Overcome, _action_fields(c[0], c[1], c[2:])
+
+    def defend(self, c):
+        return Defend, _action_fields(c[0], c[1], c[2:])
+
+    def attack(self, c):
+        fields = _action_fields(c[1], None, c[2:])
+        fields["target"] = c[0]
+        return Attack, fields
+
+    def advantage(self, c):
+        skill, aspect, target, opposition = c[0], c[1], c[2], c[3]
+        fields = _action_fields(skill, opposition, c[4:])
+        if aspect is True:
+            fields["discover"] = True
+        else:
+            fields["aspect"] = aspect
+        if target is not None:
+            fields["target"] = target
+        return Advantage, fields
+
+    def aspect(self, c):
+        return c[0]
+
+    def discover(self, c):
+        return True
+
+    def target(self, c):
+        return c[0]
+
+    def passive(self, c):
+        return Opposition(rating=c[0])
+
+    def active(self, c):
+        return Opposition(character=c[0], skill=c[1])
+
+    def ladder(self, c):
+        return LADDER[c[0].lower()]
+
+    def positive(self, c):
+        return _number(c[0], -MAX_NUMBER, MAX_NUMBER, "a number")
+
+    def negative(self, c):
+        return _number(c[0], -MAX_NUMBER, MAX_NUMBER, "a number", sign=-1)
+
+    # -- modifiers
+    def invoke(self, c):
+        mode = payment = times = None
+        if_needed = False
+        for option in c[1:]:
+            kind = option.type
+            if kind == "IF":
+                if_needed = True
+            elif kind == "TIMES":
+                n = _number(option, 1, MAX_NUMBER, "the number of invokes", digits=option.value[1:])
+                if times is not None and times != n:
+                    raise _Invalid(f"an invoke has one count, not x{times} and x{n}", option, "one xN per invoke")
+                times = n
+            elif kind in ("REROLL", "OPPOSE"):
+                new = InvokeMode(option.lower())
+                if mode is not None and mode != new:
+                    raise _Invalid("an invoke is either reroll or oppose, not both", option,
+                                   "reroll or oppose, not both")
+                mode = new
+            else:
+                new = Payment(option.lower())
+                if payment is not None and payment != new:
+                    raise _Invalid("an invoke is paid either free or fp, not both", option,
+                                   "free or fp, not both")
+                payment = new
+        return Invoke(
+            aspect=c[0],
+            mode=mode or InvokeMode.BONUS,
+            payment=payment or Payment.AUTO,
+            if_needed=if_needed,
+            times=times or 1,
+        )
+
+    def stunt(self, c):
+        return StuntUse(c[0])
+
+    def choice(self, c):
+        outcome = c[0].lower()
+        return Choice(outcome="fail" if outcome == "failure" else outcome, take=c[1].lower())
+
+    # -- dice
+    def roll(self, c):
+        return Roll, (c[0] or {})
+
+    def dice_roll(self, c):
+        fields = _dice(c[0])
+        fields["modifier"] = _sum_bonus(c[1:])
+        return fields
+
+    def dice_skill_roll(self, c):
+        fields = _dice(c[0])
+        fields["skill"] = c[1]
+        fields["modifier"] = _sum_bonus(c[2:])
+        return fields
+
+    def skill_roll(self, c):
+        return {"skill": c[0], "modifier": _sum_bonus(c[1:])}
+
+    # -- out of the action
+    def sheet(self, c):
+        return Sheet, {"character": c[0]}
+
+    def fp_show(self, c):
+        return FatePoints, {"op": "show", "character": c[1]}
+
+    def fp_spend(self, c):
+        reason = c[1]
+        fields = {"op": "spend"}
+        if reason is not None:
+            fields["reason"] = _clean_name(reason.value[1:-1], reason)
+        return FatePoints, fields
+
+    def fp_move(self, c):
+        op, character, amount = c[1], c[2], c[3]
+        fields = {"op": op.lower(), "character": character}
+        if amount is not None:
+            fields["amount"] = _number(amount, 1, MAX_NUMBER, "the number of fate points")
+        return FatePoints, fields
+
+
+def _dice(token: Token) -> dict[str, Any]:
+    count_text, _, sides_text = token.lower().partition("d")
+    count = int(count_text) if count_text and len(count_text) <= 6 else (1 if not count_text else 10**6)
+    if not 1 <= count <= MAX_DICE:
+        raise _Invalid(f"a roll may use 1 to {MAX_DICE} dice, not {_short(count_text, 20)}", token,
+                       f"1 to {MAX_DICE} dice with F or {MIN_SIDES} to {MAX_SIDES} sides, e.g. 4dF or 3d6")
+    if sides_text == "f":
+        sides = "F"
+    else:
+        n = int(sides_text) if len(sides_text) <= 6 else 10**6
+        if not MIN_SIDES <= n <= MAX_SIDES:
+            raise _Invalid(f"dice may have {MIN_SIDES} to {MAX_SIDES} sides (or F), not {_short(sides_text, 20)}", token,
+                           f"1 to {MAX_DICE} dice with F or {MIN_SIDES} to {MAX_SIDES} sides, e.g. 4dF or 3d6")
+        sides = str(n)
+    return {"count": count, "sides": sides}
+
+
+def _sum_bonus(bonuses: list[int]) -> int:
+    total = sum(bonuses)
+    if not -MAX_NUMBER <= total <= MAX_NUMBER:
+        raise _Invalid(f"the modifiers add up to {total:+d}; the limit is ±{MAX_NUMBER}", None,
+                       f"modifiers adding up to -{MAX_NUMBER} to +{MAX_NUMBER}")
+    return total
+
+
+# ---------------------------------------------------------------------------- the parser
+
+_GRAMMAR_FILE = "commands.lark"
+_parser: Lark | None = None
+_lexer: Lark | None = None
+
+
+def _grammar() -> str:
+    return resource_path("grammar", _GRAMMAR_FILE).read_text(encoding="utf-8")
+
+
+def get_parser() -> Lark:
+    """The one LALR parser of the process, built on first use with the builder inlined."""
+    global _parser
+    if _parser is None:
+        _parser = Lark(
+            _grammar(),
+            parser="lalr",
+            lexer="contextual",
+            transformer=_Builder(),
+            maybe_placeholders=True,
+            propagate_positions=False,
+        )
+    return _parser
+
+
+class _FastLALR:
+    """Lark's own LALR table, per-state lexer regexes and builder callbacks, driven by one
+    tight loop instead of Lark's per-call objects (lexer thread, parser state, line counter).
+
+    It accepts exactly what the Lark parser accepts, because everything it uses comes from
+    that parser; it only reports *that* a line failed (``None``). The caller then re-parses
+    the line with Lark, which raises the detailed error. Parsing valid lines this way is
+    about twice as fast as ``Lark.parse`` (see "For developers" in docs/commands.md).
+    """
+
+    def __init__(self, lark: Lark) -> None:
+        frontend = lark.parser
+        parser = frontend.parser.parser
+        table = parser.parse_table
+        self.start_state = table.start_states["start"]
+        self.end_state = table.end_states["start"]
+        self.ignore = frozenset(str(name) for name in lark.lexer_conf.ignore)
+        # Terminals every rule drops (keywords, "+", "-") need no Token, only a placeholder.
+        kept = {str(sym.name) for rule in lark.rules for sym in rule.expansion if sym.is_term and not sym.filter_out}
+        self.dropped = frozenset(str(t.name) for t in lark.terminals) - kept
+        # state -> terminal -> (next state, None) to shift, (size, (callback, rule name)) to reduce
+        self.actions: dict[Any, dict[str, tuple]] = {}
+        for state, row in table.states.items():
+            self.actions[state] = {
+                str(terminal): (arg, None) if action is Shift
+                else (len(arg.expansion), (parser.callbacks[arg], str(arg.origin.name)))
+                for terminal, (action, arg) in row.items()
+            }
+        self.scanners = {}
+        for state, lexer in frontend.lexer.lexers.items():
+            scanner = lexer.scanner
+            if lexer.callback or len(scanner._mres) != 1:
+                raise TypeError("the grammar needs lexer callbacks; use Lark.parse")
+            self.scanners[state] = scanner._mres[0].match
+
+    def parse(self, text: str) -> Any:
+        """The builder's result for ``text``, or None where Lark would raise."""
+        actions, scanners, ignore, dropped = self.actions, self.scanners, self.ignore, self.dropped
+        end_state, new_token = self.end_state, Token
+        states = [self.start_state]
+        values: list = []
+        pos, end = 0, len(text)
+        while True:
+            if pos < end:
+                match = scanners[states[-1]](text, pos)
+                if match is None:
+                    return None
+                kind = match.lastgroup
+                start, pos = pos, match.end()
+                if kind in ignore:
+                    continue
+                token = kind if kind in dropped else new_token(kind, match.group(), start, 1, start + 1, 1, pos + 1, pos)
+            else:
+                kind = token = "$END"
+            while True:
+                step = actions[states[-1]].get(kind)
+                if step is None:
+                    return None
+                arg, reduce = step
+                if reduce is None:
+                    states.append(arg)
+                    values.append(token)
+                    break
+                callback, origin = reduce
+                if arg:
+                    children = values[-arg:]
+                    del states[-arg:]
+                    del values[-arg:]
+                else:
+                    children = []
+                values.append(callback(children))
+                states.append(actions[states[-1]][origin][0])
+                if kind == "$END" and states[-1] == end_state:
+                    return values[-1]
+
+
+_fast: _FastLALR | None | bool = None
+
+
+def _fast_parser() -> _FastLALR | None:
+    global _fast
+    if _fast is None:
+        try:
+            _fast = _FastLALR(get_parser())
+        except (AttributeError, KeyError, TypeError):  # a Lark whose insides moved: use Lark.parse
+            _fast = False
+    return _fast or None
+
+
+def _error_lexer() -> Lark:
+    """A basic lexer over the same grammar, used only to explain errors (it sees every
+    terminal at once, so it can name the token before the one that failed)."""
+    global _lexer
+    if _lexer is None:
+        _lexer = Lark(_grammar(), parser="lalr", lexer="basic", maybe_placeholders=True)
+    return _lexer
+
+
+def _build(text: str) -> tuple[type[Command], dict[str, Any]]:
+    fast = _fast_parser()
+    result = fast.parse(text) if fast is not None else None
+    if result is None:
+        result = get_parser().parse(text)  # raises the detailed error
+    return result
+
+
+def parse_command(text: str, line: int = 1) -> Command:
+    """Parse one command line (``/overcome Investigate vs Fair``) into its dataclass.
+
+    ``line`` is the line of the command in the post; surrounding whitespace is ignored and
+    columns in errors count from the first character of the stripped line.
+
+    :raises CommandSyntaxError: for anything the grammar cannot read.
+    """
+    source = text.strip()
+    readable = source if source.isascii() else unicodedata.normalize("NFC", source)
+    try:
+        cls, fields = _build(readable)
+    except _Invalid as exc:
+        raise _invalid_error(exc, readable, source, line) from None
+    except LarkError as exc:
+        raise _syntax_error(exc, readable, source, line) from None
+    return cls(line=line, source=source, **fields)
+
+
+def find_commands(text: str) -> list[tuple[int, str]]:
+    """The command lines of a post as ``(line number, stripped line)``, numbered from 1.
+
+    A command line's first non-blank character is ``/`` followed at once by a letter, and its
+    first word has no other ``/``: ``/roll 4dF`` is a command, while ``/ roll``, ``//``,
+    ``/2`` and paths such as ``/usr/bin/env`` are prose.
+    """
+    found = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if len(stripped) > 1 and stripped[0] == "/" and stripped[1].isalpha():
+            first = stripped.split(None, 1)[0]
+            if "/" not in first[1:]:
+                found.append((number, stripped))
+    return found
+
+
+def parse_post(text: str) -> list[Command]:
+    """Every command of a post, in order. Raises the first error (by line)."""
+    return [parse_command(source, number) for number, source in find_commands(text)]
+
+
+def parse_post_all(text: str) -> tuple[list[Command], list[CommandError]]:
+    """Every command that parses and every error, so a reply can list all the problems."""
+    commands: list[Command] = []
+    errors: list[CommandError] = []
+    for number, source in find_commands(text):
+        try:
+            commands.append(parse_command(source, number))
+        except CommandError as exc:
+            errors.append(exc)
+    return commands, errors
+
+
+# ---------------------------------------------------------------------------- errors
+
+_NAME_ROLES = {
+    "_OVERCOME": "a skill name", "_DEFEND": "a skill name", "_ADVANTAGE": "a skill name",
+    "_WITH": "a skill name", "_USING": "a skill name", "_ROLL": "a skill name",
+    "PLUS": "a skill name", "_ATTACK": "the name of who you attack",
+    "_VS": "an opposing character", "_ON": "a character name", "_AS": "a character name",
+    "_SHEET": "a character name", "FP": "a character name", "_SHOW": "a character name",
+    "GIVE": "a character name", "TAKE": "a character name",
+    "_INVOKE": "an aspect name", "_STUNT": "a stunt name",
+}
+
+_PHRASE = {
+    "_SLASH": '"/" and a command',
+    "DICE": "dice (4dF, 3d6)",
+    "DISCOVER": '"discover"',
+    "_WITH": '"with" and a skill name',
+    "_VS": '"vs" and the opposition (vs Fair, vs +2, vs Ghoul)',
+    "_USING": '"using" and a skill name',
+    "_NEEDED": '"needed" (as in "if needed")',
+    "OUTCOME": '"tie", "fail" or "style"',
+    "TAKING": '"boost" or "cost"',
+    "QUOTED_REASON": "a reason in quotes",
+}
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _quote(text: str) -> str:
+    text = _short(text, 40)
+    return text if text[:1] in _QUOTES_OPEN else f'"{text}"'
+
+
+def _join(phrases: list[str]) -> str:
+    if len(phrases) <= 1:
+        return "".join(phrases)
+    return ", ".join(phrases[:-1]) + " or " + phrases[-1]
+
+
+def _tokens(text: str) -> list[Token]:
+    """The tokens a basic lexer reads from ``text``, up to the first unreadable character."""
+    tokens: list[Token] = []
+    try:
+        for token in _error_lexer().lex(text):
+            tokens.append(token)
+    except LarkError:
+        pass
+    return tokens
+
+
+def _command_word(tokens: list[Token]) -> tuple[Token | None, bool]:
+    """The token in command position (after ``/`` or ``/as NAME``) and whether it is after as."""
+    if len(tokens) > 1 and tokens[1].type == "_AS":
+        return (tokens[3] if len(tokens) > 3 else None), True
+    return (tokens[1] if len(tokens) > 1 else None), False
+
+
+def _example(tokens: list[Token]) -> str:
+    word, gm = _command_word(tokens)
+    if word is None or word.type not in _COMMAND_TERMINALS:
+        return EXAMPLES["as"] if gm else EXAMPLES["roll"]
+    name = word.value.lower()
+    if gm:
+        return _GM_EXAMPLES.get(name, EXAMPLES["as"])
+    if name == "fp":
+        for token in tokens:
+            if token.type in _FP_EXAMPLES:
+                return _FP_EXAMPLES[token.type]
+    return EXAMPLES.get(name, EXAMPLES["roll"])
+
+
+def _expected_words(expected: set[str], before: list[Token], command: str) -> str:
+    """Say in words what the parser would have accepted, from its terminal names."""
+    prev = before[-1] if before else None
+    phrases: list[str] = []
+
+    def add(phrase: str) -> None:
+        if phrase not in phrases:
+            phrases.append(phrase)
+
+    if expected & {"_ROLL", "_OVERCOME", "_ADVANTAGE", "_ATTACK", "_DEFEND"}:
+        if expected & {"_SHEET", "FP", "_AS"}:
+            add("a command (" + ", ".join(n for n in COMMAND_NAMES if n != "create") + ")")
+        else:
+            add("an action (overcome, advantage, attack, defend or roll)")
+    if "_SLASH" in expected:
+        add(_PHRASE["_SLASH"])
+    if "DICE" in expected:
+        add(_PHRASE["DICE"])
+    difficulty = "LADDER" in expected
+    if expected & {"WORD", "QUOTED"}:
+        if "DISCOVER" in expected:  # only the aspect of /advantage competes with "discover"
+            role = "an aspect name (in quotes if it has spaces)"
+        elif prev is not None and prev.type == "_SPEND":
+            role = _PHRASE["QUOTED_REASON"]
+        else:
+            role = _NAME_ROLES.get(prev.type, "a name") if prev is not None else "a name"
+        if difficulty:
+            add("a difficulty (a ladder word like Fair or a number like +2) or " + role)
+        else:
+            add(role)
+    elif difficulty:
+        add("a difficulty (a ladder word like Fair or a number like +2)")
+    if "DISCOVER" in expected:
+        add(_PHRASE["DISCOVER"])
+    if "INT" in expected and not difficulty:
+        if expected & {"_INVOKE", "_STUNT"}:
+            pass
+        elif prev is not None and prev.type in ("PLUS", "MINUS"):
+            add("a number")
+        else:
+            add("a number" if prev is None or prev.type not in ("GIVE", "TAKE", "WORD", "QUOTED")
+                else "an amount")
+    if expected & {"_INVOKE", "_STUNT"}:
+        add('"invoke", "stunt" or a number')
+    for terminal in ("_WITH", "_VS", "_USING"):
+        if terminal in expected:
+            add(_PHRASE[terminal])
+    if "_ON" in expected:
+        if command in ("advantage", "create") and not any(t.type == "_ON" for t in before) and "_VS" in expected:
+            add('"on" and who gets the aspect')
+        add("an outcome choice (on tie boost)")
+    if "REROLL" in expected:
+        add("an invoke option (reroll, oppose, free, fp, if needed, x2)")
+    if "PLUS" in expected and not difficulty:
+        if command == "roll":
+            add("a modifier (+2, -1)")
+        else:
+            add('a modifier (+invoke "Aspect", +stunt "Name", +1)')
+    for terminal in ("_NEEDED", "OUTCOME", "TAKING"):
+        if terminal in expected:
+            add(_PHRASE[terminal])
+    for terminal, keyword in (("_SHOW", '"show"'), ("_SPEND", '"spend"'), ("GIVE", '"give"'), ("TAKE", '"take"')):
+        if terminal in expected:
+            add(keyword)
+    if "$END" in expected:
+        add("the end of the line")
+    if not phrases:
+        add("something else")
+    words = _join(phrases)
+    if prev is not None:
+        words += f" after {_quote(prev.value)}"
+    return words
+
+
+def _syntax_error(exc: LarkError, text: str, source: str, line: int) -> CommandSyntaxError:
+    """Turn any Lark error into one CommandSyntaxError that a player can act on."""
+    try:
+        return _explain(exc, text, source, line)
+    except Exception:  # the explanation must never be the thing that fails
+        return CommandSyntaxError(
+            "this command could not be read", line=line, column=None, source=source,
+            expected="a command such as " + EXAMPLES["overcome"], example=EXAMPLES["overcome"], got=source,
+        )
+
+
+def _expected_terminals(exc: LarkError, fallback: set[str]) -> set[str]:
+    """What the parser could really take at the failure. Lark's own list is the LALR row,
+    which may hold lookaheads that only fail after a reduction (and lacks the end of the
+    line when the lexer failed); replaying each terminal on a copy of the parser is exact."""
+    try:
+        return {str(k) for k in exc.interactive_parser.accepts()}
+    except Exception:  # no parser attached, or it cannot be replayed: the lexer's list will do
+        return {str(k) for k in fallback}
+
+
+def _explain(exc: LarkError, text: str, source: str, line: int) -> CommandSyntaxError:
+    tokens = _tokens(text)
+    if isinstance(exc, UnexpectedToken) and exc.token.type != "$END":
+        pos, got = exc.token.start_pos, exc.token.value
+        if exc.token.type != "QUOTED":
+            got = _RUN.match(text, pos).group()
+        expected = _expected_terminals(exc, exc.expected)
+    elif isinstance(exc, UnexpectedCharacters):
+        pos = exc.pos_in_stream
+        run = _RUN.match(text, pos)
+        got = run.group() if run else text[pos:pos + 1]
+        expected = _expected_terminals(exc, exc.allowed or set())
+    elif isinstance(exc, (UnexpectedToken, UnexpectedEOF)):
+        pos, got, expected = len(text), "", _expected_terminals(exc, exc.expected)
+    else:
+        pos, got, expected = 0, text, set()
+    got, column = _short(got), pos + 1
+    before = [t for t in tokens if t.end_pos is not None and t.end_pos <= pos]
+    prev = before[-1] if before else None
+    here = next((t for t in tokens if t.start_pos == pos), None)
+
+    if not text.startswith("/"):
+        return CommandSyntaxError(
+            "a command line starts with /", line=line, column=1, source=source, got=got,
+            expected='"/" and a command', example=EXAMPLES["roll"],
+        )
+
+    word, gm = _command_word(tokens)
+    if word is not None and word.type not in _COMMAND_TERMINALS and word.start_pos <= pos \
+            and word.value[:1].isalpha():
+        return _unknown_command(word, gm, line, source)
+
+    command = word.value.lower() if word is not None and word.type in _COMMAND_TERMINALS else ""
+    example = _example(tokens)
+    words = _expected_words(expected, before, command)
+
+    if isinstance(exc, UnexpectedCharacters) and text[pos] in _QUOTES_OPEN and "QUOTED" in expected:
+        return CommandSyntaxError(
+            "unterminated quote: a quoted name needs its closing quote on the same line",
+            line=line, column=column, source=source, got=_short(text[pos:]),
+            expected="a closing quote after the name", example=example,
+        )
+    if got:
+        message = f"expected {words}, got {_quote(got)}"
+        if here is not None and here.type == "WORD" and prev is not None and prev.type == "WORD":
+            message += f'; if "{prev.value} {here.value}" is one name, put it in quotes'
+        elif "$END" in expected:
+            message += "; write anything else on its own line, not after the command"
+    else:
+        message = f"expected {words}, but the line ended"
+    return CommandSyntaxError(message, line=line, column=column, source=source, got=got,
+                              expected=words, example=example)
+
+
+def _unknown_command(word: Token, gm: bool, line: int, source: str) -> CommandSyntaxError:
+    names = _ACTION_NAMES if gm else COMMAND_NAMES
+    typed = _short(word.value, 40)
+    match = difflib.get_close_matches(typed.lower(), names, n=1, cutoff=0.6)
+    message = f'unknown command "{typed}"'
+    if gm:
+        message = f'unknown action "{typed}" after /as NAME'
+    if match:
+        suggestion = match[0]
+        message += f" — did you mean {suggestion if gm else '/' + suggestion}?"
+        example = (_GM_EXAMPLES if gm else EXAMPLES)[suggestion]
+    else:
+        example = EXAMPLES["as"] if gm else EXAMPLES["overcome"]
+    expected = ("an action: " + ", ".join(_ACTION_NAMES)) if gm else \
+        ("a command: " + ", ".join("/" + n for n in COMMAND_NAMES))
+    return CommandSyntaxError(message, line=line, column=word.start_pos + 1, source=source, got=typed,
+                              expected=expected, example=example)
+
+
+def _invalid_error(exc: _Invalid, text: str, source: str, line: int) -> CommandSyntaxError:
+    token = exc.token
+    tokens = _tokens(text)
+    return CommandSyntaxError(
+        exc.message, line=line, source=source,
+        column=token.start_pos + 1 if token is not None else None,
+        got=_short(token.value) if token is not None else "",
+        expected=exc.expected, example=_example(tokens),
+    )

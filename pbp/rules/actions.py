@@ -1,0 +1,491 @@
+"""The resolution engine: the four actions and a plain roll, as pure functions over a
+``Table``.
+
+``resolve`` mutates the table in place (the pipeline hands it a throwaway copy inside a
+database transaction) and reports every mutation as a ``Change`` in the returned
+``ActionResult``, next to the ``Effect``\\ s that tell the story. Dice come in as a
+``DiceSource``; nothing here reads mail, storage or the clock.
+
+Dice are thrown in this order, so fixed dice line up: the actor's throw, the opposition's
+throw (an active opponent), then rerolls from invokes in the order written.
+
+Defaults the rules leave to the table, and how they are read here:
+
+* An attack with no ``vs``: the target defends with the best of the skills the system
+  allows against that kind of attack (Fight: Athletics or Fight; Shoot: Athletics;
+  Provoke: Will). An attack skill the system does not list (an NPC's "Biting People") lets
+  the defender pick the best of every defence skill.
+* An overcome or advantage ``vs`` a character with no ``using``: that character opposes
+  with the best of the skills ``System.opposing_skills`` gives for the actor's skill
+  (Notice against Stealth, Empathy against Deceive, Will against Provoke...; otherwise the
+  best of Athletics, Notice and Will).
+* ``/defend Athletics vs Ghoul`` with no ``using``: the Ghoul attacks with its best attack
+  skill that Athletics can answer (Fight or Shoot), or its best attack skill at all.
+* Overcome and advantage with no ``vs`` at all are refused: the engine cannot guess a
+  difficulty.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from pbp.commands import (
+    ActionCommand, Advantage, Attack, Command, Defend, Opposition, Overcome, Roll,
+)
+from pbp.errors import RulesError
+from pbp.rules.bookkeeping import Report, add_boost, create_aspect, grant_free_invokes, reveal
+from pbp.rules.dice import DiceSource
+from pbp.rules.effort import (
+    Opponent, best_skill, check_permission, effort_modifiers, passive, roll_effort,
+)
+from pbp.rules.invokes import Invoking, apply_invokes
+from pbp.rules.names import find_character, find_skill, same_name, skill_list
+from pbp.rules.results import (
+    ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
+)
+from pbp.rules.state import Aspect, Character, Table
+from pbp.rules.systems import FATE_CONDENSED, AttackKind, System
+
+MAX_DICE = 100
+MAX_SIDES = 1000
+
+# Branches of the outcome tables a player may choose ahead of the roll ("on tie boost").
+# Pairs that merely restate the default are accepted so a habit never costs an error.
+CHOICES = {
+    "overcome": {("fail", "cost"), ("tie", "boost")},
+    "advantage": {("fail", "cost"), ("tie", "boost")},
+    "attack": {("style", "boost"), ("tie", "boost")},
+    "defend": set(),
+}
+
+
+@dataclass
+class Action:
+    """One action being resolved: who acts, on what table, with which dice and system."""
+
+    cmd: ActionCommand
+    name: str
+    table: Table
+    dice: DiceSource
+    system: System
+    actor: Character
+    report: Report
+    skills: tuple[str, ...]
+
+    @property
+    def source(self) -> str:
+        return self.cmd.source
+
+    def chose(self, outcome: str, take: str) -> bool:
+        return any(c.outcome == outcome and c.take == take for c in self.cmd.choices)
+
+    def skill(self, name: str, example: str = "") -> tuple[str, int]:
+        return find_skill(self.actor, name, self.skills, source=self.source, fallback_example=example)
+
+
+@dataclass
+class Contest:
+    """The rolled numbers of an action: the actor's effort against the opposition."""
+
+    effort: Effort
+    opposition: OppositionResult
+    shifts: int
+    outcome: Outcome
+
+
+# -- entry point ---------------------------------------------------------------------------
+
+def resolve(cmd: Command, table: Table, dice: DiceSource, actor: str,
+            system: System = FATE_CONDENSED) -> ActionResult:
+    """Resolve one rolling command for ``actor`` (already worked out by the caller)."""
+    for kind, handler in _HANDLERS:
+        if isinstance(cmd, kind):
+            return handler(cmd, table, dice, actor, system)
+    raise RulesError(f"/{cmd.name} is not a roll the rules engine resolves", source=cmd.source)
+
+
+def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor: str, system: System) -> Action:
+    character = find_character(table, actor, source=cmd.source)
+    allowed = CHOICES[name]
+    for choice in cmd.choices:
+        if (choice.outcome, choice.take) not in allowed:
+            valid = ", ".join(f"on {o} {t}" for o, t in sorted(allowed)) or "none"
+            raise RulesError(
+                f'"on {choice.outcome} {choice.take}" is not a choice for {name} (choices: {valid})',
+                source=cmd.source,
+            )
+    return Action(cmd, name, table, dice, system, character, Report(), skill_list(table, system))
+
+
+def _contest(act: Action, skill: str, rating: int, against: Opponent | OppositionResult, *,
+             may_oppose: bool) -> Contest:
+    mods = effort_modifiers(act.actor, skill, rating, act.name, named=act.cmd.stunts,
+                            modifier=act.cmd.modifier, source=act.source)
+    effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
+    opposition = against.roll(act.dice, act.system) if isinstance(against, Opponent) else against
+    ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
+    apply_invokes(act.cmd.invokes, ctx, may_oppose=may_oppose or opposition.effort is not None)
+    shifts = effort.total - opposition.value
+    return Contest(effort, opposition, shifts, act.system.outcome(shifts))
+
+
+def _result(act: Action, skill: str, contest: Contest) -> ActionResult:
+    return ActionResult(
+        command=act.source, actor=act.actor.name, action=act.name, skill=skill,
+        effort=contest.effort, opposition=contest.opposition, shifts=contest.shifts,
+        outcome=contest.outcome, effects=act.report.effects, changes=act.report.changes,
+    )
+
+
+def _opponent(act: Action, name: str) -> Character:
+    who = find_character(act.table, name, source=act.source)
+    if who is act.actor:
+        raise RulesError(f"{act.actor.name} cannot oppose their own {act.name}", source=act.source)
+    return who
+
+
+def _difficulty(act: Action, opposition: Opposition | None, skill: str) -> Opponent | OppositionResult:
+    """What an overcome or advantage is rolled against: a difficulty or an opposing roll."""
+    if opposition is None or (opposition.rating is None and not opposition.character):
+        raise RulesError(
+            f"/{act.name} needs a difficulty or an opponent", source=act.source,
+            expected="vs DIFFICULTY (a ladder word or number) or vs CHARACTER",
+            example=f"{act.source.rstrip()} vs Fair" if act.source else f"/{act.name} {skill} vs Fair",
+        )
+    if opposition.rating is not None:
+        return passive(opposition.rating)
+    who = _opponent(act, opposition.character)
+    if opposition.skill:
+        found = find_skill(who, opposition.skill, act.skills, source=act.source)
+    else:
+        found = best_skill(who, act.system.opposing_skills(act.system.skill_named(skill) or skill), act.skills)
+    return Opponent(who, *found, action="defend")
+
+
+def _required_skill(act: Action, example: str) -> tuple[str, int]:
+    if not act.cmd.skill:
+        raise RulesError(f"/{act.name} needs a skill", source=act.source, example=example)
+    return act.skill(act.cmd.skill, example)
+
+
+# -- overcome ------------------------------------------------------------------------------
+
+def _overcome(cmd: Overcome, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
+    act = _begin(cmd, "overcome", table, dice, actor, system)
+    skill, rating = _required_skill(act, "/overcome Athletics vs Fair")
+    contest = _contest(act, skill, rating, _difficulty(act, cmd.opposition, skill), may_oppose=False)
+    overcome_table(act, contest.outcome)
+    return _result(act, skill, contest)
+
+
+def overcome_table(act: Action, outcome: Outcome) -> None:
+    """"Superar": fail = fail or (GM's call, here the player's "on fail cost") success at a
+    serious cost; tie = success at a minor cost, or ("on tie boost") fail with a boost;
+    success = the goal; style = the goal and a boost."""
+    who, r = act.actor.name, act.report
+    if outcome is Outcome.FAIL:
+        if act.chose("fail", "cost"):
+            r.effect("cost_major", f"{who} succeeds at a serious cost; the GM says what it costs", gm_decides=True)
+        else:
+            r.effect("fail", f"{who} does not overcome the obstacle")
+    elif outcome is Outcome.TIE:
+        if act.chose("tie", "boost"):
+            r.effect("fail", f"{who} does not overcome the obstacle, but gains a boost")
+            add_boost(act.table, r, who, "overcome", "a tie taken as a boost")
+        else:
+            r.effect("cost_minor", f"{who} succeeds at a minor cost; the GM names it "
+                     "(a complication, a boost for the opposition, or a hit)", gm_decides=True)
+    else:
+        r.effect("success", f"{who} overcomes the obstacle")
+        if outcome is Outcome.STYLE:
+            add_boost(act.table, r, who, "overcome", "success with style")
+
+
+# -- create an advantage -------------------------------------------------------------------
+
+def _advantage(cmd: Advantage, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
+    act = _begin(cmd, "advantage", table, dice, actor, system)
+    target = find_character(table, cmd.target, source=cmd.source) if cmd.target else None
+    owner = target.name if target else None
+    skill, rating = _required_skill(act, '/advantage Notice "Deep Shadows" vs Fair')
+    against = _difficulty(act, cmd.opposition, skill)
+    if cmd.discover:
+        hidden = _first_hidden(table, owner)
+        contest = _contest(act, skill, rating, against, may_oppose=False)
+        discover_table(act, contest.outcome, hidden, owner, _enemy(act, contest, owner))
+    else:
+        if not cmd.aspect:
+            raise RulesError("/advantage needs the aspect to create or use", source=cmd.source,
+                             example='/advantage Crafts "On Fire" on Shoggoth vs Good')
+        existing = existing_aspect(table, cmd.aspect, target, act.actor.name)
+        contest = _contest(act, skill, rating, against, may_oppose=False)
+        if existing is None:
+            new_aspect_table(act, contest.outcome, cmd.aspect, owner, _enemy(act, contest, owner))
+        elif existing.hidden:
+            discover_table(act, contest.outcome, existing, existing.owner, _enemy(act, contest, existing.owner))
+        else:
+            known_aspect_table(act, contest.outcome, existing, _enemy(act, contest, existing.owner))
+    return _result(act, skill, contest)
+
+
+def existing_aspect(table: Table, name: str, target: Character | None, viewer: str) -> Aspect | None:
+    """The aspect an advantage works on, if it is already in play.
+
+    On a named target: that target's aspect of this name, hidden or not (naming a hidden
+    aspect exactly is a guess that may uncover it). With no target: a scene aspect of that
+    name, else any aspect the actor can see with that name (``/advantage Notice
+    "Distracted"`` when Distracted is on the Ghoul).
+    """
+    key = name.casefold()
+    named = [a for a in table.aspects if a.name.casefold() == key]
+    owner = target.name if target else None
+    for aspect in named:
+        if same_name(aspect.owner, owner):
+            return aspect
+    if target is None:
+        for aspect in named:
+            if not aspect.hidden:
+                return aspect
+    return None
+
+
+def _first_hidden(table: Table, owner: str | None) -> Aspect | None:
+    for aspect in table.aspects:
+        if aspect.hidden and same_name(aspect.owner, owner):
+            return aspect
+    return None
+
+
+def _enemy(act: Action, contest: Contest, owner: str | None) -> str | None:
+    """Who benefits when the advantage goes wrong: the opposing roller, else the character
+    the aspect is on (if it is not the actor), else nobody named: the GM's side."""
+    if contest.opposition.character:
+        return contest.opposition.character
+    if owner and not same_name(owner, act.actor.name):
+        return owner
+    return None
+
+
+def _free_invokes(act: Action, aspect: Aspect, holder: str, n: int) -> None:
+    grant_free_invokes(act.report, aspect, holder, n)
+    act.report.effect("free_invoke", f"{holder} gets {n} free invoke{'s' if n > 1 else ''} on {aspect.name}",
+                      aspect=aspect.name, holder=holder, count=n)
+
+
+def _enemy_free_invoke(act: Action, aspect: Aspect, enemy: str | None) -> None:
+    if enemy:
+        grant_free_invokes(act.report, aspect, enemy, 1)
+        text = f"{enemy} gets a free invoke on {aspect.name}"
+    else:
+        text = f"the GM's side gets a free invoke on {aspect.name}"
+    act.report.effect("enemy_free_invoke", text, aspect=aspect.name, holder=enemy, count=1)
+
+
+def new_aspect_table(act: Action, outcome: Outcome, name: str, owner: str | None, enemy: str | None) -> None:
+    """"Criar uma vantagem", new aspect: fail = nothing, or ("on fail cost") the aspect
+    exists but the enemy holds its free invoke; tie = a boost instead; success = the aspect
+    with one free invoke; style = two."""
+    who, r = act.actor.name, act.report
+    if outcome is Outcome.FAIL:
+        if not act.chose("fail", "cost"):
+            r.effect("fail", f"{who} fails to create {name}", aspect=name)
+            return
+        aspect = create_aspect(act.table, r, name, owner)
+        r.effect("aspect_created", f"{name} is in play, but it works against {who}; the GM may reword it",
+                 aspect=name, owner=owner, rename=True)
+        _enemy_free_invoke(act, aspect, enemy)
+    elif outcome is Outcome.TIE:
+        r.effect("fail", f"{who} does not create {name}", aspect=name)
+        add_boost(act.table, r, who, "advantage", "a tie")
+    else:
+        aspect = create_aspect(act.table, r, name, owner)
+        r.effect("aspect_created", f"{name} is now in play" + (f" on {owner}" if owner else ""),
+                 aspect=name, owner=owner)
+        _free_invokes(act, aspect, who, 2 if outcome is Outcome.STYLE else 1)
+
+
+def known_aspect_table(act: Action, outcome: Outcome, aspect: Aspect, enemy: str | None) -> None:
+    """Existing known aspect: fail = the enemy gets a free invoke on it; tie and success =
+    one free invoke for the actor; style = two."""
+    if outcome is Outcome.FAIL:
+        _enemy_free_invoke(act, aspect, enemy)
+    else:
+        _free_invokes(act, aspect, act.actor.name, 2 if outcome is Outcome.STYLE else 1)
+
+
+def discover_table(act: Action, outcome: Outcome, hidden: Aspect | None, owner: str | None,
+                   enemy: str | None) -> None:
+    """Existing unknown aspect: fail = its owner may reveal it to gain a free invoke; tie = a
+    boost and it stays hidden; success = revealed with one free invoke; style = two.
+
+    The hidden aspect's name goes only into ``data`` (marked ``gm_only``), never into the
+    text the table reads.
+    """
+    who, r = act.actor.name, act.report
+    where = owner or "the scene"
+    if outcome is Outcome.FAIL:
+        if hidden is None:
+            r.effect("fail", f"{who} finds nothing on {where}")
+        else:
+            r.effect("may_reveal", f"the GM may reveal a hidden aspect of {where} to gain a free invoke on it",
+                     aspect=hidden.name, owner=owner, holder=enemy, gm_only=True)
+    elif outcome is Outcome.TIE:
+        add_boost(act.table, r, who, "advantage", "a tie; whatever is hidden stays hidden")
+    elif hidden is None:
+        r.effect("nothing_found", f"{who} looks carefully: {where} has no hidden aspect to find", owner=owner)
+    else:
+        reveal(r, hidden)
+        r.effect("revealed", f"{who} discovers {hidden.name} on {where}", aspect=hidden.name, owner=owner)
+        _free_invokes(act, hidden, who, 2 if outcome is Outcome.STYLE else 1)
+
+
+# -- attack --------------------------------------------------------------------------------
+
+def _attack(cmd: Attack, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
+    act = _begin(cmd, "attack", table, dice, actor, system)
+    if not cmd.target:
+        raise RulesError("/attack needs a target", source=cmd.source, example="/attack Ghoul with Fight")
+    target = _opponent(act, cmd.target)
+    attack_skills = tuple(system.attack_skills)
+    if cmd.skill:
+        skill, rating = act.skill(cmd.skill, f"/attack {target.name} with Fight")
+    else:
+        skill, rating = best_skill(act.actor, attack_skills, act.skills)
+    check_permission(act.actor, skill, attack_skills, "attack", system, source=cmd.source,
+                     example=f"/attack {target.name} with {attack_skills[0]}")
+    kind = system.attack_kind(system.skill_named(skill) or skill)
+    contest = _contest(act, skill, rating, _defence(act, cmd.opposition, target, kind), may_oppose=False)
+    attack_table(act, contest, target)
+    return _result(act, skill, contest)
+
+
+def _defence(act: Action, opposition: Opposition | None, target: Character,
+             kind: AttackKind | None) -> Opponent | OppositionResult:
+    """Who defends against an attack and with what; by default the target, actively."""
+    if opposition is not None and opposition.rating is not None:
+        return passive(opposition.rating)
+    who = _opponent(act, opposition.character) if opposition and opposition.character else target
+    allowed = act.system.defences_against(kind)
+    if opposition is not None and opposition.skill:
+        skill, rating = find_skill(who, opposition.skill, act.skills, source=act.source)
+        check_permission(who, skill, allowed, "defend", act.system, source=act.source)
+    else:
+        skill, rating = best_skill(who, allowed, act.skills)
+    return Opponent(who, skill, rating, "defend")
+
+
+def attack_table(act: Action, contest: Contest, target: Character) -> None:
+    """"Atacar": fail = nothing; tie = a boost; success = a hit of the shifts; style = the
+    hit, or ("on style boost") a hit one shift smaller and a boost."""
+    who, r, shifts = act.actor.name, act.report, contest.shifts
+    if contest.outcome is Outcome.FAIL:
+        r.effect("miss", f"{target.name} avoids {who}'s attack", target=target.name)
+    elif contest.outcome is Outcome.TIE:
+        add_boost(act.table, r, who, "attack", "a tie")
+    else:
+        trade = contest.outcome is Outcome.STYLE and act.chose("style", "boost")
+        hit = shifts - 1 if trade else shifts
+        r.effect("hit", f"{who} hits {target.name} for {hit} shift{'s' if hit != 1 else ''}",
+                 target=target.name, shifts=hit, attacker=who)
+        if trade:
+            add_boost(act.table, r, who, "attack", "one shift of a stylish hit traded for it")
+
+
+# -- defend --------------------------------------------------------------------------------
+
+def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
+    act = _begin(cmd, "defend", table, dice, actor, system)
+    opposition = cmd.opposition
+    if opposition is None or (opposition.rating is None and not opposition.character):
+        raise RulesError("/defend needs the attack it answers", source=cmd.source,
+                         expected="vs ATTACK (a ladder word or number) or vs ATTACKER",
+                         example="/defend Athletics vs Great")
+    own = act.skill(cmd.skill, "/defend Athletics vs Great") if cmd.skill else None
+    if opposition.rating is not None:
+        attack, kind = passive(opposition.rating), None
+    else:
+        attack = _attacker(act, opposition, own[0] if own else None)
+        kind = system.attack_kind(system.skill_named(attack.skill) or attack.skill)
+    allowed = system.defences_against(kind)
+    skill, rating = own or best_skill(act.actor, allowed, act.skills)
+    check_permission(act.actor, skill, allowed, "defend", system, source=cmd.source,
+                     example=f"/defend {allowed[0]}")
+    contest = _contest(act, skill, rating, attack, may_oppose=True)
+    defend_table(act, contest)
+    return _result(act, skill, contest)
+
+
+def _attacker(act: Action, opposition: Opposition, defence: str | None) -> Opponent:
+    """The character whose attack the actor answers, and the skill they attack with."""
+    who = _opponent(act, opposition.character)
+    attack_skills = tuple(act.system.attack_skills)
+    if opposition.skill:
+        skill, rating = find_skill(who, opposition.skill, act.skills, source=act.source)
+        check_permission(who, skill, attack_skills, "attack", act.system, source=act.source)
+        return Opponent(who, skill, rating, "attack")
+    canonical = act.system.skill_named(defence) if defence else None
+    answerable = tuple(s for s in attack_skills if canonical in act.system.attack_kinds[act.system.attack_skills[s]].defences)
+    return Opponent(who, *best_skill(who, answerable or attack_skills, act.skills), action="attack")
+
+
+def defend_table(act: Action, contest: Contest) -> None:
+    """"Defender" against an attack: fail = a hit of the missing shifts; tie = as the
+    attacker's tie, a boost for the attacker; success = no hit; style = no hit and a boost."""
+    who, r = act.actor.name, act.report
+    attacker = contest.opposition.character
+    if contest.outcome is Outcome.FAIL:
+        hit = -contest.shifts
+        r.effect("hit", f"{who} takes a hit of {hit} shift{'s' if hit != 1 else ''}",
+                 target=who, shifts=hit, attacker=attacker)
+    elif contest.outcome is Outcome.TIE:
+        if attacker:
+            add_boost(act.table, r, attacker, "attack", f"a tie against {who}'s defence")
+        else:
+            r.effect("gm_boost", f"the attack ties {who}'s defence: the GM's side gains a boost", target=who)
+    else:
+        r.effect("defended", f"{who} is not hit", target=who)
+        if contest.outcome is Outcome.STYLE:
+            add_boost(act.table, r, who, "defence", "a defence with style")
+
+
+# -- a plain roll --------------------------------------------------------------------------
+
+def _roll(cmd: Roll, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
+    """``/roll 4dF+2``, ``/roll Fight``, ``/roll 3d6``: dice, an optional skill and a
+    modifier; no opposition, so no outcome and no shifts."""
+    if not 1 <= cmd.count <= MAX_DICE:
+        raise RulesError(f"roll between 1 and {MAX_DICE} dice, not {cmd.count}", source=cmd.source,
+                         example="/roll 4dF+2")
+    sides = str(cmd.sides).upper()
+    modifiers: list[Modifier] = []
+    if cmd.skill:
+        character = find_character(table, actor, source=cmd.source)
+        skill, rating = find_skill(character, cmd.skill, skill_list(table, system), source=cmd.source,
+                                   fallback_example="/roll Fight")
+        modifiers.append(Modifier("skill", skill, rating))
+    else:
+        character, skill = table.character(actor), None
+    if cmd.modifier:
+        modifiers.append(Modifier("modifier", "modifier", cmd.modifier))
+    effort = Effort(roller=character.name if character else actor, skill=skill,
+                    rolls=[_throw(cmd, sides, dice)], modifiers=modifiers)
+    return ActionResult(command=cmd.source, actor=effort.roller, action="roll", skill=skill,
+                        effort=effort, opposition=None, shifts=None, outcome=None)
+
+
+def _throw(cmd: Roll, sides: str, dice: DiceSource) -> DiceRoll:
+    if sides == "F":
+        return DiceRoll(tuple(dice.fate(cmd.count)), "F")
+    if not sides.isdigit() or not 2 <= int(sides) <= MAX_SIDES:
+        raise RulesError(f"a die has 2 to {MAX_SIDES} sides, not {cmd.sides}", source=cmd.source,
+                         example="/roll 3d6")
+    return DiceRoll(tuple(dice.die(int(sides), cmd.count)), sides)
+
+
+_HANDLERS: tuple[tuple[type, Callable[..., ActionResult]], ...] = (
+    (Overcome, _overcome),
+    (Advantage, _advantage),
+    (Attack, _attack),
+    (Defend, _defend),
+    (Roll, _roll),
+)

@@ -1,0 +1,149 @@
+"""Where the faces come from. The rules engine never calls ``random`` itself: it is handed a
+``DiceSource`` so the daemon can use the operating system's randomness and tests and demos
+can fix the faces (``pbp process --dice "0++-,+0-0"``).
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import Iterable, Protocol, runtime_checkable
+
+from pbp.errors import DiceExhausted
+
+FATE_FACES = (-1, 0, 1)
+_FACE_CHAR = {-1: "-", 0: "0", 1: "+"}
+_CHAR_FACE = {"-": -1, "0": 0, "+": 1}
+
+_FATE_GROUP = re.compile(r"^(?:\s*(?:\[\s*[-+0]\s*\]|[-+0]))+\s*$")
+_NUMBER_GROUP = re.compile(r"^\s*\d+(?:\s+\d+)*\s*$")
+
+
+@runtime_checkable
+class DiceSource(Protocol):
+    """A source of dice faces. ``fate`` gives -1/0/+1 faces, ``die`` numbered faces 1..sides."""
+
+    def fate(self, n: int = 4) -> tuple[int, ...]: ...
+
+    def die(self, sides: int, n: int) -> tuple[int, ...]: ...
+
+
+def _check_counts(n: int, sides: int | None = None) -> None:
+    if n < 1:
+        raise ValueError(f"cannot throw {n} dice")
+    if sides is not None and sides < 2:
+        raise ValueError(f"a die needs at least 2 sides, not {sides}")
+
+
+class RandomDice:
+    """Real dice. The default generator is ``random.SystemRandom`` (the OS source), because
+    players who never meet must be able to trust the faces; pass a seeded ``random.Random``
+    for reproducible simulations."""
+
+    __slots__ = ("_rng",)
+
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self._rng = rng if rng is not None else random.SystemRandom()
+
+    def fate(self, n: int = 4) -> tuple[int, ...]:
+        _check_counts(n)
+        randint = self._rng.randint
+        return tuple(randint(-1, 1) for _ in range(n))
+
+    def die(self, sides: int, n: int) -> tuple[int, ...]:
+        _check_counts(n, sides)
+        randint = self._rng.randint
+        return tuple(randint(1, sides) for _ in range(n))
+
+
+@dataclass(frozen=True)
+class Throw:
+    """One group of a fixed-dice spec: the faces of one throw, Fate ("F") or numbered ("N")."""
+
+    kind: str
+    faces: tuple[int, ...]
+    text: str
+
+
+class DiceMismatch(DiceExhausted):
+    """The next fixed throw does not fit the roll asked for (wrong kind or number of dice)."""
+
+
+def parse_group(text: str, position: int = 1) -> Throw:
+    """Read one group: Fate faces ``0++-`` / ``[+] [-] [0]`` or numbered faces ``8 9 10 1``."""
+    if _FATE_GROUP.match(text):
+        faces = tuple(_CHAR_FACE[c] for c in text if c in _CHAR_FACE)
+        return Throw("F", faces, text.strip())
+    if _NUMBER_GROUP.match(text):
+        faces = tuple(int(part) for part in text.split())
+        if 0 in faces:
+            raise ValueError(f"dice group {position} {text.strip()!r}: numbered dice show 1 or more")
+        return Throw("N", faces, text.strip())
+    raise ValueError(
+        f"dice group {position} {text.strip()!r} is neither Fate faces (like 0++- or [+] [-] [0]) "
+        f"nor numbers (like 8 9 10 1)"
+    )
+
+
+def parse_spec(spec: str) -> list[Throw]:
+    """Split a ``--dice`` spec into throws; an empty spec supplies no throws at all."""
+    if not spec.strip():
+        return []
+    return [parse_group(group, i) for i, group in enumerate(spec.split(","), start=1)]
+
+
+def fate_group(faces: Iterable[int]) -> str:
+    """Write Fate faces as a spec group: (0, 1, 1, -1) -> "0++-"."""
+    return "".join(_FACE_CHAR[f] for f in faces)
+
+
+def number_group(faces: Iterable[int]) -> str:
+    """Write numbered faces as a spec group: (8, 9, 10, 1) -> "8 9 10 1"."""
+    return " ".join(str(f) for f in faces)
+
+
+class FixedDice:
+    """Dice whose faces were decided in advance, one group per throw, in order.
+
+    A throw must match its group exactly (kind and count), so a test or demo that asks for
+    the wrong dice fails loudly instead of drifting out of step with its spec.
+    """
+
+    __slots__ = ("_throws", "_next")
+
+    def __init__(self, spec: str) -> None:
+        self._throws = parse_spec(spec)
+        self._next = 0
+
+    @property
+    def remaining(self) -> int:
+        """How many throws are left."""
+        return len(self._throws) - self._next
+
+    def _take(self, kind: str, n: int, wanted: str) -> Throw:
+        if self._next >= len(self._throws):
+            raise DiceExhausted(
+                f"the fixed dice ran out: {wanted} was asked for after all "
+                f"{len(self._throws)} given throws were used",
+                hint="add another group to --dice / PBP_DICE",
+            )
+        throw = self._throws[self._next]
+        if throw.kind != kind or len(throw.faces) != n:
+            raise DiceMismatch(
+                f"fixed dice group {self._next + 1} {throw.text!r} does not fit {wanted}",
+                hint="give a group with exactly that many faces of that kind",
+            )
+        self._next += 1
+        return throw
+
+    def fate(self, n: int = 4) -> tuple[int, ...]:
+        _check_counts(n)
+        return self._take("F", n, f"{n} Fate dice").faces
+
+    def die(self, sides: int, n: int) -> tuple[int, ...]:
+        _check_counts(n, sides)
+        throw = self._take("N", n, f"{n}d{sides}")
+        if any(face > sides for face in throw.faces):
+            self._next -= 1
+            raise DiceMismatch(f"fixed dice group {self._next + 1} {throw.text!r} has a face above {sides}")
+        return throw.faces

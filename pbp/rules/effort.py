@@ -1,0 +1,81 @@
+"""Efforts: dice + skill + stunts + modifiers, for the actor and for an active opposition.
+
+An ``Effort`` keeps every throw and every term with its source, so the reply can show
+"[0][+][+][+] +1 Crafts = Great (+4)" and tests can check the sum term by term.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from pbp.commands import StuntUse
+from pbp.errors import RulesError
+from pbp.rules.dice import DiceSource
+from pbp.rules.ladder import describe
+from pbp.rules.names import lookup_skill, same_name
+from pbp.rules.results import Effort, Modifier, OppositionResult
+from pbp.rules.state import Character
+from pbp.rules import stunts
+from pbp.rules.systems import System
+
+
+def effort_modifiers(character: Character, skill: str, rating: int, action: str, *,
+                     named: Iterable[StuntUse] = (), modifier: int = 0, source: str = "") -> list[Modifier]:
+    mods = [Modifier("skill", skill, rating)]
+    mods += stunts.stunt_modifiers(character, skill, action, named, source)
+    if modifier:
+        mods.append(Modifier("modifier", "modifier", modifier))
+    return mods
+
+
+def roll_effort(character: Character, skill: str, modifiers: list[Modifier], dice: DiceSource,
+                system: System) -> Effort:
+    return Effort(roller=character.name, skill=skill, rolls=[system.effort_dice(dice)], modifiers=modifiers)
+
+
+def best_skill(character: Character, candidates: Iterable[str], skills: tuple[str, ...]) -> tuple[str, int]:
+    """The highest-rated of ``candidates`` on the sheet (the first listed wins a tie); a
+    character picks their best way to resist, as a player would."""
+    best: tuple[str, int] | None = None
+    for name in candidates:
+        found = lookup_skill(character, name, skills) or (name, 0)
+        if best is None or found[1] > best[1]:
+            best = found
+    if best is None:
+        raise RulesError(f"the rules name no skill {character.name} could use here")
+    return best
+
+
+def check_permission(character: Character, skill: str, allowed: tuple[str, ...], action: str,
+                     system: System, *, source: str = "", example: str = "") -> None:
+    """Only the skills the system lists may attack or defend (a stunt for that skill and
+    action grants permission). A skill outside the system's list is an NPC's free-form
+    skill ("Biting People"): the GM wrote it for this purpose, so it is trusted."""
+    if any(same_name(skill, a) for a in allowed):
+        return
+    if system.skill_named(skill) is None or stunts.grants(character, skill, action):
+        return
+    raise RulesError(
+        f"{skill} cannot be used to {action} here; the rules allow {', '.join(allowed)}",
+        source=source, expected=f"one of {', '.join(allowed)}", example=example,
+        hint="a stunt can give a skill permission; otherwise create an advantage with it first",
+    )
+
+
+def passive(rating: int) -> OppositionResult:
+    return OppositionResult(value=rating, label=describe(rating))
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """A character who will roll against the actor, and with which skill."""
+
+    character: Character
+    skill: str
+    rating: int
+    action: str           # the action their own stunts must match: "defend", or "attack"
+
+    def roll(self, dice: DiceSource, system: System) -> OppositionResult:
+        mods = effort_modifiers(self.character, self.skill, self.rating, self.action)
+        effort = roll_effort(self.character, self.skill, mods, dice, system)
+        return OppositionResult(effort.total, f"{self.character.name}: {self.skill}", effort, self.character.name)

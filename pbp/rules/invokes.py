@@ -1,0 +1,180 @@
+"""Invoking aspects within an action: +2, a reroll, or +2 to the difficulty another faces.
+
+Order of play (so fixed dice are consumed predictably): the actor's throw, the
+opposition's throw, then the unconditional invokes in the order written (a reroll takes
+the next throw), then the ``if needed`` ones.
+
+Payment, from "Invocando Aspectos": an invoke costs a fate point or a free invoke. AUTO
+spends the invoker's own free invoke (a boost counts) when there is one, else a fate point.
+"You can't invoke the same aspect more than once on a roll, but you may spend as many free
+invokes on it as you like": so at most one *paid* use of an aspect per roll, and ``times``
+> 1 only when every use is free.
+
+``oppose`` reading: "+2 to the difficulty someone else faces". In the actor's own action
+the only other roll is the opposition's, and the difficulty it faces is the actor's
+effort; so an oppose invoke adds +2 on the actor's side, labelled "(oppose)". It is
+allowed where someone else's roll really meets the actor's: in ``/defend`` (the attack,
+fixed or rolled, must clear the defence) and against an active opponent; against a fixed
+difficulty nobody else rolls, and it is refused with a pointer to a plain +2.
+
+``if needed`` reading: "change the outcome" means change the outcome tier. After
+everything else, each if-needed +2 is spent, in order, only when adding it moves the roll
+to a better tier (fail->tie, tie->success, success->style); an if-needed reroll is spent
+only while the outcome is worse than success. The rest are recorded as skipped and cost
+nothing. Each is judged on its own, so two +2s at -4 shifts are both skipped (neither alone
+changes the tier).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from pbp.commands import Invoke, InvokeMode, Payment
+from pbp.errors import RulesError
+from pbp.rules.bookkeeping import Report, reveal, spend_fate_point, use_free_invoke
+from pbp.rules.dice import DiceSource
+from pbp.rules.names import find_aspect, same_name
+from pbp.rules.outcomes import rank
+from pbp.rules.results import Effort, InvokeUse, Modifier, Outcome
+from pbp.rules.state import Aspect, Character, Table
+from pbp.rules.systems import System
+
+
+@dataclass(frozen=True)
+class Use:
+    """One use of an invoke (an ``x3`` invoke is three uses)."""
+
+    invoke: Invoke
+    aspect: Aspect
+
+
+@dataclass
+class Invoking:
+    """What the invokes of one roll act upon."""
+
+    table: Table
+    invoker: Character
+    effort: Effort
+    opposition: int | None
+    dice: DiceSource
+    system: System
+    report: Report
+    source: str = ""
+
+    def shifts(self) -> int:
+        return self.effort.total - (self.opposition or 0)
+
+    def outcome(self, bonus: int = 0) -> Outcome:
+        return self.system.outcome(self.shifts() + bonus)
+
+
+def plan(invokes: Iterable[Invoke], ctx: Invoking, *, may_oppose: bool) -> list[Use]:
+    """Check what can be checked before any dice move: names, ``times`` and ``oppose``."""
+    uses: list[Use] = []
+    for invoke in invokes:
+        aspect = find_aspect(ctx.table, invoke.aspect, ctx.invoker.name, source=ctx.source)
+        if invoke.times < 1:
+            raise RulesError(f"cannot invoke {aspect.name} {invoke.times} times", source=ctx.source)
+        if invoke.times > 1 and invoke.payment is Payment.FATE_POINT:
+            raise RulesError(
+                f"{aspect.name} x{invoke.times}: only free invokes may be repeated on one roll",
+                source=ctx.source, expected="x2 or more only with free invokes",
+                example=f'+invoke "{aspect.name}" free x{invoke.times}',
+            )
+        if invoke.mode is InvokeMode.OPPOSE and not may_oppose:
+            raise RulesError(
+                f'"oppose" raises the difficulty someone else faces; nobody else rolls against '
+                f"{ctx.invoker.name} here, so invoke {aspect.name} for +2 instead",
+                source=ctx.source, example=f'+invoke "{aspect.name}"',
+            )
+        uses.extend(Use(invoke, aspect) for _ in range(invoke.times))
+    return uses
+
+
+def apply_invokes(invokes: Iterable[Invoke], ctx: Invoking, *, may_oppose: bool) -> None:
+    uses = plan(invokes, ctx, may_oppose=may_oppose)
+    paid: set[tuple[str, str]] = set()
+    for use in uses:
+        if not use.invoke.if_needed:
+            _spend(use, ctx, paid)
+    for use in uses:
+        if use.invoke.if_needed:
+            if _needed(use, ctx):
+                _spend(use, ctx, paid)
+            else:
+                ctx.effort.invokes.append(InvokeUse(
+                    use.aspect.name, use.invoke.mode.value, "skipped", ctx.invoker.name, if_needed=True,
+                ))
+
+
+def _needed(use: Use, ctx: Invoking) -> bool:
+    now = rank(ctx.outcome())
+    if use.invoke.mode is InvokeMode.REROLL:
+        return now < rank(Outcome.SUCCESS)
+    return rank(ctx.outcome(ctx.system.invoke_bonus)) > now
+
+
+def _key(aspect: Aspect) -> tuple[str, str]:
+    return aspect.name.casefold(), (aspect.owner or "").casefold()
+
+
+def hostile_owner(aspect: Aspect, invoker: str) -> str | None:
+    """The other character an aspect is on; invoking it is a hostile invoke."""
+    return aspect.owner if aspect.owner and not same_name(aspect.owner, invoker) else None
+
+
+def _pay(use: Use, ctx: Invoking, paid: set[tuple[str, str]]) -> tuple[str, str | None]:
+    """Pay for one use; returns (paid_with, holder of the free invoke used)."""
+    invoke, aspect, name = use.invoke, use.aspect, ctx.invoker.name
+    if invoke.payment is not Payment.FATE_POINT and aspect.free_for(name) > 0:
+        return use_free_invoke(ctx.table, ctx.report, aspect, name), name
+    if aspect.kind == "boost":
+        raise RulesError(f"{aspect.name} is a boost: only whoever holds it can invoke it, for free",
+                         source=ctx.source)
+    if invoke.payment is Payment.FREE or invoke.times > 1:
+        held = ", ".join(f"{h} ({n})" for h, n in aspect.free_invokes.items() if n) or "nobody"
+        raise RulesError(
+            f"{name} holds no free invoke on {aspect.name} (free invokes held by: {held})",
+            source=ctx.source, expected="a free invoke you hold, or pay a fate point",
+            example=f'+invoke "{aspect.name}"',
+        )
+    if _key(aspect) in paid:
+        raise RulesError(
+            f"{aspect.name} was already invoked with a fate point on this roll; an aspect may be "
+            f"invoked once per roll, more only with free invokes",
+            source=ctx.source,
+        )
+    spend_fate_point(ctx.report, ctx.invoker, f"invoking {aspect.name}")
+    paid.add(_key(aspect))
+    owner = hostile_owner(aspect, name)
+    if owner:
+        ctx.report.effect(
+            "hostile_invoke",
+            f"{name} invoked {owner}'s aspect {aspect.name}: {owner} gets that fate point at the end of the scene",
+            aspect=aspect.name, owner=owner, invoker=name, fate_points=1,
+        )
+    return "fp", None
+
+
+def _label(aspect: Aspect, mode: InvokeMode, paid_with: str, holder: str | None) -> str:
+    how = {"free": f"free, held by {holder}", "boost": "boost", "fp": "fate point"}[paid_with]
+    if mode is InvokeMode.OPPOSE:
+        how = f"oppose, {how}"
+    return f"{aspect.name} ({how})"
+
+
+def _spend(use: Use, ctx: Invoking, paid: set[tuple[str, str]]) -> None:
+    paid_with, holder = _pay(use, ctx, paid)
+    aspect, mode = use.aspect, use.invoke.mode
+    if aspect.hidden:
+        reveal(ctx.report, aspect)
+    reroll = None
+    if mode is InvokeMode.REROLL:
+        reroll = ctx.system.effort_dice(ctx.dice)
+        ctx.effort.rolls.append(reroll)
+    else:
+        ctx.effort.modifiers.append(Modifier("invoke", _label(aspect, mode, paid_with, holder), ctx.system.invoke_bonus))
+    ctx.effort.invokes.append(InvokeUse(
+        aspect.name, mode.value, paid_with, ctx.invoker.name, holder=holder,
+        hostile_owner=hostile_owner(aspect, ctx.invoker.name), if_needed=use.invoke.if_needed, reroll=reroll,
+    ))

@@ -1,0 +1,122 @@
+"""Finding characters, skills, aspects and stunts by the names players type.
+
+Names match case-insensitively. A name that matches nothing raises ``UnknownNameError``
+with close matches (difflib) and, where the command line is known, that same line with the
+best match in place of the typo, so the reply can show a command that works.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Iterable
+
+from pbp.errors import UnknownNameError
+from pbp.rules.state import Aspect, Character, Table
+from pbp.rules.systems import System
+
+
+def suggestions(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """Close matches for ``name`` among ``candidates``, best first, in their own spelling."""
+    by_key: dict[str, str] = {}
+    for candidate in candidates:
+        by_key.setdefault(candidate.casefold(), candidate)
+    keys = difflib.get_close_matches(name.casefold(), list(by_key), n=n, cutoff=0.6)
+    return [by_key[k] for k in keys]
+
+
+def example_with(source: str, wrong: str, right: list[str], fallback: str = "") -> str:
+    """The command line as written with the first suggestion in place of the wrong name."""
+    if source and right and wrong:
+        fixed, count = re.subn(re.escape(wrong), right[0].replace("\\", r"\\"), source, count=1, flags=re.IGNORECASE)
+        if count:
+            return fixed
+    return fallback
+
+
+def unknown(kind: str, name: str, message: str, candidates: Iterable[str], *, source: str = "",
+            fallback_example: str = "", expected: str = "") -> UnknownNameError:
+    close = suggestions(name, candidates)
+    if close:
+        message += f' (did you mean "{close[0]}"?)'
+    return UnknownNameError(
+        message, kind=kind, name=name, suggestions=close, source=source, expected=expected,
+        example=example_with(source, name, close, fallback_example),
+    )
+
+
+def find_character(table: Table, name: str, *, source: str = "") -> Character:
+    character = table.character(name)
+    if character is None:
+        raise unknown(
+            "character", name, f'no character called "{name}" in this campaign',
+            (c.name for c in table.characters.values()), source=source,
+            expected="the name of a character in this campaign",
+        )
+    return character
+
+
+def skill_list(table: Table, system: System) -> tuple[str, ...]:
+    """The campaign's own skill list when it has one, else the system's."""
+    return table.skill_list or system.skills
+
+
+def lookup_skill(character: Character, name: str, skills: tuple[str, ...]) -> tuple[str, int] | None:
+    """(spelling, rating) of a skill: the sheet first, then the skill list at Mediocre (+0)."""
+    key = name.casefold()
+    for sheet_name, rating in character.skills.items():
+        if sheet_name.casefold() == key:
+            return sheet_name, rating
+    for listed in skills:
+        if listed.casefold() == key:
+            return listed, 0
+    return None
+
+
+def find_skill(character: Character, name: str, skills: tuple[str, ...], *, source: str = "",
+               fallback_example: str = "") -> tuple[str, int]:
+    found = lookup_skill(character, name, skills)
+    if found is None:
+        raise unknown(
+            "skill", name, f'{character.name} has no skill "{name}"',
+            [*character.skills, *skills], source=source, fallback_example=fallback_example,
+            expected=f"a skill on {character.name}'s sheet or in the skill list",
+        )
+    return found
+
+
+def visible_to(aspect: Aspect, viewer: str) -> bool:
+    """Hidden aspects exist only for their owner until someone discovers them."""
+    return not aspect.hidden or (aspect.owner is not None and aspect.owner.casefold() == viewer.casefold())
+
+
+def aspects_in_play(table: Table) -> list[Aspect]:
+    """Every aspect in play: ``table.aspects`` plus consequences written on sheets that the
+    store did not also list as aspects (those carry no free invokes, so a stand-in will do)."""
+    listed = {(a.name.casefold(), (a.owner or "").casefold()) for a in table.aspects}
+    extra = [
+        Aspect(c.aspect, kind="consequence", owner=ch.name)
+        for ch in table.characters.values()
+        for c in ch.consequences
+        if c.aspect and (c.aspect.casefold(), ch.name.casefold()) not in listed
+    ]
+    return [*table.aspects, *extra] if extra else table.aspects
+
+
+def find_aspect(table: Table, name: str, viewer: str, *, source: str = "") -> Aspect:
+    """An aspect in play that ``viewer`` may know about; suggestions never leak hidden ones."""
+    key = name.casefold()
+    in_play = aspects_in_play(table)
+    for aspect in in_play:
+        if aspect.name.casefold() == key and visible_to(aspect, viewer):
+            return aspect
+    raise unknown(
+        "aspect", name, f'no aspect "{name}" is in play',
+        (a.name for a in in_play if visible_to(a, viewer)), source=source,
+        expected="an aspect on a character, the scene or a boost",
+    )
+
+
+def same_name(a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a.casefold() == b.casefold()
