@@ -143,3 +143,184 @@ class FatePoints(Command):
 
 
 ACTION_COMMANDS = (Overcome, Advantage, Attack, Defend)
+
+
+# --------------------------------------------------------------------------- play by post:
+# turns, reactions, aspects, compels, scenes (issues 4 and 5). Names are as written; the
+# pipeline resolves them against the campaign.
+
+
+@dataclass(frozen=True)
+class Next(Command):
+    """``/next Ruth``: popcorn handoff to someone who has not acted this exchange (or, at
+    the end of an exchange, whoever opens the next one, the actor included)."""
+
+    character: str = ""
+    actor: str | None = None          # /as Ghoul next Ruth (the GM hands off for an NPC)
+
+
+@dataclass(frozen=True)
+class Done(Command):
+    """``/done``: close your open roll to further invokes (and, in a conflict, end your turn
+    without a handoff when the exchange is over)."""
+
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class Move(Command):
+    """``/move "Back Yard"``: the free move to a bordering zone that comes with a turn."""
+
+    zone: str = ""
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class InvokeAfter(Command):
+    """``/invoke "Deep Shadows" [reroll|oppose] [free|fp] [on #142]``: invoke after the dice,
+    on your own open roll (or, with ``on #ID``, on another open roll: +2 to it for an ally,
+    or ``oppose`` against an enemy's). A bare ``/invoke`` in a reply is tied to the roll
+    that mail was about."""
+
+    invoke: Invoke = Invoke(aspect="")
+    roll_id: int | None = None
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class Absorb(Command):
+    """``/absorb stress 2 mild "Nasty Bite"`` / ``/absorb stress 1 moderate "Gaping Chest
+    Wound"`` / ``/absorb mild "Sprained Wrist" severe "Crushed Leg"``: answers a pending hit.
+    ``stress`` is the number of stress boxes to mark; ``consequences`` pairs severity and the
+    aspect the player names."""
+
+    stress: int = 0
+    consequences: tuple[tuple[str, str], ...] = ()
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class Concede(Command):
+    """``/concede "I flee into the sewers"``: before the dice are rolled against you."""
+
+    terms: str = ""
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class Treat(Command):
+    """``/treat Charles "Gaping Chest Wound" with Academics [+invoke ...]``: the recovery
+    overcome that starts a consequence's clock; success renames it (``as "Stitched Up"``)."""
+
+    patient: str = ""
+    consequence: str = ""
+    skill: str = ""
+    rename: str = ""
+    invokes: tuple[Invoke, ...] = ()
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class Compel(Command):
+    """``/compel Ruth "Hair-Trigger Temper" event "The bouncer's jibe sets you off"``.
+
+    From the GM: an offer to the character's player. From a player: an offer they pay for
+    (on another character), which the GM approves first. ``/compel me "Trouble" decision
+    "..."`` by a player is a retroactive self-compel (the GM approves, no payment)."""
+
+    target: str = ""
+    aspect: str = ""
+    kind: str = "event"               # "event" | "decision"
+    text: str = ""
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer(Command):
+    """``/accept``, ``/refuse``, ``/approve``, ``/deny``, ``/withdraw`` with an optional
+    ``#id``; without one, tied to the compel (or story detail) the replied-to mail was
+    about. ``/veto #142 "Distracted"`` is the GM's bogus-rule veto of an invoke."""
+
+    verb: str = ""                    # accept | refuse | approve | deny | withdraw | veto
+    ref: int | None = None
+    aspect: str = ""                  # for veto: which invoke
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Detail(Command):
+    """``/detail "The guard is my cousin"``: declare a story detail for a fate point; the GM
+    approves (the point is spent then) or denies."""
+
+    text: str = ""
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class GiveInvoke(Command):
+    """``/give "On Fire" Ruth [N]``: pass free invokes (or a boost) you hold to an ally."""
+
+    aspect: str = ""
+    to: str = ""
+    count: int = 1
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class SceneCmd(Command):
+    """GM scene control.
+
+    ``/scene start "Warehouse" [zones "Dock", "Floor", "Office"] [borders "Dock"-"Floor", "Floor"-"Office"]``
+    ``/scene end``; ``/session end``; ``/milestone major|minor``."""
+
+    op: str = ""                      # scene_start | scene_end | session_end | milestone
+    name: str = ""
+    zones: tuple[str, ...] = ()
+    borders: tuple[tuple[str, str], ...] = ()
+    level: str = ""                   # milestone: "minor" | "major"
+
+
+@dataclass(frozen=True)
+class AspectCmd(Command):
+    """GM aspects: ``/aspect add "Deep Shadows" [on "Office"|on Ghoul] [free N] [hidden]``,
+    ``/aspect remove "Deep Shadows"``, ``/aspect rename "Old" to "New"``."""
+
+    op: str = "add"                   # add | remove | rename
+    name: str = ""
+    target: str | None = None         # a zone or a character; None = the scene
+    free: int = 0
+    hidden: bool = False
+    new_name: str = ""
+
+
+@dataclass(frozen=True)
+class ConflictCmd(Command):
+    """``/conflict start Ruth, Cassandra, Ghoul, "Masked Acolyte" first Cassandra
+    [mental]``; ``/conflict end``; ``/place Ruth in "Dock"`` (GM positions)."""
+
+    op: str = "start"                 # start | end | place
+    participants: tuple[str, ...] = ()
+    first: str = ""
+    kind: str = "physical"            # physical | mental
+    character: str = ""
+    zone: str = ""
+
+
+@dataclass(frozen=True)
+class NpcCmd(Command):
+    """``/npc add Ghoul minor "Hungry Ghoul" skill "Biting People" Great stress 2`` (a minor
+    NPC on the spot: one or two aspects, one or two skills, 0-3 stress boxes). Major NPCs
+    come from sheet files."""
+
+    name: str = ""
+    aspects: tuple[str, ...] = ()
+    skills: tuple[tuple[str, int], ...] = ()
+    stress: int = 0
+    defend_with: tuple[str, ...] = ()  # GM-set defence skills (overrides the defaults)
+
+
+@dataclass(frozen=True)
+class Say(Command):
+    """``/as Ghoul`` alone on a line: the prose that follows is the NPC's (no roll)."""
+
+    actor: str | None = None

@@ -21,29 +21,6 @@ class MaildirConfig:
 
 
 @dataclass(frozen=True)
-class ServerConfig:
-    """An IMAP or SMTP server. ``security`` is "tls" (implicit), "starttls" or "plain"."""
-
-    host: str
-    port: int
-    security: str = "tls"
-    username: str = ""
-    password_env: str = ""
-    password_file: str = ""
-    ca_file: str = ""
-    timeout: float = 30.0
-
-    def __post_init__(self) -> None:
-        if self.security not in ("tls", "starttls", "plain"):
-            raise ConfigError(
-                f"security = {self.security!r} is not one of tls, starttls, plain",
-                hint='use security = "tls" for port 993/465, "starttls" for 143/587',
-            )
-        if not (0 < int(self.port) < 65536):
-            raise ConfigError(f"port {self.port} is out of range")
-
-
-@dataclass(frozen=True)
 class MailboxBinding:
     """One IMAP mailbox read by the daemon, bound to a campaign (or routed by plus-address)."""
 
@@ -65,13 +42,34 @@ class Config:
     domain: str = "pbp.localhost"            # right-hand side of our Message-IDs
     from_address: str = "table@pbp.localhost"
     maildir: MaildirConfig | None = None
-    imap: ServerConfig | None = None
-    smtp: ServerConfig | None = None
+    imap: dict | None = None                 # the raw [imap] table; see imap_settings()
+    smtp: dict | None = None                 # the raw [smtp] table; see smtp_settings()
     mailboxes: tuple[MailboxBinding, ...] = (MailboxBinding(),)
     handled: str = "seen"                    # "seen" | "move:FOLDER" | "none"
     poll_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     log_level: str = "INFO"
+    invoke_window_hours: float = 24.0
+    reaction_deadline_hours: float = 48.0
+    reminder_hours: float = 12.0
+    trust_authserv_id: str = ""              # trust Authentication-Results from this host
+
+    def imap_settings(self, mailbox: str = "INBOX", environ=None):
+        """The IMAP connection settings for one mailbox, password resolved now."""
+        from dataclasses import replace
+
+        from pbp.transport.settings import ImapSettings
+
+        if not self.imap:
+            raise ConfigError("no [imap] section", hint="see config.example.toml")
+        return replace(ImapSettings.from_config(self.imap, environ=environ), mailbox=mailbox)
+
+    def smtp_settings(self, environ=None):
+        from pbp.transport.settings import SmtpSettings
+
+        if not self.smtp:
+            raise ConfigError("no [smtp] section", hint="see config.example.toml")
+        return SmtpSettings.from_config(self.smtp, environ=environ)
 
 
 def _section(data: dict, name: str) -> dict:
@@ -81,28 +79,18 @@ def _section(data: dict, name: str) -> dict:
     return value
 
 
-def _server(data: dict, name: str, default_port: int) -> ServerConfig | None:
-    sec = data.get(name)
-    if not sec:
+def _server(data: dict, name: str) -> dict | None:
+    """The [imap]/[smtp] table, checked now (everything but the password, which is read
+    from the environment or a file when the daemon connects)."""
+    table = data.get(name)
+    if not table:
         return None
-    if "password" in sec:
-        raise ConfigError(
-            f"[{name}] has a password in the file",
-            hint=f"remove it; set password_env = \"PBP_{name.upper()}_PASSWORD\" or password_file = \"/path\" instead",
-        )
-    try:
-        return ServerConfig(
-            host=sec["host"],
-            port=int(sec.get("port", default_port)),
-            security=sec.get("security", "tls"),
-            username=sec.get("username", ""),
-            password_env=sec.get("password_env", ""),
-            password_file=sec.get("password_file", ""),
-            ca_file=sec.get("ca_file", ""),
-            timeout=float(sec.get("timeout", 30.0)),
-        )
-    except KeyError as exc:
-        raise ConfigError(f"[{name}] needs {exc.args[0]}") from None
+    from pbp.transport.settings import ImapSettings, SmtpSettings
+
+    cls = ImapSettings if name == "imap" else SmtpSettings
+    probe = {k: v for k, v in table.items() if k not in ("password_env", "password_file")}
+    cls.from_config({**probe, "password_env": "PBP_CONFIG_CHECK"}, environ={"PBP_CONFIG_CHECK": "-"})
+    return dict(table)
 
 
 def load_config(path: str | Path) -> Config:
@@ -123,6 +111,8 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
     maildir = _section(data, "maildir")
     limits = _section(data, "limits")
     daemon = _section(data, "daemon")
+    play = _section(data, "play")
+    security = _section(data, "security")
 
     def rel(p: str) -> Path:
         q = Path(p).expanduser()
@@ -137,8 +127,8 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
     md = None
     if maildir or transport == "maildir":
         md = MaildirConfig(inbox=rel(maildir.get("inbox", "maildir/inbox")), outbox=rel(maildir.get("outbox", "maildir/outbox")))
-    imap = _server(data, "imap", 993)
-    smtp = _server(data, "smtp", 587)
+    imap = _server(data, "imap")
+    smtp = _server(data, "smtp")
     if transport == "imap" and (imap is None or smtp is None):
         raise ConfigError("[mail] transport = \"imap\" needs both an [imap] and an [smtp] section")
     boxes = tuple(
@@ -165,4 +155,8 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
             max_commands=int(limits.get("max_commands", 20)),
         ),
         log_level=daemon.get("log_level", "INFO"),
+        invoke_window_hours=float(play.get("invoke_window_hours", 24.0)),
+        reaction_deadline_hours=float(play.get("reaction_deadline_hours", 48.0)),
+        reminder_hours=float(play.get("reminder_hours", 12.0)),
+        trust_authserv_id=security.get("trust_authserv_id", ""),
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import email
 import logging
-import shutil
 import tomllib
 from email import policy
 from importlib import resources

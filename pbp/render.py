@@ -54,6 +54,19 @@ def change_text(ch) -> str:
     return f"{ch.subject} {what} {before} -> {after}"
 
 
+def tidy(text: str) -> str:
+    """Plain text as it should travel: no trailing spaces, at most one blank line in a row."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.rstrip()
+        if not line and (not out or not out[-1]):
+            continue
+        out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
 @dataclass(frozen=True)
 class Row:
     label: str
@@ -135,8 +148,8 @@ class Renderer:
                                is_action=lambda r: isinstance(r, ActionResult))
 
     def _both(self, name: str, **data) -> tuple[str, str]:
-        return (self.text_env.get_template(f"{name}.txt.j2").render(**data),
-                self.html_env.get_template(f"{name}.html.j2").render(**data))
+        text = self.text_env.get_template(f"{name}.txt.j2").render(**data)
+        return (tidy(text), self.html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool) -> tuple[str, str]:
         by_line = {cmd.line: res for cmd, res in zip(commands, results)}

@@ -2,7 +2,6 @@
 pipeline context with fixed dice and a fixed clock."""
 from __future__ import annotations
 
-import textwrap
 from datetime import datetime
 from pathlib import Path
 
@@ -11,6 +10,8 @@ import pytest
 from pbp.config import config_from_dict
 from pbp.store.db import open_database
 from pbp.store import models as m
+
+pytest_plugins = ["tests.rig.fixtures"]
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -52,17 +53,3 @@ def chicago(db):
     return campaign
 
 
-def make_ctx(config, dice: str | None = None):
-    from pbp.pipeline import Context
-    from pbp.rules.dice import FixedDice, RandomDice
-
-    return Context(config=config, dice=FixedDice(dice) if dice else RandomDice(), clock=lambda: FIXED_NOW)
-
-
-def eml(body: str, *, sender: str = "ruth@pbp.localhost", subject: str = "The warehouse",
-        message_id: str = "post-1@pbp.test", to: str = "table+chicago@pbp.localhost", extra: str = "") -> bytes:
-    """A plain-text post as a mail client would send it."""
-    head = (f"From: {sender}\nTo: {to}\nSubject: {subject}\nMessage-ID: <{message_id}>\n"
-            f"Date: Sun, 29 Nov 2026 18:00:00 +0000\nMIME-Version: 1.0\n{extra}"
-            "Content-Type: text/plain; charset=utf-8\n\n")
-    return (head + textwrap.dedent(body).lstrip("\n")).encode("utf-8")

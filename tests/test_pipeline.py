@@ -10,7 +10,7 @@ import pytest
 from pbp.pipeline import process_message
 from pbp.store import models as m
 from pbp.store import repo
-from tests.conftest import eml, make_ctx
+from tests.helpers import eml, make_ctx
 
 
 def sheet(campaign, name):
@@ -74,7 +74,7 @@ def test_ruth_punches_the_corpse_two_shift_hit(chicago, config):
     from pbp.sheetfile import parse_sheet
 
     import_character(chicago, parse_sheet({"name": "Corpse", "kind": "minor", "aspects": {"other": ["Animated Corpse"]},
-                                           "skills": {"Fight": 1}, "stress": {"boxes": 2}}, get_system("fate-condensed")))
+                                           "skills": {"Shambling Menace": 1}, "stress": {"boxes": 2}}, get_system("fate-condensed")))
     out = process_message(eml("/attack Corpse with Fight\n"), make_ctx(config, "--00,-00+"))
     assert out.status == "applied", out.errors
     res = out.results[0]
@@ -220,7 +220,7 @@ def test_message_cost_does_not_grow_with_history(chicago, config):
     try:
         for i in range(61):
             counts.append(0)
-            process_message(eml("/overcome Investigate vs Fair\n", message_id=f"h{i}@t"), make_ctx(config))
+            process_message(eml("/overcome Investigate vs Fair\n", message_id=f"h{i}@t"), make_ctx(config, "0+00"))
     finally:
         db.execute_sql = original
     assert counts[1] == counts[60], counts

@@ -138,7 +138,7 @@ class OutboxMail(BaseModel):
     them and marks each sent (a transactional outbox)."""
 
     campaign = ForeignKeyField(Campaign, null=True, backref="outbox", on_delete="SET NULL")
-    message = ForeignKeyField(Message, null=True, backref="replies", on_delete="SET NULL")
+    source = ForeignKeyField(Message, null=True, backref="replies", on_delete="SET NULL")  # the post answered
     message_id = CharField(unique=True)
     sender = CharField()
     recipients = JSONField()

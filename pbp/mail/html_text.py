@@ -1,0 +1,194 @@
+"""HTML mail to plain text, with every quoted part marked ``> `` so the trimmer cuts it.
+
+Clients that send only HTML (Outlook above all) put the older mail in the same document
+as the reply. What counts as quoted here:
+
+- any ``<blockquote>`` (Apple Mail and Thunderbird ``type="cite"``, Gmail's
+  ``class="gmail_quote"``), except Gmail's indent, a blockquote styled ``border:none``;
+- Gmail's ``<div class="gmail_quote">`` (its "On ... wrote:" line included), Thunderbird's
+  ``<div class="moz-cite-prefix">`` and forward container, Yahoo's and Proton's quotes;
+- Outlook's reply header (``<div id="divRplyFwdMsg">``, ``<div id="appendonsend">``, the
+  ``border-top:solid #E1E1E1`` block): Outlook writes the older mail *after* that header,
+  not inside it, so everything from the header to the end of the document is quoted.
+
+Block elements and ``<br>`` become line breaks, list items get their own lines, ``<style>``,
+``<script>`` and ``<head>`` are dropped, entities are unescaped, non-breaking spaces become
+spaces and zero-width characters go (so ``&nbsp;/roll`` is still a command line).
+"""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+_BLOCKS = frozenset(
+    "address article aside blockquote body center dd details dialog dir div dl dt fieldset "
+    "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr html li main menu nav ol p pre "
+    "section summary table tbody tfoot thead tr ul".split()
+)
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_SKIP = frozenset("head style script title template noscript object".split())
+_HEAD_CONTENT = frozenset("head title style script meta link base noscript template".split())
+_CELLS = frozenset(("td", "th"))
+
+_QUOTE_CLASSES = frozenset(("gmail_quote", "yahoo_quoted", "protonmail_quote", "moz-cite-prefix",
+                            "moz-forward-container", "zmail_extra"))
+_QUOTED_TAIL_IDS = re.compile(r"(?:^|_)(?:divRplyFwdMsg|appendonsend|stopSpelling)$", re.IGNORECASE)
+_QUOTED_TAIL_STYLE = re.compile(r"border-top\s*:\s*solid\s+#(?:E1E1E1|B5C4DF)", re.IGNORECASE)
+_GMAIL_INDENT = re.compile(r"border\s*:\s*none", re.IGNORECASE)
+
+_SPACES = re.compile(r"[ \t\n\r\f]+")
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+_INVISIBLE[0xA0] = " "
+
+
+def html_to_text(html: str) -> str:
+    """The text of an HTML mail body, quoted parts prefixed with ``>``. Never raises."""
+    parser = _TextParser()
+    try:
+        parser.feed(html)
+        parser.close()
+    except Exception:  # html.parser raises AssertionError on some broken declarations
+        pass
+    return parser.text()
+
+
+class _TextParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self._lines: list[tuple[int, str]] = []  # (quote depth, text) of finished lines
+        self._parts: list[str] = []  # the line being written
+        self._part_depth = 0
+        self._open: list[tuple[str, int]] = []  # (tag, quote levels it adds)
+        self._depth = 0  # quote levels of the open elements
+        self._rest_quoted = 0  # 1 once an Outlook reply header has started
+        self._skipping = 0
+        self._in_pre = 0
+        self._blank_line = False  # the line holds only &nbsp;: Outlook's empty paragraph
+
+    # ---------------------------------------------------------------- parser events
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._in_head() and tag not in _HEAD_CONTENT:
+            self._close("head")
+        if tag in _VOID:
+            self._void(tag)
+            return
+        found = {name: (value or "") for name, value in attrs}
+        if _starts_quoted_tail(tag, found):
+            self._break()
+            self._rest_quoted = 1
+        levels = 1 if _is_quote(tag, found) else 0
+        if levels or tag in _BLOCKS:
+            self._break()
+        elif tag in _CELLS and self._parts:
+            self._parts.append(" ")
+        self._open.append((tag, levels))
+        self._depth += levels
+        self._skipping += tag in _SKIP
+        self._in_pre += tag == "pre"
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "br":  # browsers read </br> as <br>
+            self._void("br")
+            return
+        if any(open_tag == tag for open_tag, _ in self._open):
+            self._close(tag)
+        if tag in _BLOCKS:
+            self._break()
+
+    def handle_data(self, data: str) -> None:
+        if self._skipping:
+            return
+        if self._in_pre:
+            data = data.translate(_INVISIBLE)
+            first, *rest = data.replace("\r\n", "\n").split("\n")
+            self._write(first, keep_spaces=True)
+            for line in rest:
+                self._end_line(force=True)
+                self._write(line, keep_spaces=True)
+            return
+        if "\xa0" in data and not data.strip():
+            self._blank_line = True
+        self._write(_SPACES.sub(" ", data.translate(_INVISIBLE)))
+
+    # ---------------------------------------------------------------- output
+
+    def text(self) -> str:
+        self._end_line()
+        out: list[str] = []
+        for depth, line in self._lines:
+            line = line.rstrip()
+            if depth:
+                line = ">" * depth + (" " + line if line else "")
+            if line or (out and out[-1]):
+                out.append(line)
+        while out and not out[-1]:
+            out.pop()
+        return "\n".join(out)
+
+    def _write(self, text: str, *, keep_spaces: bool = False) -> None:
+        if not text:
+            return
+        if not self._parts:
+            if not keep_spaces:
+                text = text.lstrip(" ")
+                if not text:
+                    return
+            self._part_depth = self._depth + self._rest_quoted
+        elif not keep_spaces and text.startswith(" ") and self._parts[-1].endswith(" "):
+            text = text[1:]
+        if text:
+            self._parts.append(text)
+
+    def _break(self) -> None:
+        """A block boundary: end the line unless it is empty."""
+        self._end_line()
+
+    def _end_line(self, *, force: bool = False) -> None:
+        line = "".join(self._parts)
+        if line.strip() or force or self._blank_line:
+            depth = self._part_depth if self._parts else self._depth + self._rest_quoted
+            self._lines.append((depth, line))
+        self._parts = []
+        self._blank_line = False
+
+    def _void(self, tag: str) -> None:
+        if tag == "br":
+            self._end_line(force=True)
+        elif tag == "hr":
+            self._break()
+
+    def _close(self, tag: str) -> None:
+        """Close ``tag`` and every element opened inside it and left open."""
+        while self._open:
+            open_tag, levels = self._open.pop()
+            if levels:
+                self._break()
+            self._depth -= levels
+            self._skipping -= open_tag in _SKIP
+            self._in_pre -= open_tag == "pre"
+            if open_tag == tag:
+                break
+
+    def _in_head(self) -> bool:
+        return any(open_tag == "head" for open_tag, _ in self._open)
+
+
+def _is_quote(tag: str, attrs: dict[str, str]) -> bool:
+    if tag == "blockquote":
+        quoting = attrs.get("type", "").lower() == "cite" or "quote" in attrs.get("class", "").lower()
+        return quoting or not _GMAIL_INDENT.search(attrs.get("style", ""))
+    return not _QUOTE_CLASSES.isdisjoint(attrs.get("class", "").split())
+
+
+def _starts_quoted_tail(tag: str, attrs: dict[str, str]) -> bool:
+    if _QUOTED_TAIL_IDS.search(attrs.get("id", "")):
+        return True
+    if "OutlookMessageHeader" in attrs.get("class", ""):
+        return True
+    return tag == "div" and bool(_QUOTED_TAIL_STYLE.search(attrs.get("style", "")))

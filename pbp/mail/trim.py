@@ -1,0 +1,163 @@
+"""Cut a reply down to the author's new text: the scanner half of the reply trimmer.
+
+Players answer the daemon's mails, so their clients append the older mails, and the
+commands in them, below (or above) what they wrote. Only the new text may be read for
+commands. :mod:`pbp.mail.lines` gives each line a kind (``t`` text, ``q`` quote, ``b``
+attribution, ``h`` header, ``d`` delimiter, ``s`` footer, ``e`` empty); the rules below
+read that kind string, in order, and each keeps a part of it. The approach, and the test
+data that pins it, come from Discourse's ``email_reply_trimmer`` (MIT).
+
+What stays in the new text on purpose: quote lines *between* paragraphs of the author's
+(inline answers) and a mail that is nothing but an unattributed quote. Those lines begin
+with ``>``, so they can never be read as commands (a command line starts with ``/``).
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+
+from pbp.mail.lines import ATTRIBUTION, TEXT, classify, header_name, is_sender_header
+
+#: below a quote, this many lines of text or more are an answer, not a signature
+MAX_TEXT_BELOW_QUOTE = 7
+#: a header block names at least this many distinct headers (From, Sent, To, Subject...)
+MIN_HEADER_BLOCK = 3
+
+_LINE_BREAK = re.compile(r"\r\n?")
+_FOOTER_START = re.compile(r"[ds]")
+_REPLY_BELOW_QUOTE = re.compile(r"b[^t]+(t[te]*)$")
+_REPLY_ABOVE_UNQUOTED = re.compile(r"te*(b)[^q]*$")
+_REPLY_ABOVE_QUOTE = re.compile(r"te*(b)[eqbh]*([te]*)$")
+_HEADER_BLOCK = re.compile(r"h(?:[ht]*h)?(?:t(?=e|$))?")
+
+Kept = Sequence[int] | None  # positions (into the current kind string) that a rule keeps
+Rule = Callable[[str, list[str]], Kept]
+
+
+def trim_reply(text: str) -> str:
+    """The author's new text of a reply body: quotes, attributions, embedded older mails,
+    signatures and client footers cut. Line breaks are normalised to ``\\n``."""
+    lines = _LINE_BREAK.sub("\n", text).split("\n")
+    return _join(lines, _scan(lines))
+
+
+def split_reply(text: str) -> tuple[str, str]:
+    """``(kept, elided)``: the author's new text and every line that was cut from it."""
+    lines = _LINE_BREAK.sub("\n", text).split("\n")
+    kept = _scan(lines)
+    dropped = set(range(len(lines))).difference(kept)
+    return _join(lines, kept), _join(lines, sorted(dropped))
+
+
+def _scan(lines: list[str]) -> list[int]:
+    """The indices of the lines that are the author's new text, in order."""
+    keep = list(range(len(lines)))
+    kinds = classify(lines)
+    for rule in _RULES:
+        chosen = rule(kinds, [lines[i] for i in keep] if rule in _NEEDS_LINES else [])
+        if chosen is not None:
+            keep = [keep[p] for p in chosen]
+            kinds = "".join(kinds[p] for p in chosen)
+    return keep
+
+
+def _join(lines: list[str], indices: Sequence[int]) -> str:
+    picked = [lines[i] for i in indices]
+    while picked and not picked[-1].strip():
+        picked.pop()
+    start = 0
+    while start < len(picked) and not picked[start].strip():
+        start += 1
+    return "\n".join(picked[start:])
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def cut_footer(kinds: str, lines: list[str]) -> Kept:
+    """A delimiter (``-- ``, ``____``) or a client footer (``Sent from my iPhone``) ends
+    what the author typed: below it come the signature and the older mail."""
+    found = _FOOTER_START.search(kinds)
+    return range(found.start()) if found else None
+
+
+def reply_below_quote(kinds: str, lines: list[str]) -> Kept:
+    """The mail opens with an attribution and its quote, then has only text to the end:
+    the author answered below the quote (bottom-posting). Keep that text."""
+    found = _REPLY_BELOW_QUOTE.match(kinds)
+    return range(found.start(1), len(kinds)) if found else None
+
+
+def reply_above_unquoted_mail(kinds: str, lines: list[str]) -> Kept:
+    """Text, then an attribution that no quote follows: the older mail comes unquoted
+    (Outlook, forwards, many phones). Cut at the attribution."""
+    found = _REPLY_ABOVE_UNQUOTED.search(kinds)
+    return range(found.start(1)) if found else None
+
+
+def reply_above_quote(kinds: str, lines: list[str]) -> Kept:
+    """Text, then an attribution and the quote, then at most a few lines of text (the
+    author's signature put below the quote). Cut at the attribution."""
+    found = _REPLY_ABOVE_QUOTE.search(kinds)
+    if found and found.group(2).count(TEXT) < MAX_TEXT_BELOW_QUOTE:
+        return range(found.start(1))
+    return None
+
+
+def cut_old_mail_at_end(kinds: str, lines: list[str]) -> Kept:
+    """Quotes and attributions that end the mail are the older mail, once the author has
+    written some text. With no text at all: attributed quotes are all old (nothing is
+    kept), a bare quote is kept (the author quoting something, as the data wants)."""
+    if TEXT not in kinds:
+        return range(0) if ATTRIBUTION in kinds else None
+    end = len(kinds.rstrip("qbe"))
+    return range(end) if end < len(kinds) else None
+
+
+def drop_attributions(kinds: str, lines: list[str]) -> Kept:
+    """Attributions left between paragraphs of the author (inline answers) go."""
+    if ATTRIBUTION not in kinds:
+        return None
+    return [p for p, kind in enumerate(kinds) if kind != ATTRIBUTION]
+
+
+def cut_header_block(kinds: str, lines: list[str]) -> Kept:
+    """A block of mail headers (``From:``, ``Sent:``, ``To:``, ``Subject:`` in any of the
+    clients' languages) below the author's text starts the older mail, which Outlook puts
+    there unquoted: cut at the block. A block that opens the mail belongs to a forward:
+    drop the block, keep the forwarded text. A single ``To:`` in prose is no block."""
+    dropped: list[range] = []
+    text_seen, scanned = False, 0
+    for block in _HEADER_BLOCK.finditer(kinds):
+        if not _is_header_block(lines[block.start():block.end()]):
+            continue
+        text_seen = text_seen or TEXT in kinds[scanned:block.start()]
+        scanned = block.end()
+        if text_seen:
+            gone = {p for r in dropped for p in r}
+            return [p for p in range(block.start()) if p not in gone]
+        dropped.append(range(block.start(), block.end()))
+    if not dropped:
+        return None
+    gone = {p for r in dropped for p in r}
+    return [p for p in range(len(kinds)) if p not in gone]
+
+
+def _is_header_block(block: list[str]) -> bool:
+    names = {name for name in map(header_name, block) if name}
+    return len(names) >= MIN_HEADER_BLOCK and any(is_sender_header(name) for name in names)
+
+
+_RULES: tuple[Rule, ...] = (
+    cut_footer,
+    reply_below_quote,
+    reply_above_unquoted_mail,
+    reply_above_quote,
+    cut_old_mail_at_end,
+    drop_attributions,
+    cut_header_block,
+    cut_old_mail_at_end,
+)
+_NEEDS_LINES = {cut_header_block}
+
+__all__ = ["trim_reply", "split_reply"]
