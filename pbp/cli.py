@@ -230,6 +230,87 @@ def cmd_run(args) -> int:
     return run(config, dice=_dice(args.dice), once=args.once)
 
 
+def cmd_check_config(args) -> int:
+    """Try everything the daemon will need and say what works, with a hint for what not."""
+    import asyncio
+
+    from pbp.store import models as m
+
+    results: list[tuple[bool, str]] = []
+
+    def check(label, fn):
+        try:
+            detail = fn()
+        except PbpError as exc:
+            results.append((False, f"{label}: {exc}" + (f"\n      hint: {exc.hint}" if exc.hint else "")))
+            return False
+        except OSError as exc:
+            results.append((False, f"{label}: {exc}"))
+            return False
+        results.append((True, f"{label}" + (f": {detail}" if detail else "")))
+        return True
+
+    config = None
+
+    def load():
+        nonlocal config
+        config = load_config(_config_path(args))
+        return str(_config_path(args))
+
+    if not check("config file", load):
+        _print_checks(results)
+        return 1
+
+    def database():
+        from pbp.store.db import open_database
+
+        open_database(config.database_url)
+        return f"{config.database_url} ({m.Campaign.select().count()} campaigns)"
+
+    check("database", database)
+    if config.transport == "maildir":
+        check("maildir inbox", lambda: str(config.maildir.inbox))
+    else:
+        from pbp.transport.imap import ImapInbox
+        from pbp.transport.smtp import SmtpSender
+
+        for binding in config.mailboxes:
+            def imap(binding=binding):
+                inbox = ImapInbox(config.imap_settings(binding.name))
+                try:
+                    inbox.fetch_new(0, limit=0)
+                    idle = "IDLE" if inbox.supports_idle else "no IDLE: polling"
+                    return f"logged in as {inbox.settings.username}, {binding.name} selected ({idle})"
+                finally:
+                    inbox.close()
+
+            check(f"imap {config.imap.get('host')} mailbox {binding.name}", imap)
+            if binding.campaign:
+                def bound(slug=binding.campaign):
+                    if m.Campaign.get_or_none(m.Campaign.slug == slug) is None:
+                        raise PbpError(f"no campaign {slug!r}", hint=f"pbp campaign create {slug} --name NAME")
+                    return "exists"
+
+                check(f"campaign {binding.campaign} (bound to {binding.name})", bound)
+
+        def smtp():
+            async def go():
+                sender = SmtpSender(config.smtp_settings())
+                await sender.connect()
+                await sender.close()
+            asyncio.run(go())
+            return "connected" + (" and logged in" if config.smtp.get("username") else "")
+
+        check(f"smtp {config.smtp.get('host')}", smtp)
+    _print_checks(results)
+    return 0 if all(ok for ok, _ in results) else 1
+
+
+def _print_checks(results) -> None:
+    for ok, line in results:
+        print(("  ok    " if ok else "  FAIL  ") + line)
+
+
 def cmd_demo(args) -> int:
     from pbp.demo import demo
 
@@ -303,6 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--once", action="store_true", help="handle what is waiting, deliver, and exit")
     s.add_argument("--dice", help=argparse.SUPPRESS)
     s.set_defaults(func=cmd_run)
+
+    s = sub.add_parser("check-config", help="try the database, IMAP and SMTP logins; say what works")
+    s.set_defaults(func=cmd_check_config)
 
     s = sub.add_parser("demo", help="set up a sample table on local Maildirs and run the daemon on it")
     s.add_argument("--dir", default="demo")

@@ -190,12 +190,14 @@ class Daemon:
                     log.info("message %s campaign=%s author=%s status=%s%s %.1f ms", outcome.message_id,
                              outcome.campaign or "-", outcome.author or "-", outcome.status,
                              f" ({outcome.reason})" if outcome.reason else "", outcome.elapsed_ms)
-                    state.uidvalidity, state.last_uid = item.uidvalidity, item.uid
-                    state.save()
                     handled += 1
                 self.deliver()
             faults.reached("after_send")
             inbox.mark_handled([item.uid for item in messages], self.config.handled)
+            # only now: a crash before this line refetches the batch, and the UID record
+            # in the database makes each message a silent duplicate that is then marked
+            state.last_uid = messages[-1].uid
+            state.save()
             if not batch.more:
                 return handled
         return handled

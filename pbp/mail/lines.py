@@ -77,20 +77,20 @@ _ISO_DATE_SOMEONE = (  # 2016-03-03 17:21 GMT+01:00 Some One
     r"\d{4}-\d\d-\d\d \d\d?:\d\d GMT[+\-]\d\d:\d\d [^<>@:]+$")
 _SOMEONE_EMAIL_WROTE = (  # Ruth <ruth@x> wrote:   codinghorror via Discourse Meta <i@x> schrieb:
     r"(?:" + _SOMEONE_AT + r"|.{1,100}?\svia\s).{0,200}\s" + _WROTE + r"\s*[:：]?" + _TAIL)
-_FORWARD_MARKERS = (  # ---------- Forwarded message ---------   -----Ursprüngliche Nachricht-----
-    r"^[\s>*]*-{2,}\s*(?:Forwarded message|Original message|Reply message|Forwarded e-?mail"
-    r"|Ursprüngliche Nachricht|Weitergeleitete Nachricht|Mensaje original|Mensaje reenviado"
-    r"|Message transféré|Message d'origine|Messaggio originale|Messaggio inoltrato"
-    r"|Mensagem original|Mensagem encaminhada|Oorspronkelijk bericht|Doorgestuurd bericht"
-    r"|Originalmeddelande|Vidarebefordrat meddelande|Opprinnelig melding|Videresendt melding"
-    r"|Oryginalna wiadomość|Wiadomość przekazana|Původní zpráva|Исходное сообщение"
-    r"|Пересылаемое сообщение|Пересланное сообщение|原始邮件|转发邮件信息)\s*-{2,}[\s*]*$"
-    # Begin forwarded message:
+_ORIGINAL_MARKER = (  # -----Original Message-----   -----Ursprüngliche Nachricht-----: the mail replied to
+    r"^[\s>*]*-{2,}\s*(?:Original message|Reply message|Ursprüngliche Nachricht|Mensaje original"
+    r"|Message d'origine|Messaggio originale|Mensagem original|Oorspronkelijk bericht"
+    r"|Originalmeddelande|Opprinnelig melding|Oryginalna wiadomość|Původní zpráva"
+    r"|Исходное сообщение|原始邮件)\s*-{2,}[\s*]*$")
+_FORWARD_MARKER = (  # ---------- Forwarded message ---------   Begin forwarded message:
+    r"^[\s>*]*-{2,}\s*(?:Forwarded message|Forwarded e-?mail|Weitergeleitete Nachricht"
+    r"|Mensaje reenviado|Message transféré|Messaggio inoltrato|Mensagem encaminhada"
+    r"|Doorgestuurd bericht|Vidarebefordrat meddelande|Videresendt melding|Wiadomość przekazana"
+    r"|Пересылаемое сообщение|Пересланное сообщение|转发邮件信息)\s*-{2,}[\s*]*$"
     r"|^[\s>*]*(?:Begin forwarded message|Anfang der weitergeleiteten Nachricht"
     r"|Début du message (?:transféré|réexpédié)|Inizio messaggio inoltrato"
     r"|Comienzo del mensaje reenviado|Início da mensagem reencaminhada"
-    r"|Begin doorgestuurd bericht|Vidarebefordrat brev)\s*:" + _TAIL
-)
+    r"|Begin doorgestuurd bericht|Vidarebefordrat brev)\s*:" + _TAIL)
 
 
 def _any_of(*patterns: str) -> re.Pattern[str]:
@@ -104,7 +104,8 @@ _DATED = _any_of(_ON_DATE_WROTE, _ON_DATE_WROTE_SOMEONE, _DATE_SOMEONE_WROTE, _S
                  _DATE_SOMEONE_EMAIL)
 _ISO_DATED = re.compile(_ISO_DATE_SOMEONE)
 _ADDRESSED = re.compile(_SOMEONE_EMAIL_WROTE, re.IGNORECASE)
-_FORWARD = re.compile(_FORWARD_MARKERS, re.IGNORECASE)
+_ORIGINAL = re.compile(_ORIGINAL_MARKER, re.IGNORECASE)
+_FORWARD = re.compile(_FORWARD_MARKER, re.IGNORECASE)
 # the same verbs as plain endings, for a cheap test before any of the patterns above
 _WROTE_ENDINGS = ("wrote", "writes", "a écrit", "nous a dit", "schrieben sie", "schrieb", "geschrieben",
                   "ha scritto", "geschreven", "schreef", "escreveu", "escribió", "escribio", "napisał",
@@ -115,7 +116,7 @@ _WRAP_START = re.compile(_OPENERS + r"\s|[^\s>]*\d|\w+,\s*\d|在|[^@]{0,200}@", 
 _SENDER_HEADERS = ("from", "von", "de", "da", "van", "från", "fra", "od", "от", "发件人", "寄件者",
                    "expéditeur", "kimden")
 _DATE_HEADERS = ("sent", "date", "sendt", "gesendet", "datum", "enviado", "enviada em", "fecha",
-                 "data", "skickat", "le", "envoyé", "wysłano", "odesláno", "отправлено", "дата",
+                 "data", "inviato", "verzonden", "skickat", "le", "envoyé", "wysłano", "odesláno", "отправлено", "дата",
                  "发送时间", "日期", "tarih")
 _TEXT_HEADERS = ("to", "cc", "bcc", "reply-to", "subject", "an", "antwort an", "betreff", "para",
                  "asunto", "assunto", "à", "objet", "destinataire", "répondre à", "a", "risposta",
@@ -174,7 +175,7 @@ def classify_line(line: str) -> str:
         return DELIMITER
     if _FOOTER.match(_MARKDOWN_LINK.sub(r"\1", line) if "](" in line else line):
         return FOOTER
-    if _FORWARD.match(line) or is_attribution(line):
+    if _ORIGINAL.match(line) or _FORWARD.match(line) or is_attribution(line):
         return ATTRIBUTION
     if _HEADER.match(line):
         return HEADER
@@ -211,6 +212,16 @@ def classify(lines: list[str]) -> str:
     _mark_wrapped_attributions(lines, kinds)
     _mark_code(lines, kinds)
     return "".join(kinds)
+
+
+def is_forward_marker(line: str) -> bool:
+    """``---------- Forwarded message ---------``, ``Begin forwarded message:``..."""
+    return bool(_FORWARD.match(line))
+
+
+def is_original_marker(line: str) -> bool:
+    """``-----Original Message-----`` and its translations: the replied-to mail follows."""
+    return bool(_ORIGINAL.match(line))
 
 
 def header_name(line: str) -> str | None:

@@ -16,7 +16,16 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
-from pbp.mail.lines import ATTRIBUTION, TEXT, classify, header_name, is_sender_header
+from pbp.mail.lines import (
+    ATTRIBUTION,
+    EMPTY,
+    TEXT,
+    classify,
+    header_name,
+    is_forward_marker,
+    is_original_marker,
+    is_sender_header,
+)
 
 #: below a quote, this many lines of text or more are an answer, not a signature
 MAX_TEXT_BELOW_QUOTE = 7
@@ -51,8 +60,9 @@ def split_reply(text: str) -> tuple[str, str]:
 
 def _scan(lines: list[str]) -> list[int]:
     """The indices of the lines that are the author's new text, in order."""
-    keep = list(range(len(lines)))
     kinds = classify(lines)
+    first, end = len(kinds) - len(kinds.lstrip(EMPTY)), len(kinds.rstrip(EMPTY))
+    keep, kinds = list(range(first, end)), kinds[first:end]
     for rule in _RULES:
         chosen = rule(kinds, [lines[i] for i in keep] if rule in _NEEDS_LINES else [])
         if chosen is not None:
@@ -79,6 +89,14 @@ def cut_footer(kinds: str, lines: list[str]) -> Kept:
     what the author typed: below it come the signature and the older mail."""
     found = _FOOTER_START.search(kinds)
     return range(found.start()) if found else None
+
+
+def old_mail_first(kinds: str, lines: list[str]) -> Kept:
+    """A mail that opens with ``-----Original Message-----`` (or a header block, see
+    :func:`cut_header_block`) is a reply sent without a word: all of it is the old mail."""
+    if kinds.startswith(ATTRIBUTION) and is_original_marker(lines[0]):
+        return range(0)
+    return None
 
 
 def reply_below_quote(kinds: str, lines: list[str]) -> Kept:
@@ -123,23 +141,24 @@ def drop_attributions(kinds: str, lines: list[str]) -> Kept:
 
 def cut_header_block(kinds: str, lines: list[str]) -> Kept:
     """A block of mail headers (``From:``, ``Sent:``, ``To:``, ``Subject:`` in any of the
-    clients' languages) below the author's text starts the older mail, which Outlook puts
-    there unquoted: cut at the block. A block that opens the mail belongs to a forward:
-    drop the block, keep the forwarded text. A single ``To:`` in prose is no block."""
-    dropped: list[range] = []
+    clients' languages) starts the older mail, which Outlook puts there unquoted: cut at
+    the block. Only a forward's block (below ``---------- Forwarded message ---------``,
+    with nothing written above) is dropped alone, keeping the forwarded text as the test
+    data wants. A single ``To:`` in prose, or a dialogue, is no block."""
+    dropped: list[int] = []
     text_seen, scanned = False, 0
     for block in _HEADER_BLOCK.finditer(kinds):
         if not _is_header_block(lines[block.start():block.end()]):
             continue
         text_seen = text_seen or TEXT in kinds[scanned:block.start()]
         scanned = block.end()
-        if text_seen:
-            gone = {p for r in dropped for p in r}
-            return [p for p in range(block.start()) if p not in gone]
-        dropped.append(range(block.start(), block.end()))
+        marker = len(kinds[:block.start()].rstrip(EMPTY)) - 1
+        if text_seen or marker < 0 or not is_forward_marker(lines[marker]):
+            return [p for p in range(block.start()) if p not in dropped]
+        dropped.extend(range(marker, block.end()))
     if not dropped:
         return None
-    gone = {p for r in dropped for p in r}
+    gone = set(dropped)
     return [p for p in range(len(kinds)) if p not in gone]
 
 
@@ -150,14 +169,15 @@ def _is_header_block(block: list[str]) -> bool:
 
 _RULES: tuple[Rule, ...] = (
     cut_footer,
+    old_mail_first,
     reply_below_quote,
     reply_above_unquoted_mail,
     reply_above_quote,
     cut_old_mail_at_end,
-    drop_attributions,
     cut_header_block,
+    drop_attributions,
     cut_old_mail_at_end,
 )
-_NEEDS_LINES = {cut_header_block}
+_NEEDS_LINES = {old_mail_first, cut_header_block}
 
 __all__ = ["trim_reply", "split_reply"]

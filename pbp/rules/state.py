@@ -32,6 +32,10 @@ class Consequence:
     aspect: str | None = None
     track: str = ""          # "" (any), "physical" or "mental" (the extra mild slot)
     recovering: bool = False
+    # appended for harm and recovery (pbp.rules.harm, pbp.rules.recovery):
+    hit_track: str = ""      # the stress track of the hit that filled the slot
+    recovery_scenes_left: int = 0    # scene ends until a treated mild consequence clears
+    recovery_sessions_left: int = 0  # session ends until a treated moderate one clears
 
 
 @dataclass

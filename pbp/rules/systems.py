@@ -90,6 +90,12 @@ class System:
     minor_npc_max_boxes: int = 3
     effort_dice: Callable[[DiceSource], DiceRoll] = four_fate_dice
     outcome: Callable[[int], Outcome] = outcome_for
+    # Harm and recovery (pbp.rules.harm, pbp.rules.recovery). "one-point-boxes" is Fate
+    # Condensed (each box absorbs one shift, mark as many as you like); Fate Core's
+    # "escalating" boxes (one box per hit, worth its number) is a strategy still to write.
+    absorb_strategy: str = "one-point-boxes"
+    treatment_skills: Mapping[str, str] = field(
+        default_factory=lambda: _frozen({"physical": "Academics", "mental": "Empathy"}))
 
     # -- skills -------------------------------------------------------------------------
     @cached_property
