@@ -25,20 +25,36 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, Unex
 from lark.parsers.lalr_analysis import Shift
 
 from pbp.commands import (
+    Absorb,
     Advantage,
+    Answer,
+    AspectCmd,
     Attack,
     Choice,
     Command,
+    Compel,
+    Concede,
+    ConflictCmd,
     Defend,
+    Detail,
+    Done,
     FatePoints,
+    GiveInvoke,
     Invoke,
+    InvokeAfter,
     InvokeMode,
+    Move,
+    Next,
+    NpcCmd,
     Opposition,
     Overcome,
     Payment,
     Roll,
+    Say,
+    SceneCmd,
     Sheet,
     StuntUse,
+    Treat,
 )
 from pbp.errors import CommandError, CommandSyntaxError
 from pbp.resources import resource_path
@@ -78,6 +94,31 @@ EXAMPLES = {
     "sheet": "/sheet",
     "fp": "/fp spend",
     "as": "/as Ghoul attack Charles with Fight",
+    # play by post
+    "next": "/next Ruth",
+    "done": "/done",
+    "move": '/move "Back Yard"',
+    "invoke": '/invoke "Deep Shadows" reroll',
+    "absorb": '/absorb stress 2 mild "Nasty Bite"',
+    "concede": '/concede "I flee into the sewers"',
+    "treat": '/treat Charles "Gaping Chest Wound" with Academics',
+    "compel": '/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"',
+    "accept": "/accept #12",
+    "refuse": "/refuse #12",
+    "approve": "/approve #12",
+    "deny": '/deny #12 "off the mark"',
+    "withdraw": "/withdraw #12",
+    "veto": '/veto #142 "Distracted" "a car cannot be distracted"',
+    "detail": '/detail "The guard is my cousin"',
+    "give": '/give "On Fire" to Ruth',
+    # the GM's table
+    "scene": '/scene start "Warehouse" zones Dock, Office borders Dock-Office',
+    "session": "/session end",
+    "milestone": "/milestone minor",
+    "aspect": '/aspect add "Deep Shadows" on Office free 1',
+    "conflict": "/conflict start Ruth, Ghoul first Ruth",
+    "place": "/place Ruth in Dock",
+    "npc": '/npc add Ghoul aspects "Hungry Ghoul" skills Fight Fair stress 2',
 }
 """A working example of each command word, given with every error about that command."""
 
@@ -88,18 +129,43 @@ _GM_EXAMPLES = {
     "create": '/as Ghoul create Deceive "Feint" on Charles',
     "attack": "/as Ghoul attack Charles with Fight",
     "defend": "/as Ghoul defend Athletics",
+    "next": "/as Ghoul next Ruth",
+    "done": "/as Ghoul done",
+    "move": "/as Ghoul move Dock",
+    "invoke": '/as Ghoul invoke "Hungry" free',
+    "absorb": '/as Ghoul absorb stress 1 mild "Singed Fur"',
+    "concede": '/as Ghoul concede "It flees into the sewers"',
+    "treat": '/as Ghoul treat Ghoul "Singed Fur" with Physique',
+    "compel": '/as Ghoul compel Ruth "Hair-Trigger Temper" event "The ghoul taunts you"',
+    "detail": '/as Ghoul detail "The sewer grate is loose"',
+    "give": '/as Ghoul give "Cornered" to Acolyte',
 }
 _FP_EXAMPLES = {
     "GIVE": "/fp give Ruth 1",
     "TAKE": "/fp take Ruth 1",
     "_SPEND": '/fp spend "for the story detail"',
 }
+# Commands with parts after the command word: the example for the part that was written.
+_PART_EXAMPLES = {
+    "scene": {"_END": "/scene end"},
+    "aspect": {"_REMOVE": '/aspect remove "Deep Shadows"',
+               "_RENAME": '/aspect rename "Nasty Bite" to "Bandaged Bite"'},
+    "conflict": {"_END": "/conflict end"},
+}
 
 COMMAND_NAMES = tuple(EXAMPLES)
 """Every command word the grammar knows (``create`` is ``advantage``; ``as`` is the GM prefix)."""
 
 _ACTION_NAMES = tuple(_GM_EXAMPLES)
-_COMMAND_TERMINALS = {"_ROLL", "_OVERCOME", "_ADVANTAGE", "_ATTACK", "_DEFEND", "_SHEET", "FP", "_AS"}
+"""The commands ``/as NAME`` may come before."""
+_COMMAND_TERMINALS = {
+    "_ROLL", "_OVERCOME", "_ADVANTAGE", "_ATTACK", "_DEFEND", "_SHEET", "FP", "_AS",
+    "_NEXT", "_DONE", "_MOVE", "_INVOKE", "_ABSORB", "_CONCEDE", "_TREAT", "_COMPEL", "ANSWER", "_VETO",
+    "_DETAIL", "GIVE", "_SCENE", "_SESSION", "_MILESTONE", "_ASPECT", "_CONFLICT", "_PLACE", "_NPC",
+}
+_CANONICAL = {"_ASPECT": "aspect"}  # /aspects is /aspect
+MAX_REF = 999_999_999
+"""Ids (``#142``) go from 1 to 999,999,999."""
 
 _QUOTES_OPEN = "\"“”„«»‘'"
 _SPACES = re.compile(r"\s+")
@@ -123,7 +189,7 @@ def _number(token: Token, low: int, high: int, what: str, sign: int = 1, digits:
     """``sign * digits`` (the token's text unless given) if it lies in ``low..high``; long
     digit strings are refused without converting them."""
     digits = token.value if digits is None else digits
-    value = sign * (int(digits) if len(digits) <= 6 else 10**6)
+    value = sign * (int(digits) if len(digits) <= 10 else 10**10)
     if not low <= value <= high:
         bounds = f"{low:+d} to {high:+d}" if low < 0 else f"{low} to {high}"
         shown = _short(f"-{digits}" if sign < 0 else digits, 20)
@@ -131,11 +197,47 @@ def _number(token: Token, low: int, high: int, what: str, sign: int = 1, digits:
     return value
 
 
-def _clean_name(text: str, token: Token) -> str:
+def _clean_name(text: str, token: Token, what: str = "a name") -> str:
     name = _SPACES.sub(" ", text).strip().replace("’", "'")
     if not name:
-        raise _Invalid("a name in quotes cannot be empty", token, "a name between the quotes")
+        raise _Invalid(f"{what} in quotes cannot be empty", token, f"{what} between the quotes")
     return name
+
+
+def _text(token: Token | None, what: str) -> str:
+    """The cleaned text of a quoted token (terms, a reason, a detail), "" when absent."""
+    return "" if token is None else _clean_name(token.value[1:-1], token, what)
+
+
+def _ref(token: Token) -> int:
+    """``#142`` -> 142."""
+    return _number(token, 1, MAX_REF, "an id", digits=token.value[1:])
+
+
+def _once(seen: dict[str, Token], part: str, token: Token, what: str) -> None:
+    """Refuse a part written twice (``stress 1 stress 2``), pointing at the second."""
+    if part in seen:
+        raise _Invalid(f"{what} is given twice; write it once", token, f"{what} once")
+    seen[part] = token
+
+
+def _split_border(token: Token, zones: list[str]) -> tuple[str, str]:
+    """``Dock-Office`` (one bare word) -> (``Dock``, ``Office``): at the hyphen that leaves
+    two zones named in the same command, else at the only hyphen."""
+    word = token.value.replace("’", "'")
+    cuts = [i for i, ch in enumerate(word) if ch == "-"]
+    known = {zone.lower() for zone in zones}
+    fits = [i for i in cuts if word[:i].lower() in known and word[i + 1:].lower() in known]
+    if len(fits) == 1:
+        return word[:fits[0]], word[fits[0] + 1:]
+    if len(cuts) == 1:
+        return word[:cuts[0]], word[cuts[0] + 1:]
+    if not cuts:
+        raise _Invalid(f'a border joins two zones with "-" (Dock-Office), not just "{_short(word, 40)}"',
+                       token, 'two zones joined by "-", e.g. Dock-Office')
+    raise _Invalid(f'"{_short(word, 40)}" can be cut into zones in more than one place; '
+                   'put a zone whose name has a hyphen in quotes ("Half-Way"-Office)',
+                   token, 'two zones joined by "-", with quotes around a name that has a hyphen')
 
 
 def _action_fields(skill: str, opposition: Opposition | None, modifiers: list) -> dict[str, Any]:
@@ -161,6 +263,53 @@ def _action_fields(skill: str, opposition: Opposition | None, modifiers: list) -
     return fields
 
 
+def _make_invoke(aspect: str, options: list[Token], after_roll: bool = False) -> Invoke:
+    """An Invoke from its aspect and option tokens (``reroll``, ``free``, ``x2``, ``if needed``)."""
+    mode = payment = times = None
+    if_needed = False
+    for option in options:
+        kind = option.type
+        if kind == "IF":
+            if after_roll:
+                raise _Invalid('"if needed" only makes sense before the dice, on a +invoke written with the '
+                               "action; after the roll you can see whether the invoke is needed",
+                               option, 'an invoke option (reroll, oppose, free, fp, x2), without "if needed"')
+            if_needed = True
+        elif kind == "TIMES":
+            n = _number(option, 1, MAX_NUMBER, "the number of invokes", digits=option.value[1:])
+            if times is not None and times != n:
+                raise _Invalid(f"an invoke has one count, not x{times} and x{n}", option, "one xN per invoke")
+            times = n
+        elif kind in ("REROLL", "OPPOSE"):
+            new = InvokeMode(option.lower())
+            if mode is not None and mode != new:
+                raise _Invalid("an invoke is either reroll or oppose, not both", option,
+                               "reroll or oppose, not both")
+            mode = new
+        else:
+            new = Payment(option.lower())
+            if payment is not None and payment != new:
+                raise _Invalid("an invoke is paid either free or fp, not both", option,
+                               "free or fp, not both")
+            payment = new
+    return Invoke(
+        aspect=aspect,
+        mode=mode or InvokeMode.BONUS,
+        payment=payment or Payment.AUTO,
+        if_needed=if_needed,
+        times=times or 1,
+    )
+
+
+class _Joined:
+    """A border written as one bare word (``Dock-Office``), split once the zones are known."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: Token) -> None:
+        self.token = token
+
+
 class _Builder(Transformer):
     """One method per grammar rule or alias; each returns a plain value. Command rules return
     ``(dataclass, fields)`` so :func:`parse_command` adds the line and source."""
@@ -181,6 +330,9 @@ class _Builder(Transformer):
         actor, (cls, fields) = c
         fields["actor"] = actor
         return cls, fields
+
+    def say(self, c):
+        return Say, {"actor": c[0]}
 
     # -- actions
     def overcome(self, c):
@@ -231,36 +383,7 @@ class _Builder(Transformer):
 
     # -- modifiers
     def invoke(self, c):
-        mode = payment = times = None
-        if_needed = False
-        for option in c[1:]:
-            kind = option.type
-            if kind == "IF":
-                if_needed = True
-            elif kind == "TIMES":
-                n = _number(option, 1, MAX_NUMBER, "the number of invokes", digits=option.value[1:])
-                if times is not None and times != n:
-                    raise _Invalid(f"an invoke has one count, not x{times} and x{n}", option, "one xN per invoke")
-                times = n
-            elif kind in ("REROLL", "OPPOSE"):
-                new = InvokeMode(option.lower())
-                if mode is not None and mode != new:
-                    raise _Invalid("an invoke is either reroll or oppose, not both", option,
-                                   "reroll or oppose, not both")
-                mode = new
-            else:
-                new = Payment(option.lower())
-                if payment is not None and payment != new:
-                    raise _Invalid("an invoke is paid either free or fp, not both", option,
-                                   "free or fp, not both")
-                payment = new
-        return Invoke(
-            aspect=c[0],
-            mode=mode or InvokeMode.BONUS,
-            payment=payment or Payment.AUTO,
-            if_needed=if_needed,
-            times=times or 1,
-        )
+        return _make_invoke(c[0], c[1:])
 
     def stunt(self, c):
         return StuntUse(c[0])
@@ -307,6 +430,201 @@ class _Builder(Transformer):
         if amount is not None:
             fields["amount"] = _number(amount, 1, MAX_NUMBER, "the number of fate points")
         return FatePoints, fields
+
+    # -- play by post
+    def next(self, c):
+        return Next, {"character": c[0]}
+
+    def done(self, c):
+        return Done, {}
+
+    def move(self, c):
+        return Move, {"zone": c[0]}
+
+    def invoke_after(self, c):
+        ref = c[-1]
+        fields: dict[str, Any] = {"invoke": _make_invoke(c[0], c[1:-1], after_roll=True)}
+        if ref is not None:
+            fields["roll_id"] = _ref(ref)
+        return InvokeAfter, fields
+
+    def absorb(self, c):
+        stress, consequences, seen = 0, [], {}
+        for part in c:
+            if type(part) is tuple:
+                consequences.append(part)
+            else:
+                keyword, amount = part
+                _once(seen, "stress", keyword, "stress")
+                stress = _number(amount, 1, MAX_NUMBER, "the number of stress boxes")
+        return Absorb, {"stress": stress, "consequences": tuple(consequences)}
+
+    def absorb_stress(self, c):
+        return [c[0], c[1]]  # a list: consequences are tuples
+
+    def consequence(self, c):
+        return c[0].lower(), c[1]
+
+    def concede(self, c):
+        return Concede, {"terms": _text(c[0], "the terms")}
+
+    def treat(self, c):
+        patient, consequence, skill, rename = c[:4]
+        return Treat, {"patient": patient, "consequence": consequence, "skill": skill,
+                       "rename": rename or "", "invokes": tuple(c[4:])}
+
+    def compel(self, c):
+        target, aspect, kind, text = c
+        return Compel, {"target": target, "aspect": aspect, "kind": kind.lower() if kind else "event",
+                        "text": _text(text, "the compel")}
+
+    def detail(self, c):
+        return Detail, {"text": _text(c[0], "a story detail")}
+
+    def give(self, c):
+        fields: dict[str, Any] = {"aspect": c[1], "to": c[2]}
+        if c[3] is not None:
+            fields["count"] = _number(c[3], 1, MAX_NUMBER, "the number of free invokes")
+        return GiveInvoke, fields
+
+    def answer(self, c):
+        verb, ref, reason = c
+        fields: dict[str, Any] = {"verb": verb.lower(), "reason": _text(reason, "a reason")}
+        if ref is not None:
+            fields["ref"] = _ref(ref)
+        return Answer, fields
+
+    def veto(self, c):
+        ref, aspect, reason = c
+        fields: dict[str, Any] = {"verb": "veto", "aspect": aspect, "reason": _text(reason, "a reason")}
+        if ref is not None:
+            fields["ref"] = _ref(ref)
+        return Answer, fields
+
+    # -- GM: scenes, aspects, conflicts, NPCs
+    def scene_start(self, c):
+        name, zones, borders = c
+        zones = zones or []
+        pairs = tuple(_split_border(b.token, zones) if type(b) is _Joined else b for b in borders or ())
+        return SceneCmd, {"op": "scene_start", "name": name, "zones": tuple(zones), "borders": pairs}
+
+    def scene_end(self, c):
+        return SceneCmd, {"op": "scene_end"}
+
+    def session_end(self, c):
+        return SceneCmd, {"op": "session_end"}
+
+    def milestone(self, c):
+        return SceneCmd, {"op": "milestone", "level": c[0].lower()}
+
+    def border_list(self, c):
+        return c
+
+    def border(self, c):
+        return c[0], c[1]
+
+    def joined_border(self, c):
+        return _Joined(c[0])
+
+    def name_list(self, c):
+        return c
+
+    def aspect_add(self, c):
+        fields: dict[str, Any] = {"op": "add", "name": c[0]}
+        seen: dict[str, Token] = {}
+        for keyword, value in c[1:]:
+            kind = keyword.type
+            if kind == "_ON":
+                _once(seen, kind, keyword, '"on" (where the aspect goes)')
+                fields["target"] = value
+            elif kind == "FREE":
+                _once(seen, kind, keyword, '"free" (the number of free invokes)')
+                fields["free"] = 1 if value is None else _number(value, 1, MAX_NUMBER, "the number of free invokes")
+            else:
+                _once(seen, kind, keyword, '"hidden"')
+                fields["hidden"] = True
+        return AspectCmd, fields
+
+    def aspect_on(self, c):
+        return c[0], c[1]
+
+    def aspect_free(self, c):
+        return c[0], c[1]
+
+    def aspect_hidden(self, c):
+        return c[0], None
+
+    def aspect_remove(self, c):
+        return AspectCmd, {"op": "remove", "name": c[0]}
+
+    def aspect_rename(self, c):
+        return AspectCmd, {"op": "rename", "name": c[0], "new_name": c[1]}
+
+    def conflict_start(self, c):
+        fields: dict[str, Any] = {"op": "start", "participants": tuple(c[0])}
+        seen: dict[str, Token] = {}
+        for keyword, value in c[1:]:
+            if keyword.type == "_FIRST":
+                _once(seen, "first", keyword, '"first" (who acts first)')
+                fields["first"] = value
+            else:
+                _once(seen, "kind", keyword, "physical or mental")
+                fields["kind"] = value
+        return ConflictCmd, fields
+
+    def conflict_first(self, c):
+        return c[0], c[1]
+
+    def conflict_kind(self, c):
+        return c[0], c[0].lower()
+
+    def conflict_end(self, c):
+        return ConflictCmd, {"op": "end"}
+
+    def place(self, c):
+        return ConflictCmd, {"op": "place", "character": c[0], "zone": c[1]}
+
+    def npc(self, c):
+        name, level = c[0], c[1]
+        fields: dict[str, Any] = {"name": name}
+        seen: dict[str, Token] = {}
+        if level is not None:
+            keyword, aspects = level
+            if keyword.lower() == "major":
+                raise _Invalid("/npc add makes minor NPCs; a major NPC comes from a sheet file", keyword,
+                               '"minor", or leave it out')
+            if aspects:
+                _once(seen, "_ASPECT", keyword, "the aspects")
+                fields["aspects"] = tuple(aspects)
+        for keyword, value in c[2:]:
+            kind = keyword.type
+            if kind == "_ASPECT":
+                _once(seen, kind, keyword, "the aspects")
+                fields["aspects"] = tuple(value)
+            elif kind == "_SKILLS":
+                _once(seen, kind, keyword, "the skills")
+                fields["skills"] = tuple(value)
+            elif kind == "_STRESS":
+                _once(seen, kind, keyword, "stress")
+                fields["stress"] = _number(value, 0, MAX_NUMBER, "the number of stress boxes")
+            else:
+                _once(seen, kind, keyword, '"defend" (the defence skills)')
+                fields["defend_with"] = tuple(value)
+        return NpcCmd, fields
+
+    def npc_level(self, c):
+        return c[0], (c[1] if len(c) > 1 else None)
+
+    def npc_aspects(self, c):
+        return c[0], c[1]
+
+    npc_skills = npc_stress = npc_defend = npc_aspects
+
+    def skill_list(self, c):
+        return c
+
+    def skill_rating(self, c):
+        return c[0], c[1]
 
 
 def _dice(token: Token) -> dict[str, Any]:

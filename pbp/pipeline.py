@@ -28,6 +28,7 @@ from pbp.rules.results import ActionResult
 from pbp.rules.systems import get_system
 from pbp.store import models as m
 from pbp.store import repo
+from pbp.store.prepared import Insert, Select
 
 log = logging.getLogger("pbp.pipeline")
 
@@ -103,17 +104,40 @@ class Outcome:
 
 # --------------------------------------------------------------------------- routing
 
+_CAMPAIGN_BY_SLUG = Select(lambda slug: m.Campaign.select().where(m.Campaign.slug == slug))
+_MEMBERS = Select(lambda campaign_id: m.Member.select(m.Member.email, m.Member.role).where(m.Member.campaign == campaign_id))
+_SEEN_ID = Select(lambda message_id: m.Message.select(m.Message.id).where(m.Message.message_id == message_id))
+_SEEN_UID = Select(lambda mailbox, uidvalidity, uid: m.Message.select(m.Message.id).where(
+    (m.Message.mailbox == mailbox) & (m.Message.uidvalidity == uidvalidity) & (m.Message.uid == uid)))
+_INSERT_MESSAGE = Insert(m.Message, ("message_id", "campaign", "mailbox", "uidvalidity", "uid", "author", "subject",
+                                     "status", "result", "received_at"))
+_INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
+                                       "status", "attempts", "next_attempt_at", "last_error", "created_at"))
+
+
+@dataclass(frozen=True)
+class Author:
+    """The sender of a post as a member of its campaign."""
+
+    email: str
+    role: str  # "player" | "gm"
+
+
+def _campaign(slug: str) -> m.Campaign | None:
+    rows = _CAMPAIGN_BY_SLUG(slug)
+    return m.Campaign(**rows[0]) if rows else None
+
 
 def route(mail: Mail, *, campaign_slug: str | None = None) -> m.Campaign | None:
     """Which campaign a mail is for: the mailbox's binding, a plus-address
     (``table+slug@``), the campaign's own address, or the only campaign there is."""
     if campaign_slug:
-        return m.Campaign.get_or_none(m.Campaign.slug == campaign_slug)
+        return _campaign(campaign_slug)
     addresses = [a.lower() for a in (*mail.to, *mail.cc, *_header_list(mail, "Delivered-To"))]
     for addr in addresses:
         local = addr.split("@", 1)[0]
         if "+" in local:
-            found = m.Campaign.get_or_none(m.Campaign.slug == local.split("+", 1)[1])
+            found = _campaign(local.split("+", 1)[1])
             if found:
                 return found
     if addresses:
@@ -150,17 +174,16 @@ def process_message(
 
 
 def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
-    if mailbox is not None and uid is not None:
-        seen = m.Message.get_or_none(
-            (m.Message.mailbox == mailbox) & (m.Message.uidvalidity == uidvalidity) & (m.Message.uid == uid)
-        )
-        if seen is not None:
-            return _stored(seen, "duplicate", reason="this mailbox copy was handled already")
+    if mailbox is not None and uid is not None and uidvalidity is not None:
+        found = _SEEN_UID(mailbox, uidvalidity, uid)
+        if found:
+            return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
+                           reason="this mailbox copy was handled already")
 
     mail = read_message(raw)
-    seen = m.Message.get_or_none(m.Message.message_id == mail.message_id)
-    if seen is not None:
-        return _answer_duplicate(seen, mail, ctx)
+    found = _SEEN_ID(mail.message_id)
+    if found:
+        return _answer_duplicate(m.Message.get_by_id(found[0]["id"]), mail, ctx)
 
     base = Outcome(message_id=mail.message_id, campaign=None, author=mail.from_addr, status="ignored")
     record = dict(message_id=mail.message_id, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
@@ -177,7 +200,8 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
         return _finish(base, record, None)
     base.campaign = campaign.slug
 
-    member = m.Member.get_or_none((m.Member.campaign == campaign) & (m.Member.email == mail.from_addr))
+    members = [Author(**row) for row in _MEMBERS(campaign.id)]
+    member = next((mb for mb in members if mb.email == mail.from_addr), None)
     if member is None:
         bulk = bulk_reason(mail)
         if bulk:
@@ -213,49 +237,54 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
 
     try:
         with m.db.atomic():
-            return _apply(base, record, mail, campaign, member, parsed, ctx)
+            return _apply(base, record, mail, campaign, member, members, parsed, ctx)
     except CommandError as exc:
         return _reject(base, record, mail, campaign, member, ctx, [exc])
 
 
-def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member: m.Member,
-           commands: list[c.Command], ctx: Context) -> Outcome:
+def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member: Author,
+           members: list[Author], commands: list[c.Command], ctx: Context) -> Outcome:
     """Resolve every command against the campaign's table; the caller's transaction makes
     it all-or-nothing."""
     system = get_system(campaign.system)
     table = repo.load_table(campaign, system.skills)
     before = repo.snapshot(table)
     results = [_run(cmd, table, member, ctx, system) for cmd in commands]
-    repo.save_table(campaign, before, table)
+    changed_names = repo.save_table(campaign, before, table)
     faults.reached("mid_transaction")
 
-    message = m.Message.create(**record, campaign=campaign, status="applied")
     prev = repo.last_ledger_hash(campaign)
     result_dicts, ledger = [], {}
     for res in results:
         d = res.to_dict()
         if isinstance(res, ActionResult):
-            row = repo.record_roll(campaign, message, d, prev)
+            row = repo.record_roll(campaign, mail.message_id, d, prev)
             prev = row.hash
             d["roll_id"], d["ledger"] = row.id, row.hash[:8]
             ledger[id(res)] = (row.id, row.hash[:8])
         result_dicts.append(d)
 
-    changed = _changed_sheets(before, table, results)
+    changed = [sheet_dict(table.characters[name], table) for name in changed_names]
     reply = build_reply(
-        ctx, mail=mail, campaign=campaign, kind="result",
+        ctx, mail=mail, campaign=campaign, kind="result", to=table_recipients(campaign, members),
         body=ctx.renderer.result(mail=mail, campaign=campaign, results=results, ledger=ledger,
                                  commands=commands, sheets=changed, relay=campaign.delivery == "relay"),
     )
     base.status = "applied"
     base.results = result_dicts
-    base.replies = _enqueue([reply], campaign, message) if reply else []
-    message.result = base.to_dict()
-    message.save()
+    base.replies = _enqueue([reply], campaign, mail.message_id)
+    _INSERT_MESSAGE(**record, campaign=campaign, status="applied", result=base.to_dict())
     return base
 
 
-def _run(cmd: c.Command, table, member: m.Member, ctx: Context, system):
+def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
+    """Who gets a result: in list mode the list address, else every member of the table."""
+    if campaign.delivery == "list" and campaign.address:
+        return [campaign.address]
+    return sorted({mb.email for mb in members})
+
+
+def _run(cmd: c.Command, table, member: Author, ctx: Context, system):
     """Resolve one command as the character its author controls (or names with /as)."""
     is_gm = member.role == "gm"
     if isinstance(cmd, c.Sheet):
@@ -279,7 +308,7 @@ def _run(cmd: c.Command, table, member: m.Member, ctx: Context, system):
     return resolve(cmd, table, ctx.dice, actor.name, system)
 
 
-def _character(table, name: str | None, member: m.Member, cmd: c.Command, *, for_reading: bool = False):
+def _character(table, name: str | None, member: Author, cmd: c.Command, *, for_reading: bool = False):
     """The character a command acts as: the one named (``/as``, ``/sheet NAME``) if the
     author may use it, else the author's own PC."""
     is_gm = member.role == "gm"
@@ -355,20 +384,6 @@ def sheet_dict(ch, table) -> dict:
     }
 
 
-def _changed_sheets(before, after, results) -> list[dict]:
-    """Sheets of the characters whose sheet, own aspects or held free invokes changed."""
-    def view(table, ch):
-        return ch, sorted((a.name, a.kind, a.owner == ch.name, a.free_for(ch.name)) for a in table.aspects
-                          if a.owner == ch.name or a.free_for(ch.name))
-
-    old = {ch.name: ch for ch in before.characters.values()}
-    return [
-        sheet_dict(ch, after)
-        for ch in after.characters.values()
-        if ch.name not in old or view(before, old[ch.name]) != view(after, ch)
-    ]
-
-
 # --------------------------------------------------------------------------- other outcomes
 
 
@@ -383,12 +398,10 @@ def _reject(base, record, mail, campaign, member, ctx, errors: list[CommandError
     base.status = "rejected"
     base.errors = [e.to_dict() for e in errors]
     with m.db.atomic():
-        message = m.Message.create(**record, campaign=campaign, status="rejected")
         reply = build_reply(ctx, mail=mail, campaign=campaign, kind="error", to=[mail.from_addr],
                             body=ctx.renderer.error(mail=mail, campaign=campaign, errors=errors))
-        base.replies = _enqueue([reply], campaign, message)
-        message.result = base.to_dict()
-        message.save()
+        base.replies = _enqueue([reply], campaign, mail.message_id)
+        _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
 
 
@@ -401,12 +414,11 @@ def _answer_stranger(base, record, mail, campaign, ctx) -> Outcome:
     ).to_dict()]
     now = ctx.clock()
     with m.db.atomic():
-        message = m.Message.create(**record, campaign=campaign, status="rejected")
         notice = m.StrangerNotice.get_or_none(m.StrangerNotice.email == mail.from_addr)
         if notice is None or now - notice.last_sent_at >= timedelta(days=1):
             reply = build_reply(ctx, mail=mail, campaign=campaign, kind="stranger", to=[mail.from_addr],
                                 body=ctx.renderer.stranger(mail=mail, campaign=campaign))
-            base.replies = _enqueue([reply], campaign, message)
+            base.replies = _enqueue([reply], campaign, mail.message_id)
             if notice is None:
                 m.StrangerNotice.create(email=mail.from_addr, last_sent_at=now)
             else:
@@ -414,8 +426,7 @@ def _answer_stranger(base, record, mail, campaign, ctx) -> Outcome:
                 notice.save()
         else:
             base.reason = "stranger already answered in the last day"
-        message.result = base.to_dict()
-        message.save()
+        _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
 
 
@@ -441,22 +452,20 @@ def _answer_duplicate(seen: m.Message, mail: Mail, ctx: Context) -> Outcome:
         return outcome
     if not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == mail.from_addr)).exists():
         return outcome
-    original = seen.replies.order_by(m.OutboxMail.id).first()
+    original = m.OutboxMail.select().where(m.OutboxMail.source_id == seen.message_id).order_by(m.OutboxMail.id).first()
     with m.db.atomic():
         reply = build_reply(ctx, mail=mail, campaign=campaign, kind="duplicate", to=[mail.from_addr],
                             body=ctx.renderer.duplicate(mail=mail, campaign=campaign, seen=seen, original=original))
-        outcome.replies = _enqueue([reply], campaign, seen)
+        outcome.replies = _enqueue([reply], campaign, seen.message_id)
     return outcome
 
 
-def _enqueue(replies, campaign, message) -> list[dict]:
+def _enqueue(replies, campaign, source_id: str) -> list[dict]:
     """Write replies to the outbox (inside the caller's transaction)."""
     out = []
     for r in replies:
-        m.OutboxMail.create(
-            campaign=campaign, source=message, message_id=r.message_id, sender=r.sender,
-            recipients=r.to, subject=r.subject, raw=r.raw,
-        )
+        _INSERT_OUTBOX(campaign=campaign, source_id=source_id, message_id=r.message_id, sender=r.sender,
+                       recipients=r.to, subject=r.subject, raw=r.raw)
         out.append({"to": r.to, "subject": r.subject, "in_reply_to": r.in_reply_to, "message_id": r.message_id})
     return out
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from email.message import EmailMessage
+from datetime import timezone
+from email.header import Header
+from email.quoprimime import body_encode
 from email.utils import format_datetime, formataddr
 from typing import TYPE_CHECKING
 
@@ -189,6 +191,26 @@ class Renderer:
         return self.text_env.get_template("sheet.txt.j2").render(sheet=sheet)
 
 
+def mime_alternative(headers: list[tuple[str, str]], text: str, html: str) -> str:
+    """A multipart/alternative mail (text, then HTML), both parts UTF-8 quoted-printable.
+
+    Written directly rather than through ``email.message``: our header values are already
+    encoded (and folded where long), and the generator's header folding cost more than
+    everything else in a reply. ``tests/test_render.py`` reads the result back with the
+    standard parser."""
+    boundary = f"=_pbp_{uuid.uuid4().hex}"
+    lines = [f"{name}: {value}" for name, value in headers]
+    lines += ["MIME-Version: 1.0", f'Content-Type: multipart/alternative;\n boundary="{boundary}"', "",
+              "This is a multi-part message in MIME format.", ""]
+    for subtype, body in (("plain", text), ("html", html)):
+        lines += [f"--{boundary}", f'Content-Type: text/{subtype}; charset="utf-8"',
+                  "Content-Transfer-Encoding: quoted-printable", "",
+                  # quoprimime encodes code points below 256 as bytes: hand it UTF-8 bytes as latin-1
+                  body_encode(body.replace("\r\n", "\n").encode("utf-8").decode("latin-1"), eol="\n").rstrip("\n"), ""]
+    lines += [f"--{boundary}--", ""]
+    return "\n".join(lines)
+
+
 @dataclass(frozen=True)
 class Reply:
     message_id: str
@@ -210,32 +232,24 @@ def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:
     return f"Re: {base}{suffix}"
 
 
-def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, str], to: list[str] | None = None) -> Reply:
-    """The outgoing mail, threaded to ``mail``: sent to the whole table by default (relay
-    mode: every member; list mode: the list address)."""
+def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, str], to: list[str]) -> Reply:
+    """The outgoing mail to ``to``, threaded to ``mail``."""
     text, html = body
     sender = campaign.address or ctx.config.from_address
-    if to is None:
-        if campaign.delivery == "list" and campaign.address:
-            to = [campaign.address]
-        else:
-            to = sorted({mb.email for mb in campaign.members})
     suffix = " (not applied)" if kind == "error" else ""
     subject = reply_subject(mail.subject, campaign.name, suffix)
     message_id = f"<pbp.{uuid.uuid4().hex}@{ctx.config.domain}>"
-    msg = EmailMessage()
-    msg["From"] = formataddr((f"{campaign.name} (pbp)", sender))
-    msg["To"] = ", ".join(to)
-    msg["Subject"] = subject
-    msg["Date"] = format_datetime(ctx.clock().replace(tzinfo=__import__("datetime").timezone.utc))
-    msg["Message-ID"] = message_id
+    headers = [
+        ("From", formataddr((f"{campaign.name} (pbp)", sender), charset="utf-8")),
+        ("To", ",\n ".join(to)),
+        ("Subject", subject if subject.isascii() else Header(subject, "utf-8").encode()),
+        ("Date", format_datetime(ctx.clock().replace(tzinfo=timezone.utc))),
+        ("Message-ID", message_id),
+    ]
     if mail.message_id:
-        msg["In-Reply-To"] = f"<{mail.message_id}>"
-        refs = [*mail.references, mail.message_id]
-        msg["References"] = " ".join(f"<{r}>" for r in refs[-20:])
-    msg["Auto-Submitted"] = "auto-replied"
-    msg["X-PBP-Campaign"] = campaign.slug
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
+        refs = [*mail.references, mail.message_id][-20:]
+        headers += [("In-Reply-To", f"<{mail.message_id}>"), ("References", "\n ".join(f"<{r}>" for r in refs))]
+    headers += [("Auto-Submitted", "auto-replied"), ("X-PBP-Campaign", campaign.slug)]
+    raw = mime_alternative(headers, text, html)
     return Reply(message_id=message_id.strip("<>"), sender=sender, to=list(to), subject=subject,
-                 in_reply_to=mail.message_id or None, raw=msg.as_string())
+                 in_reply_to=mail.message_id or None, raw=raw)

@@ -48,9 +48,10 @@ def codec_for(charset: str | None) -> str | None:
 def decode_bytes(data: bytes, charset: str | None) -> str:
     """Text from ``data``: the label if the bytes fit it, else UTF-8, else a best reading.
 
-    A known label whose bytes do not fit keeps its reading with U+FFFD for the bad bytes.
-    Unlabelled (or ``us-ascii``) 8-bit text is UTF-8 with replacement when most of it is
-    UTF-8, otherwise windows-1252, and latin-1 (which never fails) for windows-1252's holes.
+    A known label (other than UTF-8) whose bytes do not fit keeps its reading with U+FFFD
+    for the bad bytes. Otherwise (no label, ``us-ascii``, an unknown one, or UTF-8 that is
+    not) the text is UTF-8 with replacement when most of its 8-bit bytes read as UTF-8,
+    else windows-1252, and latin-1 (which never fails) for windows-1252's five holes.
     """
     codec = codec_for(charset)
     for name in (codec, "utf-8-sig"):

@@ -30,8 +30,8 @@ _SKIP = frozenset("head style script title template noscript object".split())
 _HEAD_CONTENT = frozenset("head title style script meta link base noscript template".split())
 _CELLS = frozenset(("td", "th"))
 
-_QUOTE_CLASSES = frozenset(("gmail_quote", "yahoo_quoted", "protonmail_quote", "moz-cite-prefix",
-                            "moz-forward-container", "zmail_extra"))
+_QUOTE_CLASSES = ("gmail_quote", "yahoo_quoted", "protonmail_quote", "moz-cite-prefix",
+                  "moz-forward-container", "zmail_extra")
 _QUOTED_TAIL_IDS = re.compile(r"(?:^|_)(?:divRplyFwdMsg|appendonsend|stopSpelling)$", re.IGNORECASE)
 _QUOTED_TAIL_STYLE = re.compile(r"border-top\s*:\s*solid\s+#(?:E1E1E1|B5C4DF)", re.IGNORECASE)
 _GMAIL_INDENT = re.compile(r"border\s*:\s*none", re.IGNORECASE)
@@ -183,7 +183,8 @@ def _is_quote(tag: str, attrs: dict[str, str]) -> bool:
     if tag == "blockquote":
         quoting = attrs.get("type", "").lower() == "cite" or "quote" in attrs.get("class", "").lower()
         return quoting or not _GMAIL_INDENT.search(attrs.get("style", ""))
-    return not _QUOTE_CLASSES.isdisjoint(attrs.get("class", "").split())
+    # Yahoo prefixes its classes in replies: "ydp3f1a2b9cyahoo_quoted"
+    return any(token.endswith(_QUOTE_CLASSES) for token in attrs.get("class", "").split())
 
 
 def _starts_quoted_tail(tag: str, attrs: dict[str, str]) -> bool:

@@ -109,14 +109,16 @@ def reply_below_quote(kinds: str, lines: list[str]) -> Kept:
 def reply_above_unquoted_mail(kinds: str, lines: list[str]) -> Kept:
     """Text, then an attribution that no quote follows: the older mail comes unquoted
     (Outlook, forwards, many phones). Cut at the attribution."""
-    found = _REPLY_ABOVE_UNQUOTED.search(kinds)
+    found = _REPLY_ABOVE_UNQUOTED.search(kinds, kinds.rfind("q") + 1)  # no quote may follow
     return range(found.start(1)) if found else None
 
 
 def reply_above_quote(kinds: str, lines: list[str]) -> Kept:
     """Text, then an attribution and the quote, then at most a few lines of text (the
     author's signature put below the quote). Cut at the attribution."""
-    found = _REPLY_ABOVE_QUOTE.search(kinds)
+    # only the last text line before the last quote can start a match: search there alone
+    start = kinds.rfind(TEXT, 0, max(kinds.rfind("q"), kinds.rfind("b"), kinds.rfind("h")))
+    found = _REPLY_ABOVE_QUOTE.match(kinds, start) if start >= 0 else None
     if found and found.group(2).count(TEXT) < MAX_TEXT_BELOW_QUOTE:
         return range(found.start(1))
     return None
@@ -145,7 +147,7 @@ def cut_header_block(kinds: str, lines: list[str]) -> Kept:
     the block. Only a forward's block (below ``---------- Forwarded message ---------``,
     with nothing written above) is dropped alone, keeping the forwarded text as the test
     data wants. A single ``To:`` in prose, or a dialogue, is no block."""
-    dropped: list[int] = []
+    dropped: set[int] = set()
     text_seen, scanned = False, 0
     for block in _HEADER_BLOCK.finditer(kinds):
         if not _is_header_block(lines[block.start():block.end()]):
@@ -155,11 +157,10 @@ def cut_header_block(kinds: str, lines: list[str]) -> Kept:
         marker = len(kinds[:block.start()].rstrip(EMPTY)) - 1
         if text_seen or marker < 0 or not is_forward_marker(lines[marker]):
             return [p for p in range(block.start()) if p not in dropped]
-        dropped.extend(range(marker, block.end()))
+        dropped.update(range(marker, block.end()))
     if not dropped:
         return None
-    gone = set(dropped)
-    return [p for p in range(len(kinds)) if p not in gone]
+    return [p for p in range(len(kinds)) if p not in dropped]
 
 
 def _is_header_block(block: list[str]) -> bool:

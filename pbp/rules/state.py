@@ -70,6 +70,7 @@ class Character:
     consequences: list[Consequence] = field(default_factory=list)
     taken_out: bool = False
     id: int | None = None
+    carried_points: int = 0  # an NPC's points (conceded, hostile invokes) for a later scene's GM pool
 
     def skill(self, name: str) -> int:
         """Rating of a skill; skills not on the sheet are Mediocre (+0)."""

@@ -117,7 +117,7 @@ class RollRecord(BaseModel):
     """The dice ledger: every roll, hash-chained per campaign so it can be verified."""
 
     campaign = ForeignKeyField(Campaign, backref="rolls", on_delete="CASCADE")
-    message = ForeignKeyField(Message, null=True, backref="rolls", on_delete="SET NULL")
+    message_id = CharField(null=True, index=True)   # the post it came from (Message.message_id)
     actor = CharField()
     command = TextField()
     action = CharField()
@@ -138,7 +138,7 @@ class OutboxMail(BaseModel):
     them and marks each sent (a transactional outbox)."""
 
     campaign = ForeignKeyField(Campaign, null=True, backref="outbox", on_delete="SET NULL")
-    source = ForeignKeyField(Message, null=True, backref="replies", on_delete="SET NULL")  # the post answered
+    source_id = CharField(null=True, index=True)    # Message-ID of the post answered
     message_id = CharField(unique=True)
     sender = CharField()
     recipients = JSONField()

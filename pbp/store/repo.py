@@ -7,28 +7,40 @@ read.
 """
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
-from dataclasses import asdict
+from dataclasses import dataclass
 
 from pbp.rules import state as rs
 from pbp.store import models as m
+from pbp.store.prepared import Insert, Select
+
+_CHARACTERS = Select(lambda campaign_id: m.Character.select().where(m.Character.campaign == campaign_id))
+_ASPECTS = Select(lambda campaign_id: m.Aspect.select(
+    m.Aspect.id, m.Aspect.name, m.Aspect.kind, m.Aspect.owner, m.Aspect.free_invokes, m.Aspect.hidden)
+    .where((m.Aspect.campaign == campaign_id) & (m.Aspect.active == True))  # noqa: E712
+    .order_by(m.Aspect.id))
+_LEDGER_HEAD = Select(lambda campaign_id: m.RollRecord.select(m.RollRecord.hash)
+                      .where(m.RollRecord.campaign == campaign_id).order_by(m.RollRecord.id.desc()).limit(1))
+_INSERT_ROLL = Insert(m.RollRecord, ("campaign", "message_id", "actor", "command", "action", "skill", "dice", "effort",
+                                     "opposition", "shifts", "outcome", "detail", "prev_hash", "hash", "created_at"))
 
 
-def character_to_state(row: m.Character) -> rs.Character:
+def character_to_state(row: dict) -> rs.Character:
+    """From a Character row read with ``.dicts()`` (which skips building model objects)."""
+    get = row.get
     return rs.Character(
-        id=row.id,
-        name=row.name,
-        kind=row.kind,
-        player=row.player,
-        skills=dict(row.skills or {}),
-        stunts=[rs.Stunt(**s) for s in (row.stunts or [])],
-        refresh=row.refresh,
-        fate_points=row.fate_points,
-        stress={k: list(v) for k, v in (row.stress or {}).items()},
-        consequences=[rs.Consequence(**c) for c in (row.consequences or [])],
-        taken_out=row.taken_out,
+        id=get("id"),
+        name=get("name"),
+        kind=get("kind"),
+        player=get("player"),
+        skills=dict(get("skills") or {}),
+        stunts=[rs.Stunt(**s) for s in (get("stunts") or [])],
+        refresh=get("refresh"),
+        fate_points=get("fate_points"),
+        stress={k: list(v) for k, v in (get("stress") or {}).items()},
+        consequences=[rs.Consequence(**c) for c in (get("consequences") or [])],
+        taken_out=bool(get("taken_out")),
     )
 
 
@@ -38,23 +50,23 @@ def _character_fields(ch: rs.Character) -> dict:
         "kind": ch.kind,
         "player": ch.player,
         "skills": ch.skills,
-        "stunts": [asdict(s) for s in ch.stunts],
+        "stunts": [dict(vars(s)) for s in ch.stunts],        # flat dataclasses: no asdict recursion
         "refresh": ch.refresh,
         "fate_points": ch.fate_points,
         "stress": ch.stress,
-        "consequences": [asdict(c) for c in ch.consequences],
+        "consequences": [dict(vars(c)) for c in ch.consequences],
         "taken_out": ch.taken_out,
     }
 
 
-def aspect_to_state(row: m.Aspect) -> rs.Aspect:
+def aspect_to_state(row: dict) -> rs.Aspect:
     return rs.Aspect(
-        id=row.id,
-        name=row.name,
-        kind=row.kind,
-        owner=row.owner,
-        free_invokes=dict(row.free_invokes or {}),
-        hidden=row.hidden,
+        id=row["id"],
+        name=row["name"],
+        kind=row["kind"],
+        owner=row["owner"],
+        free_invokes=dict(row["free_invokes"] or {}),
+        hidden=bool(row["hidden"]),
     )
 
 
@@ -64,45 +76,72 @@ def _aspect_fields(a: rs.Aspect) -> dict:
 
 def load_table(campaign: m.Campaign, skill_list: tuple[str, ...] = ()) -> rs.Table:
     """The campaign's characters and active aspects as rules state (two queries)."""
-    characters = {row.name: character_to_state(row) for row in m.Character.select().where(m.Character.campaign == campaign)}
-    aspects = [
-        aspect_to_state(row)
-        for row in m.Aspect.select().where((m.Aspect.campaign == campaign) & (m.Aspect.active == True))  # noqa: E712
-        .order_by(m.Aspect.id)
-    ]
+    characters = {row["name"]: character_to_state(row) for row in _CHARACTERS(campaign.id)}
+    aspects = [aspect_to_state(row) for row in _ASPECTS(campaign.id)]
     return rs.Table(system=campaign.system, characters=characters, aspects=aspects, skill_list=skill_list)
 
 
-def snapshot(table: rs.Table) -> rs.Table:
-    """A deep copy to diff against after the engine has run."""
-    return copy.deepcopy(table)
+def _dump(fields: dict) -> str:
+    return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
 
-def save_table(campaign: m.Campaign, before: rs.Table, after: rs.Table) -> None:
-    """Write the differences between two states of a table: changed characters, new,
-    changed and removed aspects. Unchanged rows cost no query."""
-    old_chars = {c.id: c for c in before.characters.values() if c.id is not None}
+@dataclass(frozen=True)
+class Snapshot:
+    """The table as it was loaded, serialised: what :func:`save_table` diffs against.
+    (A JSON string per row is several times cheaper than a deep copy and cannot alias.)"""
+
+    characters: dict[str, str]      # name -> fields
+    ids: dict[str, int | None]      # name -> storage id
+    aspects: dict[int, str]         # storage id -> fields
+
+    def aspect(self, aspect_id: int) -> dict:
+        return json.loads(self.aspects[aspect_id])
+
+
+def snapshot(table: rs.Table) -> Snapshot:
+    return Snapshot(
+        characters={ch.name: _dump(_character_fields(ch)) for ch in table.characters.values()},
+        ids={ch.name: ch.id for ch in table.characters.values()},
+        aspects={a.id: _dump(_aspect_fields(a)) for a in table.aspects if a.id is not None},
+    )
+
+
+def save_table(campaign: m.Campaign, before: Snapshot, after: rs.Table) -> list[str]:
+    """Write the differences between the loaded table and its state now (changed
+    characters; new, changed and removed aspects; unchanged rows cost no query) and return
+    the names of the characters whose sheet changed, or who own or hold free invokes on an
+    aspect that changed: the sheets a reply shows."""
+    changed: list[str] = []
     for ch in after.characters.values():
         fields = _character_fields(ch)
         if ch.id is None:
-            row = m.Character.create(campaign=campaign, **fields)
-            ch.id = row.id
-        elif ch.id not in old_chars or _character_fields(old_chars[ch.id]) != fields:
+            ch.id = m.Character.create(campaign=campaign, **fields).id
+            changed.append(ch.name)
+        elif before.characters.get(ch.name) != _dump(fields):
             m.Character.update(**fields, updated_at=m.utcnow()).where(m.Character.id == ch.id).execute()
+            changed.append(ch.name)
 
-    old_aspects = {a.id: a for a in before.aspects if a.id is not None}
+    touched: list[dict] = []
     kept: set[int] = set()
     for a in after.aspects:
         fields = _aspect_fields(a)
         if a.id is None:
             a.id = m.Aspect.create(campaign=campaign, **fields).id
-        else:
-            kept.add(a.id)
-            if a.id not in old_aspects or _aspect_fields(old_aspects[a.id]) != fields:
-                m.Aspect.update(**fields).where(m.Aspect.id == a.id).execute()
-    gone = [aid for aid in old_aspects if aid not in kept]
+            touched.append(fields)
+            continue
+        kept.add(a.id)
+        if before.aspects.get(a.id) != _dump(fields):
+            m.Aspect.update(**fields).where(m.Aspect.id == a.id).execute()
+            touched += [fields, before.aspect(a.id)]
+    gone = [aid for aid in before.aspects if aid not in kept]
     if gone:
         m.Aspect.update(active=False).where(m.Aspect.id.in_(gone)).execute()
+        touched += [before.aspect(aid) for aid in gone]
+    for fields in touched:
+        for name in (fields["owner"], *fields["free_invokes"]):
+            if name in after.characters and name not in changed:
+                changed.append(name)
+    return changed
 
 
 def chain_hash(prev_hash: str, record: dict) -> str:
@@ -129,21 +168,16 @@ def ledger_payload(row: m.RollRecord) -> dict:
 
 
 def last_ledger_hash(campaign: m.Campaign) -> str:
-    row = (
-        m.RollRecord.select(m.RollRecord.hash)
-        .where(m.RollRecord.campaign == campaign)
-        .order_by(m.RollRecord.id.desc())
-        .first()
-    )
-    return row.hash if row else ""
+    rows = _LEDGER_HEAD(campaign.id)
+    return rows[0]["hash"] if rows else ""
 
 
-def record_roll(campaign: m.Campaign, message: m.Message | None, result_dict: dict, prev_hash: str) -> m.RollRecord:
+def record_roll(campaign: m.Campaign, message_id: str | None, result_dict: dict, prev_hash: str) -> m.RollRecord:
     """Append one roll to the campaign's ledger, chained to ``prev_hash``."""
     opp = result_dict.get("opposition")
     row = m.RollRecord(
         campaign=campaign,
-        message=message,
+        message_id=message_id,
         actor=result_dict["actor"],
         command=result_dict["command"],
         action=result_dict["action"],
@@ -157,7 +191,7 @@ def record_roll(campaign: m.Campaign, message: m.Message | None, result_dict: di
         prev_hash=prev_hash,
     )
     row.hash = chain_hash(prev_hash, ledger_payload(row))
-    row.save(force_insert=True)
+    row.id = _INSERT_ROLL(**{name: getattr(row, name) for name in _INSERT_ROLL.names})
     return row
 
 

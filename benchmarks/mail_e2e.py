@@ -1,0 +1,154 @@
+"""End to end on loopback: a real Dovecot (IMAP in, IDLE) and a real SMTP server (out).
+
+    python benchmarks/mail_e2e.py [--posts 1000] [--campaigns 10] [--latency-samples 40]
+
+1. Burst: N posts, spread over C campaigns by plus-address (table+cK@...), are appended to
+   the table's mailbox; the daemon then handles them (fetch in batches, one transaction per
+   post, replies delivered over one SMTP session per batch). Prints posts per second from
+   the first fetch to the last reply accepted by the SMTP server.
+2. Latency: the daemon idles on the mailbox; one post at a time is appended and the time
+   until its reply reaches the SMTP server is measured. Dovecot's IDLE wakes 0.5 s after
+   new mail, which is the floor. Prints p50 and p95.
+
+Targets (issue 3): burst >= 100 posts/s; latency p50 < 0.65 s.
+Needs Dovecot (bash scripts/install-test-services) and root, like the live tests.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.rig.dovecot import Dovecot  # noqa: E402
+from tests.rig.smtp import SmtpServer  # noqa: E402
+
+USER, PASSWORD = "table@example.test", "table-secret"
+
+POST = """From: {sender}
+To: Table <table+c{k}@example.test>
+Subject: Scene {i}
+Message-ID: <e2e-{i}@bench.test>
+Date: Sun, 29 Nov 2026 20:00:00 +0000
+MIME-Version: 1.0
+Content-Type: text/plain; charset=utf-8
+
+Ruth keeps to the shadows along the loading dock.
+
+/overcome Investigate vs Fair
+
+She cracks her knuckles.
+"""
+
+
+def set_up(root: Path, dovecot: Dovecot, smtp: SmtpServer, campaigns: int):
+    from pbp.campaigns import create_campaign, import_character
+    from pbp.config import load_config
+    from pbp.demo import sample_dir
+    from pbp.store.db import open_database
+
+    config_path = root / "pbp.toml"
+    config_path.write_text(f"""
+[database]
+url = "sqlite:///pbp.db"
+[mail]
+transport = "imap"
+domain = "bench.test"
+from_address = "{USER}"
+[imap]
+host = "127.0.0.1"
+port = {dovecot.imap_port}
+security = "starttls"
+username = "{USER}"
+ca_file = "{dovecot.tls.cert}"
+[smtp]
+host = "127.0.0.1"
+port = {smtp.port}
+security = "plain"
+[[mailboxes]]
+name = "INBOX"
+campaign = ""
+[daemon]
+poll_seconds = 1
+""")
+    config = load_config(config_path)
+    open_database(config.database_url)
+    sheets = [s for s in sorted(sample_dir().glob("*.toml")) if s.name != "campaign.toml"]
+    for k in range(campaigns):
+        campaign = create_campaign(f"c{k}", f"Campaign {k}", address=f"table+c{k}@example.test", gms=["gm@example.test"])
+        for sheet in sheets:
+            import_character(campaign, str(sheet))
+    return config
+
+
+def wait_for(count: int, smtp: SmtpServer, timeout: float) -> float:
+    end = time.monotonic() + timeout
+    while len(smtp.received) < count:
+        if time.monotonic() > end:
+            raise SystemExit(f"only {len(smtp.received)} of {count} replies arrived")
+        time.sleep(0.005)
+    return time.monotonic()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--posts", type=int, default=1000)
+    ap.add_argument("--campaigns", type=int, default=10)
+    ap.add_argument("--latency-samples", type=int, default=40)
+    args = ap.parse_args()
+    os.environ["PBP_IMAP_PASSWORD"] = PASSWORD
+
+    from pbp.daemon import Daemon
+    from pbp.rules.dice import RandomDice
+
+    root = Path(tempfile.mkdtemp(prefix="pbp-bench-"))
+    with Dovecot() as dovecot, SmtpServer() as smtp:
+        dovecot.add_user(USER, PASSWORD)
+        config = set_up(root, dovecot, smtp, args.campaigns)
+        posts = [POST.format(i=i, k=i % args.campaigns, sender="ruth@pbp.localhost").encode()
+                 for i in range(args.posts)]
+        began = time.monotonic()
+        dovecot.append_many(USER, posts)
+        appended = time.monotonic() - began
+
+        daemon = Daemon(config, dice=RandomDice())
+        start = time.monotonic()
+        handled = daemon.poll(daemon.watchers[0])
+        done = wait_for(args.posts, smtp, 120)
+        elapsed = done - start
+        assert handled == args.posts, handled
+        print(f"burst: {args.posts} posts over {args.campaigns} campaigns (APPEND took {appended:.2f} s)")
+        print(f"  handled and replied in {elapsed:.2f} s: {args.posts / elapsed:,.0f} posts/s (target 100)")
+
+        # latency: the daemon idles; one post at a time
+        watcher = daemon.watchers[0]
+        thread = threading.Thread(target=daemon.watch, args=(watcher,), daemon=True)
+        thread.start()
+        time.sleep(1.0)
+        samples = []
+        for j in range(args.latency_samples):
+            before = len(smtp.received)
+            raw = POST.format(i=f"lat{j}", k=j % args.campaigns, sender="ruth@pbp.localhost").encode()
+            t0 = time.monotonic()
+            dovecot.append(USER, raw)
+            samples.append(wait_for(before + 1, smtp, 10) - t0)
+            time.sleep(0.05)
+        daemon.stopping.set()
+        watcher.inbox.interrupt()
+        thread.join(10)
+        q = statistics.quantiles(samples, n=20)
+        print(f"latency APPEND -> reply at the SMTP server over {len(samples)} posts:")
+        print(f"  p50 {statistics.median(samples):.3f} s, p95 {q[18]:.3f} s, min {min(samples):.3f} s, "
+              f"max {max(samples):.3f} s (IDLE floor 0.5 s; target p50 < 0.65 s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,555 @@
+"""Taking harm: absorbing a hit with stress boxes and consequences, or being taken out.
+
+Fate Condensed, "Stress" and "Consequences": a hit of N shifts is absorbed by marking empty
+stress boxes of the hit's track (each absorbs one shift, mark as many as you like) and by
+writing consequences in empty slots (mild 2, moderate 4, severe 6; at Superb Physique or Will,
+a second mild slot for that track only), in any mix. Whoever caused a consequence gets one
+free invoke on it. A hit that cannot be absorbed takes the character out: the winner's side
+decides what happens to them. Minor NPCs have 0-3 boxes and no consequences.
+
+How the rules are read here (a plan is what a player writes in ``/absorb``):
+
+* **Exactly enough, or the least overshoot the choices allow.** A plan must absorb at least
+  the shifts, and every resource in it must be needed: dropping any one box or consequence
+  would leave shifts unabsorbed. So a severe consequence for a 5-shift hit is accepted
+  (nothing smaller was chosen), but a severe and a box is refused (the box is wasted).
+* **A plan that falls short** is refused with the options that would work, when there are
+  any; when nothing the character has can absorb the hit, any answer takes them out and
+  nothing is marked (the book's Charles, facing 9 shifts with 8 left, is simply taken out).
+* **The deadline default** (``cheapest_absorption``) harms the character least: the fewest
+  consequences (each is an aspect the attacker holds a free invoke on), then the lightest
+  of them, then the fewest boxes. 2 shifts with free boxes: two boxes. 5 shifts with one
+  free box (Charles's second hit): moderate + one box. 5 shifts with three free boxes:
+  mild + three boxes (a mild consequence clears a scene after treatment, a moderate one
+  only a session after). Placeholder names ("Moderate Wound (to be named)") are flagged
+  ``rename`` for the player to rewrite.
+* **NPCs** (``npc_absorb``): minor NPCs mark boxes or are taken out; major NPCs mark stress
+  first, then take the single smallest consequence that covers the rest, else they are out.
+* A "mild" in a plan fills the regular mild slot, or the extra mild slot of the hit's track
+  when the regular one is full; "mild2" names the extra slot explicitly.
+* Boxes are marked first-empty-first ("the first two of his three physical stress boxes").
+
+Only ``System.absorb_strategy == "one-point-boxes"`` (Fate Condensed) is implemented; Fate
+Core's escalating boxes are the seam left for later.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+from pbp.errors import ConfigError, RulesError
+from pbp.rules.bookkeeping import Report, grant_free_invokes, remove_aspect
+from pbp.rules.names import find_character
+from pbp.rules.results import ActionResult, Change, Effect
+from pbp.rules.sheets import consequence_slots, stress_tracks
+from pbp.rules.state import Aspect, Character, Consequence, Table
+from pbp.rules.systems import FATE_CONDENSED, System
+
+ONE_POINT_BOXES = "one-point-boxes"
+SEVERITY_ORDER = ("mild", "mild2", "moderate", "severe")
+_NOUN = {"physical": "Wound", "mental": "Trauma"}
+
+
+# -- values --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Hit:
+    """A hit waiting to be absorbed, as an attack or a failed defence reports it."""
+
+    target: str
+    shifts: int
+    attacker: str | None = None
+    track: str = "physical"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One way to absorb a hit: ``stress`` boxes and ``consequences`` as (severity, aspect)."""
+
+    stress: int = 0
+    consequences: tuple[tuple[str, str], ...] = ()
+    absorbs: int = 0
+
+    @property
+    def severities(self) -> tuple[str, ...]:
+        return tuple(s for s, _ in self.consequences)
+
+    def describe(self) -> str:
+        """"moderate + 1 stress box", "severe", "2 stress boxes"."""
+        parts = [_severity_words(s) for s in self.severities]
+        if self.stress:
+            parts.append(f"{self.stress} stress box{'es' if self.stress != 1 else ''}")
+        return " + ".join(parts) or "nothing"
+
+    def command(self) -> str:
+        """The ``/absorb`` line that asks for this plan."""
+        words = ["/absorb"]
+        if self.stress:
+            words.append(f"stress {self.stress}")
+        words += [f'{"mild" if s == "mild2" else s} "{name}"' for s, name in self.consequences]
+        return " ".join(words)
+
+
+@dataclass
+class AbsorbResult:
+    """What absorbing one hit did: boxes marked (0-based), consequences written, or taken out."""
+
+    character: str
+    track: str
+    shifts: int
+    attacker: str | None = None
+    stress_boxes: tuple[int, ...] = ()
+    consequences: tuple[tuple[str, str], ...] = ()
+    absorbed: int = 0
+    taken_out: bool = False
+    effects: list[Effect] = field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Slot:
+    index: int
+    severity: str
+    shifts: int
+
+
+# -- reading the sheet ---------------------------------------------------------------------
+
+def hits(result: ActionResult, track: str = "physical") -> list[Hit]:
+    """The hits an attack or a failed defence dealt (its "hit" effects)."""
+    return [Hit(e.data["target"], e.data["shifts"], e.data.get("attacker"), track)
+            for e in result.effects if e.kind == "hit"]
+
+
+def hit_track(skill: str | None, system: System = FATE_CONDENSED, default: str = "physical") -> str:
+    """The stress track an attack skill hits (Provoke: mental); free-form NPC skills hit the
+    conflict's own kind, ``default``."""
+    kind = system.attack_kind(system.skill_named(skill) or skill) if skill else None
+    return kind.track if kind is not None else default
+
+
+def free_boxes(character: Character, track: str, system: System = FATE_CONDENSED) -> int:
+    return _boxes(character, track, system).count(False)
+
+
+def free_slots(character: Character, track: str, system: System = FATE_CONDENSED) -> list[Consequence]:
+    """Empty consequence slots a hit on ``track`` may use."""
+    slots = _slots(character, system)
+    return [slots[s.index] for s in _free(slots, track)]
+
+
+def absorption_options(character: Character, track: str, shifts: int,
+                       system: System = FATE_CONDENSED) -> list[Plan]:
+    """Every acceptable plan (see the module doc), cheapest first, with placeholder names."""
+    _strategy(system)
+    boxes = free_boxes(character, track, system)
+    slots = _free(_slots(character, system), track)
+    plans: dict[tuple, tuple[tuple, Plan]] = {}
+    for n in range(len(slots) + 1):
+        for chosen in combinations(slots, n):
+            plan = _plan(character, track, shifts, boxes, chosen)
+            if plan is None:
+                continue
+            same = (tuple(sorted(_base(s.severity) for s in chosen)), plan.stress)
+            rank = _cost(chosen, plan.stress)
+            if same not in plans or rank < plans[same][0]:
+                plans[same] = (rank, plan)
+    return [plan for _, plan in sorted(plans.values(), key=lambda rp: rp[0])]
+
+
+def can_absorb(character: Character, track: str, shifts: int, system: System = FATE_CONDENSED) -> bool:
+    return bool(absorption_options(character, track, shifts, system))
+
+
+def cheapest_absorption(character: Character, track: str, shifts: int,
+                        system: System = FATE_CONDENSED) -> Plan | None:
+    """The deadline default for a player: the plan that harms the character least, or None
+    when nothing can absorb the hit (they are taken out)."""
+    options = absorption_options(character, track, shifts, system)
+    return options[0] if options else None
+
+
+def npc_plan(character: Character, track: str, shifts: int, system: System = FATE_CONDENSED) -> Plan | None:
+    """How an NPC absorbs by default; None means taken out. Minor NPCs: boxes only. Major
+    NPCs: stress first, then the single smallest consequence covering what stress cannot."""
+    _strategy(system)
+    boxes = free_boxes(character, track, system)
+    if boxes >= shifts:
+        return Plan(stress=shifts, absorbs=shifts)
+    if character.kind == "minor":
+        return None
+    rest = shifts - boxes
+    fits = [s for s in _free(_slots(character, system), track) if s.shifts >= rest]
+    if not fits:
+        return None
+    slot = min(fits, key=lambda s: (s.shifts, SEVERITY_ORDER.index(s.severity)))
+    stress = max(0, shifts - slot.shifts)
+    name = _placeholder(character, slot.severity, track, set())
+    return Plan(stress=stress, consequences=((slot.severity, name),), absorbs=stress + slot.shifts)
+
+
+# -- absorbing -----------------------------------------------------------------------------
+
+def absorb(table: Table, character: Character | str, track: str, shifts: int, *, stress: int = 0,
+           consequences: tuple[tuple[str, str], ...] | list[tuple[str, str]] = (),
+           attacker: str | None = None, system: System = FATE_CONDENSED, source: str = "") -> AbsorbResult:
+    """Absorb a hit of ``shifts`` on ``track`` with ``stress`` boxes and ``consequences``
+    [(severity, aspect name)] as the player chose. Refused (RulesError) when the plan uses a
+    full box or slot, falls short while something could absorb the hit, or wastes a resource.
+    When nothing can absorb the hit, the character is taken out."""
+    ch = _character(table, character, source)
+    _check_hit(ch, track, shifts, system, source)
+    slots = _slots(ch, system)
+    chosen = _chosen_slots(ch, slots, track, consequences, source)
+    names = _check_names(table, ch, consequences, source)
+    boxes = free_boxes(ch, track, system)
+    if stress < 0 or stress > boxes:
+        raise RulesError(
+            f"{ch.name} has {boxes} free {track} stress box{'es' if boxes != 1 else ''}, not {stress}",
+            source=source, expected=f"stress 0 to {boxes}", example=_example(ch, track, shifts, system),
+        )
+    absorbed = stress + sum(s.shifts for s in chosen)
+    if absorbed < shifts:
+        options = absorption_options(ch, track, shifts, system)
+        if not options:
+            return _taken_out(table, ch, track, shifts, attacker)
+        raise RulesError(
+            f"{ch.name} must absorb {shifts} shift{'s' if shifts != 1 else ''} ({track}); this absorbs "
+            f"{absorbed}. Options: {'; '.join(p.describe() for p in options[:4])}",
+            source=source, expected="stress boxes and consequences that absorb every shift",
+            example=options[0].command(),
+        )
+    _check_waste(ch, shifts, stress, chosen, absorbed, source)
+    plan = Plan(stress, tuple((s.severity, n) for s, n in zip(chosen, names)), absorbed)
+    return _apply(table, ch, track, shifts, plan, chosen, attacker, set(), system)
+
+
+def absorb_default(table: Table, character: Character | str, track: str, shifts: int, *,
+                   attacker: str | None = None, system: System = FATE_CONDENSED) -> AbsorbResult:
+    """What happens when the deadline passes with no ``/absorb``: PCs take the cheapest plan
+    (placeholder consequence names flagged ``rename``), NPCs follow ``npc_plan``."""
+    ch = _character(table, character, "")
+    if ch.kind == "pc":
+        _check_hit(ch, track, shifts, system, "")
+        plan = cheapest_absorption(ch, track, shifts, system)
+    else:
+        return npc_absorb(table, ch, track, shifts, attacker=attacker, system=system)
+    return _apply_plan(table, ch, track, shifts, plan, attacker, system)
+
+
+def npc_absorb(table: Table, character: Character | str, track: str, shifts: int, *,
+               attacker: str | None = None, system: System = FATE_CONDENSED) -> AbsorbResult:
+    """An NPC absorbs by policy (``npc_plan``); consequence names are placeholders for the GM."""
+    ch = _character(table, character, "")
+    _check_hit(ch, track, shifts, system, "")
+    return _apply_plan(table, ch, track, shifts, npc_plan(ch, track, shifts, system), attacker, system)
+
+
+def take_out(table: Table, character: Character | str, *, attacker: str | None = None,
+             track: str = "physical", shifts: int = 0) -> AbsorbResult:
+    """A character who does not absorb a hit (or whom the story removes) is taken out."""
+    return _taken_out(table, _character(table, character, ""), track, shifts, attacker)
+
+
+def rename_consequence(table: Table, character: Character | str, old: str, new: str,
+                       report: Report | None = None) -> list[Change]:
+    """Rewrite a consequence (naming a placeholder, or healing in treatment); the aspect in
+    play keeps its free invokes."""
+    ch = _character(table, character, "")
+    report = report or Report()
+    slot = find_consequence(ch, old)
+    new = new.strip()
+    if not new:
+        raise RulesError("a consequence needs a name", example='as "Stitched Up"')
+    if new.casefold() != slot.aspect.casefold() and new.casefold() in _names_on(table, ch):
+        raise RulesError(f'{ch.name} already has an aspect called "{new}"')
+    before = slot.aspect
+    aspect = _consequence_aspect(table, ch, before)
+    slot.aspect = new
+    if aspect is not None:
+        aspect.name = new
+    report.change("consequence", ch.name, before, new, f"{_severity_words(slot.severity)} renamed")
+    return report.changes
+
+
+def find_consequence(character: Character, name: str) -> Consequence:
+    """The filled slot whose aspect is ``name`` (case-insensitive)."""
+    key = name.strip().casefold()
+    for slot in character.consequences:
+        if slot.aspect and slot.aspect.casefold() == key:
+            return slot
+    held = ", ".join(f'"{s.aspect}"' for s in character.consequences if s.aspect) or "none"
+    raise RulesError(f'{character.name} has no consequence "{name}" (consequences: {held})',
+                     expected=f"one of {held}")
+
+
+def clear_consequence(table: Table, character: Character, slot: Consequence, report: Report, why: str) -> None:
+    """Empty a slot and take its aspect out of play."""
+    before = slot.aspect
+    aspect = _consequence_aspect(table, character, before) if before else None
+    if aspect is not None:
+        remove_aspect(table, aspect)
+    slot.aspect, slot.recovering, slot.hit_track = None, False, ""
+    slot.recovery_scenes_left = slot.recovery_sessions_left = 0
+    report.change("consequence", character.name, before, None, why)
+
+
+# -- internals -----------------------------------------------------------------------------
+
+def _strategy(system: System) -> None:
+    if system.absorb_strategy != ONE_POINT_BOXES or system.stress.escalating:
+        raise ConfigError(
+            f"{system.name} absorbs hits with {system.absorb_strategy!r} stress, which pbp does not play yet",
+            hint="only Fate Condensed's one-point stress boxes are implemented",
+        )
+
+
+def _character(table: Table, character: Character | str, source: str) -> Character:
+    return character if isinstance(character, Character) else find_character(table, character, source=source)
+
+
+def _check_hit(ch: Character, track: str, shifts: int, system: System, source: str) -> None:
+    _strategy(system)
+    if track not in system.stress_skills:
+        tracks = ", ".join(system.stress_skills)
+        raise RulesError(f'"{track}" is not a stress track (tracks: {tracks})', source=source,
+                         expected=f"one of {tracks}")
+    if shifts < 1:
+        raise RulesError(f"a hit of {shifts} shifts needs no absorbing", source=source)
+    if ch.taken_out:
+        raise RulesError(f"{ch.name} is already taken out", source=source)
+
+
+def _boxes(ch: Character, track: str, system: System) -> list[bool]:
+    """The character's boxes for ``track``; a minor NPC's few boxes serve any hit, and a sheet
+    that never had the track gets the boxes its skills give (not stored until marked)."""
+    if track in ch.stress:
+        return ch.stress[track]
+    if ch.kind == "minor":
+        return next(iter(ch.stress.values())) if len(ch.stress) == 1 else []
+    return [False] * stress_tracks(ch, system).get(track, 0)
+
+
+def _slots(ch: Character, system: System) -> list[Consequence]:
+    if ch.kind == "minor":
+        return []
+    return ch.consequences or consequence_slots(ch, system)
+
+
+def _usable(slot: Consequence, track: str) -> bool:
+    return slot.track in ("", track)
+
+
+def _free(slots: list[Consequence], track: str) -> list[_Slot]:
+    return [_Slot(i, s.severity, s.shifts) for i, s in enumerate(slots) if s.aspect is None and _usable(s, track)]
+
+
+def _base(severity: str) -> str:
+    return "mild" if severity == "mild2" else severity
+
+
+def _severity_words(severity: str) -> str:
+    return "extra mild" if severity == "mild2" else severity
+
+
+def _cost(chosen: tuple[_Slot, ...], stress: int) -> tuple:
+    """Fewest consequences, then the lightest (heaviest compared first), then fewest boxes,
+    then regular slots before the extra mild one."""
+    weights = tuple(sorted((s.shifts for s in chosen), reverse=True))
+    return (len(chosen), weights, stress, sum(s.severity == "mild2" for s in chosen))
+
+
+def _plan(ch: Character, track: str, shifts: int, boxes: int, chosen: tuple[_Slot, ...]) -> Plan | None:
+    """The irredundant plan using exactly ``chosen`` slots, if one exists."""
+    total = sum(s.shifts for s in chosen)
+    stress = max(0, shifts - total)
+    if stress > boxes:
+        return None
+    if stress == 0 and any(total - s.shifts >= shifts for s in chosen):
+        return None
+    taken: set[str] = set()
+    named = []
+    for s in chosen:
+        name = _placeholder(ch, s.severity, track, taken)
+        taken.add(name.casefold())
+        named.append((s.severity, name))
+    return Plan(stress, tuple(named), stress + total)
+
+
+def _placeholder(ch: Character, severity: str, track: str, taken: set[str]) -> str:
+    base = f"{_base(severity).capitalize()} {_NOUN.get(track, 'Harm')}"
+    used = {s.aspect.casefold() for s in ch.consequences if s.aspect} | taken
+    name, n = f"{base} (to be named)", 2
+    while name.casefold() in used:
+        name, n = f"{base} #{n} (to be named)", n + 1
+    return name
+
+
+def is_placeholder(name: str) -> bool:
+    return name.endswith("(to be named)")
+
+
+def _chosen_slots(ch: Character, slots: list[Consequence], track: str,
+                  consequences, source: str) -> list[_Slot]:
+    if consequences and ch.kind == "minor":
+        raise RulesError(f"{ch.name} is a minor NPC: no consequences, only stress boxes", source=source)
+    chosen: list[_Slot] = []
+    for severity, _ in consequences:
+        sev = severity.strip().casefold()
+        if sev not in SEVERITY_ORDER:
+            raise RulesError(f'"{severity}" is not a consequence (mild, moderate, severe)', source=source,
+                             expected="mild, moderate or severe", example='/absorb mild "Nasty Bite"')
+        chosen.append(_pick_slot(ch, slots, track, sev, {c.index for c in chosen}, source))
+    return chosen
+
+
+def _pick_slot(ch: Character, slots: list[Consequence], track: str, sev: str, used: set[int],
+               source: str) -> _Slot:
+    wanted = ("mild", "mild2") if sev == "mild" else (sev,)
+    exists = False
+    for want in wanted:
+        for i, s in enumerate(slots):
+            if s.severity != want or not _usable(s, track):
+                continue
+            exists = True
+            if s.aspect is None and i not in used:
+                return _Slot(i, s.severity, s.shifts)
+    if not exists:
+        other = [s.track for s in slots if s.severity == "mild2"]
+        if sev == "mild2" and other:
+            raise RulesError(f"{ch.name}'s extra mild slot is for {other[0]} hits only, not {track}",
+                             source=source, expected="mild, moderate or severe")
+        raise RulesError(f"{ch.name} has no {_severity_words(sev)} consequence slot for {track} hits",
+                         source=source)
+    full = [s.aspect for s in slots if s.severity in wanted and _usable(s, track) and s.aspect]
+    why = f" ({', '.join(full)})" if full else " (used twice in this answer)"
+    raise RulesError(f"{ch.name}'s {_severity_words(sev)} consequence slot is already filled{why}",
+                     source=source, expected="an empty slot, stress boxes, or a bigger consequence")
+
+
+def _names_on(table: Table, ch: Character) -> set[str]:
+    names = {s.aspect.casefold() for s in ch.consequences if s.aspect}
+    names |= {a.name.casefold() for a in table.aspects if a.owner and a.owner.casefold() == ch.name.casefold()}
+    return names
+
+
+def _check_names(table: Table, ch: Character, consequences, source: str) -> list[str]:
+    names: list[str] = []
+    existing = _names_on(table, ch)
+    for severity, name in consequences:
+        name = (name or "").strip()
+        if not name:
+            raise RulesError(f"the {severity} consequence needs a name: the harm that befalls {ch.name}",
+                             source=source, example=f'/absorb {severity} "Nasty Bite"')
+        if name.casefold() in existing or name.casefold() in {n.casefold() for n in names}:
+            raise RulesError(f'{ch.name} already has an aspect called "{name}"; name the consequence '
+                             "differently", source=source)
+        names.append(name)
+    return names
+
+
+def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], absorbed: int, source: str) -> None:
+    spare = absorbed - shifts
+    if stress and spare >= 1:
+        keep = stress - min(stress, spare)
+        raise RulesError(
+            f"{ch.name} needs {shifts} shifts absorbed and this absorbs {absorbed}: "
+            f"mark {keep} stress box{'es' if keep != 1 else ''}, not {stress}",
+            source=source, expected="no more stress boxes than the hit needs",
+        )
+    for s in chosen:
+        if absorbed - s.shifts >= shifts:
+            raise RulesError(
+                f"{ch.name} needs {shifts} shifts absorbed and this absorbs {absorbed} without the "
+                f"{_severity_words(s.severity)} consequence: leave it out",
+                source=source, expected="only consequences the hit needs",
+            )
+
+
+def _apply_plan(table: Table, ch: Character, track: str, shifts: int, plan: Plan | None,
+                attacker: str | None, system: System) -> AbsorbResult:
+    if plan is None:
+        return _taken_out(table, ch, track, shifts, attacker)
+    slots = _slots(ch, system)
+    used: set[int] = set()
+    chosen = []
+    for severity, _ in plan.consequences:
+        slot = _pick_slot(ch, slots, track, severity, used, "")
+        used.add(slot.index)
+        chosen.append(slot)
+    return _apply(table, ch, track, shifts, plan, chosen, attacker,
+                  {n for _, n in plan.consequences if is_placeholder(n)}, system)
+
+
+def _apply(table: Table, ch: Character, track: str, shifts: int, plan: Plan, chosen: list[_Slot],
+           attacker: str | None, placeholders: set[str], system: System) -> AbsorbResult:
+    r = Report()
+    marked = _mark_boxes(ch, track, plan.stress, system, r)
+    if chosen and not ch.consequences:
+        ch.consequences = consequence_slots(ch, system)
+    for slot, (_, name) in zip(chosen, plan.consequences):
+        _write_consequence(table, ch, ch.consequences[slot.index], name, track, attacker, name in placeholders, r)
+    r.effect("absorbed", f"{ch.name} absorbs {shifts} shift{'s' if shifts != 1 else ''} with {plan.describe()}",
+             target=ch.name, shifts=shifts, track=track, stress=plan.stress, boxes=list(marked),
+             consequences=[list(c) for c in plan.consequences], attacker=attacker)
+    return AbsorbResult(ch.name, track, shifts, attacker, tuple(marked), plan.consequences, plan.absorbs,
+                        False, r.effects, r.changes)
+
+
+def _mark_boxes(ch: Character, track: str, n: int, system: System, r: Report) -> list[int]:
+    if n == 0:
+        return []
+    boxes = _boxes(ch, track, system)
+    if not any(boxes is v for v in ch.stress.values()):
+        ch.stress[track] = boxes
+    before = _box_text(boxes)
+    marked = [i for i, full in enumerate(boxes) if not full][:n]
+    for i in marked:
+        boxes[i] = True
+    r.change("stress", f"{ch.name} ({track})", before, _box_text(boxes))
+    return marked
+
+
+def _box_text(boxes: list[bool]) -> str:
+    return "".join("[x]" if b else "[ ]" for b in boxes)
+
+
+def _write_consequence(table: Table, ch: Character, slot: Consequence, name: str, track: str,
+                       attacker: str | None, placeholder: bool, r: Report) -> None:
+    slot.aspect, slot.hit_track, slot.recovering = name, track, False
+    r.change("consequence", ch.name, None, name, _severity_words(slot.severity))
+    aspect = Aspect(name, kind="consequence", owner=ch.name)
+    table.aspects.append(aspect)
+    r.change("aspect", name, None, "created", f"on {ch.name}")
+    if attacker:
+        grant_free_invokes(r, aspect, attacker, 1)
+    who = f"; {attacker} gets a free invoke on it" if attacker else ""
+    text = f"{ch.name} takes the {_severity_words(slot.severity)} consequence {name}{who}"
+    if placeholder:
+        text += " (name it)"
+    r.effect("consequence", text, target=ch.name, aspect=name, severity=slot.severity, shifts=slot.shifts,
+             holder=attacker, **({"rename": True} if placeholder else {}))
+
+
+def _consequence_aspect(table: Table, ch: Character, name: str) -> Aspect | None:
+    key = name.casefold()
+    for a in table.aspects:
+        if a.kind == "consequence" and a.name.casefold() == key and a.owner and a.owner.casefold() == ch.name.casefold():
+            return a
+    return None
+
+
+def _taken_out(table: Table, ch: Character, track: str, shifts: int, attacker: str | None) -> AbsorbResult:
+    r = Report()
+    if not ch.taken_out:
+        ch.taken_out = True
+        r.change("taken_out", ch.name, False, True)
+    by = attacker or "the GM's side"
+    r.effect("taken_out", f"{ch.name} is taken out: {by} decides what happens to {ch.name}",
+             target=ch.name, attacker=attacker, shifts=shifts, track=track, narrator=attacker or "GM")
+    return AbsorbResult(ch.name, track, shifts, attacker, taken_out=True, effects=r.effects, changes=r.changes)
+
+
+def _example(ch: Character, track: str, shifts: int, system: System) -> str:
+    plan = cheapest_absorption(ch, track, shifts, system)
+    return plan.command() if plan else ""

@@ -1,0 +1,210 @@
+"""Recovering from conflicts: clearing stress, treating consequences, and the clocks that
+clear them.
+
+Fate Condensed, "Recovering from Conflicts": every character clears their stress boxes at the
+end of each scene. A consequence starts to recover when someone succeeds at an overcome with
+an appropriate skill (Academics for physical harm, Empathy for mental) against its severity:
+Fair (+2) for mild, Great (+4) for moderate, Fantastic (+6) for severe, two more when
+treating yourself. Success rewrites the consequence to show it healing. Then a mild one
+clears after one full scene, a moderate one after a full session, a severe one at a major
+milestone (Fate Condensed, "Major Milestones": any moderate or severe consequence already in
+recovery may then be cleared).
+
+How the rules are read here:
+
+* "A full scene after treatment": the scene the treatment happens in does not count. A mild
+  consequence treated during a scene clears at the end of the next scene; one treated
+  between scenes clears at the end of the next scene too. The consequence counts the scene
+  ends it still needs (``recovery_scenes_left``: 2 when treated during a scene, else 1);
+  moderates count session ends the same way (``recovery_sessions_left``). Severes wait for
+  ``major_milestone``, which also clears moderates in recovery.
+* A tie on the treatment roll is the overcome's tie: success at a minor cost (the roll's own
+  "cost_minor" effect asks the GM to name it). A failure does not start recovery.
+* Another skill than the usual one may be named (Lore for a curse): the GM allowed the roll.
+* ``end_scene`` also removes boosts and situation and zone aspects (on the scene, on zones and
+  on characters: they last only as long as the situation), except those named in ``keep``;
+  a taken-out character is back for the next scene. ``end_session`` does not end the scene:
+  call ``end_scene`` first.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from pbp.commands import Opposition, Overcome, Treat
+from pbp.errors import RulesError
+from pbp.rules.actions import resolve
+from pbp.rules.bookkeeping import Report, remove_aspect
+from pbp.rules.dice import DiceSource
+from pbp.rules.harm import clear_consequence, find_consequence, rename_consequence
+from pbp.rules.ladder import describe
+from pbp.rules.names import find_character, same_name
+from pbp.rules.results import ActionResult, Outcome
+from pbp.rules.state import Character, Consequence, Table
+from pbp.rules.systems import FATE_CONDENSED, System
+
+SELF_TREATMENT = 2
+SCENE_ASPECTS = ("boost", "situation", "zone")
+TREATED = (Outcome.TIE, Outcome.SUCCESS, Outcome.STYLE)
+
+
+# -- treatment -----------------------------------------------------------------------------
+
+def treatment_difficulty(consequence: Consequence | str, *, self_treatment: bool = False,
+                         system: System = FATE_CONDENSED) -> int:
+    """The consequence's own shifts (mild 2, moderate 4, severe 6), +2 to treat yourself."""
+    if isinstance(consequence, Consequence):
+        base = consequence.shifts
+    else:
+        slots = dict(system.consequence_slots)
+        key = "mild" if consequence == "mild2" else consequence
+        if key not in slots:
+            raise RulesError(f'"{consequence}" is not a consequence severity ({", ".join(slots)})')
+        base = slots[key]
+    return base + (SELF_TREATMENT if self_treatment else 0)
+
+
+def treatment_skill(consequence: Consequence, system: System = FATE_CONDENSED) -> str:
+    """Academics for physical harm, Empathy for mental (the system's ``treatment_skills``)."""
+    track = consequence.hit_track or consequence.track or "physical"
+    return system.treatment_skills.get(track, next(iter(system.treatment_skills.values())))
+
+
+def check_treatment(table: Table, healer: str, patient: str, consequence: str,
+                    system: System = FATE_CONDENSED) -> tuple[Consequence, str, int]:
+    """The slot to treat, the usual skill and the difficulty; refused when it is already
+    recovering."""
+    doctor = find_character(table, healer)
+    ch = find_character(table, patient)
+    slot = find_consequence(ch, consequence)
+    if slot.recovering:
+        raise RulesError(f"{slot.aspect} is already recovering; it needs time now, not treatment")
+    difficulty = treatment_difficulty(slot, self_treatment=doctor is ch, system=system)
+    return slot, treatment_skill(slot, system), difficulty
+
+
+def treat(table: Table, healer: str, patient: str, consequence: str, result: ActionResult, *,
+          rename: str = "", system: System = FATE_CONDENSED, scene_in_progress: bool = True,
+          session_in_progress: bool = True) -> Report:
+    """Apply an already-resolved treatment roll (an overcome by ``healer`` against the
+    treatment difficulty): on a tie or better the consequence is renamed (``rename``) and
+    starts recovering."""
+    slot, _, difficulty = check_treatment(table, healer, patient, consequence, system)
+    opposition = result.opposition.value if result.opposition else None
+    if result.action != "overcome" or not same_name(result.actor, healer) or opposition != difficulty:
+        raise RulesError(f"treating {slot.aspect} is an overcome by {healer} against {describe(difficulty)}",
+                         expected=f"an overcome vs {describe(difficulty)}")
+    r = Report()
+    if result.outcome not in TREATED:
+        r.effect("not_treated", f"{slot.aspect} is not treated; it does not start to recover",
+                 patient=patient, aspect=slot.aspect)
+        return r
+    return start_recovery(table, patient, slot.aspect, rename=rename, scene_in_progress=scene_in_progress,
+                          session_in_progress=session_in_progress, report=r)
+
+
+def roll_treatment(cmd: Treat, table: Table, dice: DiceSource, actor: str, system: System = FATE_CONDENSED, *,
+                   scene_in_progress: bool = True, session_in_progress: bool = True) -> ActionResult:
+    """``/treat PATIENT "Consequence" [with SKILL] [as "New Name"]``: roll the overcome with
+    the actions engine and apply it. The result's effects and changes include the treatment."""
+    patient = cmd.patient or actor
+    slot, usual, difficulty = check_treatment(table, actor, patient, cmd.consequence, system)
+    overcome = Overcome(line=cmd.line, source=cmd.source, skill=cmd.skill or usual,
+                        opposition=Opposition(rating=difficulty), invokes=cmd.invokes, actor=actor)
+    result = resolve(overcome, table, dice, actor, system)
+    report = treat(table, actor, patient, slot.aspect, result, rename=cmd.rename, system=system,
+                   scene_in_progress=scene_in_progress, session_in_progress=session_in_progress)
+    result.effects.extend(report.effects)
+    result.changes.extend(report.changes)
+    return result
+
+
+def start_recovery(table: Table, patient: str, consequence: str, *, rename: str = "",
+                   scene_in_progress: bool = True, session_in_progress: bool = True,
+                   report: Report | None = None) -> Report:
+    """Start a consequence's clock (after a successful treatment, or at a major milestone)."""
+    r = report or Report()
+    ch = find_character(table, patient)
+    slot = find_consequence(ch, consequence)
+    if rename and rename.strip().casefold() != slot.aspect.casefold():
+        rename_consequence(table, ch, slot.aspect, rename, r)
+    slot.recovering = True
+    r.change("recovering", f"{slot.aspect} ({ch.name})", False, True)
+    base = "mild" if slot.severity == "mild2" else slot.severity
+    if base == "mild":
+        slot.recovery_scenes_left = 2 if scene_in_progress else 1
+        when = "after one full scene"
+    elif base == "moderate":
+        slot.recovery_sessions_left = 2 if session_in_progress else 1
+        when = "after one full session"
+    else:
+        when = "at the next major milestone"
+    r.effect("treated", f"{slot.aspect} on {ch.name} is recovering; it clears {when}",
+             patient=ch.name, aspect=slot.aspect, severity=slot.severity,
+             **({} if rename else {"rename": True}))
+    return r
+
+
+# -- the clocks ----------------------------------------------------------------------------
+
+def end_scene(table: Table, keep: Iterable[str] = ()) -> Report:
+    """Clear every stress box, remove boosts and situation and zone aspects (but ``keep``),
+    bring taken-out characters back, and clear mild consequences that recovered a full scene."""
+    r = Report()
+    for ch in table.characters.values():
+        _clear_stress(ch, r)
+        if ch.taken_out:
+            ch.taken_out = False
+            r.change("taken_out", ch.name, True, False, "a new scene")
+        _tick(table, ch, ("mild", "mild2"), "recovery_scenes_left", "recovered for a full scene", r)
+    kept = {k.casefold() for k in keep}
+    for aspect in list(table.aspects):
+        if aspect.kind in SCENE_ASPECTS and aspect.name.casefold() not in kept:
+            remove_aspect(table, aspect)
+            r.change("boost" if aspect.kind == "boost" else "aspect", aspect.name, "in play", "removed",
+                     "the scene ended")
+    r.effect("scene_end", "The scene ends: stress clears, boosts and situation aspects go")
+    return r
+
+
+def end_session(table: Table) -> Report:
+    """Clear moderate consequences that recovered for a full session."""
+    r = Report()
+    for ch in table.characters.values():
+        _tick(table, ch, ("moderate",), "recovery_sessions_left", "recovered for a full session", r)
+    return r
+
+
+def major_milestone(table: Table) -> Report:
+    """Clear moderate and severe consequences in recovery; list the untreated ones, which may
+    now begin recovery (``start_recovery``) and be renamed."""
+    r = Report()
+    for ch in table.characters.values():
+        for slot in ch.consequences:
+            if not slot.aspect or slot.severity not in ("moderate", "severe"):
+                continue
+            if slot.recovering:
+                clear_consequence(table, ch, slot, r, "cleared at a major milestone")
+            else:
+                r.effect("may_recover", f"{slot.aspect} on {ch.name} may begin recovery now; rename it",
+                         patient=ch.name, aspect=slot.aspect, severity=slot.severity)
+    return r
+
+
+def _clear_stress(ch: Character, r: Report) -> None:
+    for track, boxes in ch.stress.items():
+        if any(boxes):
+            before = "".join("[x]" if b else "[ ]" for b in boxes)
+            boxes[:] = [False] * len(boxes)
+            r.change("stress", f"{ch.name} ({track})", before, "[ ]" * len(boxes), "the scene ended")
+
+
+def _tick(table: Table, ch: Character, severities: tuple[str, ...], counter: str, why: str, r: Report) -> None:
+    for slot in ch.consequences:
+        if not slot.aspect or not slot.recovering or slot.severity not in severities:
+            continue
+        left = getattr(slot, counter)
+        if left > 1:
+            setattr(slot, counter, left - 1)
+            r.change(counter, f"{slot.aspect} ({ch.name})", left, left - 1)
+        else:
+            clear_consequence(table, ch, slot, r, why)
