@@ -19,7 +19,7 @@ from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.mail.reading import Mail, read_message
 from pbp.parser import find_commands, parse_command
-from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail
+from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
 from pbp.render import Renderer, build_reply
 from pbp.rules.actions import resolve
 from pbp.rules.dice import DiceSource
@@ -189,7 +189,8 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
     record = dict(message_id=mail.message_id, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
                   author=mail.from_addr, subject=mail.subject)
 
-    reason = is_own_mail(mail, ctx.config) or auto_reply_reason(mail)
+    reason = (is_own_mail(mail, ctx.config) or auto_reply_reason(mail)
+              or sender_unverified(mail, ctx.config.trust_authserv_id))
     if reason:
         base.reason = reason
         return _finish(base, record, None)

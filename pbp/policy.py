@@ -42,3 +42,44 @@ def bulk_reason(mail: Mail) -> str:
     on a mailing list gets its members' posts with ``Precedence: list``."""
     precedence = (mail.header("Precedence") or "").strip().lower()
     return f"Precedence: {precedence}" if precedence in BULK_PRECEDENCE else ""
+
+
+def sender_unverified(mail: Mail, authserv_id: str) -> str:
+    """With ``[security] trust_authserv_id`` set: non-empty unless an
+    ``Authentication-Results`` header from that server (RFC 8601) shows DKIM or SPF
+    passing for a domain aligned with the From address (the same domain or a parent of it,
+    as DMARC's relaxed alignment). Headers from other servers are ignored: anyone can write
+    one."""
+    if not authserv_id:
+        return ""
+    from_domain = mail.from_addr.rpartition("@")[2].lower()
+    for header in mail.header_all("Authentication-Results"):
+        server, _, rest = header.partition(";")
+        words = server.split()
+        if not words or words[0].lower() != authserv_id.lower():
+            continue
+        for clause in rest.split(";"):
+            words = clause.split()
+            if not words or "=" not in words[0]:
+                continue
+            method, _, result = words[0].partition("=")
+            props = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+            if result.lower() != "pass":
+                continue
+            if method.lower() == "dkim":
+                domain = props.get("header.d", "")
+            elif method.lower() == "spf":
+                domain = props.get("smtp.mailfrom", "").rpartition("@")[2] or props.get("smtp.helo", "")
+            else:
+                continue
+            if _aligned(from_domain, domain.lower().strip(".")):
+                return ""
+    return f"no DKIM or SPF pass for {from_domain} from {authserv_id}"
+
+
+def _aligned(from_domain: str, auth_domain: str) -> bool:
+    """Relaxed alignment without a public-suffix list: the authenticated domain must have
+    two labels at least (so "org" never vouches for "example.org")."""
+    if "." not in auth_domain:
+        return False
+    return from_domain == auth_domain or from_domain.endswith("." + auth_domain)

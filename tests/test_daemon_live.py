@@ -208,3 +208,13 @@ def test_wrong_password_is_logged_with_a_hint(table, mailbox, env, tmp_path):
     good = subprocess.run([sys.executable, "-m", "pbp.cli", "-c", str(table.path), "check-config"],
                           env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert good.returncode == 0, good.stdout
+
+
+def test_reconnects_after_the_server_drops_the_connection(table, mailbox, smtp_auth_server, env, dovecot):
+    d = daemon(table, env)
+    mailbox.append(eml("/fp\n", to=mailbox.user))
+    assert d.run_once() == 1
+    dovecot.kick(mailbox.user)              # the server closes every session of the table
+    mailbox.append(eml("/fp\n", to=mailbox.user, message_id="post-2@pbp.test"))
+    assert d.run_once() == 1
+    assert len(smtp_auth_server.received) == 2

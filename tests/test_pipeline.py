@@ -224,3 +224,47 @@ def test_message_cost_does_not_grow_with_history(chicago, config):
     finally:
         db.execute_sql = original
     assert counts[1] == counts[60], counts
+
+
+def test_list_member_mode_replies_to_the_list_with_results_only(chicago, config):
+    chicago.delivery = "list"
+    chicago.save()
+    out = process_message(eml("Ruth looks around.\n/overcome Investigate vs Fair\n"), make_ctx(config, "0000"))
+    assert out.replies[0]["to"] == ["table+chicago@pbp.localhost"]
+    text = reply_text(out)
+    assert "Ruth overcomes with Investigate" in text and "Ruth looks around." not in text
+
+
+def test_plus_address_routes_to_its_campaign(chicago, config):
+    from pbp.campaigns import add_member, create_campaign
+
+    other = create_campaign("other", "Other Table", gms=["gm@pbp.localhost"])
+    add_member(other, "ruth@pbp.localhost")
+    out = process_message(eml("/fp\n", to="table+other@pbp.localhost"), make_ctx(config))
+    assert out.campaign == "other"
+    out = process_message(eml("/fp\n", to="table+chicago@pbp.localhost", message_id="x2@t"), make_ctx(config))
+    assert out.campaign == "chicago"
+
+
+def test_size_and_command_limits_are_answered(chicago, config):
+    from dataclasses import replace
+
+    from pbp.config import Limits
+
+    small = replace(config, limits=Limits(max_message_bytes=400, max_commands=2))
+    out = process_message(eml("/fp\n" + "word " * 200), make_ctx(small))
+    assert out.status == "rejected" and "at most 400" in reply_text(out)
+    out = process_message(eml("/fp\n/fp\n/fp\n", message_id="many@t"), make_ctx(small))
+    assert out.status == "rejected" and "at most 2 in one post" in reply_text(out)
+
+
+def test_unverified_sender_is_ignored_when_a_trusted_authserv_is_set(chicago, config):
+    from dataclasses import replace
+
+    strict = replace(config, trust_authserv_id="mx.pbp.localhost")
+    forged = eml("/fp spend\n", message_id="forged@t")
+    out = process_message(forged, make_ctx(strict))
+    assert out.status == "ignored" and "DKIM or SPF" in out.reason and out.replies == []
+    signed = eml("/fp spend\n", message_id="signed@t",
+                 extra="Authentication-Results: mx.pbp.localhost; dkim=pass header.d=pbp.localhost\n")
+    assert process_message(signed, make_ctx(strict)).status == "applied"

@@ -59,6 +59,7 @@ class _TextParser(HTMLParser):
         self._parts: list[str] = []  # the line being written
         self._part_depth = 0
         self._open: list[tuple[str, int]] = []  # (tag, quote levels it adds)
+        self._open_count: dict[str, int] = {}  # how many of each tag are open
         self._depth = 0  # quote levels of the open elements
         self._rest_quoted = 0  # 1 once an Outlook reply header has started
         self._skipping = 0
@@ -68,21 +69,22 @@ class _TextParser(HTMLParser):
     # ---------------------------------------------------------------- parser events
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self._in_head() and tag not in _HEAD_CONTENT:
+        if self._open_count.get("head") and tag not in _HEAD_CONTENT:
             self._close("head")
         if tag in _VOID:
             self._void(tag)
             return
         found = {name: (value or "") for name, value in attrs}
         if _starts_quoted_tail(tag, found):
-            self._break()
+            self._end_line()
             self._rest_quoted = 1
         levels = 1 if _is_quote(tag, found) else 0
         if levels or tag in _BLOCKS:
-            self._break()
+            self._end_line()
         elif tag in _CELLS and self._parts:
             self._parts.append(" ")
         self._open.append((tag, levels))
+        self._open_count[tag] = self._open_count.get(tag, 0) + 1
         self._depth += levels
         self._skipping += tag in _SKIP
         self._in_pre += tag == "pre"
@@ -96,10 +98,10 @@ class _TextParser(HTMLParser):
         if tag == "br":  # browsers read </br> as <br>
             self._void("br")
             return
-        if any(open_tag == tag for open_tag, _ in self._open):
+        if self._open_count.get(tag):
             self._close(tag)
         if tag in _BLOCKS:
-            self._break()
+            self._end_line()
 
     def handle_data(self, data: str) -> None:
         if self._skipping:
@@ -145,11 +147,8 @@ class _TextParser(HTMLParser):
         if text:
             self._parts.append(text)
 
-    def _break(self) -> None:
-        """A block boundary: end the line unless it is empty."""
-        self._end_line()
-
     def _end_line(self, *, force: bool = False) -> None:
+        """End the line being written; an empty one only for ``<br>`` (``force``)."""
         line = "".join(self._parts)
         if line.strip() or force or self._blank_line:
             depth = self._part_depth if self._parts else self._depth + self._rest_quoted
@@ -161,22 +160,20 @@ class _TextParser(HTMLParser):
         if tag == "br":
             self._end_line(force=True)
         elif tag == "hr":
-            self._break()
+            self._end_line()
 
     def _close(self, tag: str) -> None:
         """Close ``tag`` and every element opened inside it and left open."""
         while self._open:
             open_tag, levels = self._open.pop()
+            self._open_count[open_tag] -= 1
             if levels:
-                self._break()
+                self._end_line()
             self._depth -= levels
             self._skipping -= open_tag in _SKIP
             self._in_pre -= open_tag == "pre"
             if open_tag == tag:
                 break
-
-    def _in_head(self) -> bool:
-        return any(open_tag == "head" for open_tag, _ in self._open)
 
 
 def _is_quote(tag: str, attrs: dict[str, str]) -> bool:

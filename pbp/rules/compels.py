@@ -254,7 +254,6 @@ def refuse(compel: Compel, table: Table, by: str, now: datetime,
         return _close_returning(compel, table, now, by, "refuse", CompelState.REFUSED, "a decision, free to refuse",
                                 f"{compel.target} refuses the compel on {compel.aspect}")
     proposer = _escrow_owner(compel, table)
-    compel.history.append(None)
     cost = _refusal_cost(compel, table, ledger)   # raises, changing nothing, at zero points
     changes = [cost, *_return_escrow(compel, proposer)]
     return _move(compel, now, by, "refuse", CompelState.REFUSED, changes, compel.parties(),

@@ -174,15 +174,16 @@ ids = st.integers(0, 7)
 
 ops = st.one_of(
     st.tuples(st.just("spend"), st.sampled_from(PCS)),
+    st.tuples(st.just("drain"), st.sampled_from(PCS)),
     st.tuples(st.just("offer_gm"), st.sampled_from(PCS), st.sampled_from(KINDS)),
     st.tuples(st.just("offer_player"), st.sampled_from(PCS), st.sampled_from(TARGETS), st.sampled_from(KINDS)),
     st.tuples(st.just("self"), st.sampled_from(PCS), st.sampled_from(KINDS)),
     st.tuples(st.just("accept"), ids, st.booleans()),
     st.tuples(st.just("refuse"), ids, st.booleans()),
     st.tuples(st.just("approve"), ids, st.booleans()),
-    st.tuples(st.just("deny"), ids),
+    st.tuples(st.just("deny"), ids, st.booleans()),
     st.tuples(st.just("withdraw"), ids, st.booleans()),
-    st.tuples(st.just("expire"), ids),
+    st.tuples(st.just("expire"), ids, st.booleans()),
     st.tuples(st.just("hostile"), st.sampled_from(PCS)),
     st.tuples(st.just("npc_invoke"), st.sampled_from(PCS)),
     st.tuples(st.just("payout")),
@@ -217,10 +218,13 @@ class Game:
         return (copy.deepcopy(self.table), copy.deepcopy(self.ledger),
                 [(k.state, k.escrow, len(k.history)) for k in self.compels])
 
-    def compel(self, i: int) -> c.Compel:
+    def compel(self, i: int, state: c.CompelState | None = None) -> c.Compel:
+        """The i-th compel; with ``state``, the i-th of those in that state (if any), so
+        that most answers reach a compel they apply to and some do not."""
         if not self.compels:
             raise RulesError("no compel yet")
-        return self.compels[i % len(self.compels)]
+        fitting = [k for k in self.compels if k.state is state] or self.compels
+        return fitting[i % len(fitting)]
 
     def open(self, transition, origin: str) -> None:
         self.compels.append(transition.compel)
@@ -241,6 +245,12 @@ class Game:
         spend_fate_point(self.table.character(who), "a stunt")
         self.expected -= 1
 
+    def do_drain(self, who):
+        ch = self.table.character(who)
+        while ch.fate_points:
+            spend_fate_point(ch, "a stunt")
+            self.expected -= 1
+
     def do_offer_gm(self, target, kind):
         self.open(c.offer(self.table, len(self.compels), target, self._aspect(target), kind, "x", NOW), "gm")
 
@@ -252,29 +262,29 @@ class Game:
         self.open(c.offer(self.table, len(self.compels), who, self._aspect(who), kind, "x", NOW, proposer=who), "self")
 
     def do_accept(self, i, right_party):
-        compel = self.compel(i)
+        compel = self.compel(i, c.CompelState.OFFERED)
         c.accept(compel, self.table, compel.answerer if right_party else "Ethan", NOW, self.ledger)
         self.expected += self.settled_effect(compel)
 
     def do_refuse(self, i, right_party):
-        compel = self.compel(i)
+        compel = self.compel(i, c.CompelState.OFFERED)
         c.refuse(compel, self.table, compel.answerer if right_party else "Charles", NOW, self.ledger)
         self.expected -= 1 if compel.kind is c.CompelKind.EVENT else 0
 
     def do_approve(self, i, as_gm):
-        compel = self.compel(i)
+        compel = self.compel(i, c.CompelState.AWAITING_GM)
         t = c.approve(compel, self.table, GM if as_gm else "Ruth", NOW)
         self.expected += self.settled_effect(compel) if t.after is c.CompelState.ACCEPTED else 0
 
-    def do_deny(self, i):
-        c.deny(self.compel(i), self.table, GM, NOW)
+    def do_deny(self, i, awaiting):
+        c.deny(self.compel(i, c.CompelState.AWAITING_GM if awaiting else None), self.table, GM, NOW)
 
     def do_withdraw(self, i, as_gm):
-        compel = self.compel(i)
+        compel = self.compel(i, c.CompelState.AWAITING_GM if as_gm else c.CompelState.OFFERED)
         c.withdraw(compel, self.table, GM if as_gm else compel.proposer, NOW)
 
-    def do_expire(self, i):
-        compel = self.compel(i)
+    def do_expire(self, i, offered):
+        compel = self.compel(i, c.CompelState.OFFERED if offered else c.CompelState.AWAITING_GM)
         compel.deadline = NOW
         t = c.expire(compel, self.table, NOW, self.ledger)
         if t is not None and t.after is c.CompelState.ACCEPTED:
@@ -333,6 +343,10 @@ class Game:
 
     def do_free_use(self, who):
         held = [a for a in self.table.aspects if a.free_for(who)]
+        if not held:
+            holders = sorted({h for a in self.table.aspects for h, n in a.free_invokes.items() if n and h != GM})
+            who = holders[0] if holders else who
+            held = [a for a in self.table.aspects if a.free_for(who)]
         if not held:
             raise RulesError("nothing to use")
         cmd = overcome("Athletics", opposition=Opposition(rating=0), invokes=(Invoke(held[0].name, payment=Payment.FREE),))

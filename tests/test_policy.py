@@ -1,0 +1,58 @@
+"""Mail pbp must not answer, and the optional Authentication-Results sender check."""
+from __future__ import annotations
+
+import pytest
+
+from pbp.mail.reading import read_message
+from pbp.policy import auto_reply_reason, bulk_reason, sender_unverified
+from tests.helpers import eml
+
+
+def mail(extra: str = "", sender: str = "ruth@example.org"):
+    return read_message(eml("hello\n", sender=sender, extra=extra))
+
+
+@pytest.mark.parametrize("extra,expected", [
+    ("Auto-Submitted: auto-replied\n", "Auto-Submitted"),
+    ("Auto-Submitted: auto-generated\n", "Auto-Submitted"),
+    ("X-Autoreply: yes\n", "X-Autoreply"),
+    ("X-Auto-Response-Suppress: All\n", "X-Auto-Response-Suppress"),
+    ("Return-Path: <>\n", "bounce"),
+])
+def test_auto_replies_and_bounces(extra, expected):
+    assert expected in auto_reply_reason(mail(extra))
+
+
+def test_ordinary_mail_passes():
+    assert auto_reply_reason(mail("Auto-Submitted: no\nReturn-Path: <ruth@example.org>\n")) == ""
+    assert auto_reply_reason(mail(sender="MAILER-DAEMON@mx.example.org")) != ""
+
+
+@pytest.mark.parametrize("value", ["bulk", "junk", "list"])
+def test_bulk_precedence(value):
+    assert bulk_reason(mail(f"Precedence: {value}\n")) == f"Precedence: {value}"
+
+
+AR = "Authentication-Results: {server}; {results}\n"
+
+
+@pytest.mark.parametrize("server,results,ok", [
+    ("mx.example.net", "dkim=pass header.d=example.org header.s=s1", True),
+    ("mx.example.net", "spf=pass smtp.mailfrom=ruth@example.org", True),
+    ("mx.example.net", "dkim=pass header.d=mail.other.test; spf=fail smtp.mailfrom=ruth@example.org", False),
+    ("mx.example.net", "dkim=fail header.d=example.org", False),
+    ("evil.test", "dkim=pass header.d=example.org", False),   # not our server: ignored
+    ("mx.example.net", "dkim=pass header.d=org", False),      # a bare TLD is not aligned
+])
+def test_authentication_results_alignment(server, results, ok):
+    m = mail(AR.format(server=server, results=results))
+    assert (sender_unverified(m, "mx.example.net") == "") is ok
+
+
+def test_subdomain_sender_aligns_with_parent_dkim_domain():
+    m = mail(AR.format(server="mx.example.net", results="dkim=pass header.d=example.org"), sender="ruth@lists.example.org")
+    assert sender_unverified(m, "mx.example.net") == ""
+
+
+def test_check_is_off_without_a_trusted_server():
+    assert sender_unverified(mail(), "") == ""
