@@ -128,7 +128,7 @@ def cmd_character_import(args) -> int:
 
 def cmd_sheet(args) -> int:
     from pbp.campaigns import get_campaign
-    from pbp.pipeline import sheet_dict
+    from pbp.sheets_view import sheet_dict
     from pbp.render import Renderer
     from pbp.store import repo
 

@@ -214,11 +214,12 @@ def _ref(token: Token) -> int:
     return _number(token, 1, MAX_REF, "an id", digits=token.value[1:])
 
 
-def _once(seen: dict[str, Token], part: str, token: Token, what: str) -> None:
-    """Refuse a part written twice (``stress 1 stress 2``), pointing at the second."""
-    if part in seen:
-        raise _Invalid(f"{what} is given twice; write it once", token, f"{what} once")
-    seen[part] = token
+def _once(fields: dict[str, Any], key: str, value: Any, token: Token, message: str, expected: str) -> None:
+    """Set ``fields[key]``; a part written twice must say the same thing both times (as
+    ``free free`` on an invoke), else the second one is refused."""
+    if key in fields and fields[key] != value:
+        raise _Invalid(message, token, expected)
+    fields[key] = value
 
 
 def _split_border(token: Token, zones: list[str]) -> tuple[str, str]:
@@ -449,15 +450,17 @@ class _Builder(Transformer):
         return InvokeAfter, fields
 
     def absorb(self, c):
-        stress, consequences, seen = 0, [], {}
+        fields: dict[str, Any] = {}
+        consequences = []
         for part in c:
             if type(part) is tuple:
                 consequences.append(part)
             else:
                 keyword, amount = part
-                _once(seen, "stress", keyword, "stress")
-                stress = _number(amount, 1, MAX_NUMBER, "the number of stress boxes")
-        return Absorb, {"stress": stress, "consequences": tuple(consequences)}
+                _once(fields, "stress", _number(amount, 1, MAX_NUMBER, "the number of stress boxes"), keyword,
+                      "the stress is given twice; write it once", "one stress amount")
+        fields["consequences"] = tuple(consequences)
+        return Absorb, fields
 
     def absorb_stress(self, c):
         return [c[0], c[1]]  # a list: consequences are tuples
@@ -472,6 +475,18 @@ class _Builder(Transformer):
         patient, consequence, skill, rename = c[:4]
         return Treat, {"patient": patient, "consequence": consequence, "skill": skill,
                        "rename": rename or "", "invokes": tuple(c[4:])}
+
+    def no_consequence(self, c):
+        raise _Invalid('the consequence is missing: name who you treat, then the consequence, before "with"', c[0],
+                       'who you treat (a character name, or me) and the consequence, before "with"')
+
+    def no_aspect(self, c):
+        raise _Invalid(f'the aspect is missing: name the aspect you compel before "{c[0]}"', c[0],
+                       f'the aspect to compel, before "{c[0]}"')
+
+    def no_given_aspect(self, c):
+        raise _Invalid('the aspect is missing: name the aspect whose free invokes you give before "to"', c[0],
+                       'the aspect whose free invokes you give, before "to"')
 
     def compel(self, c):
         target, aspect, kind, text = c
@@ -531,17 +546,16 @@ class _Builder(Transformer):
 
     def aspect_add(self, c):
         fields: dict[str, Any] = {"op": "add", "name": c[0]}
-        seen: dict[str, Token] = {}
         for keyword, value in c[1:]:
             kind = keyword.type
             if kind == "_ON":
-                _once(seen, kind, keyword, '"on" (where the aspect goes)')
-                fields["target"] = value
+                _once(fields, "target", value, keyword, 'an aspect goes in one place: write "on" once',
+                      '"on" once')
             elif kind == "FREE":
-                _once(seen, kind, keyword, '"free" (the number of free invokes)')
-                fields["free"] = 1 if value is None else _number(value, 1, MAX_NUMBER, "the number of free invokes")
+                free = 1 if value is None else _number(value, 1, MAX_NUMBER, "the number of free invokes")
+                _once(fields, "free", free, keyword, '"free" is given twice with different numbers; write it once',
+                      '"free" once')
             else:
-                _once(seen, kind, keyword, '"hidden"')
                 fields["hidden"] = True
         return AspectCmd, fields
 
@@ -562,14 +576,13 @@ class _Builder(Transformer):
 
     def conflict_start(self, c):
         fields: dict[str, Any] = {"op": "start", "participants": tuple(c[0])}
-        seen: dict[str, Token] = {}
         for keyword, value in c[1:]:
             if keyword.type == "_FIRST":
-                _once(seen, "first", keyword, '"first" (who acts first)')
-                fields["first"] = value
+                _once(fields, "first", value, keyword, '"first" names two characters; only one acts first',
+                      '"first" once')
             else:
-                _once(seen, "kind", keyword, "physical or mental")
-                fields["kind"] = value
+                _once(fields, "kind", value, keyword, "a conflict is either physical or mental, not both",
+                      "physical or mental, not both")
         return ConflictCmd, fields
 
     def conflict_first(self, c):
@@ -587,29 +600,27 @@ class _Builder(Transformer):
     def npc(self, c):
         name, level = c[0], c[1]
         fields: dict[str, Any] = {"name": name}
-        seen: dict[str, Token] = {}
         if level is not None:
             keyword, aspects = level
             if keyword.lower() == "major":
                 raise _Invalid("/npc add makes minor NPCs; a major NPC comes from a sheet file", keyword,
                                '"minor", or leave it out')
             if aspects:
-                _once(seen, "_ASPECT", keyword, "the aspects")
                 fields["aspects"] = tuple(aspects)
         for keyword, value in c[2:]:
             kind = keyword.type
             if kind == "_ASPECT":
-                _once(seen, kind, keyword, "the aspects")
-                fields["aspects"] = tuple(value)
+                _once(fields, "aspects", tuple(value), keyword, "the aspects are given twice; list them once",
+                      "one list of aspects")
             elif kind == "_SKILLS":
-                _once(seen, kind, keyword, "the skills")
-                fields["skills"] = tuple(value)
+                _once(fields, "skills", tuple(value), keyword, "the skills are given twice; list them once",
+                      "one list of skills")
             elif kind == "_STRESS":
-                _once(seen, kind, keyword, "stress")
-                fields["stress"] = _number(value, 0, MAX_NUMBER, "the number of stress boxes")
+                _once(fields, "stress", _number(value, 0, MAX_NUMBER, "the number of stress boxes"), keyword,
+                      "the stress is given twice; write it once", "one stress amount")
             else:
-                _once(seen, kind, keyword, '"defend" (the defence skills)')
-                fields["defend_with"] = tuple(value)
+                _once(fields, "defend_with", tuple(value), keyword,
+                      '"defend" is given twice; list the defence skills once', '"defend" once')
         return NpcCmd, fields
 
     def npc_level(self, c):
@@ -896,17 +907,29 @@ def _command_word(tokens: list[Token]) -> tuple[Token | None, bool]:
     return (tokens[1] if len(tokens) > 1 else None), False
 
 
+def _command_name(word: Token | None) -> str:
+    """The command a command-position token names (``aspects`` -> ``aspect``), or ""."""
+    if word is None or word.type not in _COMMAND_TERMINALS:
+        return ""
+    return _CANONICAL.get(word.type) or word.value.lower()
+
+
 def _example(tokens: list[Token]) -> str:
     word, gm = _command_word(tokens)
-    if word is None or word.type not in _COMMAND_TERMINALS:
+    name = _command_name(word)
+    if not name:
         return EXAMPLES["as"] if gm else EXAMPLES["roll"]
-    name = word.value.lower()
     if gm:
         return _GM_EXAMPLES.get(name, EXAMPLES["as"])
     if name == "fp":
         for token in tokens:
             if token.type in _FP_EXAMPLES:
                 return _FP_EXAMPLES[token.type]
+    parts = _PART_EXAMPLES.get(name)
+    if parts:
+        after = tokens[tokens.index(word) + 1:tokens.index(word) + 2]
+        if after and after[0].type in parts:
+            return parts[after[0].type]
     return EXAMPLES.get(name, EXAMPLES["roll"])
 
 
@@ -919,11 +942,18 @@ def _expected_words(expected: set[str], before: list[Token], command: str) -> st
         if phrase not in phrases:
             phrases.append(phrase)
 
-    if expected & {"_ROLL", "_OVERCOME", "_ADVANTAGE", "_ATTACK", "_DEFEND"}:
+    if expected & {"_ROLL", "_OVERCOME"}:  # the command word, after "/" or "/as NAME"
         if expected & {"_SHEET", "FP", "_AS"}:
             add("a command (" + ", ".join(n for n in COMMAND_NAMES if n != "create") + ")")
         else:
             add("an action (overcome, advantage, attack, defend or roll)")
+            add("another command for the NPC (" + _join(list(_ACTION_NAMES[6:])) + ")")
+        if "$END" in expected:
+            add("the end of the line")
+        words = _join(phrases)
+        return words + f" after {_quote(prev.value)}" if prev is not None else words
+    if command in _PLAY_COMMANDS:
+        return _expected_play(expected, before, command)
     if "_SLASH" in expected:
         add(_PHRASE["_SLASH"])
     if "DICE" in expected:
@@ -974,6 +1004,138 @@ def _expected_words(expected: set[str], before: list[Token], command: str) -> st
     for terminal, keyword in (("_SHOW", '"show"'), ("_SPEND", '"spend"'), ("GIVE", '"give"'), ("TAKE", '"take"')):
         if terminal in expected:
             add(keyword)
+    if "$END" in expected:
+        add("the end of the line")
+    if not phrases:
+        add("something else")
+    words = _join(phrases)
+    if prev is not None:
+        words += f" after {_quote(prev.value)}"
+    return words
+
+
+_PLAY_COMMANDS = frozenset(COMMAND_NAMES[COMMAND_NAMES.index("next"):])
+
+# The name a command wants, by (command, the keyword it follows); a tuple is indexed by how
+# many names already follow that keyword (/treat WHO WHAT, /compel WHO ASPECT).
+_PLAY_ROLES: dict[tuple[str, str], str | tuple[str, ...]] = {
+    ("next", "_NEXT"): "who goes next (a character name)",
+    ("move", "_MOVE"): "a zone name", ("move", "_TO"): "a zone name",
+    ("invoke", "_INVOKE"): "an aspect name",
+    ("absorb", "SEVERITY"): "a name for the consequence (in quotes if it has spaces)",
+    ("treat", "_TREAT"): ("who you treat (a character name, or me)", "the consequence to treat"),
+    ("treat", "_WITH"): "a skill name", ("treat", "_AS"): "a new name for the consequence",
+    ("treat", "_INVOKE"): "an aspect name",
+    ("compel", "_COMPEL"): ("who you compel (a character name, or me)", "the aspect to compel"),
+    ("veto", "_VETO"): "the aspect of the invoke you veto", ("veto", "REF"): "the aspect of the invoke you veto",
+    ("give", "GIVE"): ("the aspect whose free invokes you give", "who gets them (a character name)"),
+    ("give", "_TO"): "who gets them (a character name)",
+    ("scene", "_START"): "the scene's name", ("scene", "_ZONES"): "a zone name",
+    ("scene", "_BORDERS"): "a zone name",
+    ("aspect", "_ADD"): "the aspect's name", ("aspect", "_REMOVE"): "the aspect's name",
+    ("aspect", "_RENAME"): "the aspect's name", ("aspect", "_TO"): "the aspect's new name",
+    ("aspect", "_ON"): "a zone or character name",
+    ("conflict", "_START"): "a character who takes part", ("conflict", "_FIRST"): "who acts first",
+    ("place", "_PLACE"): "who you place (a character name)", ("place", "_IN"): "a zone name",
+    ("npc", "_ADD"): "the NPC's name", ("npc", "LEVEL"): "an aspect name", ("npc", "_ASPECT"): "an aspect name",
+    ("npc", "_SKILLS"): "a skill name", ("npc", "_DEFEND"): "a skill name",
+}
+# What a quoted text is, where only a quoted text is allowed.
+_PLAY_TEXTS = {
+    "concede": "your terms in quotes", "compel": "what happens, in quotes", "detail": "the story detail in quotes",
+}
+# What a list item is, by the keyword that opened the list.
+_LIST_ITEMS = {
+    "_ZONES": "zone", "_BORDERS": "border (Dock-Office)", "_START": "character", "LEVEL": "aspect",
+    "_ASPECT": "aspect", "_SKILLS": "skill and its rating", "_DEFEND": "skill",
+}
+# Tokens that are part of a name, a list or a number rather than a keyword of the command.
+_NOT_ANCHORS = frozenset({"WORD", "QUOTED", "_COMMA", "INT", "LADDER", "PLUS", "MINUS", "_DASH"})
+
+
+def _expected_play(expected: set[str], before: list[Token], command: str) -> str:
+    """:func:`_expected_words` for the play-by-post and GM commands."""
+    prev = before[-1] if before else None
+    anchor = next((t for t in reversed(before) if t.type not in _NOT_ANCHORS), None)
+    anchor_type = anchor.type if anchor is not None else ""
+    names = 0
+    for token in reversed(before):
+        if token is anchor:
+            break
+        names += token.type in ("WORD", "QUOTED")
+    phrases: list[str] = []
+
+    def add(phrase: str) -> None:
+        if phrase not in phrases:
+            phrases.append(phrase)
+
+    naming = "WORD" in expected
+    if naming:
+        role = _PLAY_ROLES.get((command, anchor_type), "a name")
+        add(role[min(names, len(role) - 1)] if isinstance(role, tuple) else role)
+    if "LADDER" in expected:
+        add("a rating (a ladder word like Fair or a number like +2)")
+    elif "INT" in expected:
+        if prev is not None and prev.type in ("PLUS", "MINUS"):
+            add("a number")
+        elif command == "give":
+            add("the number of free invokes (1 if you leave it out)")
+        elif anchor_type == "FREE":
+            add("the number of free invokes (1 if you leave it out)")
+        else:
+            add("the number of stress boxes")
+    if "_COMMA" in expected:
+        add('"," and another ' + _LIST_ITEMS.get(anchor_type, "name"))
+    if "MINUS" in expected and "_DASH" in expected:
+        add('"-" and the zone it borders')
+    if "REROLL" in expected:
+        add("an invoke option (reroll, oppose, free, fp, x2)" if command == "invoke"
+            else "an invoke option (reroll, oppose, free, fp, if needed, x2)")
+    if "REF" in expected:
+        if command == "invoke":
+            add('"on" and the id of another roll (on #142)' if "_ON" in expected else "a roll id like #142")
+        else:
+            add("an id like #12")
+    if "SEVERITY" in expected:
+        add("a consequence (mild, mild2, moderate or severe) and its name")
+    if "_STRESS" in expected and command == "absorb":
+        add('"stress" and the number of boxes')
+    if "COMPEL_KIND" in expected and not naming:
+        add('"event" or "decision"')
+    if "QUOTED" in expected and not naming:
+        add(_PLAY_TEXTS.get(command, "a reason in quotes"))
+    if "_WITH" in expected and not naming:
+        add('"with" and the skill you treat with')
+    if "_AS" in expected:
+        add('"as" and a new name for the consequence')
+    if "PLUS" in expected and "LADDER" not in expected:
+        add('an invoke (+invoke "Aspect")')
+    if "_INVOKE" in expected:
+        add('"invoke" and an aspect name')
+    if "_TO" in expected and not naming:
+        add('"to" and the new name')
+    if "_START" in expected:
+        add('"start" or "end"')
+    elif "_END" in expected:
+        add('"end"')
+    if "_ZONES" in expected:
+        add('"zones" and the zones (zones Dock, Office)')
+    if "_BORDERS" in expected:
+        add('"borders" and the borders (borders Dock-Office)')
+    if "_ADD" in expected:
+        add('"add", "remove" or "rename"' if "_REMOVE" in expected else '"add"')
+    if expected & {"FREE", "HIDDEN"} and command == "aspect":
+        add('an option ("on" and a zone or character, "free" and a number, "hidden")')
+    if "_FIRST" in expected:
+        add('"first" and who acts first')
+    if "CONFLICT_KIND" in expected:
+        add('"physical" or "mental"')
+    if "_IN" in expected:
+        add('"in" and a zone name')
+    if "LEVEL" in expected and command == "milestone":
+        add('"minor" or "major"')
+    if "_SKILLS" in expected:
+        add("a part of the NPC (aspects, skills, stress or defend)")
     if "$END" in expected:
         add("the end of the line")
     if not phrases:
@@ -1037,9 +1199,15 @@ def _explain(exc: LarkError, text: str, source: str, line: int) -> CommandSyntax
             and word.value[:1].isalpha():
         return _unknown_command(word, gm, line, source)
 
-    command = word.value.lower() if word is not None and word.type in _COMMAND_TERMINALS else ""
+    command = _command_name(word)
     example = _example(tokens)
     words = _expected_words(expected, before, command)
+    if gm and command and command not in _ACTION_NAMES and word.start_pos == pos:
+        return CommandSyntaxError(
+            f"/{command} is not written after /as NAME: it takes no character, so write it on its own line",
+            line=line, column=column, source=source, got=got, expected=words,
+            example=EXAMPLES.get(command, EXAMPLES["as"]),
+        )
 
     if isinstance(exc, UnexpectedCharacters) and text[pos] in _QUOTES_OPEN and "QUOTED" in expected:
         return CommandSyntaxError(
@@ -1059,6 +1227,16 @@ def _explain(exc: LarkError, text: str, source: str, line: int) -> CommandSyntax
                               expected=words, example=example)
 
 
+# Words that only come after a command word: what they belong to.
+_PART_OF = {
+    "_START": ("/scene start or /conflict start", EXAMPLES["scene"]),
+    "_END": ("/scene end, /session end or /conflict end", "/scene end"),
+    "_ADD": ("/aspect add or /npc add", EXAMPLES["aspect"]),
+    "_REMOVE": ("/aspect remove", _PART_EXAMPLES["aspect"]["_REMOVE"]),
+    "_RENAME": ("/aspect rename", _PART_EXAMPLES["aspect"]["_RENAME"]),
+}
+
+
 def _unknown_command(word: Token, gm: bool, line: int, source: str) -> CommandSyntaxError:
     names = _ACTION_NAMES if gm else COMMAND_NAMES
     typed = _short(word.value, 40)
@@ -1066,13 +1244,17 @@ def _unknown_command(word: Token, gm: bool, line: int, source: str) -> CommandSy
     message = f'unknown command "{typed}"'
     if gm:
         message = f'unknown action "{typed}" after /as NAME'
-    if match:
+    part = None if gm else _PART_OF.get(word.type)
+    if part is not None:
+        message += f" — did you mean {part[0]}?"
+        example = part[1]
+    elif match:
         suggestion = match[0]
         message += f" — did you mean {suggestion if gm else '/' + suggestion}?"
         example = (_GM_EXAMPLES if gm else EXAMPLES)[suggestion]
     else:
         example = EXAMPLES["as"] if gm else EXAMPLES["overcome"]
-    expected = ("an action: " + ", ".join(_ACTION_NAMES)) if gm else \
+    expected = ("a command for the NPC: " + ", ".join(_ACTION_NAMES)) if gm else \
         ("a command: " + ", ".join("/" + n for n in COMMAND_NAMES))
     return CommandSyntaxError(message, line=line, column=word.start_pos + 1, source=source, got=typed,
                               expected=expected, example=example)

@@ -16,15 +16,16 @@ from typing import Callable
 from pbp import commands as c
 from pbp import faults
 from pbp.config import Config
-from pbp.errors import CommandError, NotAllowedError, UnknownNameError
+from pbp.errors import CommandError, NotAllowedError
 from pbp.mail.reading import Mail, read_message
 from pbp.parser import find_commands, parse_command
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
+from pbp.play import Author, Post, apply_command, run_deadline_jobs, status_lines
+from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, build_reply
-from pbp.rules.actions import resolve
 from pbp.rules.dice import DiceSource
-from pbp.rules.economy import adjust_fate_points, spend_fate_point
 from pbp.rules.results import ActionResult
+from pbp.sheets_view import sheet_dict
 from pbp.rules.systems import get_system
 from pbp.store import models as m
 from pbp.store import repo
@@ -43,34 +44,6 @@ class Context:
     dice: DiceSource
     clock: Callable[[], datetime] = m.utcnow
     renderer: Renderer = field(default_factory=Renderer)
-
-
-@dataclass
-class NoteResult:
-    """A command that rolls nothing: a sheet shown, a fate point spent or given."""
-
-    command: str
-    actor: str
-    action: str
-    text: str = ""
-    sheet: dict | None = None
-    changes: list = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {
-            "command": self.command,
-            "actor": self.actor,
-            "action": self.action,
-            "skill": None,
-            "dice": None,
-            "effort": None,
-            "opposition": None,
-            "shifts": None,
-            "outcome": None,
-            "effects": [{"kind": self.action, "text": self.text}] if self.text else [],
-            "changes": [{"what": ch.what, "subject": ch.subject, "before": ch.before, "after": ch.after} for ch in self.changes],
-            **({"sheet": self.sheet} if self.sheet is not None else {}),
-        }
 
 
 @dataclass
@@ -113,14 +86,6 @@ _INSERT_MESSAGE = Insert(m.Message, ("message_id", "campaign", "mailbox", "uidva
                                      "status", "result", "received_at"))
 _INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
                                        "status", "attempts", "next_attempt_at", "last_error", "created_at"))
-
-
-@dataclass(frozen=True)
-class Author:
-    """The sender of a post as a member of its campaign."""
-
-    email: str
-    role: str  # "player" | "gm"
 
 
 def _campaign(slug: str) -> m.Campaign | None:
@@ -245,37 +210,86 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
 
 def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member: Author,
            members: list[Author], commands: list[c.Command], ctx: Context) -> Outcome:
-    """Resolve every command against the campaign's table; the caller's transaction makes
-    it all-or-nothing."""
-    system = get_system(campaign.system)
-    table = repo.load_table(campaign, system.skills)
-    before = repo.snapshot(table)
-    results = [_run(cmd, table, member, ctx, system) for cmd in commands]
-    changed_names = repo.save_table(campaign, before, table)
-    faults.reached("mid_transaction")
-
-    prev = repo.last_ledger_hash(campaign)
-    result_dicts, ledger = [], {}
-    for res in results:
-        d = res.to_dict()
-        if isinstance(res, ActionResult):
-            row = repo.record_roll(campaign, mail.message_id, d, prev)
-            prev = row.hash
-            d["roll_id"], d["ledger"] = row.id, row.hash[:8]
-            ledger[id(res)] = (row.id, row.hash[:8])
-        result_dicts.append(d)
-
-    changed = [sheet_dict(table.characters[name], table) for name in changed_names]
-    reply = build_reply(
-        ctx, mail=mail, campaign=campaign, kind="result", to=table_recipients(campaign, members),
-        body=ctx.renderer.result(mail=mail, campaign=campaign, results=results, ledger=ledger,
-                                 commands=commands, sheets=changed, relay=campaign.delivery == "relay"),
-    )
+    """Resolve every command against the campaign's table and play state; the caller's
+    transaction makes it all-or-nothing."""
+    post = _open_post(campaign, member, ctx, replied_to=mail.in_reply_to)
+    results = [apply_command(post, cmd) for cmd in commands]
+    replies = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
+                           relay=campaign.delivery == "relay")
     base.status = "applied"
-    base.results = result_dicts
-    base.replies = _enqueue([reply], campaign, mail.message_id)
+    base.results = [r.to_dict() for r in results]
+    for d, res in zip(base.results, results):
+        if id(res) in post.ledger:
+            d["roll_id"], d["ledger"] = post.ledger[id(res)]
+    base.replies = _enqueue(replies, campaign, mail.message_id)
     _INSERT_MESSAGE(**record, campaign=campaign, status="applied", result=base.to_dict())
     return base
+
+
+def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None) -> Post:
+    system = get_system(campaign.system)
+    table = repo.load_table(campaign, system.skills)
+    post = Post(campaign=campaign, table=table, play=load_play(campaign.play), author=author, now=ctx.clock(),
+                dice=ctx.dice, system=system, settings=ctx.config, replied_to=replied_to)
+    post.snapshot = repo.snapshot(table)
+    return post
+
+
+def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
+                 source: Mail | None, commands: list[c.Command] | None, relay: bool) -> list:
+    """Persist what a post (or a deadline round) changed, record its rolls in the ledger
+    and write its replies: the result to the table, then any private mails."""
+    changed_names = repo.save_table(campaign, post.snapshot, post.table)
+    faults.reached("mid_transaction")
+    prev = repo.last_ledger_hash(campaign)
+    for res in results:
+        if isinstance(res, ActionResult):
+            row = repo.record_roll(campaign, source.message_id if source else None, res.to_dict(), prev)
+            prev = row.hash
+            post.ledger[id(res)] = (row.id, row.hash[:8])
+    for hook in post.after_ledger:
+        hook(post.ledger)
+
+    changed = [sheet_dict(post.table.characters[name], post.table) for name in changed_names]
+    subject_suffix = f" — {post.asks[0].subject}" if post.asks and post.asks[0].subject else ""
+    body = ctx.renderer.result(mail=source, campaign=campaign, results=results, ledger=post.ledger, commands=commands,
+                               sheets=changed, relay=relay, asks=post.asks, status=status_lines(post))
+    replies = [build_reply(ctx, mail=source, campaign=campaign, kind="result", to=table_recipients(campaign, members),
+                           body=body, subject_suffix=subject_suffix)]
+    refs = [a.ref for a in post.asks] + [f"roll:{rid}" for rid, _ in post.ledger.values()]
+    for tell in post.tells:
+        to = _addresses(post, members, tell.to)
+        if to:
+            replies.append(build_reply(ctx, mail=source, campaign=campaign, kind="tell", to=to,
+                                       body=ctx.renderer.tell(campaign=campaign, tell=tell), subject=tell.subject))
+            post.play.threads[replies[-1].message_id] = list(tell.refs)
+    if refs:
+        post.play.threads[replies[0].message_id] = refs
+    _save_play(campaign, post.play, ctx.config)
+    return replies
+
+
+def _addresses(post: Post, members: list[Author], names) -> list[str]:
+    """Mail addresses of characters' players; GM means every GM of the campaign."""
+    out: list[str] = []
+    for name in names:
+        if name == "GM":
+            out += [mb.email for mb in members if mb.is_gm]
+            continue
+        ch = post.table.character(name)
+        if ch is not None and ch.player:
+            out.append(ch.player)
+        elif ch is not None:
+            out += [mb.email for mb in members if mb.is_gm]
+    return sorted(set(out))
+
+
+def _save_play(campaign: m.Campaign, play: PlayState, config: Config) -> None:
+    data = dump_play(play)
+    if data != campaign.play:
+        due = play.next_deadline(timedelta(hours=config.reminder_hours))
+        m.Campaign.update(play=data, next_deadline=due).where(m.Campaign.id == campaign.id).execute()
+        campaign.play = data
 
 
 def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
@@ -283,106 +297,6 @@ def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
     if campaign.delivery == "list" and campaign.address:
         return [campaign.address]
     return sorted({mb.email for mb in members})
-
-
-def _run(cmd: c.Command, table, member: Author, ctx: Context, system):
-    """Resolve one command as the character its author controls (or names with /as)."""
-    is_gm = member.role == "gm"
-    if isinstance(cmd, c.Sheet):
-        ch = _character(table, cmd.character, member, cmd, for_reading=True)
-        return NoteResult(cmd.source, ch.name, "sheet", sheet=sheet_dict(ch, table))
-    if isinstance(cmd, c.FatePoints):
-        if cmd.op in ("give", "take"):
-            if not is_gm:
-                raise NotAllowedError(f"/fp {cmd.op} is for the GM", expected="a fate point command for yourself",
-                                      example="/fp spend \"to declare a story detail\"")
-            ch = _character(table, cmd.character, member, cmd, for_reading=True)
-            change = adjust_fate_points(ch, cmd.amount if cmd.op == "give" else -cmd.amount, cmd.reason or cmd.op)
-            return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name}: fate points {change.before} -> {change.after}", changes=[change])
-        ch = _character(table, cmd.character, member, cmd, for_reading=cmd.op == "show")
-        if cmd.op == "spend":
-            change = spend_fate_point(ch, cmd.reason)
-            why = f" ({cmd.reason})" if cmd.reason else ""
-            return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} spends a fate point{why}: {change.before} -> {change.after}", changes=[change])
-        return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} has {ch.fate_points} fate point{'s' if ch.fate_points != 1 else ''} (refresh {ch.refresh})")
-    actor = _character(table, getattr(cmd, "actor", None), member, cmd)
-    return resolve(cmd, table, ctx.dice, actor.name, system)
-
-
-def _character(table, name: str | None, member: Author, cmd: c.Command, *, for_reading: bool = False):
-    """The character a command acts as: the one named (``/as``, ``/sheet NAME``) if the
-    author may use it, else the author's own PC."""
-    is_gm = member.role == "gm"
-    if name:
-        ch = table.character(name)
-        if ch is None:
-            raise UnknownNameError(
-                f'no character called "{name}" in this campaign',
-                kind="character", name=name,
-                suggestions=_close(name, [x.name for x in table.characters.values()]),
-                expected="a character of this campaign: " + ", ".join(sorted(x.name for x in table.characters.values())),
-                example=f"/sheet {_quote(next(iter(table.characters.values())).name)}" if table.characters else "/sheet",
-            )
-        if for_reading or is_gm or (ch.player or "").lower() == member.email:
-            return ch
-        raise NotAllowedError(
-            f"{ch.name} is not your character",
-            expected="a command for your own character",
-            example=cmd.source.split(" ", 3)[-1] if cmd.source.lower().startswith("/as ") else "/sheet",
-        )
-    own = [x for x in table.characters.values() if (x.player or "").lower() == member.email]
-    if len(own) == 1:
-        return own[0]
-    if is_gm and not own:
-        raise NotAllowedError(
-            "the GM acts through a character: say which one with /as",
-            expected="/as NAME before the command",
-            example="/as Ghoul attack Charles with Fight",
-        )
-    if not own:
-        raise NotAllowedError(
-            "you have no character in this campaign yet",
-            expected="a character sheet imported by the GM (pbp character import)",
-            example="ask the GM to run: pbp character import ruth.toml --campaign SLUG",
-        )
-    raise NotAllowedError(
-        "you play several characters: say which one with /as",
-        expected="/as NAME before the command",
-        example=f"/as {_quote(own[0].name)} overcome Athletics vs Fair",
-    )
-
-
-def _close(name: str, names: list[str]) -> list[str]:
-    import difflib
-
-    return difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-
-
-def _quote(name: str) -> str:
-    return f'"{name}"' if " " in name else name
-
-
-def sheet_dict(ch, table) -> dict:
-    """The ``pbp sheet --json`` shape (also attached to /sheet results)."""
-    aspects = [a for a in table.aspects if a.owner == ch.name and a.kind not in ("consequence",)]
-    return {
-        "name": ch.name,
-        "kind": ch.kind,
-        "player": ch.player,
-        "fate_points": ch.fate_points,
-        "refresh": ch.refresh,
-        "skills": dict(sorted(ch.skills.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "aspects": [{"name": a.name, "kind": a.kind, "free_invokes": dict(a.free_invokes)} for a in aspects],
-        "stunts": [{"name": s.name, "skill": s.skill, "action": s.action, "bonus": s.bonus,
-                    "circumstance": s.circumstance} for s in ch.stunts],
-        "stress": {k: list(v) for k, v in ch.stress.items()},
-        "consequences": [{"severity": q.severity, "aspect": q.aspect, "shifts": q.shifts,
-                          "recovering": q.recovering, **({"track": q.track} if q.track else {})}
-                         for q in ch.consequences],
-        "conditions": [],
-        "taken_out": ch.taken_out,
-        "free_invokes_held": {a.name: a.free_for(ch.name) for a in table.aspects if a.free_for(ch.name)},
-    }
 
 
 # --------------------------------------------------------------------------- other outcomes
@@ -475,5 +389,20 @@ def _enqueue(replies, campaign, source_id: str) -> list[dict]:
 
 
 def apply_deadlines(ctx: Context) -> int:
-    """Apply every deadline that has passed at ``ctx.clock()``; returns how many."""
-    return 0
+    """Apply every deadline and reminder due at ``ctx.clock()`` (pending defences and
+    absorptions, compels, story details), one campaign per transaction, and tell each
+    table what happened. Returns how many campaigns had something due."""
+    now = ctx.clock()
+    due = [row.id for row in m.Campaign.select(m.Campaign.id).where(m.Campaign.next_deadline <= now)]
+    for campaign_id in due:
+        with m.db.atomic():
+            campaign = m.Campaign.get_by_id(campaign_id)
+            members = [Author(**row) for row in _MEMBERS(campaign.id)]
+            post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)
+            results = run_deadline_jobs(post)
+            if results or post.asks or post.tells:
+                replies = _commit_post(post, campaign, members, ctx, results, source=None, commands=None, relay=False)
+                _enqueue(replies, campaign, None)
+            else:
+                _save_play(campaign, post.play, ctx.config)
+    return len(due)

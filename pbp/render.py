@@ -153,22 +153,32 @@ class Renderer:
         text = self.text_env.get_template(f"{name}.txt.j2").render(**data)
         return (tidy(text), self.html_env.get_template(f"{name}.html.j2").render(**data))
 
-    def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool) -> tuple[str, str]:
-        by_line = {cmd.line: res for cmd, res in zip(commands, results)}
+    def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
+               status=()) -> tuple[str, str]:
+        """The post with each command replaced by its result (relay), or the results alone
+        (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
+        for, whose turn it is, and the sheets that changed."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
-        for number, line in enumerate(mail.new_text.splitlines(), start=1):
-            if number in by_line:
-                res = by_line[number]
-                blocks.append(("result", res, ledger.get(id(res))))
-            elif relay:
-                blocks.append(("prose", line, None))
+        if commands is None:
+            blocks = [("result", res, ledger.get(id(res))) for res in results]
+        else:
+            by_line = {cmd.line: res for cmd, res in zip(commands, results)}
+            for number, line in enumerate(mail.new_text.splitlines(), start=1):
+                if number in by_line:
+                    res = by_line[number]
+                    blocks.append(("result", res, ledger.get(id(res))))
+                elif relay:
+                    blocks.append(("prose", line, None))
         while blocks and blocks[0][0] == "prose" and not blocks[0][1].strip():
             blocks.pop(0)
         while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():
             blocks.pop()
         changes = [ch for res in results for ch in res.changes]
-        return self._both("result", mail=mail, campaign=campaign, blocks=blocks, changes=changes,
-                          ledger=ledger, sheets=sheets, relay=relay)
+        return self._both("result", campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets,
+                          relay=relay, asks=list(asks), status=list(status))
+
+    def tell(self, *, campaign, tell) -> tuple[str, str]:
+        return self._both("tell", campaign=campaign, tell=tell)
 
     def error(self, *, mail, campaign, errors) -> tuple[str, str]:
         return self._both("error", mail=mail, campaign=campaign, errors=errors)
@@ -226,18 +236,25 @@ def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:
     base = subject.strip()
     while base[:3].lower() in ("re:", "aw:", "sv:"):
         base = base[3:].strip()
+    base = base.split(" — ", 1)[0]  # our own "— Charles, defend by ..." from an earlier reply
     tag = f"[{campaign_name}]"
     if tag.lower() not in base.lower():
         base = f"{tag} {base}".strip()
     return f"Re: {base}{suffix}"
 
 
-def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, str], to: list[str]) -> Reply:
-    """The outgoing mail to ``to``, threaded to ``mail``."""
+def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, str], to: list[str],
+                subject: str | None = None, subject_suffix: str = "") -> Reply:
+    """The outgoing mail to ``to``, threaded to ``mail`` when there is one (a deadline round
+    starts a thread of its own)."""
     text, html = body
     sender = campaign.address or ctx.config.from_address
-    suffix = " (not applied)" if kind == "error" else ""
-    subject = reply_subject(mail.subject, campaign.name, suffix)
+    if subject is None:
+        suffix = " (not applied)" if kind == "error" else subject_suffix
+        subject = reply_subject(mail.subject, campaign.name, suffix) if mail is not None else \
+            f"[{campaign.name}] {subject_suffix.lstrip(' —') or 'Deadlines'}"
+    elif f"[{campaign.name}]" not in subject:
+        subject = f"[{campaign.name}] {subject}"
     message_id = f"<pbp.{uuid.uuid4().hex}@{ctx.config.domain}>"
     headers = [
         ("From", formataddr((f"{campaign.name} (pbp)", sender), charset="utf-8")),
@@ -246,10 +263,10 @@ def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, s
         ("Date", format_datetime(ctx.clock().replace(tzinfo=timezone.utc))),
         ("Message-ID", message_id),
     ]
-    if mail.message_id:
+    if mail is not None and mail.message_id:
         refs = [*mail.references, mail.message_id][-20:]
         headers += [("In-Reply-To", f"<{mail.message_id}>"), ("References", "\n ".join(f"<{r}>" for r in refs))]
     headers += [("Auto-Submitted", "auto-replied"), ("X-PBP-Campaign", campaign.slug)]
     raw = mime_alternative(headers, text, html)
     return Reply(message_id=message_id.strip("<>"), sender=sender, to=list(to), subject=subject,
-                 in_reply_to=mail.message_id or None, raw=raw)
+                 in_reply_to=(mail.message_id or None) if mail is not None else None, raw=raw)

@@ -116,8 +116,8 @@ _WRAP_START = re.compile(_OPENERS + r"\s|[^\s>]*\d|\w+,\s*\d|在|[^@]{0,200}@", 
 _SENDER_HEADERS = ("from", "von", "de", "da", "van", "från", "fra", "od", "от", "发件人", "寄件者",
                    "expéditeur", "kimden")
 _DATE_HEADERS = ("sent", "date", "sendt", "gesendet", "datum", "enviado", "enviada em", "fecha",
-                 "data", "inviato", "verzonden", "skickat", "le", "envoyé", "wysłano", "odesláno", "отправлено", "дата",
-                 "发送时间", "日期", "tarih")
+                 "data", "inviato", "verzonden", "skickat", "le", "envoyé", "wysłano", "odesláno",
+                 "отправлено", "дата", "发送时间", "日期", "tarih")
 _TEXT_HEADERS = ("to", "cc", "bcc", "reply-to", "subject", "an", "antwort an", "betreff", "para",
                  "asunto", "assunto", "à", "objet", "destinataire", "répondre à", "a", "risposta",
                  "oggetto", "aan", "beantwoorden - aan", "onderwerp", "till", "ämne", "til", "emne",
@@ -143,25 +143,26 @@ _FENCE = re.compile(r"^```")
 
 _DEVICES = (r"(?:iphone|ipad|ipod|android|mobile|phone|cell|samsung|galaxy|blackberry|tablet"
             r"|pixel|huawei|nokia|htc|motorola|xiaomi|smartphone)")
+_FEW_WORDS = r"\S+(?:\s+\S+){0,5}"  # a device or an app, not a sentence of prose
 _FOOTER = re.compile(
     r"^\s*(?:"
-    r"[(<]*\s*sent\s+(?:from|via|with|by)\s+(?:my\s.*|\S+(?:\s+\S+){0,4})"
+    r"[(<]*\s*sent\s+(?:from|via|with|by)\s+(?:my(?:\s+\S+){1,9}|\S+(?:\s+\S+){0,4})"
     r"|\w+\s+from\s+mobile\b.*"
     r"|from\s+my\s+.{0,20}?" + _DEVICES + r"\s*[\w.\-]{0,10}"
     r"|get\s+outlook\s+for\s.*"
-    r"|envoyé\s+(?:depuis|de)\s+(?:mon|ma|yahoo|l'application)\s.*"
-    r"|von\s+meinem\s+.{1,60}\s+gesendet.*"
-    r"|gesendet\s+von\s+(?:meinem\s.*|iphone|ipad|mail\s+für\s.*|yahoo\s.*)"
+    r"|envoyé\s+(?:depuis|de)\s+(?:mon|ma|yahoo|l'application)\s" + _FEW_WORDS
+    + r"|von\s+meinem\s+.{1,60}\s+gesendet.*"
+    r"|gesendet\s+von\s+(?:meinem\s" + _FEW_WORDS + r"|iphone|ipad|mail\s+für\s.*|yahoo\s.*)"
     r"|diese\s+nachricht\s+wurde\s+von\s+.{1,80}\s+gesendet.*"
-    r"|inviato\s+da\s+.*"
-    r"|sendt\s+fra\s+min\s.*"
-    r"|(?:skickat\s+)?från\s+min\s.*"
-    r"|enviado\s+(?:do|desde)\s+(?:meu|mi|o|el)\s.*"
-    r"|verzonden\s+(?:met|vanaf)\s.*"
-    r"|verstuurd\s+vanaf\s+mijn\s.*"
-    r"|wysłane\s+z\s.*"
-    r"|отправлено\s+с\s.*"
-    r"|從我的\s*\S+\s*傳送|发自我的\s*\S+|寄自我的\s*\S+"
+    r"|inviato\s+da(?:l\s+mio)?\s+" + _FEW_WORDS
+    + r"|sendt\s+fra\s+min\s" + _FEW_WORDS
+    + r"|(?:skickat\s+)?från\s+min\s" + _FEW_WORDS
+    + r"|enviado\s+(?:do|desde)\s+(?:meu|mi|o|el)\s" + _FEW_WORDS
+    + r"|verzonden\s+(?:met|vanaf)\s" + _FEW_WORDS
+    + r"|verstuurd\s+vanaf\s+mijn\s" + _FEW_WORDS
+    + r"|wysłane\s+z\s" + _FEW_WORDS
+    + r"|отправлено\s+с\s" + _FEW_WORDS
+    + r"|從我的\s*\S+\s*傳送|发自我的\s*\S+|寄自我的\s*\S+"
     r")\s*$",
     re.IGNORECASE,
 )

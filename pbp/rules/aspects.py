@@ -158,10 +158,11 @@ def add_situation_aspect(table: Table, name: str, owner: str | None = None, free
                          example=f'/aspect add "{name}" free 1')
     if owner is not None:
         owner = find_character(table, owner).name
-    if _same_place(table, name, owner):
+    existing = _same_place(table, name, owner)
+    if existing is not None:
         where = f"on {owner}" if owner else "on the scene"
-        raise RulesError(f"{name} is already in play {where}", expected="a new aspect name",
-                         example=f'/aspect rename "{name}" "{name} (worse)"')
+        raise RulesError(f"{existing.name} is already in play {where}", expected="a new aspect name",
+                         example=f'/aspect rename "{existing.name}" "{existing.name} (worse)"')
     if free and holder is not None and holder != GM:
         holder = find_character(table, holder).name
     aspect = Aspect(name, kind=kind, owner=owner, hidden=hidden)
@@ -199,7 +200,7 @@ def rename_aspect(table: Table, name: str, new_name: str, owner: str | None = No
                          example=f'/aspect rename "{aspect.name}" "Stitched Up"')
     clash = _same_place(table, new_name, aspect.owner)
     if clash is not None and clash is not aspect:
-        raise RulesError(f"{new_name} is already in play there", expected="a name not in use",
+        raise RulesError(f"{clash.name} is already in play there", expected="a name not in use",
                          example=f'/aspect rename "{aspect.name}" "{new_name} 2"')
     old = aspect.name
     aspect.name = new_name

@@ -204,6 +204,12 @@ def spend_from_pool(ledger: FateLedger, npc: Character, run: Callable[[], Action
     npc.fate_points = ledger.gm_pool
     try:
         result = run()
+    except RulesError as error:
+        broke = f"{npc.name} has 0 fate points; "
+        if error.message.startswith(broke):
+            error.message = f"the GM's pool has 0 fate points; {error.message[len(broke):]}"
+            error.args = (error.message,)
+        raise
     finally:
         npc.fate_points = own
     spent = 0

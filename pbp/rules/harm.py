@@ -229,12 +229,10 @@ def absorb_default(table: Table, character: Character | str, track: str, shifts:
     """What happens when the deadline passes with no ``/absorb``: PCs take the cheapest plan
     (placeholder consequence names flagged ``rename``), NPCs follow ``npc_plan``."""
     ch = _character(table, character, "")
-    if ch.kind == "pc":
-        _check_hit(ch, track, shifts, system, "")
-        plan = cheapest_absorption(ch, track, shifts, system)
-    else:
+    if ch.kind != "pc":
         return npc_absorb(table, ch, track, shifts, attacker=attacker, system=system)
-    return _apply_plan(table, ch, track, shifts, plan, attacker, system)
+    _check_hit(ch, track, shifts, system, "")
+    return _apply_plan(table, ch, track, shifts, cheapest_absorption(ch, track, shifts, system), attacker, system)
 
 
 def npc_absorb(table: Table, character: Character | str, track: str, shifts: int, *,

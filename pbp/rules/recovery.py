@@ -21,6 +21,8 @@ How the rules are read here:
 * A tie on the treatment roll is the overcome's tie: success at a minor cost (the roll's own
   "cost_minor" effect asks the GM to name it). A failure does not start recovery.
 * Another skill than the usual one may be named (Lore for a curse): the GM allowed the roll.
+  A resolved roll handed to ``treat`` must be an overcome by the healer against at least the
+  treatment difficulty (the GM may make it harder, never easier).
 * ``end_scene`` also removes boosts and situation and zone aspects (on the scene, on zones and
   on characters: they last only as long as the situation), except those named in ``keep``;
   a taken-out character is back for the next scene. ``end_session`` does not end the scene:
@@ -90,9 +92,10 @@ def treat(table: Table, healer: str, patient: str, consequence: str, result: Act
     starts recovering."""
     slot, _, difficulty = check_treatment(table, healer, patient, consequence, system)
     opposition = result.opposition.value if result.opposition else None
-    if result.action != "overcome" or not same_name(result.actor, healer) or opposition != difficulty:
+    if result.action != "overcome" or not same_name(result.actor, healer) or opposition is None \
+            or opposition < difficulty:
         raise RulesError(f"treating {slot.aspect} is an overcome by {healer} against {describe(difficulty)}",
-                         expected=f"an overcome vs {describe(difficulty)}")
+                         expected=f"an overcome vs {describe(difficulty)} (or harder, if the GM says so)")
     r = Report()
     if result.outcome not in TREATED:
         r.effect("not_treated", f"{slot.aspect} is not treated; it does not start to recover",

@@ -50,6 +50,8 @@ class Campaign(BaseModel):
     address = CharField(null=True)          # the table's address (To: of posts, From: of replies)
     delivery = CharField(default="relay")   # "relay" | "list"
     settings = JSONField(default=dict)
+    play = JSONField(default=dict)          # pbp.play.state.PlayState: scene, conflict, pending...
+    next_deadline = DateTimeField(null=True, index=True)
     created_at = DateTimeField(default=utcnow)
 
 
@@ -75,6 +77,7 @@ class Character(BaseModel):
     stress = JSONField(default=dict)
     consequences = JSONField(default=list)
     taken_out = BooleanField(default=False)
+    carried_points = IntegerField(default=0)   # an NPC's points carried into a later scene's GM pool
     description = TextField(default="")
     updated_at = DateTimeField(default=utcnow)
 

@@ -41,6 +41,7 @@ def character_to_state(row: dict) -> rs.Character:
         stress={k: list(v) for k, v in (get("stress") or {}).items()},
         consequences=[rs.Consequence(**c) for c in (get("consequences") or [])],
         taken_out=bool(get("taken_out")),
+        carried_points=get("carried_points") or 0,
     )
 
 
@@ -56,6 +57,7 @@ def _character_fields(ch: rs.Character) -> dict:
         "stress": ch.stress,
         "consequences": [dict(vars(c)) for c in ch.consequences],
         "taken_out": ch.taken_out,
+        "carried_points": ch.carried_points,
     }
 
 

@@ -62,6 +62,7 @@ class ImapInbox:
         self._selected = False
         self._folders: set[str] = set()
         self._known_uid: int | None = None
+        self._interrupted = False   # set by interrupt(): no reconnecting while the daemon stops
         self.connected_in: float | None = None
         #: IMAP commands issued, by name ("fetch", "search"...): lets tests pin round trips.
         self.commands: Counter[str] = Counter()
@@ -142,6 +143,7 @@ class ImapInbox:
     def interrupt(self) -> None:
         """Wake a blocked ``idle_wait`` from another thread (the daemon's SIGTERM handler):
         the socket is shut down, so the wait returns and the next call reconnects."""
+        self._interrupted = True
         client = self._client
         if client is not None:
             try:
@@ -344,7 +346,7 @@ class ImapInbox:
         try:
             return operation()
         except ConnectFailed as exc:
-            if not reused or isinstance(exc, TransportTimeout):
+            if not reused or isinstance(exc, TransportTimeout) or self._interrupted:
                 raise
             log.info("imap: connection to %s lost (%s); reconnecting", self.settings.address, exc)
             self.close()

@@ -18,7 +18,7 @@ from pbp.rules.dice import FixedDice
 from pbp.rules.results import Change
 from pbp.rules.state import Aspect, Consequence
 
-from .builders import make_table, overcome
+from .builders import overcome
 
 
 def boost(table, holder="Ruth", name="Off Balance"):
@@ -158,8 +158,9 @@ def test_rename_keeps_free_invokes(table):
     shadows.free_invokes["Ruth"] = 1
     assert rename_aspect(table, "Deep Shadows", "Pitch Dark") == [Change("aspect", "Pitch Dark", "Deep Shadows", "Pitch Dark", "renamed")]
     assert table.find_aspect("Pitch Dark").free_for("Ruth") == 1
-    with pytest.raises(RulesError, match="already in play"):
-        rename_aspect(table, "Pitch Dark", "Deep Shadows") if table.aspects.append(Aspect("Deep Shadows")) is None else None
+    table.aspects.append(Aspect("Deep Shadows"))
+    with pytest.raises(RulesError, match="Deep Shadows is already in play there"):
+        rename_aspect(table, "Pitch Dark", "deep shadows")
 
 
 def test_renaming_a_consequence_follows_it_onto_the_sheet(table):

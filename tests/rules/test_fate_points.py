@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pbp.commands import Invoke, Payment
+from pbp.commands import Invoke, Opposition, Payment
 from pbp.errors import CommandError, NotAllowedError, RulesError
 from pbp.rules import compels as c
 from pbp.rules import economy
@@ -34,7 +34,6 @@ from pbp.rules.fate_points import (
 from pbp.rules.results import Change
 
 from .builders import attack, make_table, overcome
-from pbp.commands import Opposition
 
 NOW = datetime(2026, 11, 29, 18, 0)
 
@@ -109,6 +108,10 @@ def test_an_npc_s_paid_invoke_comes_out_of_the_pool():
     result = spend_from_pool(ledger, ghoul, lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul"))
     assert ledger.gm_pool == 1 and ghoul.fate_points == 1
     assert result.changes[0] == Change("gm_pool", GM, 2, 1, "invoking Deep Shadows (Ghoul)")
+    ledger.gm_pool = 0
+    with pytest.raises(RulesError, match="^the GM's pool has 0 fate points; invoking Deep Shadows needs one"):
+        spend_from_pool(ledger, ghoul, lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul"))
+    assert ghoul.fate_points == 1
 
 
 # -- hostile invokes ------------------------------------------------------------------------

@@ -1,0 +1,38 @@
+"""Handlers that need no scene: sheets, fate points, rolls and actions outside a conflict."""
+from __future__ import annotations
+
+from pbp import commands as c
+from pbp.play.core import NoteResult, Post, handles
+from pbp.rules.actions import resolve
+from pbp.rules.economy import adjust_fate_points, spend_fate_point
+from pbp.sheets_view import sheet_dict
+
+
+@handles(c.Sheet)
+def show_sheet(post: Post, cmd: c.Sheet):
+    ch = post.character(cmd.character, cmd, for_reading=True)
+    return NoteResult(cmd.source, ch.name, "sheet", sheet=sheet_dict(ch, post.table))
+
+
+@handles(c.FatePoints)
+def fate_points(post: Post, cmd: c.FatePoints):
+    if cmd.op in ("give", "take"):
+        post.require_gm(f"/fp {cmd.op}", '/fp spend "to declare a story detail"')
+        ch = post.character(cmd.character, cmd, for_reading=True)
+        change = adjust_fate_points(ch, cmd.amount if cmd.op == "give" else -cmd.amount, cmd.reason or cmd.op)
+        return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name}: fate points {change.before} -> {change.after}",
+                          changes=[change])
+    ch = post.character(cmd.character, cmd, for_reading=cmd.op == "show")
+    if cmd.op == "spend":
+        change = spend_fate_point(ch, cmd.reason)
+        why = f" ({cmd.reason})" if cmd.reason else ""
+        return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} spends a fate point{why}: "
+                          f"{change.before} -> {change.after}", changes=[change])
+    s = "s" if ch.fate_points != 1 else ""
+    return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} has {ch.fate_points} fate point{s} (refresh {ch.refresh})")
+
+
+@handles(c.Roll, c.Overcome, c.Advantage, c.Attack, c.Defend)
+def act(post: Post, cmd):
+    actor = post.character(getattr(cmd, "actor", None), cmd)
+    return resolve(cmd, post.table, post.dice, actor.name, post.system)

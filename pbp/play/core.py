@@ -1,0 +1,224 @@
+"""Applying one post's commands to a campaign: the :class:`Post` every handler receives,
+and the registries that map command types to handlers and collect deadline jobs.
+
+Handlers live in the modules of this package by subject (``basic``, ``conflict``,
+``economy``); each registers itself with :func:`handles`. A handler may change the table
+(rules state) and the play state, and returns a result for the reply: an
+``ActionResult`` from the rules engine or a :class:`NoteResult`. Everything a handler
+needs to say beyond its result goes through :meth:`Post.ask` (a reaction wanted from
+someone, with a deadline) and :meth:`Post.tell` (a private mail).
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Callable
+
+from pbp import commands as c
+from pbp.errors import NotAllowedError, UnknownNameError
+from pbp.play.state import PlayState
+from pbp.rules.state import Character, Table
+from pbp.rules.systems import System
+
+GM = "GM"
+
+
+@dataclass(frozen=True)
+class Author:
+    """The sender of a post as a member of its campaign."""
+
+    email: str
+    role: str  # "player" | "gm"
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == "gm"
+
+
+@dataclass
+class NoteResult:
+    """A command that rolls nothing: a sheet shown, a point spent, a turn handed on..."""
+
+    command: str
+    actor: str
+    action: str
+    text: str = ""
+    sheet: dict | None = None
+    changes: list = field(default_factory=list)
+    effects: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        effects = [{"kind": e.kind, "text": e.text, **({"data": e.data} if e.data else {})} for e in self.effects]
+        if self.text and not effects:
+            effects = [{"kind": self.action, "text": self.text}]
+        return {
+            "command": self.command, "actor": self.actor, "action": self.action, "skill": None, "dice": None,
+            "effort": None, "opposition": None, "shifts": None, "outcome": None, "effects": effects,
+            "changes": [{"what": ch.what, "subject": ch.subject, "before": ch.before, "after": ch.after}
+                        for ch in self.changes],
+            **({"sheet": self.sheet} if self.sheet is not None else {}),
+        }
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A reaction wanted from ``who`` (a character, or GM) by ``deadline``: shown in the
+    reply, and the reply's Message-ID is remembered for ``ref`` so a bare answer in reply to
+    it ("/accept", "/defend Athletics") is tied to the right thing."""
+
+    ref: str                  # "pending:3", "compel:12", "detail:4", "roll:142"
+    who: str
+    text: str
+    deadline: datetime | None = None
+    subject: str = ""         # e.g. "Charles, defend by Tue 18:00 UTC"
+
+
+@dataclass(frozen=True)
+class Tell:
+    """A mail of its own, to some members only (the GM's approval requests...)."""
+
+    to: tuple[str, ...]       # character names, or GM
+    subject: str
+    text: str
+    refs: tuple[str, ...] = ()
+
+
+@dataclass
+class Post:
+    """One post (or one deadline round) being applied to one campaign."""
+
+    campaign: object
+    table: Table
+    play: PlayState
+    author: Author
+    now: datetime
+    dice: object
+    system: System
+    settings: object                         # pbp.config.Config
+    replied_to: str | None = None            # Message-ID the post answers (threading)
+    asks: list[Ask] = field(default_factory=list)
+    tells: list[Tell] = field(default_factory=list)
+    closed_refs: list[str] = field(default_factory=list)
+    snapshot: object = None                  # the table as loaded (pbp.store.repo.Snapshot)
+    ledger: dict = field(default_factory=dict)          # id(result) -> (roll id, short hash)
+    after_ledger: list = field(default_factory=list)    # callbacks(ledger) once rolls have ids
+
+    # -- who is acting
+    def character(self, name: str | None, cmd: c.Command, *, for_reading: bool = False) -> Character:
+        """The character a command acts as: the one named (``/as``, ``/sheet NAME``) if the
+        author may use it, else the author's own PC."""
+        if name and name.lower() != "me":
+            ch = self.find(name)
+            if for_reading or self.author.is_gm or (ch.player or "").lower() == self.author.email:
+                return ch
+            raise NotAllowedError(
+                f"{ch.name} is not your character", expected="a command for your own character",
+                example=cmd.source.split(" ", 3)[-1] if cmd.source.lower().startswith("/as ") else "/sheet")
+        own = [x for x in self.table.characters.values() if (x.player or "").lower() == self.author.email]
+        if len(own) == 1:
+            return own[0]
+        if self.author.is_gm and not own:
+            raise NotAllowedError("the GM acts through a character: say which one with /as",
+                                  expected="/as NAME before the command", example="/as Ghoul attack Charles with Fight")
+        if not own:
+            raise NotAllowedError("you have no character in this campaign yet",
+                                  expected="a character sheet imported by the GM (pbp character import)",
+                                  example="ask the GM to run: pbp character import ruth.toml --campaign SLUG")
+        raise NotAllowedError("you play several characters: say which one with /as",
+                              expected="/as NAME before the command",
+                              example=f"/as {quote(own[0].name)} overcome Athletics vs Fair")
+
+    def find(self, name: str) -> Character:
+        ch = self.table.character(name)
+        if ch is None:
+            names = sorted(x.name for x in self.table.characters.values())
+            raise UnknownNameError(
+                f'no character called "{name}" in this campaign', kind="character", name=name,
+                suggestions=difflib.get_close_matches(name, names, n=3, cutoff=0.5),
+                expected="a character of this campaign: " + ", ".join(names),
+                example=f"/sheet {quote(names[0])}" if names else "/sheet")
+        return ch
+
+    def speaker(self) -> str:
+        """The name this author answers as: GM, or their one character."""
+        if self.author.is_gm:
+            return GM
+        own = [x.name for x in self.table.characters.values() if (x.player or "").lower() == self.author.email]
+        return own[0] if own else self.author.email
+
+    def require_gm(self, what: str, example: str) -> None:
+        if not self.author.is_gm:
+            raise NotAllowedError(f"{what} is for the GM", expected="a GM address", example=example)
+
+    def controls(self, name: str) -> bool:
+        ch = self.table.character(name)
+        if ch is None:
+            return name == GM and self.author.is_gm
+        return self.author.is_gm if not ch.player else (ch.player.lower() == self.author.email)
+
+    # -- time
+    def deadline(self) -> datetime:
+        return self.now + timedelta(hours=self.settings.reaction_deadline_hours)
+
+    # -- talking
+    def ask(self, ask: Ask) -> None:
+        self.asks.append(ask)
+
+    def tell(self, tell: Tell) -> None:
+        self.tells.append(tell)
+
+    def thread_refs(self) -> list[str]:
+        """What the mail this post replies to was about ("compel:12", ...), newest last."""
+        return list(self.play.threads.get(self.replied_to or "", []))
+
+    def close_ref(self, ref: str) -> None:
+        self.closed_refs.append(ref)
+        self.play.forget_thread_refs(ref)
+
+
+def quote(name: str) -> str:
+    return f'"{name}"' if " " in name else name
+
+
+Handler = Callable[[Post, c.Command], object]
+HANDLERS: dict[type, Handler] = {}
+DEADLINE_JOBS: list[Callable[[Post], list]] = []
+STATUS: list[Callable[[Post], list[str]]] = []
+
+
+def status_line(fn: Callable[[Post], list[str]]) -> Callable[[Post], list[str]]:
+    """Register ``fn(post) -> lines`` for the end of every reply ("Turn: ...", "Waiting for: ...")."""
+    STATUS.append(fn)
+    return fn
+
+
+def status_lines(post: Post) -> list[str]:
+    return [line for fn in STATUS for line in fn(post)]
+
+
+def run_deadline_jobs(post: Post) -> list:
+    return [result for job in DEADLINE_JOBS for result in job(post)]
+
+
+def handles(*types: type) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        for t in types:
+            HANDLERS[t] = fn
+        return fn
+    return register
+
+
+def deadline_job(fn: Callable[[Post], list]) -> Callable[[Post], list]:
+    """Register ``fn(post) -> results``: applied at each deadline round (``post.now``)."""
+    DEADLINE_JOBS.append(fn)
+    return fn
+
+
+def apply_command(post: Post, cmd: c.Command):
+    """Resolve one command with the handler registered for its type."""
+    handler = HANDLERS.get(type(cmd))
+    if handler is None:
+        raise NotAllowedError(f"/{type(cmd).__name__.lower()} cannot be used here yet",
+                              expected="a command listed in docs/commands.md", example="/sheet")
+    return handler(post, cmd)

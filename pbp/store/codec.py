@@ -1,0 +1,100 @@
+"""Dataclasses to JSON and back, driven by their type hints.
+
+The play state of a campaign (scene, conflict and turn order, pending reactions, open
+rolls, compels) is made of the rules core's frozen dataclasses; it is stored as one JSON
+document per campaign. This codec knows the shapes those use: dataclasses (nested, and
+polymorphic ones such as a command, tagged with their class name), lists, tuples,
+dicts/Mappings, frozensets, enums, datetimes, ``X | None`` and plain values.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from datetime import datetime
+from functools import lru_cache
+
+_TAG = "__type__"
+
+
+def _subclasses(cls: type) -> dict[str, type]:
+    found = {cls.__name__: cls}
+    for sub in cls.__subclasses__():
+        found.update(_subclasses(sub))
+    return found
+
+
+@lru_cache(maxsize=None)
+def _hints(cls: type) -> dict[str, object]:
+    return typing.get_type_hints(cls)
+
+
+def dump(value) -> object:
+    """A JSON-ready structure for ``value``."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value.value if isinstance(value, enum.Enum) else value
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if dataclasses.is_dataclass(value):
+        out = {f.name: dump(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        out[_TAG] = type(value).__name__
+        return out
+    if isinstance(value, typing.Mapping):
+        return {str(k): dump(v) for k, v in value.items()}
+    if isinstance(value, (frozenset, set)):
+        return sorted((dump(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [dump(v) for v in value]
+    raise TypeError(f"cannot store {type(value).__name__}")
+
+
+def load(tp, data):
+    """The value of type ``tp`` that :func:`dump` turned into ``data``."""
+    if data is None:
+        return None
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        if len(options) == 1:
+            return load(options[0], data)
+        for option in options:  # e.g. Faces | None handled above; str | Enum: first that fits
+            try:
+                return load(option, data)
+            except (TypeError, ValueError, KeyError):
+                continue
+        raise TypeError(f"no type of {tp} fits {data!r}")
+    if tp is typing.Any or tp is object:
+        return data
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return tp(data)
+    if tp is datetime:
+        return datetime.fromisoformat(data)
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        cls = _subclasses(tp).get(data.get(_TAG, tp.__name__), tp)
+        hints = _hints(cls)
+        kwargs = {f.name: load(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)
+                  if f.init and f.name in data}
+        return cls(**kwargs)
+    if origin in (list, typing.List) or tp is list:
+        (item,) = args or (typing.Any,)
+        return [load(item, v) for v in data]
+    if origin in (tuple, typing.Tuple):
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(load(args[0], v) for v in data)
+        if args:
+            return tuple(load(a, v) for a, v in zip(args, data))
+        return tuple(data)
+    if origin in (frozenset, set):
+        (item,) = args or (typing.Any,)
+        return (frozenset if origin is frozenset else set)(load(item, v) for v in data)
+    if origin in (dict, typing.Dict) or origin is typing.Mapping or origin is getattr(typing, "Mapping", None) \
+            or (origin is not None and getattr(origin, "__name__", "") == "Mapping"):
+        key, val = args or (str, typing.Any)
+        return {load(key, k) if key is not str else k: load(val, v) for k, v in data.items()}
+    if tp in (int, float, str, bool):
+        return tp(data)
+    return data
