@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from pbp import commands as c
-from pbp.play.core import NoteResult, Post, handles
-from pbp.rules.actions import resolve
+from pbp.play.core import NoteResult, Post, handles, resolve_action
 from pbp.rules.economy import adjust_fate_points, spend_fate_point
 from pbp.sheets_view import sheet_dict
 
@@ -35,4 +34,4 @@ def fate_points(post: Post, cmd: c.FatePoints):
 @handles(c.Roll, c.Overcome, c.Advantage, c.Attack, c.Defend)
 def act(post: Post, cmd):
     actor = post.character(getattr(cmd, "actor", None), cmd)
-    return resolve(cmd, post.table, post.dice, actor.name, post.system)
+    return resolve_action(post, cmd, actor.name)

@@ -197,6 +197,33 @@ def status_lines(post: Post) -> list[str]:
     return [line for fn in STATUS for line in fn(post)]
 
 
+BEFORE_ACTION: list[Callable] = []   # fn(post, cmd, actor_name): e.g. close rolls the next action ends
+AFTER_ACTION: list[Callable] = []    # fn(post, cmd, actor_name, result): e.g. keep the roll open for invokes
+
+
+def before_action(fn):
+    BEFORE_ACTION.append(fn)
+    return fn
+
+
+def after_action(fn):
+    AFTER_ACTION.append(fn)
+    return fn
+
+
+def resolve_action(post: Post, cmd, actor: str):
+    """Resolve an action or roll through the rules engine, with the registered hooks
+    around it. Every handler that rolls for an action goes through here."""
+    from pbp.rules.actions import resolve
+
+    for hook in BEFORE_ACTION:
+        hook(post, cmd, actor)
+    result = resolve(cmd, post.table, post.dice, actor, post.system)
+    for hook in AFTER_ACTION:
+        hook(post, cmd, actor, result)
+    return result
+
+
 def run_deadline_jobs(post: Post) -> list:
     return [result for job in DEADLINE_JOBS for result in job(post)]
 
