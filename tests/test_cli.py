@@ -1,0 +1,111 @@
+"""The command line as an operator and a script use it: a real config file, a real SQLite
+database, the sample sheets, and `pbp process --json` with fixed dice."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pbp.cli import main
+from pbp.demo import sample_dir
+
+RESULT_KEYS = {"command", "actor", "action", "skill", "dice", "effort", "opposition", "shifts", "outcome", "effects"}
+MESSAGE_KEYS = {"message_id", "campaign", "author", "status", "errors", "results", "replies"}
+SHEET_KEYS = {"name", "fate_points", "refresh", "skills", "aspects", "stunts", "stress", "consequences",
+              "conditions", "taken_out"}
+
+
+@pytest.fixture
+def table(tmp_path, monkeypatch):
+    """A table set up with the CLI: init, a campaign, the sample characters."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "chicago", "--name", "Chicago Nights", "--gm", "gm@pbp.localhost",
+                 "--address", "table+chicago@pbp.localhost"]) == 0
+    sheets = [str(p) for p in sorted(sample_dir().glob("*.toml")) if p.name != "campaign.toml"]
+    assert main(["character", "import", *sheets, "--campaign", "chicago"]) == 0
+    return tmp_path
+
+
+def test_process_json_prints_the_documented_keys(table, capsys):
+    capsys.readouterr()
+    post = sample_dir() / "first-post.eml"
+    assert main(["process", str(post), "--json", "--dice", "00++"]) == 0
+    (line,) = capsys.readouterr().out.strip().splitlines()
+    out = json.loads(line)
+    assert MESSAGE_KEYS <= set(out)
+    assert out["status"] == "applied" and out["campaign"] == "chicago" and out["author"] == "ruth@pbp.localhost"
+    (res,) = out["results"]
+    assert RESULT_KEYS <= set(res)
+    assert res["dice"] == [0, 0, 1, 1] and res["effort"] == 4 and res["outcome"] == "success"
+    assert {"to", "subject", "in_reply_to"} <= set(out["replies"][0])
+    # the reply was delivered to the demo outbox Maildir
+    assert len(list((table / "maildir" / "outbox" / "new").iterdir())) == 1
+
+
+def test_process_the_same_file_twice_is_a_duplicate(table, capsys):
+    post = str(sample_dir() / "first-post.eml")
+    main(["process", post, "--json", "--dice", "00++"])
+    capsys.readouterr()
+    main(["process", post, "--json", "--dice=----"])  # "=": a value that starts with "-"
+    out = json.loads(capsys.readouterr().out)
+    assert out["status"] == "duplicate" and out["results"][0]["dice"] == [0, 0, 1, 1]
+
+
+def test_sheet_json(table, capsys):
+    capsys.readouterr()
+    assert main(["sheet", "Charles", "--json"]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert SHEET_KEYS <= set(sheet)
+    assert sheet["skills"]["Investigate"] == 1 and sheet["fate_points"] == 3
+    assert sheet["stress"]["physical"] == [False, False, False]      # Physique Mediocre: 3 boxes
+    assert [c["severity"] for c in sheet["consequences"]] == ["mild", "moderate", "severe"]
+
+
+def test_sheet_text(table, capsys):
+    capsys.readouterr()
+    assert main(["sheet", "ruth"]) == 0
+    text = capsys.readouterr().out
+    assert "Ruth" in text and "Hair-Trigger Temper" in text and "Fight +4" in text
+
+
+def test_import_lists_every_problem(table, capsys, tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "Bad"\nkind = "pc"\nrefresh = 0\n[skills]\nFight = 4\nShoot = 4\nJuggling = 1\n')
+    assert main(["character", "import", str(bad), "--campaign", "chicago"]) == 2
+    err = capsys.readouterr().err
+    for needle in ("refresh", "Juggling", "player", "high_concept"):
+        assert needle in err, needle
+
+
+def test_roll(capsys):
+    assert main(["roll", "4dF+2", "--dice", "+-0+"]) == 0
+    assert capsys.readouterr().out.strip() == "4dF+2: [+] [-] [0] [+] = +3 Good"
+    assert main(["roll", "2d10", "--dice", "7 10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dice"] == [7, 10]
+
+
+def test_verify_reports_an_intact_ledger(table, capsys):
+    main(["process", str(sample_dir() / "first-post.eml"), "--dice", "00++"])
+    capsys.readouterr()
+    assert main(["verify"]) == 0
+    assert "1 rolls, ledger intact" in capsys.readouterr().out
+
+
+def test_a_rejected_post_exits_1_and_says_why(table, capsys, tmp_path):
+    post = tmp_path / "bad.eml"
+    post.write_bytes((sample_dir() / "first-post.eml").read_bytes()
+                     .replace(b"/overcome Investigate vs Fair", b"/overcome Investigate vs Fiar")
+                     .replace(b"demo-first-post", b"bad-post"))
+    assert main(["process", str(post)]) == 1
+    out = capsys.readouterr().out
+    assert "rejected" in out and "Fiar" in out
+
+
+def test_demo_once_handles_the_sample_post(tmp_path, capsys):
+    assert main(["demo", "--dir", str(tmp_path / "demo"), "--once"]) == 0
+    out = capsys.readouterr().out
+    assert "Ruth overcomes with Investigate" in out
+    assert len(list((tmp_path / "demo" / "maildir" / "outbox" / "new").iterdir())) == 1
