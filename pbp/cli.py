@@ -395,8 +395,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _join_dice(argv: list[str]) -> list[str]:
+    """``--dice ----`` would read the faces as an option: glue the value on (``--dice=----``)."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] == "--dice" and i + 1 < len(argv):
+            out.append(f"--dice={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_join_dice(list(sys.argv[1:] if argv is None else argv)))
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:

@@ -147,6 +147,7 @@ _FP_EXAMPLES = {
 }
 # Commands with parts after the command word: the example for the part that was written.
 _PART_EXAMPLES = {
+    "fp": _FP_EXAMPLES,
     "scene": {"_END": "/scene end"},
     "aspect": {"_REMOVE": '/aspect remove "Deep Shadows"',
                "_RENAME": '/aspect rename "Nasty Bite" to "Bandaged Bite"'},
@@ -914,17 +915,15 @@ def _command_name(word: Token | None) -> str:
     return _CANONICAL.get(word.type) or word.value.lower()
 
 
-def _example(tokens: list[Token]) -> str:
+def _example(tokens: list[Token], pos: int | None = None) -> str:
+    """A working example of the command in ``tokens`` (of the part written, for /fp, /scene,
+    /aspect and /conflict); ``pos``: the failure, before which the command word must end."""
     word, gm = _command_word(tokens)
-    name = _command_name(word)
+    name = _command_name(word) if word is not None and (pos is None or word.end_pos <= pos) else ""
     if not name:
         return EXAMPLES["as"] if gm else EXAMPLES["roll"]
     if gm:
         return _GM_EXAMPLES.get(name, EXAMPLES["as"])
-    if name == "fp":
-        for token in tokens:
-            if token.type in _FP_EXAMPLES:
-                return _FP_EXAMPLES[token.type]
     parts = _PART_EXAMPLES.get(name)
     if parts:
         after = tokens[tokens.index(word) + 1:tokens.index(word) + 2]
@@ -1199,14 +1198,15 @@ def _explain(exc: LarkError, text: str, source: str, line: int) -> CommandSyntax
             and word.value[:1].isalpha():
         return _unknown_command(word, gm, line, source)
 
-    command = _command_name(word)
-    example = _example(tokens)
+    command = _command_name(word) if word is not None and word.end_pos <= pos else ""
+    example = _example(tokens, pos)
     words = _expected_words(expected, before, command)
-    if gm and command and command not in _ACTION_NAMES and word.start_pos == pos:
+    other = _command_name(word) if gm and word is not None and word.start_pos == pos else ""
+    if other and other not in _ACTION_NAMES:  # /as Ghoul scene end
         return CommandSyntaxError(
-            f"/{command} is not written after /as NAME: it takes no character, so write it on its own line",
+            f"/{other} cannot come after /as NAME: write it on its own line, without /as",
             line=line, column=column, source=source, got=got, expected=words,
-            example=EXAMPLES.get(command, EXAMPLES["as"]),
+            example=_example(tokens[:1] + tokens[3:]),
         )
 
     if isinstance(exc, UnexpectedCharacters) and text[pos] in _QUOTES_OPEN and "QUOTED" in expected:

@@ -18,7 +18,7 @@ import jinja2
 
 from pbp.resources import resource_path
 from pbp.rules.ladder import adjective, describe, signed
-from pbp.rules.results import ActionResult
+from pbp.rules.results import ActionResult, Change
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbp.pipeline import Context
@@ -48,11 +48,17 @@ def ladder(n: int) -> str:
 
 
 def change_text(ch) -> str:
-    what = CHANGE_WORDS.get(ch.what, ch.what.replace("_", " "))
+    """One change as players read it: "Ruth FP 3 -> 2", "Ethan's free invokes on On Fire
+    0 -> 1", "On Fire created"."""
     before = "none" if ch.before is None else ch.before
-    after = "gone" if ch.after in (None, 0) and ch.what in ("free_invokes", "boost") else ch.after
     if ch.what == "aspect":
-        return f'{ch.subject} {after}'
+        return f"{ch.subject} {ch.after}"
+    if ch.what == "free_invokes" and " (held by " in ch.subject:
+        aspect, holder = ch.subject[:-1].split(" (held by ", 1)
+        after = "gone" if ch.after in (None, 0) else ch.after
+        return f"{holder}'s free invokes on {aspect} {before} -> {after}"
+    what = CHANGE_WORDS.get(ch.what, ch.what.replace("_", " "))
+    after = "gone" if ch.after in (None, 0) and ch.what == "boost" else ch.after
     return f"{ch.subject} {what} {before} -> {after}"
 
 
@@ -67,6 +73,35 @@ def tidy(text: str) -> str:
     while out and not out[-1]:
         out.pop()
     return "\n".join(out) + "\n"
+
+
+def coalesce(changes: list) -> list:
+    """One entry per thing changed, from its first "before" to its last "after" (two
+    points spent in one post read "FP 3 -> 1"); things that ended where they began drop out."""
+    merged: dict[tuple, Change] = {}
+    for ch in changes:
+        key = (ch.what, ch.subject)
+        first = merged.get(key)
+        merged[key] = ch if first is None else Change(ch.what, ch.subject, first.before, ch.after, ch.detail)
+    return [ch for ch in merged.values() if ch.before != ch.after or ch.what == "aspect"]
+
+
+def brief(sheet: dict) -> str:
+    """A changed sheet on one line: "Ruth: FP 2 · physical [x][ ][ ] · mild "Nasty Bite"
+    · holds 1 on On Fire"."""
+    parts = [f"{sheet['name']}: FP {sheet['fate_points']}"]
+    for track, boxes in sheet["stress"].items():
+        if boxes:
+            parts.append(f"{track} " + "".join("[x]" if b else "[ ]" for b in boxes))
+    for q in sheet["consequences"]:
+        if q["aspect"]:
+            parts.append(f'{q["severity"]} "{q["aspect"]}"' + (" (recovering)" if q["recovering"] else ""))
+    held = sheet.get("free_invokes_held") or {}
+    if held:
+        parts.append("holds " + ", ".join(f"{n} on {name}" for name, n in held.items()))
+    if sheet["taken_out"]:
+        parts.append("TAKEN OUT")
+    return " · ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -145,7 +180,7 @@ class Renderer:
         self.text_env = jinja2.Environment(autoescape=False, **common)
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, change=change_text)
+            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, change=change_text, brief=brief)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict,
                                is_action=lambda r: isinstance(r, ActionResult))
 
@@ -173,7 +208,7 @@ class Renderer:
             blocks.pop(0)
         while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():
             blocks.pop()
-        changes = [ch for res in results for ch in res.changes]
+        changes = coalesce([ch for res in results for ch in res.changes])
         return self._both("result", campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets,
                           relay=relay, asks=list(asks), status=list(status))
 
