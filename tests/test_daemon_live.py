@@ -218,3 +218,23 @@ def test_reconnects_after_the_server_drops_the_connection(table, mailbox, smtp_a
     mailbox.append(eml("/fp\n", to=mailbox.user, message_id="post-2@pbp.test"))
     assert d.run_once() == 1
     assert len(smtp_auth_server.received) == 2
+
+
+def test_connection_problems_are_logged_with_a_hint_and_retried(table, mailbox, env, caplog):
+    d = daemon(table, {**env, "PBP_IMAP_PASSWORD": "wrong"})
+    with caplog.at_level("ERROR", logger="pbp.daemon"):
+        d.watch(d.watchers[0])
+    (record,) = [r for r in caplog.records if r.name == "pbp.daemon"]
+    assert "hint:" in record.getMessage() and "retrying in" in record.getMessage()
+    assert d.watchers[0].failures == 1
+    d.watch(d.watchers[0])            # within the backoff: not even tried
+    assert d.watchers[0].failures == 1
+
+
+def test_handled_mail_can_be_moved_to_a_folder(tmp_path, mailbox, smtp_auth_server, tls_ca, env, table):
+    from dataclasses import replace
+
+    config = replace(table, handled="move:Done")
+    mailbox.append(eml("/fp\n", to=mailbox.user))
+    assert daemon(config, env).run_once() == 1
+    assert mailbox.messages() == [] and len(mailbox.messages("Done")) == 1
