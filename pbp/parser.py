@@ -159,6 +159,7 @@ COMMAND_NAMES = tuple(EXAMPLES)
 
 _ACTION_NAMES = tuple(_GM_EXAMPLES)
 """The commands ``/as NAME`` may come before."""
+_PLAY_ACTOR_NAMES = _ACTION_NAMES[_ACTION_NAMES.index("next"):]
 _COMMAND_TERMINALS = {
     "_ROLL", "_OVERCOME", "_ADVANTAGE", "_ATTACK", "_DEFEND", "_SHEET", "FP", "_AS",
     "_NEXT", "_DONE", "_MOVE", "_INVOKE", "_ABSORB", "_CONCEDE", "_TREAT", "_COMPEL", "ANSWER", "_VETO",
@@ -492,7 +493,7 @@ class _Builder(Transformer):
     def compel(self, c):
         target, aspect, kind, text = c
         return Compel, {"target": target, "aspect": aspect, "kind": kind.lower() if kind else "event",
-                        "text": _text(text, "the compel")}
+                        "text": _text(text, "what happens")}
 
     def detail(self, c):
         return Detail, {"text": _text(c[0], "a story detail")}
@@ -549,9 +550,10 @@ class _Builder(Transformer):
         fields: dict[str, Any] = {"op": "add", "name": c[0]}
         for keyword, value in c[1:]:
             kind = keyword.type
-            if kind == "_ON":
-                _once(fields, "target", value, keyword, 'an aspect goes in one place: write "on" once',
-                      '"on" once')
+            if kind in ("WORD", "QUOTED"):  # on PLACE
+                place = self.word([keyword]) if kind == "WORD" else self.quoted([keyword])
+                _once(fields, "target", place, keyword, 'an aspect goes in one place: write "on" once',
+                      '"on" and one zone or character')
             elif kind == "FREE":
                 free = 1 if value is None else _number(value, 1, MAX_NUMBER, "the number of free invokes")
                 _once(fields, "free", free, keyword, '"free" is given twice with different numbers; write it once',
@@ -561,7 +563,7 @@ class _Builder(Transformer):
         return AspectCmd, fields
 
     def aspect_on(self, c):
-        return c[0], c[1]
+        return c[0], None
 
     def aspect_free(self, c):
         return c[0], c[1]
@@ -925,10 +927,8 @@ def _example(tokens: list[Token], pos: int | None = None) -> str:
     if gm:
         return _GM_EXAMPLES.get(name, EXAMPLES["as"])
     parts = _PART_EXAMPLES.get(name)
-    if parts:
-        after = tokens[tokens.index(word) + 1:tokens.index(word) + 2]
-        if after and after[0].type in parts:
-            return parts[after[0].type]
+    if parts and len(tokens) > 2 and tokens[2].type in parts:  # /fp give, /scene end...
+        return parts[tokens[2].type]
     return EXAMPLES.get(name, EXAMPLES["roll"])
 
 
@@ -946,7 +946,7 @@ def _expected_words(expected: set[str], before: list[Token], command: str) -> st
             add("a command (" + ", ".join(n for n in COMMAND_NAMES if n != "create") + ")")
         else:
             add("an action (overcome, advantage, attack, defend or roll)")
-            add("another command for the NPC (" + _join(list(_ACTION_NAMES[6:])) + ")")
+            add("another command for that character (" + _join(list(_PLAY_ACTOR_NAMES)) + ")")
         if "$END" in expected:
             add("the end of the line")
         words = _join(phrases)
@@ -1036,8 +1036,8 @@ _PLAY_ROLES: dict[tuple[str, str], str | tuple[str, ...]] = {
     ("aspect", "_ON"): "a zone or character name",
     ("conflict", "_START"): "a character who takes part", ("conflict", "_FIRST"): "who acts first",
     ("place", "_PLACE"): "who you place (a character name)", ("place", "_IN"): "a zone name",
-    ("npc", "_ADD"): "the NPC's name", ("npc", "LEVEL"): "an aspect name", ("npc", "_ASPECT"): "an aspect name",
-    ("npc", "_SKILLS"): "a skill name", ("npc", "_DEFEND"): "a skill name",
+    ("npc", "_ADD"): "the name of the new character", ("npc", "LEVEL"): "an aspect name",
+    ("npc", "_ASPECT"): "an aspect name", ("npc", "_SKILLS"): "a skill name", ("npc", "_DEFEND"): "a skill name",
 }
 # What a quoted text is, where only a quoted text is allowed.
 _PLAY_TEXTS = {
@@ -1134,7 +1134,7 @@ def _expected_play(expected: set[str], before: list[Token], command: str) -> str
     if "LEVEL" in expected and command == "milestone":
         add('"minor" or "major"')
     if "_SKILLS" in expected:
-        add("a part of the NPC (aspects, skills, stress or defend)")
+        add("another part (aspects, skills, stress or defend)")
     if "$END" in expected:
         add("the end of the line")
     if not phrases:
@@ -1254,7 +1254,7 @@ def _unknown_command(word: Token, gm: bool, line: int, source: str) -> CommandSy
         example = (_GM_EXAMPLES if gm else EXAMPLES)[suggestion]
     else:
         example = EXAMPLES["as"] if gm else EXAMPLES["overcome"]
-    expected = ("a command for the NPC: " + ", ".join(_ACTION_NAMES)) if gm else \
+    expected = ("a command for that character: " + ", ".join(_ACTION_NAMES)) if gm else \
         ("a command: " + ", ".join("/" + n for n in COMMAND_NAMES))
     return CommandSyntaxError(message, line=line, column=word.start_pos + 1, source=source, got=typed,
                               expected=expected, example=example)

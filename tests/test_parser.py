@@ -11,20 +11,36 @@ from hypothesis import strategies as st
 
 from pbp import parser as parser_module
 from pbp.commands import (
+    Absorb,
     Advantage,
+    Answer,
+    AspectCmd,
     Attack,
     Choice,
     Command,
+    Compel,
+    Concede,
+    ConflictCmd,
     Defend,
+    Detail,
+    Done,
     FatePoints,
+    GiveInvoke,
     Invoke,
+    InvokeAfter,
     InvokeMode,
+    Move,
+    Next,
+    NpcCmd,
     Opposition,
     Overcome,
     Payment,
     Roll,
+    Say,
+    SceneCmd,
     Sheet,
     StuntUse,
+    Treat,
 )
 from pbp.errors import CommandError, CommandSyntaxError
 from pbp.parser import EXAMPLES, find_commands, get_parser, parse_command, parse_post, parse_post_all
@@ -425,7 +441,7 @@ def test_values_the_grammar_reads_but_refuses(source, message_part):
     ("/advantage Notice on Ghoul", 'an aspect name (in quotes if it has spaces) or "discover"', EXAMPLES["advantage"]),
     ("/fp spend for the story", 'a reason in quotes or the end of the line after "spend"', '/fp spend "for the story detail"'),
     ("/fp give", 'a character name after "give"', "/fp give Ruth 1"),
-    ("/as Ghoul sheet", "an action (overcome, advantage, attack, defend or roll)", EXAMPLES["as"]),
+    ("/as Ghoul sheet", "an action (overcome, advantage, attack, defend or roll)", EXAMPLES["sheet"]),
     ("/roll 4dF+2 for Fight", "a modifier (+2, -1) or the end of the line", EXAMPLES["roll"]),
     ("/overcome Athletics vs Ghoul using", 'a skill name after "using"', EXAMPLES["overcome"]),
 ])
@@ -440,6 +456,422 @@ def test_error_fields_are_serialisable():
     data = error_of("/attack Ghoul").to_dict()
     assert data["type"] == "CommandSyntaxError"
     assert set(data) >= {"message", "line", "column", "source", "expected", "example"}
+
+
+# ---------------------------------------------------------------------------- play by post and the GM's table
+
+
+def inv(aspect, **options):
+    return Invoke(aspect, **options)
+
+
+PLAY_FORMS = [
+    # -- turns
+    ("/next Ruth", Next, dict(character="Ruth")),
+    ('/next "Masked Acolyte"', Next, dict(character="Masked Acolyte")),
+    ("/as Ghoul next Ruth", Next, dict(character="Ruth", actor="Ghoul")),
+    ("/done", Done, dict()),
+    ("/as Ghoul done", Done, dict(actor="Ghoul")),
+    ('/move "Back Yard"', Move, dict(zone="Back Yard")),
+    ("/move Dock", Move, dict(zone="Dock")),
+    ("/move to Dock", Move, dict(zone="Dock")),
+    ("/as Ghoul move Dock", Move, dict(zone="Dock", actor="Ghoul")),
+    # -- invokes after the dice
+    ('/invoke "Deep Shadows"', InvokeAfter, dict(invoke=inv("Deep Shadows"))),
+    ('/invoke "Deep Shadows" reroll', InvokeAfter, dict(invoke=inv("Deep Shadows", mode=InvokeMode.REROLL))),
+    ("/invoke Distracted free", InvokeAfter, dict(invoke=inv("Distracted", payment=Payment.FREE))),
+    ("/invoke Hungry fp", InvokeAfter, dict(invoke=inv("Hungry", payment=Payment.FATE_POINT))),
+    ('/invoke "Deep Shadows" oppose on #142', InvokeAfter,
+     dict(invoke=inv("Deep Shadows", mode=InvokeMode.OPPOSE), roll_id=142)),
+    ("/invoke Distracted on #7", InvokeAfter, dict(invoke=inv("Distracted"), roll_id=7)),
+    ("/invoke Distracted #7", InvokeAfter, dict(invoke=inv("Distracted"), roll_id=7)),
+    ("/invoke Distracted free x2", InvokeAfter, dict(invoke=inv("Distracted", payment=Payment.FREE, times=2))),
+    ("/invoke Distracted x3 reroll fp on #999999999", InvokeAfter,
+     dict(invoke=inv("Distracted", mode=InvokeMode.REROLL, payment=Payment.FATE_POINT, times=3), roll_id=999999999)),
+    ("/as Ghoul invoke Hungry free", InvokeAfter, dict(invoke=inv("Hungry", payment=Payment.FREE), actor="Ghoul")),
+    # -- harm
+    ("/absorb stress 2", Absorb, dict(stress=2)),
+    ('/absorb stress 2 mild "Nasty Bite"', Absorb, dict(stress=2, consequences=(("mild", "Nasty Bite"),))),
+    ('/absorb moderate "Gaping Chest Wound" stress 1', Absorb,
+     dict(stress=1, consequences=(("moderate", "Gaping Chest Wound"),))),
+    ('/absorb mild "Sprained Wrist" severe "Crushed Leg"', Absorb,
+     dict(consequences=(("mild", "Sprained Wrist"), ("severe", "Crushed Leg")))),
+    ('/absorb mild2 "Bruised Ribs"', Absorb, dict(consequences=(("mild2", "Bruised Ribs"),))),
+    ('/absorb severe "Crushed Leg" mild "Sprained Wrist" mild2 Bruised', Absorb,
+     dict(consequences=(("severe", "Crushed Leg"), ("mild", "Sprained Wrist"), ("mild2", "Bruised")))),
+    ("/as Ghoul absorb stress 1", Absorb, dict(stress=1, actor="Ghoul")),
+    ("/concede", Concede, dict()),
+    ('/concede "I flee into the sewers"', Concede, dict(terms="I flee into the sewers")),
+    ("/as Ghoul concede", Concede, dict(actor="Ghoul")),
+    ('/treat Charles "Gaping Chest Wound" with Academics', Treat,
+     dict(patient="Charles", consequence="Gaping Chest Wound", skill="Academics")),
+    ('/treat me "Nasty Bite" with Academics as "Bandaged Arm" +invoke "First Aid Kit"', Treat,
+     dict(patient="me", consequence="Nasty Bite", skill="Academics", rename="Bandaged Arm",
+          invokes=(inv("First Aid Kit"),))),
+    ('/treat Ruth Bruised with Medicine +invoke Calm free +invoke "Steady Hands" if needed', Treat,
+     dict(patient="Ruth", consequence="Bruised", skill="Medicine",
+          invokes=(inv("Calm", payment=Payment.FREE), inv("Steady Hands", if_needed=True)))),
+    ('/as Ghoul treat Ghoul "Singed Fur" with Physique', Treat,
+     dict(patient="Ghoul", consequence="Singed Fur", skill="Physique", actor="Ghoul")),
+    # -- compels and answers
+    ('/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"', Compel,
+     dict(target="Ruth", aspect="Hair-Trigger Temper", kind="event", text="The bouncer's jibe sets you off")),
+    ('/compel Ruth "Hair-Trigger Temper" decision "You tell the boss what you think"', Compel,
+     dict(target="Ruth", aspect="Hair-Trigger Temper", kind="decision", text="You tell the boss what you think")),
+    ('/compel me "Curiosity Will Be My Death" decision "I open the crate"', Compel,
+     dict(target="me", aspect="Curiosity Will Be My Death", kind="decision", text="I open the crate")),
+    ('/compel Ruth "Hair-Trigger Temper"', Compel, dict(target="Ruth", aspect="Hair-Trigger Temper")),
+    ('/compel Ruth Temper "It happens"', Compel, dict(target="Ruth", aspect="Temper", text="It happens")),
+    ("/compel Ruth Temper DECISION", Compel, dict(target="Ruth", aspect="Temper", kind="decision")),
+    ('/as Ghoul compel Ruth "Hair-Trigger Temper" event "The ghoul taunts you"', Compel,
+     dict(target="Ruth", aspect="Hair-Trigger Temper", text="The ghoul taunts you", actor="Ghoul")),
+    ("/accept", Answer, dict(verb="accept")),
+    ("/accept #12", Answer, dict(verb="accept", ref=12)),
+    ("/refuse", Answer, dict(verb="refuse")),
+    ("/refuse #12", Answer, dict(verb="refuse", ref=12)),
+    ('/refuse #12 "not now"', Answer, dict(verb="refuse", ref=12, reason="not now")),
+    ("/approve", Answer, dict(verb="approve")),
+    ("/approve #12", Answer, dict(verb="approve", ref=12)),
+    ('/deny #12 "off the mark"', Answer, dict(verb="deny", ref=12, reason="off the mark")),
+    ("/deny", Answer, dict(verb="deny")),
+    ("/withdraw #12", Answer, dict(verb="withdraw", ref=12)),
+    ('/veto #142 "Distracted"', Answer, dict(verb="veto", ref=142, aspect="Distracted")),
+    ('/veto #142 "Distracted" "a car cannot be distracted"', Answer,
+     dict(verb="veto", ref=142, aspect="Distracted", reason="a car cannot be distracted")),
+    ("/veto Distracted", Answer, dict(verb="veto", aspect="Distracted")),
+    ('/detail "The guard is my cousin"', Detail, dict(text="The guard is my cousin")),
+    ('/as Ghoul detail "The sewer grate is loose"', Detail, dict(text="The sewer grate is loose", actor="Ghoul")),
+    ('/give "On Fire" Ruth', GiveInvoke, dict(aspect="On Fire", to="Ruth")),
+    ('/give "On Fire" Ruth 2', GiveInvoke, dict(aspect="On Fire", to="Ruth", count=2)),
+    ('/give "On Fire" to Ruth', GiveInvoke, dict(aspect="On Fire", to="Ruth")),
+    ('/give Distracted to "Masked Acolyte" 3', GiveInvoke, dict(aspect="Distracted", to="Masked Acolyte", count=3)),
+    ('/as Ghoul give "Cornered" to Acolyte', GiveInvoke, dict(aspect="Cornered", to="Acolyte", actor="Ghoul")),
+    # -- scenes
+    ('/scene start "Warehouse"', SceneCmd, dict(op="scene_start", name="Warehouse")),
+    ('/scene start "Warehouse" zones Dock, "Main Floor", Office borders Dock-"Main Floor", "Main Floor"-Office',
+     SceneCmd, dict(op="scene_start", name="Warehouse", zones=("Dock", "Main Floor", "Office"),
+                    borders=(("Dock", "Main Floor"), ("Main Floor", "Office")))),
+    ("/scene start Warehouse zones Dock, Office borders Dock-Office", SceneCmd,
+     dict(op="scene_start", name="Warehouse", zones=("Dock", "Office"), borders=(("Dock", "Office"),))),
+    ("/scene start Warehouse zones Dock borders Dock - Office, Dock – Roof, Dock—Yard", SceneCmd,
+     dict(op="scene_start", name="Warehouse", zones=("Dock",),
+          borders=(("Dock", "Office"), ("Dock", "Roof"), ("Dock", "Yard")))),
+    ('/scene start Warehouse zones "Half-Way", Office, Dock borders Half-Way-Office, Dock-Half-Way', SceneCmd,
+     dict(op="scene_start", name="Warehouse", zones=("Half-Way", "Office", "Dock"),
+          borders=(("Half-Way", "Office"), ("Dock", "Half-Way")))),
+    ("/scene start Alley borders Alley-Street", SceneCmd,
+     dict(op="scene_start", name="Alley", borders=(("Alley", "Street"),))),
+    ("/scene end", SceneCmd, dict(op="scene_end")),
+    ("/session end", SceneCmd, dict(op="session_end")),
+    ("/milestone minor", SceneCmd, dict(op="milestone", level="minor")),
+    ("/milestone major", SceneCmd, dict(op="milestone", level="major")),
+    ("/Milestone MAJOR", SceneCmd, dict(op="milestone", level="major")),
+    # -- aspects
+    ('/aspect add "Deep Shadows"', AspectCmd, dict(op="add", name="Deep Shadows")),
+    ('/aspect add "Deep Shadows" on Office free 1', AspectCmd,
+     dict(op="add", name="Deep Shadows", target="Office", free=1)),
+    ('/aspect add "Afraid of Fire" on Ghoul hidden', AspectCmd,
+     dict(op="add", name="Afraid of Fire", target="Ghoul", hidden=True)),
+    ('/aspect add "Deep Shadows" free', AspectCmd, dict(op="add", name="Deep Shadows", free=1)),
+    ('/aspect add "Deep Shadows" hidden free 2 on "Main Floor"', AspectCmd,
+     dict(op="add", name="Deep Shadows", target="Main Floor", free=2, hidden=True)),
+    ('/aspect remove "Deep Shadows"', AspectCmd, dict(op="remove", name="Deep Shadows")),
+    ('/aspect rename "Nasty Bite" to "Bandaged Bite"', AspectCmd,
+     dict(op="rename", name="Nasty Bite", new_name="Bandaged Bite")),
+    ('/aspects add "Deep Shadows"', AspectCmd, dict(op="add", name="Deep Shadows")),
+    # -- conflicts
+    ('/conflict start Ruth, Cassandra, Ghoul, "Masked Acolyte" first Cassandra', ConflictCmd,
+     dict(op="start", participants=("Ruth", "Cassandra", "Ghoul", "Masked Acolyte"), first="Cassandra")),
+    ("/conflict start Charles, Ghoul first Ghoul mental", ConflictCmd,
+     dict(op="start", participants=("Charles", "Ghoul"), first="Ghoul", kind="mental")),
+    ("/conflict start Charles, Ghoul physical first Charles", ConflictCmd,
+     dict(op="start", participants=("Charles", "Ghoul"), first="Charles", kind="physical")),
+    ("/conflict start Charles", ConflictCmd, dict(op="start", participants=("Charles",))),
+    ("/conflict end", ConflictCmd, dict(op="end")),
+    ("/place Ruth in Dock", ConflictCmd, dict(op="place", character="Ruth", zone="Dock")),
+    ('/place "Masked Acolyte" in "Main Floor"', ConflictCmd,
+     dict(op="place", character="Masked Acolyte", zone="Main Floor")),
+    # -- NPCs
+    ('/npc add Ghoul aspects "Hungry Ghoul", "Afraid of Fire" skills "Biting People" Great, Athletics 2 stress 2',
+     NpcCmd, dict(name="Ghoul", aspects=("Hungry Ghoul", "Afraid of Fire"),
+                  skills=(("Biting People", 4), ("Athletics", 2)), stress=2)),
+    ('/npc add Thug aspects "Hired Muscle" skills Fight Fair stress 1 defend Athletics, Fight', NpcCmd,
+     dict(name="Thug", aspects=("Hired Muscle",), skills=(("Fight", 2),), stress=1,
+          defend_with=("Athletics", "Fight"))),
+    ('/npc add Ghoul minor "Hungry Ghoul" skill "Biting People" Great stress 2', NpcCmd,
+     dict(name="Ghoul", aspects=("Hungry Ghoul",), skills=(("Biting People", 4),), stress=2)),
+    ("/npc add Rat stress 0 skills Sneak +1, Bite -1, Run Mediocre aspect Vermin", NpcCmd,
+     dict(name="Rat", aspects=("Vermin",), skills=(("Sneak", 1), ("Bite", -1), ("Run", 0)), stress=0)),
+    ("/npc add Ghost", NpcCmd, dict(name="Ghost")),
+    # -- /as alone
+    ("/as Ghoul", Say, dict(actor="Ghoul")),
+    ('/as "Masked Acolyte"', Say, dict(actor="Masked Acolyte")),
+]
+
+
+@pytest.mark.parametrize("source,cls,fields", PLAY_FORMS, ids=[f[0] for f in PLAY_FORMS])
+def test_each_play_form_gives_its_exact_dataclass(source, cls, fields):
+    assert parse_command(source) == made(cls, source, **fields)
+
+
+@pytest.mark.parametrize("command", [
+    "next Ruth", "done", 'move "Back Yard"', 'invoke "Deep Shadows" oppose on #142',
+    'absorb stress 2 mild "Nasty Bite"', 'concede "I flee"', 'treat me "Nasty Bite" with Academics as Bandaged',
+    'compel Ruth "Hair-Trigger Temper" decision "x"', 'detail "The guard is my cousin"', 'give "On Fire" to Ruth 2',
+])
+def test_as_prefix_works_for_every_play_command(command):
+    plain = parse_command("/" + command)
+    gm = parse_command('/as "Masked Acolyte" ' + command)
+    assert plain.actor is None and gm.actor == "Masked Acolyte"
+    assert type(gm) is type(plain)
+    assert {k: v for k, v in vars(gm).items() if k not in ("actor", "source")} == \
+        {k: v for k, v in vars(plain).items() if k not in ("actor", "source")}
+
+
+def test_play_keywords_are_case_insensitive_and_names_keep_their_case():
+    assert parse_command('/ABSORB Stress 2 MILD "Nasty Bite"').consequences == (("mild", "Nasty Bite"),)
+    assert parse_command('/Compel ruth temper EVENT "x"').kind == "event"
+    assert parse_command("/SCENE Start warehouse ZONES dock").zones == ("dock",)
+    assert parse_command("/Accept #3").verb == "accept"
+    assert parse_command("/As ghoul NEXT ruth") == made(Next, "/As ghoul NEXT ruth", character="ruth", actor="ghoul")
+
+
+def test_keywords_of_other_commands_are_plain_names():
+    # Each name rule only reads its own command's keywords after a name: no "/as NAME" command
+    # words after the skill of /advantage, no GM keywords after the patient of /treat.
+    assert parse_command("/advantage Crafts Attack on Ghoul").aspect == "Attack"
+    assert parse_command("/treat Ruth Free with Medicine").consequence == "Free"
+    assert parse_command("/compel Ruth Hidden").aspect == "Hidden"
+    assert parse_command("/next Stress").character == "Stress"
+    assert parse_command("/give First Mild").to == "Mild"
+    assert parse_command("/move In").zone == "In"
+
+
+def test_play_commands_are_known_command_words():
+    assert set(parser_module.COMMAND_NAMES) >= {
+        "next", "done", "move", "invoke", "absorb", "concede", "treat", "compel", "accept", "refuse", "approve",
+        "deny", "withdraw", "veto", "detail", "give", "scene", "session", "milestone", "aspect", "conflict",
+        "place", "npc"}
+
+
+@pytest.mark.parametrize("source,message,column,got,expected_part,example", [
+    # /next, /done, /move
+    ("/next", 'expected who goes next (a character name) after "next", but the line ended', 6, "",
+     "who goes next", "/next Ruth"),
+    ("/next Masked Acolyte", 'expected the end of the line after "Masked", got "Acolyte"; '
+     'if "Masked Acolyte" is one name, put it in quotes', 14, "Acolyte", "the end of the line", "/next Ruth"),
+    ("/done now", 'expected the end of the line after "done", got "now"; write anything else on its own line, '
+     "not after the command", 7, "now", "the end of the line", "/done"),
+    ("/move", 'expected a zone name after "move", but the line ended', 6, "", "a zone name", '/move "Back Yard"'),
+    # /invoke
+    ("/invoke Distracted if needed", '"if needed" only makes sense before the dice, on a +invoke written with the '
+     "action; after the roll you can see whether the invoke is needed", 20, "if", 'without "if needed"',
+     EXAMPLES["invoke"]),
+    ("/invoke Distracted on 142", 'expected a roll id like #142 after "on", got "142"', 23, "142", "#142",
+     EXAMPLES["invoke"]),
+    ("/invoke Distracted on #0", "an id must be from 1 to 999999999, not 0", 23, "#0", "an id from 1 to 999999999",
+     EXAMPLES["invoke"]),
+    ("/invoke Distracted reroll oppose", "an invoke is either reroll or oppose, not both", 27, "oppose",
+     "reroll or oppose", EXAMPLES["invoke"]),
+    ("/invoke", 'expected an aspect name after "invoke", but the line ended', 8, "", "an aspect name",
+     EXAMPLES["invoke"]),
+    # /absorb
+    ("/absorb", 'expected a consequence (mild, mild2, moderate or severe) and its name or "stress" and the number '
+     'of boxes after "absorb", but the line ended', 8, "", "mild, mild2, moderate or severe", EXAMPLES["absorb"]),
+    ("/absorb stress 0", "the number of stress boxes must be from 1 to 99, not 0", 16, "0", "from 1 to 99",
+     EXAMPLES["absorb"]),
+    ("/absorb stress 1 stress 2", "the stress is given twice; write it once", 18, "stress", "one stress amount",
+     EXAMPLES["absorb"]),
+    ("/absorb mild", 'expected a name for the consequence (in quotes if it has spaces) after "mild", but the line '
+     "ended", 13, "", "a name for the consequence", EXAMPLES["absorb"]),
+    ('/absorb extreme "Missing Eye"', 'expected a consequence (mild, mild2, moderate or severe) and its name or '
+     '"stress" and the number of boxes after "absorb", got "extreme"', 9, "extreme", "a consequence",
+     EXAMPLES["absorb"]),
+    # /concede, /detail
+    ("/concede I flee", 'expected your terms in quotes or the end of the line after "concede", got "I"; write '
+     "anything else on its own line, not after the command", 10, "I", "your terms in quotes", EXAMPLES["concede"]),
+    ('/concede ""', "the terms in quotes cannot be empty", 10, '""', "the terms between the quotes",
+     EXAMPLES["concede"]),
+    ("/detail The guard", 'expected the story detail in quotes after "detail", got "The"', 9, "The",
+     "the story detail in quotes", EXAMPLES["detail"]),
+    # /treat
+    ("/treat Ruth with Medicine", 'the consequence is missing: name who you treat, then the consequence, before '
+     '"with"', 13, "with", "who you treat", EXAMPLES["treat"]),
+    ('/treat Ruth "Nasty Bite"', 'expected "with" and the skill you treat with after "Nasty Bite", but the line '
+     "ended", 25, "", '"with"', EXAMPLES["treat"]),
+    ('/treat Ruth "Nasty Bite" with Medicine +stunt Surgeon', 'expected "invoke" and an aspect name after "+", got '
+     '"stunt"', 41, "stunt", '"invoke"', EXAMPLES["treat"]),
+    # /compel
+    ("/compel Ruth", 'expected the aspect to compel after "Ruth", but the line ended', 13, "", "the aspect to compel",
+     EXAMPLES["compel"]),
+    ('/compel Ruth event "x"', 'the aspect is missing: name the aspect you compel before "event"', 14, "event",
+     "the aspect to compel", EXAMPLES["compel"]),
+    ('/compel Ruth Temper event because', 'expected what happens, in quotes or the end of the line after "event", '
+     'got "because"; write anything else on its own line, not after the command', 27, "because",
+     "what happens, in quotes", EXAMPLES["compel"]),
+    # answers
+    ("/accept 12", 'expected an id like #12, a reason in quotes or the end of the line after "accept", got "12"; '
+     "write anything else on its own line, not after the command", 9, "12", "an id like #12", "/accept #12"),
+    ("/deny #12 off the mark", 'expected a reason in quotes or the end of the line after "#12", got "off"; write '
+     "anything else on its own line, not after the command", 11, "off", "a reason in quotes", EXAMPLES["deny"]),
+    ("/veto #142", 'expected the aspect of the invoke you veto after "#142", but the line ended', 11, "",
+     "the aspect of the invoke you veto", EXAMPLES["veto"]),
+    ("/withdraw #x", 'expected an id like #12, a reason in quotes or the end of the line after "withdraw", got "#x"; '
+     "write anything else on its own line, not after the command", 11, "#x", "an id like #12", "/withdraw #12"),
+    # /give
+    ('/give "On Fire" Ruth 0', "the number of free invokes must be from 1 to 99, not 0", 22, "0", "from 1 to 99",
+     EXAMPLES["give"]),
+    ("/give to Ruth", 'the aspect is missing: name the aspect whose free invokes you give before "to"', 7, "to",
+     "the aspect whose free invokes you give", EXAMPLES["give"]),
+    ('/give "On Fire"', 'expected who gets them (a character name) after "On Fire", but the line ended', 16, "",
+     "who gets them", EXAMPLES["give"]),
+    # scenes
+    ("/scene", 'expected "start" or "end" after "scene", but the line ended', 7, "", '"start" or "end"',
+     EXAMPLES["scene"]),
+    ("/scene end now", 'expected the end of the line after "end", got "now"; write anything else on its own line, '
+     "not after the command", 12, "now", "the end of the line", "/scene end"),
+    ("/scene start W zones Dock Office", 'expected "," and another zone, "borders" and the borders (borders '
+     'Dock-Office) or the end of the line after "Dock", got "Office"; if "Dock Office" is one name, put it in '
+     "quotes", 27, "Office", '"," and another zone', EXAMPLES["scene"]),
+    ("/scene start W borders Dock", 'a border joins two zones with "-" (Dock-Office), not just "Dock"', 24, "Dock",
+     'two zones joined by "-"', EXAMPLES["scene"]),
+    ("/scene start W borders A-B-C", '"A-B-C" can be cut into zones in more than one place; put a zone whose name '
+     'has a hyphen in quotes ("Half-Way"-Office)', 24, "A-B-C", "quotes", EXAMPLES["scene"]),
+    ("/session", 'expected "end" after "session", but the line ended', 9, "", '"end"', "/session end"),
+    ("/milestone big", 'expected "minor" or "major" after "milestone", got "big"', 12, "big", '"minor" or "major"',
+     "/milestone minor"),
+    # aspects
+    ("/aspect delete X", 'expected "add", "remove" or "rename" after "aspect", got "delete"', 9, "delete",
+     '"add", "remove" or "rename"', EXAMPLES["aspect"]),
+    ("/aspect rename X Y", 'expected "to" and the new name after "X", got "Y"; if "X Y" is one name, put it in '
+     "quotes", 18, "Y", '"to" and the new name', '/aspect rename "Nasty Bite" to "Bandaged Bite"'),
+    ("/aspect add X free 0", "the number of free invokes must be from 1 to 99, not 0", 20, "0", "from 1 to 99",
+     EXAMPLES["aspect"]),
+    ("/aspect add X on A on B", 'an aspect goes in one place: write "on" once', 23, "B", '"on" and one zone',
+     EXAMPLES["aspect"]),
+    ("/aspect remove X on Office", 'expected the end of the line after "X", got "on"; write anything else on its '
+     "own line, not after the command", 18, "on", "the end of the line", '/aspect remove "Deep Shadows"'),
+    # conflicts
+    ("/conflict start", 'expected a character who takes part after "start", but the line ended', 16, "",
+     "a character who takes part", EXAMPLES["conflict"]),
+    ("/conflict start Ruth, Ghoul social", 'expected "," and another character, "first" and who acts first, '
+     '"physical" or "mental" or the end of the line after "Ghoul", got "social"; if "Ghoul social" is one name, '
+     "put it in quotes", 29, "social", '"physical" or "mental"', EXAMPLES["conflict"]),
+    ("/conflict start A mental physical", "a conflict is either physical or mental, not both", 26, "physical",
+     "physical or mental, not both", EXAMPLES["conflict"]),
+    ("/conflict start A first A first B", '"first" names two characters; only one acts first', 27, "first",
+     '"first" once', EXAMPLES["conflict"]),
+    ("/place Ruth Dock", 'expected "in" and a zone name after "Ruth", got "Dock"; if "Ruth Dock" is one name, put it '
+     "in quotes", 13, "Dock", '"in" and a zone name', EXAMPLES["place"]),
+    # NPCs
+    ("/npc Ghoul", 'expected "add" after "npc", got "Ghoul"', 6, "Ghoul", '"add"', EXAMPLES["npc"]),
+    ("/npc add Ghoul major", "/npc add makes minor NPCs; a major NPC comes from a sheet file", 16, "major",
+     '"minor", or leave it out', EXAMPLES["npc"]),
+    ("/npc add Ghoul skills Fight", 'expected a rating (a ladder word like Fair or a number like +2) after "Fight", '
+     "but the line ended", 28, "", "a rating", EXAMPLES["npc"]),
+    ("/npc add Ghoul skills Fight 100", "a number must be from -99 to +99, not 100", 29, "100", "from -99 to +99",
+     EXAMPLES["npc"]),
+    ("/npc add Ghoul stress 100", "the number of stress boxes must be from 0 to 99, not 100", 23, "100",
+     "from 0 to 99", EXAMPLES["npc"]),
+    ("/npc add Ghoul minor A aspects B", "the aspects are given twice; list them once", 24, "aspects",
+     "one list of aspects", EXAMPLES["npc"]),
+    ("/npc add Ghoul aspects A skills", 'expected a skill name after "skills", but the line ended', 32, "",
+     "a skill name", EXAMPLES["npc"]),
+    ("/npc add Ghoul aspects A B", 'expected "," and another aspect, another part (aspects, skills, stress or '
+     'defend) or the end of the line after "A", got "B"; if "A B" is one name, put it in quotes', 26, "B",
+     "another part", EXAMPLES["npc"]),
+])
+def test_play_command_errors(source, message, column, got, expected_part, example):
+    error = error_of(source, line=2)
+    assert error.message == message
+    assert (error.line, error.column, error.got) == (2, column, got)
+    assert expected_part in error.expected
+    assert error.example == example
+    assert not re.search(r"\b_?[A-Z]{2,}\b|\$END", error.expected), error.expected  # no raw terminal names
+    assert isinstance(parse_command(error.example), Command)
+
+
+@pytest.mark.parametrize("source,suggested", [
+    ("/nxt Ruth", "next"), ("/absorv stress 2", "absorb"), ("/concide", "concede"), ("/compell Ruth X", "compel"),
+    ("/acept", "accept"), ("/refuze #12", "refuse"), ("/aprove #12", "approve"), ("/withdrew #12", "withdraw"),
+    ("/vetoo #1 X", "veto"), ("/detial", "detail"), ("/giv X Ruth", "give"), ("/scne end", "scene"),
+    ("/sesion end", "session"), ("/milestones minor", "milestone"), ("/aspcet add X", "aspect"),
+    ("/conflit end", "conflict"), ("/plase Ruth in Dock", "place"), ("/npcs add X", "npc"), ("/moove Dock", "move"),
+    ("/treet me X with Y", "treat"), ("/invok X", "invoke"), ("/dnoe", "done"),
+])
+def test_did_you_mean_covers_the_play_commands(source, suggested):
+    error = error_of(source)
+    assert error.message.endswith(f"did you mean /{suggested}?")
+    assert error.column == 2
+    assert error.example == EXAMPLES[suggested]
+
+
+@pytest.mark.parametrize("source,suggestion,example", [
+    ("/start Warehouse", "/scene start or /conflict start", EXAMPLES["scene"]),
+    ("/end", "/scene end, /session end or /conflict end", "/scene end"),
+    ("/add X", "/aspect add or /npc add", EXAMPLES["aspect"]),
+])
+def test_a_part_word_in_command_position_names_its_command(source, suggestion, example):
+    error = error_of(source)
+    assert error.message.endswith(f"did you mean {suggestion}?")
+    assert error.example == example
+
+
+def test_unknown_command_after_as_suggests_a_play_command():
+    error = error_of("/as Ghoul nxt Ruth")
+    assert error.message == 'unknown action "nxt" after /as NAME — did you mean next?'
+    assert (error.column, error.got, error.example) == (11, "nxt", "/as Ghoul next Ruth")
+    assert "next" in error.expected and "give" in error.expected
+
+
+@pytest.mark.parametrize("source,command,example", [
+    ("/as Ghoul accept #12", "accept", "/accept #12"),
+    ("/as Ghoul scene end", "scene", "/scene end"),
+    ('/as Ghoul aspect add "Slimy"', "aspect", EXAMPLES["aspect"]),
+    ("/as Ghoul npc add Rat", "npc", EXAMPLES["npc"]),
+    ("/as Ghoul fp give Ruth", "fp", "/fp give Ruth 1"),
+])
+def test_commands_without_an_actor_cannot_follow_as(source, command, example):
+    error = error_of(source)
+    assert error.message == f"/{command} cannot come after /as NAME: write it on its own line, without /as"
+    assert (error.column, error.got) == (11, command)
+    assert "another command for that character" in error.expected
+    assert error.example == example
+
+
+def test_as_alone_needs_nothing_more_but_says_what_may_follow():
+    error = error_of("/as Ghoul +2")
+    assert error.expected.startswith(
+        "an action (overcome, advantage, attack, defend or roll), another command for that character (next, done, "
+        "move, invoke, absorb, concede, treat, compel, detail or give) or the end of the line")
+
+
+def test_repeating_the_same_option_is_harmless():
+    assert parse_command("/absorb stress 1 stress 1").stress == 1
+    assert parse_command("/aspect add X free 2 free 2 hidden hidden").free == 2
+    assert parse_command("/conflict start A mental mental first A first A").kind == "mental"
+
+
+def test_the_grammar_has_no_conflicts():
+    import logging
+
+    from lark import Lark, logger
+
+    records: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+
+    handler, level = Keep(), logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    try:
+        Lark(parser_module._grammar(), parser="lalr", lexer="contextual", maybe_placeholders=True, debug=True)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    assert not [r for r in records if "conflict" in r.lower()], records
 
 
 # ---------------------------------------------------------------------------- the parser itself
@@ -461,8 +893,9 @@ def test_grammar_is_found_by_resource_path():
         resource_path("fonts", "x")
 
 
-@pytest.mark.parametrize("example", sorted(set(EXAMPLES.values()) | set(parser_module._GM_EXAMPLES.values())
-                                            | set(parser_module._FP_EXAMPLES.values())))
+@pytest.mark.parametrize("example", sorted(
+    set(EXAMPLES.values()) | set(parser_module._GM_EXAMPLES.values())
+    | {example for part in parser_module._PART_EXAMPLES.values() for example in part.values()}))
 def test_every_example_given_with_an_error_parses(example):
     assert isinstance(parse_command(example), Command)
 
@@ -539,7 +972,10 @@ def test_random_token_sequences_only_give_commands_or_syntax_errors(text):
 @given(fragment_lines)
 def test_fast_path_agrees_with_lark(text):
     """The fast driver must accept exactly what Lark accepts, with the same result."""
-    line = "/" + text.strip()
+    fast_and_lark_agree("/" + text.strip())
+
+
+def fast_and_lark_agree(line: str) -> None:
     fast = parser_module._fast_parser()
     try:
         via_lark = ("ok", get_parser().parse(line))
@@ -560,6 +996,70 @@ def test_posts_never_raise_anything_else(text):
     assert all(isinstance(c, Command) for c in commands)
     assert all(isinstance(e, CommandSyntaxError) for e in errors)
     assert len(commands) + len(errors) == len(find_commands(text))
+
+
+PLAY_FRAGMENTS = [
+    "/", "/", "/", "next", "done", "move", "invoke", "absorb", "concede", "treat", "compel", "accept", "refuse",
+    "approve", "deny", "withdraw", "veto", "detail", "give", "scene", "session", "milestone", "aspect", "aspects",
+    "conflict", "place", "npc", "as", "stress", "mild", "mild2", "moderate", "severe", "extreme", "me", "with", "to",
+    "event", "decision", "start", "end", "zones", "borders", "minor", "major", "add", "remove", "rename", "on",
+    "free", "hidden", "first", "mental", "physical", "in", "skills", "skill", "defend", "reroll", "oppose", "fp",
+    "if", "needed", "x2", "x0", "+invoke", "+", "-", "–", ",", "#12", "#0", "#", "#99999999999", "0", "2", "100",
+    "+2", "-1", "Fair", "Great", "Ghoul", "Ruth", "Dock-Office", "A-B-C", "Half-Way", '"Main Floor"', "“On Fire”",
+    '""', '"', "'", "x", ".", "\t", " ", "\u00a0", "é", "🎲",
+]
+play_lines = st.lists(st.sampled_from(PLAY_FRAGMENTS), max_size=14).flatmap(
+    lambda parts: st.lists(st.sampled_from(["", " ", "  "]), min_size=len(parts), max_size=len(parts)).map(
+        lambda seps: "".join(p + s for p, s in zip(parts, seps))))
+
+
+def pieces(line: str) -> list[str]:
+    """The words of a working command line after its "/" (quoted names stay whole)."""
+    return [line[t.start_pos:t.end_pos] for t in parser_module._tokens(line)[1:]]
+
+
+# A working line with up to three words dropped, repeated or replaced: mostly near misses,
+# often still commands, so the builder's checks and the fast path's results are exercised.
+near_misses = st.tuples(
+    st.sampled_from([source for source, _, _ in PLAY_FORMS]),
+    st.lists(st.tuples(st.sampled_from(["drop", "repeat", "replace"]), st.integers(0, 30),
+                       st.sampled_from(PLAY_FRAGMENTS)), max_size=3),
+).map(lambda case: mutate(*case))
+
+
+def mutate(source: str, changes: list[tuple[str, int, str]]) -> str:
+    words = pieces(source)
+    for how, at, fragment in changes:
+        if not words:
+            break
+        at %= len(words)
+        if how == "drop":
+            del words[at]
+        elif how == "repeat":
+            words.insert(at, words[at])
+        else:
+            words[at] = fragment
+    return "/" + " ".join(words)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(near_misses)
+def test_near_misses_of_play_commands(line):
+    outcome(line)
+    fast_and_lark_agree(line)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(play_lines)
+def test_random_play_token_sequences_only_give_commands_or_syntax_errors(text):
+    outcome(text)
+    outcome("/" + text)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(play_lines)
+def test_fast_path_agrees_with_lark_on_play_commands(text):
+    fast_and_lark_agree("/" + text.strip())
 
 
 # ---------------------------------------------------------------------------- the docs
@@ -603,8 +1103,11 @@ DOC_COMMANDS = doc_commands()
 
 def test_the_docs_have_examples_for_every_command():
     words = {line.split()[0].lstrip("/").lower() for line in DOC_COMMANDS}
-    assert words >= {"roll", "overcome", "advantage", "create", "attack", "defend", "sheet", "fp", "as"}
-    assert len(DOC_COMMANDS) > 60
+    assert words >= set(parser_module.COMMAND_NAMES)
+    with_actor = {type(parse_command(line)) for line in DOC_COMMANDS if line.lower().startswith("/as ")}
+    assert with_actor == {Overcome, Advantage, Attack, Defend, Roll, Next, Done, Move, InvokeAfter, Absorb, Concede,
+                          Treat, Compel, Detail, GiveInvoke, Say}
+    assert len(DOC_COMMANDS) > 120
 
 
 @pytest.mark.parametrize("line", DOC_COMMANDS)
