@@ -86,9 +86,33 @@ def _join(lines: list[str], indices: Sequence[int]) -> str:
 
 def cut_footer(kinds: str, lines: list[str]) -> Kept:
     """A delimiter (``-- ``, ``____``) or a client footer (``Sent from my iPhone``) ends
-    what the author typed: below it come the signature and the older mail."""
-    found = _FOOTER_START.search(kinds)
-    return range(found.start()) if found else None
+    what the author typed: below it come the signature and the older mail.
+
+    Except a scene break: players separate scenes with ``---``, ``***`` or ``===``, so such a
+    line followed by a command line before any other delimiter, quote, attribution or
+    header line is the author's own text, and the search goes on. The mail conventions
+    (``--`` and ``-- `` before a signature, Outlook's ``____`` line) always cut."""
+    pos = 0
+    while (found := _FOOTER_START.search(kinds, pos)) is not None:
+        at = found.start()
+        if kinds[at] == "d" and _SCENE_BREAK.match(lines[at]) and _command_follows(kinds, lines, at + 1):
+            pos = at + 1
+            continue
+        return range(at)
+    return None
+
+
+_SCENE_BREAK = re.compile(r"^\s*([-*=~#])(?:\s*\1){2,}\s*$")
+_COMMAND_LINE = re.compile(r"\s*/[A-Za-z]")
+
+
+def _command_follows(kinds: str, lines: list[str], start: int) -> bool:
+    for kind, line in zip(kinds[start:], lines[start:]):
+        if kind in "qbhsd":
+            return False
+        if _COMMAND_LINE.match(line):
+            return True
+    return False
 
 
 def old_mail_first(kinds: str, lines: list[str]) -> Kept:
@@ -179,6 +203,6 @@ _RULES: tuple[Rule, ...] = (
     drop_attributions,
     cut_old_mail_at_end,
 )
-_NEEDS_LINES = {old_mail_first, cut_header_block}
+_NEEDS_LINES = {cut_footer, old_mail_first, cut_header_block}
 
 __all__ = ["trim_reply", "split_reply"]
