@@ -32,7 +32,6 @@ def make_database(url: str):
             password=parsed.password,
             host=parsed.hostname,
             port=parsed.port or 5432,
-            autorollback=True,
         )
     raise ConfigError(
         f"unsupported database URL {url!r}",

@@ -172,3 +172,17 @@ def smtp_relay(dovecot: Dovecot) -> Iterator[SmtpServer]:
 def smtp_tls_server(tls_files: TlsFiles) -> Iterator[SmtpServer]:
     with SmtpServer(tls=tls_files, implicit_tls=True) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A private PostgreSQL cluster for the session (skipped without PostgreSQL, except in CI)."""
+    from tests.rig.postgres import Postgres, find_postgres
+
+    if find_postgres() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("PostgreSQL is not installed but CI=true", pytrace=False)
+        pytest.skip("PostgreSQL is not installed")
+    server = Postgres().start()
+    yield server
+    server.stop()

@@ -1,0 +1,32 @@
+"""The whole-post tests again, on a real PostgreSQL (the operator's choice for several
+daemons): the same models, prepared statements and transactions, another database."""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from pbp.store.db import open_database
+
+pytestmark = pytest.mark.live
+_numbers = itertools.count()
+
+
+@pytest.fixture
+def db(postgres):
+    """Overrides tests/conftest.py's SQLite ``db`` for the tests imported below."""
+    database = open_database(postgres.create_database(f"pbp_test_{next(_numbers)}"))
+    yield database
+    database.close()
+
+
+from tests.test_pipeline import (  # noqa: E402,F401  (collected here with the PostgreSQL db)
+    test_a_resent_copy_never_rolls_again,
+    test_charles_investigates_antarctica,
+    test_fate_point_spend_refused_at_zero,
+    test_ledger_is_hash_chained_and_tamper_evident,
+    test_molotov_creates_on_fire_with_a_free_invoke,
+    test_rules_error_in_second_command_rolls_back_the_first,
+    test_second_command_invalid_changes_nothing_and_gets_one_reply,
+    test_stranger_gets_one_polite_reply_a_day,
+)
