@@ -205,6 +205,38 @@ def _print_outcome(path, outcome) -> None:
         print(msg.get_body(("plain",)).get_content())
 
 
+def cmd_tick(args) -> int:
+    """Run the deadline job once, as the daemon does every minute: reminders and defaults
+    (defences, absorptions, handoffs, compels...) due at ``--at`` (default: now), then deliver."""
+    from datetime import datetime, timezone
+
+    from pbp.pipeline import Context, apply_deadlines
+    from pbp.store import models as m
+
+    config = _open(args)
+    if args.at:
+        try:
+            at = datetime.fromisoformat(args.at.replace("Z", "+00:00"))
+        except ValueError:
+            raise CommandError(f"--at {args.at!r} is not a date and time",
+                               expected="ISO 8601, e.g. 2026-12-01T18:00 (UTC)", example="pbp tick --at 2026-12-01T18:00")
+        if at.tzinfo is not None:
+            at = at.astimezone(timezone.utc).replace(tzinfo=None)
+    else:
+        at = m.utcnow()
+    ctx = Context(config=config, dice=_dice(args.dice), clock=lambda: at)
+    before = m.OutboxMail.select(m.OutboxMail.id).order_by(m.OutboxMail.id.desc()).first()
+    due = apply_deadlines(ctx)
+    written = m.OutboxMail.select().where(m.OutboxMail.id > (before.id if before else 0)).count()
+    print(f"{at:%Y-%m-%d %H:%M} UTC: {due} campaign{'s' if due != 1 else ''} had something due; "
+          f"{written} mail{'s' if written != 1 else ''} written")
+    if not args.no_send:
+        from pbp.daemon import deliver_outbox
+
+        deliver_outbox(config)
+    return 0
+
+
 def cmd_verify(args) -> int:
     from pbp.campaigns import get_campaign
     from pbp.store import models as m
@@ -375,6 +407,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--campaign", help="the campaign (when the addresses do not say)")
     s.add_argument("--no-send", action="store_true", help="leave replies in the outbox")
     s.set_defaults(func=cmd_process)
+
+    s = sub.add_parser("tick", help="apply the deadlines due at a time (reminders, default defences...)")
+    s.add_argument("--at", help="the time, ISO 8601 in UTC (default: now), e.g. 2026-12-01T18:00")
+    s.add_argument("--dice", help='fixed faces of the rolls the defaults make (or $PBP_DICE)')
+    s.add_argument("--no-send", action="store_true", help="leave the mails in the outbox")
+    s.set_defaults(func=cmd_tick)
 
     s = sub.add_parser("verify", help="check the dice ledger's hash chain")
     s.add_argument("--campaign")

@@ -184,6 +184,9 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
         return _reject(base, record, mail, campaign, member, ctx, [err])
 
     lines = find_commands(mail.new_text)
+    bare = _bare_answer(mail, campaign)
+    if bare is not None and bare[0] not in {n for n, _ in lines}:
+        lines = [bare, *lines]
     if len(lines) > ctx.config.limits.max_commands:
         err = CommandError(
             f"the post has {len(lines)} commands; this table accepts at most {ctx.config.limits.max_commands} in one post",
@@ -208,12 +211,36 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
         return _reject(base, record, mail, campaign, member, ctx, [exc])
 
 
+BARE_ANSWERS = ("approve", "deny", "accept", "refuse")
+
+
+def _bare_answer(mail: Mail, campaign: m.Campaign) -> tuple[int, str] | None:
+    """A reply to one of pbp's mails about a compel or story detail whose first line is just
+    "approve", "deny", "accept" or "refuse" (any case, a trailing "." or "!" allowed) is read
+    as that slash command: GMs answer from a phone. Anywhere else such a word is prose."""
+    if not mail.in_reply_to:
+        return None
+    refs = ((campaign.play or {}).get("threads") or {}).get(mail.in_reply_to) or ()
+    if not any(r.startswith(("compel:", "detail:")) for r in refs):
+        return None
+    for number, line in enumerate(mail.new_text.splitlines(), start=1):
+        if line.strip():
+            word = line.strip().rstrip(".!").strip().lower()
+            return (number, "/" + word) if word in BARE_ANSWERS else None
+    return None
+
+
 def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member: Author,
            members: list[Author], commands: list[c.Command], ctx: Context) -> Outcome:
     """Resolve every command against the campaign's table and play state; the caller's
     transaction makes it all-or-nothing."""
     post = _open_post(campaign, member, ctx, replied_to=mail.in_reply_to)
-    results = [apply_command(post, cmd) for cmd in commands]
+    results = []
+    for cmd in commands:
+        try:
+            results.append(apply_command(post, cmd))
+        except CommandError as exc:
+            raise exc.at(cmd.line, cmd.source)
     replies = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
                            relay=campaign.delivery == "relay")
     base.status = "applied"
@@ -254,8 +281,11 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     subject_suffix = f" — {post.asks[0].subject}" if post.asks and post.asks[0].subject else ""
     body = ctx.renderer.result(mail=source, campaign=campaign, results=results, ledger=post.ledger, commands=commands,
                                sheets=changed, relay=relay, asks=post.asks, status=status_lines(post))
-    replies = [build_reply(ctx, mail=source, campaign=campaign, kind="result", to=table_recipients(campaign, members),
-                           body=body, subject_suffix=subject_suffix)]
+    replies = []
+    if source is not None or results or post.asks:   # a deadline round with only reminders tells only
+        replies.append(build_reply(ctx, mail=source, campaign=campaign, kind="result",
+                                   to=table_recipients(campaign, members), body=body, subject_suffix=subject_suffix))
+    table_reply = replies[0] if replies else None
     refs = [a.ref for a in post.asks] + [f"roll:{rid}" for rid, _ in post.ledger.values()]
     for tell in post.tells:
         to = _addresses(post, members, tell.to)
@@ -263,8 +293,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
             replies.append(build_reply(ctx, mail=source, campaign=campaign, kind="tell", to=to,
                                        body=ctx.renderer.tell(campaign=campaign, tell=tell), subject=tell.subject))
             post.play.threads[replies[-1].message_id] = list(tell.refs)
-    if refs:
-        post.play.threads[replies[0].message_id] = refs
+    if refs and table_reply is not None:
+        post.play.threads[table_reply.message_id] = refs
     _save_play(campaign, post.play, ctx.config)
     return replies
 
@@ -314,10 +344,24 @@ def _reject(base, record, mail, campaign, member, ctx, errors: list[CommandError
     base.errors = [e.to_dict() for e in errors]
     with m.db.atomic():
         reply = build_reply(ctx, mail=mail, campaign=campaign, kind="error", to=[mail.from_addr],
-                            body=ctx.renderer.error(mail=mail, campaign=campaign, errors=errors))
+                            body=ctx.renderer.error(mail=mail, campaign=campaign, errors=errors,
+                                                    status=_status_after_error(campaign, member, ctx)))
         base.replies = _enqueue([reply], campaign, mail.message_id)
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
+
+
+def _status_after_error(campaign, member, ctx) -> list[str]:
+    """Whose turn it is and what pbp waits for, for a refused post in a campaign where that
+    matters (a conflict, or reactions waiting); the state is as it was before the post."""
+    play = campaign.play or {}
+    if member is None or not (play.get("conflict") or play.get("pending")):
+        return []
+    try:
+        return status_lines(_open_post(campaign, member, ctx))
+    except Exception:  # the error reply must go out even if a status line cannot be made
+        log.exception("status lines for an error reply failed")
+        return []
 
 
 def _answer_stranger(base, record, mail, campaign, ctx) -> Outcome:

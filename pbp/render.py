@@ -32,7 +32,8 @@ VERBS = {
     "defend": "{actor} defends with {skill}",
 }
 CHANGE_WORDS = {"fate_points": "FP", "free_invokes": "free invokes", "stress": "stress", "aspect": "aspect",
-                "boost": "boost", "consequence": "consequence"}
+                "boost": "boost", "consequence": "consequence", "gm_pool": "pool", "escrow": "escrow",
+                "carried_points": "carried points"}
 
 
 def faces(roll) -> str:
@@ -51,6 +52,8 @@ def change_text(ch) -> str:
     """One change as players read it: "Ruth FP 3 -> 2", "Ethan's free invokes on On Fire
     0 -> 1", "On Fire created"."""
     before = "none" if ch.before is None else ch.before
+    if ch.what == "aspect" and ch.detail == "renamed":
+        return f"{ch.before} renamed {ch.after}"
     if ch.what == "aspect":
         return f"{ch.subject} {ch.after}"
     if ch.what == "free_invokes" and " (held by " in ch.subject:
@@ -215,8 +218,8 @@ class Renderer:
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)
 
-    def error(self, *, mail, campaign, errors) -> tuple[str, str]:
-        return self._both("error", mail=mail, campaign=campaign, errors=errors)
+    def error(self, *, mail, campaign, errors, status=()) -> tuple[str, str]:
+        return self._both("error", mail=mail, campaign=campaign, errors=errors, status=list(status))
 
     def stranger(self, *, mail, campaign) -> tuple[str, str]:
         return self._both("stranger", mail=mail, campaign=campaign)

@@ -2,7 +2,9 @@
 
 Importing this package registers every handler module.
 """
-from pbp.play import basic  # noqa: F401  (registers handlers)
+from pbp.play import basic, conflict, scenes  # noqa: F401  (registers handlers)
+# invoking wraps the /done of the modules above it, and economy hooks into scenes: keep them last
+from pbp.play import invoking, economy  # noqa: F401,E402
 from pbp.play.core import (  # noqa: F401
     GM, Ask, Author, NoteResult, Post, Tell, apply_command, deadline_job, handles, run_deadline_jobs,
     status_line, status_lines,

@@ -1,8 +1,8 @@
-"""Handlers that need no scene: sheets, fate points, rolls and actions outside a conflict."""
+"""Handlers that need no scene: sheets and fate points."""
 from __future__ import annotations
 
 from pbp import commands as c
-from pbp.play.core import NoteResult, Post, handles, resolve_action
+from pbp.play.core import NoteResult, Post, handles
 from pbp.rules.economy import adjust_fate_points, spend_fate_point
 from pbp.sheets_view import sheet_dict
 
@@ -31,7 +31,4 @@ def fate_points(post: Post, cmd: c.FatePoints):
     return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} has {ch.fate_points} fate point{s} (refresh {ch.refresh})")
 
 
-@handles(c.Roll, c.Overcome, c.Advantage, c.Attack, c.Defend)
-def act(post: Post, cmd):
-    actor = post.character(getattr(cmd, "actor", None), cmd)
-    return resolve_action(post, cmd, actor.name)
+# Rolls and the four actions are handled in pbp.play.conflict (turn order, attacks across mails).

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from pbp.commands import ActionCommand
 from pbp.rules.compels import Compel
 from pbp.rules.conflict import Conflict
-from pbp.rules.fate_points import DetailRequest, FateLedger
+from pbp.rules.fate_points import DetailRequest, FateLedger, Owed
 from pbp.rules.reopen import AfterInvoke
 from pbp.rules.zones import ZoneMap
 from pbp.store.codec import dump, load
@@ -26,6 +26,22 @@ class Scene:
     number: int = 1
     zones: ZoneMap | None = None
     started_at: datetime | None = None
+    ranged_reach: str = "adjacent"  # how far a shot reaches: same | adjacent | any (pbp.rules.zones)
+
+
+@dataclass
+class TurnClock:
+    """How long the conflict's turn has been where it is (``who`` in ``phase``, exchange
+    ``exchange``): a reminder ``reminder_hours`` before ``deadline``; at the deadline a
+    handoff still owed goes to the default next actor, and a turn not taken is reported
+    to the GM (once: ``expired``)."""
+
+    who: str
+    phase: str                      # "turn" | "awaiting_handoff"
+    exchange: int
+    deadline: datetime
+    reminded: bool = False
+    expired: bool = False
 
 
 @dataclass
@@ -49,19 +65,64 @@ class Pending:
     summary: str = ""               # one line for replies ("the Ghoul's claws, Great (+4)")
 
 
+@dataclass(frozen=True)
+class AspectRecord:
+    """An aspect as a roll created or removed it, enough to take it out or put it back."""
+
+    name: str
+    kind: str = "situation"
+    owner: str | None = None
+    hidden: bool = False
+    free_invokes: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FreeDelta:
+    """A change in ``holder``'s free invokes on an aspect that was there before the roll."""
+
+    aspect: str
+    owner: str | None
+    holder: str
+    change: int
+
+
+@dataclass
+class TableDelta:
+    """What one roll did to the table, as counts and aspects that can be undone: fate
+    points spent, the GM's pool, free invokes used or granted, aspects created, removed
+    (a boost used up) or revealed. This is all a resolution changes (harm is applied later,
+    from the hit, by the conflict code), and all a re-run needs besides the command and its
+    dice: undone on the table as it is now, it leaves the table as it would be had the roll
+    not happened, later changes included (see :mod:`pbp.play.invoking`)."""
+
+    fate_points: dict[str, int] = field(default_factory=dict)   # character -> change
+    carried: dict[str, int] = field(default_factory=dict)       # NPC -> change of carried points
+    gm_pool: int = 0
+    free: list[FreeDelta] = field(default_factory=list)
+    created: list[AspectRecord] = field(default_factory=list)
+    removed: list[AspectRecord] = field(default_factory=list)
+    revealed: list[AspectRecord] = field(default_factory=list)
+
+
 @dataclass
 class RollRecordRef:
-    """A roll still open for invokes after the dice: what to re-run and what it replaced."""
+    """A roll still open for invokes after the dice: the command, every throw made on it,
+    what came after the dice, and what it did to the table (to be replaced by a re-run)."""
 
-    id: int                         # the ledger roll id
+    id: int | None                  # the roll's first ledger id (None until the post commits)
     cmd: ActionCommand
     actor: str
     throws: tuple[tuple[int, ...] | None, ...]
     rolled_at: datetime
-    table_before: dict = field(default_factory=dict)   # serialised Table as it was before the roll
+    ids: tuple[int, ...] = ()       # ledger ids of the roll and of each revision of it
     added: tuple[AfterInvoke, ...] = ()
     vetoed: tuple[str, ...] = ()
-    closed: bool = False
+    delta: TableDelta = field(default_factory=TableDelta)
+    owed: tuple[Owed, ...] = ()     # hostile invokes' points this roll owes (replaced on a re-run)
+    summary: str = ""               # "Ruth's attack on the Ghoul", for replies
+    harm_target: str = ""           # an NPC the roll hit at once: its harm before and after the hit
+    harm_before: dict = field(default_factory=dict)
+    harm_after: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -69,13 +130,23 @@ class PlayState:
     scene: Scene | None = None
     conflict: Conflict | None = None
     pending: list[Pending] = field(default_factory=list)
-    open_rolls: list[RollRecordRef] = field(default_factory=list)
+    # Rolls still open for invokes, each [actor, [ledger ids], rolled at (ISO), the RollRecordRef
+    # as JSON]: a message that does not touch them pays nothing to carry them (pbp.play.invoking).
+    open_rolls: list = field(default_factory=list)
     compels: list[Compel] = field(default_factory=list)
     details: list[DetailRequest] = field(default_factory=list)
     ledger: FateLedger = field(default_factory=FateLedger)
     next_id: int = 1                # numbers compels, details and pending reactions (#12)
     session: int = 1
     threads: dict[str, list[str]] = field(default_factory=dict)  # our Message-ID -> ["compel:12", "roll:142"]
+    # conflicts and scenes (pbp.play.conflict, pbp.play.scenes):
+    scenes_played: int = 0          # numbers the next scene
+    turn_clock: TurnClock | None = None
+    npc_defences: dict[str, tuple[str, ...]] = field(default_factory=dict)  # NPC -> GM-set defence skills
+    closed_rolls: dict = field(default_factory=dict)   # recently closed roll id (str) -> why (for replies)
+    settled: dict = field(default_factory=dict)        # recently settled compel/detail id (str) -> what became of it
+    pool_scene: str | None = None   # the scene whose GM pool is open ("" before any /scene start)
+    reminded_details: list[int] = field(default_factory=list)   # story details already reminded
 
     def new_id(self) -> int:
         n = self.next_id
@@ -88,7 +159,11 @@ class PlayState:
         times = [p.deadline - (timedelta(0) if p.reminded else reminder) for p in self.pending]
         times += [c.deadline - (timedelta(0) if c.reminded_at else reminder)
                   for c in self.compels if c.deadline is not None and c.is_open]
-        times += [d.deadline for d in self.details if d.deadline is not None and d.state == "pending"]
+        times += [d.deadline - (timedelta(0) if d.id in self.reminded_details else reminder)
+                  for d in self.details if d.deadline is not None and d.state == "pending"]
+        clock = self.turn_clock
+        if clock is not None and not clock.expired:
+            times.append(clock.deadline - (timedelta(0) if clock.reminded else reminder))
         return min(times) if times else None
 
     def forget_thread_refs(self, ref: str) -> None:

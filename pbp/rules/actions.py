@@ -23,6 +23,17 @@ Defaults the rules leave to the table, and how they are read here:
   skill that Athletics can answer (Fight or Shoot), or its best attack skill at all.
 * Overcome and advantage with no ``vs`` at all are refused: the engine cannot guess a
   difficulty.
+
+By post, an attack on a player's character is answered in a later mail, so it is rolled
+in two halves (``pbp.play.conflict``):
+
+* ``/attack`` whose opposition is ``DEFENCE_LATER`` (an ``Opposition`` naming nothing,
+  which the parser never produces) rolls only the attacker's effort: no outcome, no
+  shifts, one "attack_rolled" effect naming the target. ``if needed`` invokes cannot be
+  judged before the defence and are refused.
+* ``/defend`` against ``Opposition(rating=EFFORT, character=ATTACKER, skill=SKILL)`` (a
+  rating *and* a character) answers that attack: the effort is fixed, the attacker is
+  named so a hit or a tie's boost goes to them, and SKILL says which defences are allowed.
 """
 from __future__ import annotations
 
@@ -39,6 +50,7 @@ from pbp.rules.effort import (
     Opponent, best_skill, check_permission, effort_modifiers, passive, roll_effort,
 )
 from pbp.rules.invokes import Invoking, apply_invokes
+from pbp.rules.ladder import describe
 from pbp.rules.names import find_character, find_skill, same_name, skill_list
 from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
@@ -48,6 +60,7 @@ from pbp.rules.systems import FATE_CONDENSED, AttackKind, System
 
 MAX_DICE = 100
 MAX_SIDES = 1000
+DEFENCE_LATER = Opposition()
 
 # Branches of the outcome tables a player may choose ahead of the roll ("on tie boost").
 # Pairs that merely restate the default are accepted so a habit never costs an error.
@@ -354,9 +367,31 @@ def _attack(cmd: Attack, table: Table, dice: DiceSource, actor: str, system: Sys
     check_permission(act.actor, skill, attack_skills, "attack", system, source=cmd.source,
                      example=f"/attack {target.name} with {attack_skills[0]}")
     kind = system.attack_kind(system.skill_named(skill) or skill)
+    if cmd.opposition == DEFENCE_LATER:
+        return _attack_first_half(act, skill, rating, target)
     contest = _contest(act, skill, rating, _defence(act, cmd.opposition, target, kind), may_oppose=False)
     attack_table(act, contest, target)
     return _result(act, skill, contest)
+
+
+def _attack_first_half(act: Action, skill: str, rating: int, target: Character) -> ActionResult:
+    """The attacker's effort alone; the target's defence comes later (see the module doc)."""
+    if any(i.if_needed for i in act.cmd.invokes):
+        raise RulesError(
+            f"{target.name} defends in a later mail, so pbp cannot tell yet whether an invoke is "
+            "needed; invoke it plainly now", source=act.source,
+            example=f'/attack {target.name} with {skill} +invoke "{act.cmd.invokes[0].aspect}"',
+        )
+    mods = effort_modifiers(act.actor, skill, rating, "attack", named=act.cmd.stunts,
+                            modifier=act.cmd.modifier, source=act.source)
+    effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
+    ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source)
+    apply_invokes(act.cmd.invokes, ctx, may_oppose=False)
+    act.report.effect("attack_rolled", f"{target.name} defends against an effort of {effort.total}",
+                      target=target.name, attacker=act.actor.name, effort=effort.total)
+    return ActionResult(command=act.source, actor=act.actor.name, action="attack", skill=skill, effort=effort,
+                        opposition=None, shifts=None, outcome=None, effects=act.report.effects,
+                        changes=act.report.changes)
 
 
 def _defence(act: Action, opposition: Opposition | None, target: Character,
@@ -401,7 +436,9 @@ def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: Sys
                          expected="vs ATTACK (a ladder word or number) or vs ATTACKER",
                          example="/defend Athletics vs Great")
     own = act.skill(cmd.skill, "/defend Athletics vs Great") if cmd.skill else None
-    if opposition.rating is not None:
+    if opposition.rating is not None and opposition.character:
+        attack, kind = _rolled_attack(act, opposition)
+    elif opposition.rating is not None:
         attack, kind = passive(opposition.rating), None
     else:
         attack = _attacker(act, opposition, own[0] if own else None)
@@ -413,6 +450,15 @@ def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: Sys
     contest = _contest(act, skill, rating, attack, may_oppose=True)
     defend_table(act, contest)
     return _result(act, skill, contest)
+
+
+def _rolled_attack(act: Action, opposition: Opposition) -> tuple[OppositionResult, AttackKind | None]:
+    """An attack rolled in an earlier mail: its effort, who made it and with what."""
+    who = _opponent(act, opposition.character)
+    skill = opposition.skill or ""
+    kind = act.system.attack_kind(act.system.skill_named(skill) or skill) if skill else None
+    label = f"{who.name}'s attack" + (f" ({skill})" if skill else "") + f", {describe(opposition.rating)}"
+    return OppositionResult(opposition.rating, label, None, who.name), kind
 
 
 def _attacker(act: Action, opposition: Opposition, defence: str | None) -> Opponent:

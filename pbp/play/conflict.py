@@ -1,0 +1,724 @@
+"""Conflicts by post: the turn order, attacks and defences across mails, harm, concession,
+and the deadlines that keep a slow table moving.
+
+What a conflict looks like to the table (docs/conflicts.md tells it for players):
+
+* The GM starts it (``/conflict start A, B, C first A``) and places people in the scene's
+  zones (``/place A in Dock``; placing someone not in the conflict brings them in).
+* Popcorn order (:mod:`pbp.rules.turns`): on their turn a character takes one overcome,
+  advantage or attack and may make one free move; ``/next NAME`` hands the turn on. An
+  action out of turn rejects the whole post, with a reply that says whose turn it is. A
+  defence is a reaction and never needs the turn. Whoever has acted and not handed off is
+  asked to, with a deadline; at the deadline the turn goes to the first still to act.
+* An attack on an NPC is settled at once: the NPC defends with its best allowed skill (or
+  the one the GM set with ``/npc add ... defend``) and absorbs the hit by policy.
+* An attack on a PC is rolled in two halves: the attacker's effort now, the defence when
+  that player answers ``/defend SKILL`` (tied by the reply to the mail that asked, or the
+  oldest waiting), or at the deadline with their best allowed skill. A hit then waits for
+  ``/absorb`` the same way; the default is the cheapest absorption with placeholder names.
+  A hit nothing can absorb takes the character out at once.
+* ``/concede`` is allowed until the dice are rolled against you: an attack waiting for
+  your defence, or a hit waiting for your absorption, blocks it. The conflict ends by
+  itself when one side is all out or conceded (or by ``/conflict end``); conceders are
+  paid then.
+
+Every reply in a campaign with a conflict ends with whose turn it is and who is still to
+act this exchange (the ``status_line`` below), and with what pbp waits for.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from pbp import commands as c
+from pbp.errors import RulesError
+from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, resolve_action, status_line
+from pbp.play.state import Pending, TurnClock
+from pbp.rules import conflict as rc
+from pbp.rules import harm
+from pbp.rules import turns as rt
+from pbp.rules.actions import DEFENCE_LATER
+from pbp.rules.effort import best_skill
+from pbp.rules.ladder import describe
+from pbp.rules.names import same_name, skill_list
+from pbp.rules.results import ActionResult, Change, Effect
+from pbp.rules.state import Character
+
+TURN_REF = "turn"
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def when(dt: datetime) -> str:
+    """A deadline as players read it: "Tue 1 Dec 18:00 UTC"."""
+    return f"{dt:%a} {dt.day} {dt:%b %H:%M} UTC"
+
+
+def active(post: Post) -> rc.Conflict | None:
+    conflict = post.play.conflict
+    return conflict if conflict is not None and not conflict.ended else None
+
+
+def require_conflict(post: Post, cmd: c.Command) -> rc.Conflict:
+    conflict = active(post)
+    if conflict is None:
+        raise RulesError("there is no conflict going on", source=cmd.source,
+                         expected="a conflict the GM has started",
+                         example='/conflict start Ruth, Ghoul first Ruth')
+    return conflict
+
+
+def member(conflict: rc.Conflict, name: str) -> str | None:
+    return next((p for p in conflict.participants if same_name(p, name)), None)
+
+
+def controller(post: Post, name: str) -> str:
+    """Who answers for a character: the character (their player) or the GM."""
+    ch = post.table.character(name)
+    return ch.name if ch is not None and ch.player else GM
+
+
+def _touch(post: Post) -> None:
+    """Settle the turn clock and the handoff ask once the whole post has applied (the
+    post's after-ledger callbacks run just before the reply is written)."""
+    if not any(getattr(h, "_conflict_settle", False) for h in post.after_ledger):
+        def settle(_ledger, post=post):
+            _settle_turn(post)
+        settle._conflict_settle = True
+        post.after_ledger.append(settle)
+
+
+def _note(cmd_source: str, actor: str, action: str, effects: list[Effect], changes: list[Change] = (),
+          text: str = "") -> NoteResult:
+    lines = [text] if text else []
+    lines += [e.text for e in effects if e.text]
+    return NoteResult(cmd_source, actor, action, text="\n  ".join(lines), effects=list(effects),
+                      changes=list(changes))
+
+
+def _extend(result, effects, changes) -> None:
+    result.effects.extend(effects)
+    result.changes.extend(changes)
+
+
+def _check_standing(post: Post, conflict: rc.Conflict | None, name: str, cmd: c.Command, doing: str) -> None:
+    ch = post.table.character(name)
+    out = conflict.out() if conflict is not None else ()
+    if (ch is not None and ch.taken_out) or name in out:
+        how = "conceded" if conflict is not None and name in conflict.conceded else "been taken out"
+        raise RulesError(f"{name} has {how}: {name} cannot {doing} in this conflict", source=cmd.source,
+                         expected="someone still in the fight (the taken out are back in the next scene)")
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@handles(c.Roll, c.Overcome, c.Advantage, c.Attack, c.Defend)
+def act(post: Post, cmd):
+    """Every roll and action: in a conflict, on the actor's turn; attacks and defences
+    across mails as the module doc says."""
+    actor = post.character(getattr(cmd, "actor", None), cmd)
+    if isinstance(cmd, c.Roll):
+        return resolve_action(post, cmd, actor.name)
+    if isinstance(cmd, c.Defend):
+        return defend(post, cmd, actor)
+    conflict = active(post)
+    inside = conflict is not None and member(conflict, actor.name) is not None
+    _check_standing(post, conflict if inside else None, actor.name, cmd, "act")
+    target = _target_of(post, cmd)
+    if target is not None:
+        _check_standing(post, conflict, target.name, cmd, "be acted upon")
+    if inside:
+        if target is not None and isinstance(cmd, c.Attack) and member(conflict, target.name) is None:
+            raise RulesError(f"{target.name} is not in this conflict", source=cmd.source,
+                             expected="a participant; the GM brings someone in with /place NAME in ZONE")
+        conflict = replace(conflict, turns=rt.take_action(conflict.turns, actor.name, "action"))
+        post.play.conflict = conflict
+        _touch(post)
+    elif conflict is not None and isinstance(cmd, c.Attack) and target is not None \
+            and member(conflict, target.name) is not None:
+        raise RulesError(f"{actor.name} is not in this conflict, so cannot attack {target.name}", source=cmd.source,
+                         expected="a participant; the GM brings someone in with /place NAME in ZONE")
+    if isinstance(cmd, c.Attack):
+        return attack(post, cmd, actor, target, conflict if inside else None)
+    if isinstance(cmd, c.Advantage) and target is not None and cmd.opposition is None:
+        cmd = replace(cmd, opposition=c.Opposition(character=target.name))   # the target resists actively
+    return resolve_action(post, cmd, actor.name)
+
+
+def _target_of(post: Post, cmd) -> Character | None:
+    if isinstance(cmd, c.Attack):
+        return post.find(cmd.target) if cmd.target else None
+    if isinstance(cmd, c.Advantage) and cmd.target:
+        return post.find(cmd.target)
+    if cmd.opposition is not None and cmd.opposition.character:
+        return post.find(cmd.opposition.character)
+    return None
+
+
+def _attack_kind(post: Post, skill: str):
+    return post.system.attack_kind(post.system.skill_named(skill) or skill) if skill else None
+
+
+def _track(post: Post, skill: str, conflict: rc.Conflict | None) -> str:
+    return harm.hit_track(skill, post.system, default=conflict.kind if conflict is not None else "physical")
+
+
+def attack(post: Post, cmd: c.Attack, actor: Character, target: Character, conflict: rc.Conflict | None):
+    kind = _attack_kind(post, cmd.skill)
+    if conflict is not None:
+        reach = post.play.scene.ranged_reach if post.play.scene is not None else "adjacent"
+        try:
+            rc.check_reach(conflict, actor.name, target.name, ranged=kind is not None and kind.name != "melee",
+                           policy=reach)
+        except RulesError as exc:
+            exc.source = exc.source or cmd.source
+            raise
+    if target.player and cmd.opposition is None:
+        return _attack_on_pc(post, cmd, actor, target, conflict, kind)
+    opposition = cmd.opposition if cmd.opposition is not None else _npc_defence(post, target, kind)
+    result = resolve_action(post, cmd if opposition is cmd.opposition else replace(cmd, opposition=opposition),
+                            actor.name)
+    for hit in harm.hits(result, _track(post, result.skill, conflict)):
+        _extend(result, *land_hit(post, hit, result.skill, source=result))
+    return result
+
+
+def _npc_defence(post: Post, target: Character, kind) -> c.Opposition | None:
+    """The GM's choice of defence skills for this NPC (``/npc add ... defend``), among those
+    the rules allow (an NPC's own free-form skill always counts), else None: the best allowed."""
+    chosen = post.play.npc_defences.get(target.name, ())
+    if not chosen:
+        return None
+    allowed = post.system.defences_against(kind)
+    usable = [s for s in chosen if any(same_name(s, a) for a in allowed) or post.system.skill_named(s) is None]
+    if not usable:
+        return None
+    skill, _ = best_skill(target, usable, skill_list(post.table, post.system))
+    return c.Opposition(character=target.name, skill=skill)
+
+
+def _attack_on_pc(post: Post, cmd: c.Attack, actor: Character, target: Character, conflict, kind):
+    """The first half of an attack on a player's character: roll the attacker's effort and
+    ask the player for their defence."""
+    result = resolve_action(post, replace(cmd, opposition=DEFENCE_LATER), actor.name)
+    pending = Pending(
+        id=post.play.new_id(), kind="defend", target=target.name, attacker=actor.name, deadline=post.deadline(),
+        opened_at=post.now, attack_effort=result.effort.total, attack_skill=result.skill or "",
+        attack_kind=kind.name if kind is not None else "any", track=_track(post, result.skill, conflict),
+        summary=f"{actor.name}'s attack with {result.skill}, {describe(result.effort.total)}",
+    )
+    post.play.pending.append(pending)
+
+    _note_roll(post, result, pending)
+    post.ask(_defend_ask(post, pending, target))
+    return result
+
+
+def _note_roll(post: Post, result: ActionResult, pending: Pending) -> None:
+    """Tie a reaction to the ledger id of the roll it hangs on, once the roll has one (a
+    re-run of that roll, an invoke after the dice, updates the reaction)."""
+    def note_roll(ledger, result=result, pending=pending):
+        if id(result) in ledger:
+            pending.roll_id = ledger[id(result)][0]
+    post.after_ledger.insert(0, note_roll)
+
+
+def default_defence(post: Post, ch: Character, pending: Pending) -> tuple[str, int]:
+    kind = _attack_kind(post, pending.attack_skill)
+    return best_skill(ch, post.system.defences_against(kind), skill_list(post.table, post.system))
+
+
+def _kind_words(pending: Pending) -> str:
+    return {"melee": "against close combat", "ranged": "against a shot", "mental": "against a mental attack"}.get(
+        pending.attack_kind, "against this attack")
+
+
+def _example_aspect(post: Post, ch: Character) -> str:
+    own = [a for a in post.table.aspects if same_name(a.owner, ch.name) and not a.hidden
+           and a.kind in ("character", "high_concept")]
+    own.sort(key=lambda a: a.kind != "character")
+    return own[0].name if own else "Aspect"
+
+
+def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
+    skill, rating = default_defence(post, ch, pending)
+    by = when(pending.deadline)
+    text = (f"{ch.name}, {pending.attacker}'s attack ({pending.attack_skill}, {describe(pending.attack_effort)}) "
+            f"waits for your defence (#{pending.id}). Reply with how you defend, for example:\n"
+            f"  /defend {skill}\n"
+            f'  /defend {skill} +invoke "{_example_aspect(post, ch)}"\n'
+            f"If you have not answered by {by}, {ch.name} defends with {skill}, {describe(rating)}, "
+            f"the best defence {_kind_words(pending)}, with no invokes.")
+    return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
+               subject=f"{ch.name}, defend by {by}")
+
+
+# --------------------------------------------------------------------------- defence
+
+
+def what(pending: Pending) -> str:
+    """What a reaction answers, as it stands now (an invoke after the dice may change it)."""
+    if pending.kind == "defend":
+        return f"{pending.attacker}'s attack with {pending.attack_skill}, {describe(pending.attack_effort)}"
+    return f"a {pending.shifts}-shift hit from {pending.attacker or 'the GM'}"
+
+
+def _pending_for(post: Post, name: str, kind: str) -> Pending | None:
+    """The reaction ``name`` answers: the one the replied-to mail asked for, else the oldest."""
+    mine = [p for p in post.play.pending if p.kind == kind and same_name(p.target, name)]
+    refs = post.thread_refs()
+    for p in mine:
+        if f"pending:{p.id}" in refs:
+            return p
+    return min(mine, key=lambda p: (p.opened_at, p.id)) if mine else None
+
+
+def _close_pending(post: Post, pending: Pending) -> None:
+    post.play.pending = [p for p in post.play.pending if p.id != pending.id]
+    post.close_ref(f"pending:{pending.id}")
+
+
+def defend(post: Post, cmd: c.Defend, actor: Character):
+    pending = _pending_for(post, actor.name, "defend")
+    if pending is None:
+        if cmd.opposition is not None:
+            return resolve_action(post, cmd, actor.name)
+        raise RulesError(f"no attack is waiting for {actor.name}'s defence", source=cmd.source,
+                         expected="/defend when an attack on you asks for it, or /defend SKILL vs EFFORT",
+                         example="/defend Athletics vs Great")
+    if cmd.opposition is not None:
+        raise RulesError(f"{what(pending)} is waiting for {actor.name}'s defence: leave out the vs",
+                         source=cmd.source, example=f"/defend {cmd.skill or 'Athletics'}")
+    return answer_defence(post, pending, replace(cmd, opposition=_rolled(pending)), actor.name)
+
+
+def _rolled(pending: Pending) -> c.Opposition:
+    return c.Opposition(rating=pending.attack_effort, character=pending.attacker, skill=pending.attack_skill or None)
+
+
+def answer_defence(post: Post, pending: Pending, cmd: c.Defend, who: str) -> ActionResult:
+    result = resolve_action(post, cmd, who)
+    _close_pending(post, pending)
+    for hit in harm.hits(result, pending.track):
+        _extend(result, *land_hit(post, hit, pending.attack_skill, track=pending.track, source=result))
+    if active(post) is not None:
+        _touch(post)
+    return result
+
+
+# --------------------------------------------------------------------------- harm
+
+
+def land_hit(post: Post, hit: harm.Hit, skill: str, *, track: str | None = None,
+             source: ActionResult | None = None) -> tuple[list, list]:
+    """A hit lands on its target: an NPC absorbs at once by policy; a PC is asked (or is
+    taken out at once when nothing could absorb it). Returns (effects, changes) to add to
+    the result that dealt it."""
+    conflict = active(post)
+    track = track or _track(post, skill, conflict)
+    ch = post.find(hit.target)
+    if ch.player and harm.can_absorb(ch, track, hit.shifts, post.system):
+        pending = Pending(id=post.play.new_id(), kind="absorb", target=ch.name, attacker=hit.attacker or "",
+                          deadline=post.deadline(), opened_at=post.now, attack_skill=skill or "",
+                          shifts=hit.shifts, track=track,
+                          summary=f"a {hit.shifts}-shift hit from {hit.attacker or 'the GM'}")
+        post.play.pending.append(pending)
+        if source is not None:
+            _note_roll(post, source, pending)
+        post.ask(_absorb_ask(post, pending, ch))
+        return [], []
+    if ch.player:
+        result = harm.take_out(post.table, ch, attacker=hit.attacker, track=track, shifts=hit.shifts)
+    else:
+        result = harm.npc_absorb(post.table, ch, track, hit.shifts, attacker=hit.attacker, system=post.system)
+    effects, changes = list(result.effects), list(result.changes)
+    more_effects, more_changes = _after_absorb(post, result)
+    return effects + more_effects, changes + more_changes
+
+
+def _absorb_ask(post: Post, pending: Pending, ch: Character) -> Ask:
+    options = harm.absorption_options(ch, pending.track, pending.shifts, post.system)
+    by = when(pending.deadline)
+    examples = "\n".join(f"  {_named(plan.command())}" for plan in options[:3])
+    cheapest = options[0]
+    named = " (you or the GM can rename it with /aspect rename)" if cheapest.consequences else ""
+    text = (f"{ch.name}, absorb the {pending.shifts}-shift {pending.track} hit from {pending.attacker or 'the GM'} "
+            f"(#{pending.id}): mark stress boxes and/or take consequences, naming each consequence. "
+            f"For example:\n{examples}\n"
+            f"If you have not answered by {by}, {ch.name} takes the cheapest: {cheapest.describe()}{named}.")
+    return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
+               subject=f"{ch.name}, absorb by {by}")
+
+
+def _named(command: str) -> str:
+    return command.replace(" (to be named)", "")
+
+
+@handles(c.Absorb)
+def absorb(post: Post, cmd: c.Absorb):
+    actor = post.character(cmd.actor, cmd)
+    pending = _pending_for(post, actor.name, "absorb")
+    if pending is None:
+        raise RulesError(f"no hit is waiting for {actor.name} to absorb", source=cmd.source,
+                         expected="/absorb when pbp asks you to absorb a hit")
+    result = harm.absorb(post.table, actor, pending.track, pending.shifts, stress=cmd.stress,
+                         consequences=cmd.consequences, attacker=pending.attacker or None, system=post.system,
+                         source=cmd.source)
+    _close_pending(post, pending)
+    effects, changes = _after_absorb(post, result)
+    return _note(cmd.source, actor.name, "absorb", result.effects + effects, result.changes + changes)
+
+
+def default_absorb(post: Post, pending: Pending) -> NoteResult:
+    ch = post.find(pending.target)
+    result = harm.absorb_default(post.table, ch, pending.track, pending.shifts, attacker=pending.attacker or None,
+                                 system=post.system)
+    _close_pending(post, pending)
+    effects, changes = _after_absorb(post, result)
+    text = f"{ch.name} did not answer by {when(pending.deadline)}: the cheapest absorption applies."
+    note = _note(f"(deadline: {ch.name} absorbs #{pending.id})", ch.name, "absorb",
+                 result.effects + effects, result.changes + changes, text=text)
+    if any(e.data.get("rename") for e in result.effects):
+        note.text += ("\n  Rename a placeholder with: /aspect rename \"OLD NAME\" to \"NEW NAME\"")
+    return note
+
+
+def _after_absorb(post: Post, result: harm.AbsorbResult) -> tuple[list, list]:
+    """Record an absorption in the conflict; a character taken out leaves it, the winning
+    side is asked to narrate, and a conflict with a side all out ends."""
+    effects: list[Effect] = []
+    changes: list[Change] = []
+    conflict = active(post)
+    if conflict is not None and member(conflict, result.character) is not None:
+        post.play.conflict = rc.record_absorb(conflict, result)
+        _touch(post)
+    if result.taken_out:
+        narrator = result.attacker or GM
+        who = controller(post, narrator) if narrator != GM else GM
+        teller = "GM" if who == GM else f"{narrator}'s player"
+        post.ask(Ask(ref=f"narrate:{result.character}", who=who,
+                     text=f"{teller}: tell the table in your next post how {result.character} is taken out "
+                          "and what becomes of them."))
+        # the player of someone taken out cannot still owe reactions in this conflict
+        for p in [p for p in post.play.pending if same_name(p.target, result.character)]:
+            _close_pending(post, p)
+    if active(post) is not None and rc.is_over(post.play.conflict):
+        e, ch = end(post, by_gm=False)
+        effects += e
+        changes += ch
+    return effects, changes
+
+
+# --------------------------------------------------------------------------- concession and the end
+
+
+@handles(c.Concede)
+def concede(post: Post, cmd: c.Concede):
+    actor = post.character(cmd.actor, cmd)
+    conflict = require_conflict(post, cmd)
+    if member(conflict, actor.name) is None:
+        raise RulesError(f"{actor.name} is not in this conflict", source=cmd.source)
+    waiting = [p for p in post.play.pending if same_name(p.target, actor.name)]
+    try:
+        out = rc.concede(conflict, actor.name, bool(waiting), cmd.terms)
+    except RulesError as exc:
+        if waiting:
+            exc.message = (f"{exc.message} ({what(waiting[0])} waits for your "
+                           f"/{waiting[0].kind}, #{waiting[0].id})")
+            exc.args = (exc.message,)
+        exc.source = exc.source or cmd.source
+        raise
+    post.play.conflict = out.conflict
+    _touch(post)
+    effects, changes = list(out.effects), list(out.changes)
+    if rc.is_over(out.conflict):
+        e, ch = end(post, by_gm=False)
+        effects += e
+        changes += ch
+    return _note(cmd.source, actor.name, "concede", effects, changes)
+
+
+def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
+    """Close the conflict: pay conceders, drop reactions still waiting, put everyone back
+    on the scene's map."""
+    conflict = post.play.conflict
+    out = rc.end_conflict(conflict, post.table, by_gm=by_gm)
+    effects = list(out.effects)
+    for p in list(post.play.pending):
+        effects.append(Effect("dropped", f"{what(p)} on {p.target} is dropped: the conflict is over",
+                              {"pending": p.id}))
+        _close_pending(post, p)
+    for who in out.conflict.conceded:
+        points = rc.concession_points(out.conflict, who)
+        effects.append(Effect("concession_paid", f"{who} gains {points} fate point{'s' if points != 1 else ''} "
+                                                 "for conceding", {"character": who, "fate_points": points}))
+    if post.play.scene is not None and conflict.zones is not None:
+        post.play.scene.zones = conflict.zones
+    post.play.conflict = None
+    post.play.turn_clock = None
+    for ref in [TURN_REF, *(f"narrate:{who}" for who in out.conflict.taken_out)]:
+        post.play.forget_thread_refs(ref)
+    return effects, list(out.changes)
+
+
+# --------------------------------------------------------------------------- the GM's conflict commands
+
+
+@handles(c.ConflictCmd)
+def conflict_cmd(post: Post, cmd: c.ConflictCmd):
+    if cmd.op == "place":
+        return place(post, cmd)
+    if cmd.op == "end":
+        post.require_gm("/conflict end", "/concede \"I slip away into the crowd\"")
+        require_conflict(post, cmd)
+        effects, changes = end(post, by_gm=True)
+        return _note(cmd.source, GM, "conflict_end", effects, changes)
+    post.require_gm("/conflict start", "/sheet")
+    if active(post) is not None:
+        raise RulesError("a conflict is already going on", source=cmd.source,
+                         expected="end it first with /conflict end")
+    if not cmd.first:
+        raise RulesError("say who acts first", source=cmd.source, expected="first NAME at the end",
+                         example=f"{cmd.source} first {cmd.participants[0] if cmd.participants else 'Ruth'}")
+    names = [post.find(p).name for p in cmd.participants]
+    out = [n for n in names if post.table.character(n).taken_out]
+    if out:
+        raise RulesError(f"{', '.join(out)} {'is' if len(out) == 1 else 'are'} taken out until the scene ends",
+                         source=cmd.source)
+    zones = post.play.scene.zones if post.play.scene is not None else None
+    conflict = rc.start_conflict(post.table, names, post.find(cmd.first).name if post.table.character(cmd.first)
+                                 else cmd.first, kind=cmd.kind, zones=zones)
+    post.play.conflict = conflict
+    post.play.turn_clock = None
+    _touch(post)
+    sides = {}
+    for who, side in conflict.sides.items():
+        sides.setdefault(side, []).append(who)
+    text = (f"A {conflict.kind} conflict begins: " + " against ".join(", ".join(v) for v in sides.values())
+            + f". {conflict.turns.current} acts first.")
+    return NoteResult(cmd.source, GM, "conflict_start", text=text)
+
+
+def place(post: Post, cmd: c.ConflictCmd):
+    """``/place NAME in ZONE``: the GM positions someone; in a conflict, someone not in it
+    joins it (on their side by kind) and acts later in this exchange."""
+    post.require_gm("/place", '/move "Dock"')
+    ch = post.find(cmd.character)
+    conflict = active(post)
+    scene = post.play.scene
+    zones = conflict.zones if conflict is not None and conflict.zones is not None else (scene.zones if scene else None)
+    if zones is None:
+        raise RulesError("this scene has no zone map", source=cmd.source,
+                         example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
+    zones = zones.place(ch.name, cmd.zone)
+    text = f"{ch.name} is in {zones.zone_of(ch.name)}."
+    if conflict is not None:
+        if member(conflict, ch.name) is None:
+            if ch.taken_out:
+                raise RulesError(f"{ch.name} is taken out until the scene ends", source=cmd.source)
+            sides = dict(conflict.sides)
+            sides[ch.name] = "pcs" if ch.kind == "pc" else "npcs"
+            conflict = replace(conflict, sides=sides, turns=rt.join(conflict.turns, ch.name))
+            text += f" {ch.name} joins the conflict and has not acted this exchange."
+        post.play.conflict = replace(conflict, zones=zones)
+        _touch(post)
+    if scene is not None:
+        scene.zones = zones
+    return NoteResult(cmd.source, GM, "place", text=text)
+
+
+# --------------------------------------------------------------------------- turns and moves
+
+
+@handles(c.Next)
+def next_turn(post: Post, cmd: c.Next):
+    conflict = require_conflict(post, cmd)
+    order = conflict.turns
+    if cmd.actor:
+        by = post.character(cmd.actor, cmd).name
+    elif post.author.is_gm and not any(ch.player == post.author.email for ch in post.table.characters.values()):
+        by = None
+    else:
+        by = post.character(None, cmd).name
+    by_gm = by is None or (post.author.is_gm and not same_name(order.current, by))
+    before = order.exchange
+    order = rt.hand_off(order, by or GM, cmd.character, by_gm=by_gm)
+    post.play.conflict = replace(conflict, turns=order)
+    _touch(post)
+    who = by or "The GM"
+    if order.exchange != before:
+        text = f"{who} hands the turn to {order.current}, who opens exchange {order.exchange}."
+    else:
+        text = f"{who} hands the turn to {order.current}."
+    return NoteResult(cmd.source, by or GM, "next", text=text)
+
+
+@handles(c.Done)
+def done(post: Post, cmd: c.Done):
+    """``/done`` in a conflict: the last to act in an exchange may end their turn without
+    naming anyone, and the GM names who opens the next exchange. Otherwise it only says
+    what is still owed (``pbp.play.invoking`` wraps this to close open rolls first)."""
+    who = post.character(cmd.actor, cmd).name
+    conflict = active(post)
+    order = conflict.turns if conflict is not None else None
+    if order is None or order.current != who:
+        return NoteResult(cmd.source, who, "done", text=f"{who} is done.")
+    if order.phase == "awaiting_handoff" and rt.exchange_over(order):
+        post.play.conflict = replace(conflict, turns=replace(order, current=None))
+        _touch(post)
+        return NoteResult(cmd.source, who, "done",
+                          text=f"{who} is done; exchange {order.exchange} is over and the GM names who opens the next.")
+    owed = "hand the turn on with /next NAME" if order.phase == "awaiting_handoff" else "take their turn or pass it with /next NAME"
+    return NoteResult(cmd.source, who, "done", text=f"{who} is done, and still has to {owed}.")
+
+
+@handles(c.Move)
+def move(post: Post, cmd: c.Move):
+    actor = post.character(cmd.actor, cmd)
+    conflict = active(post)
+    if conflict is not None and member(conflict, actor.name) is not None:
+        _check_standing(post, conflict, actor.name, cmd, "move")
+        here = conflict.zones.zone_of(actor.name) if conflict.zones is not None else None
+        try:
+            conflict = rc.move(conflict, actor.name, cmd.zone)
+        except RulesError as exc:
+            exc.source = exc.source or cmd.source
+            raise
+        post.play.conflict = conflict
+        if post.play.scene is not None:
+            post.play.scene.zones = conflict.zones
+        _touch(post)
+        there = conflict.zones.zone_of(actor.name)
+    else:
+        scene = post.play.scene
+        if scene is None or scene.zones is None:
+            raise RulesError("this scene has no zone map to move on", source=cmd.source)
+        here = scene.zones.zone_of(actor.name)
+        scene.zones = scene.zones.move(actor.name, cmd.zone)
+        there = scene.zones.zone_of(actor.name)
+    return NoteResult(cmd.source, actor.name, "move", text=f"{actor.name} moves from {here} to {there}.")
+
+
+def _settle_turn(post: Post) -> None:
+    """After a post: restart the turn clock when the turn moved, and ask whoever has acted
+    to hand off."""
+    conflict = active(post)
+    if conflict is None or conflict.turns.phase == "gm":
+        post.play.turn_clock = None
+        return
+    order = conflict.turns
+    clock = post.play.turn_clock
+    if clock is not None and (clock.who, clock.phase, clock.exchange) == (order.current, order.phase, order.exchange):
+        return
+    post.play.turn_clock = TurnClock(who=order.current, phase=order.phase, exchange=order.exchange,
+                                     deadline=post.deadline())
+    if order.phase == "awaiting_handoff":
+        post.play.forget_thread_refs(TURN_REF)
+        post.ask(Ask(ref=TURN_REF, who=controller(post, order.current), text=_handoff_text(post, order),
+                     deadline=post.play.turn_clock.deadline))
+
+
+def _handoff_text(post: Post, order: rt.TurnOrder) -> str:
+    who = order.current
+    by = when(post.play.turn_clock.deadline)
+    default = rt.default_next(order)
+    prefix = f"/as {_q(who)} " if controller(post, who) == GM else "/"
+    if rt.exchange_over(order):
+        return (f"{who}, name who opens exchange {order.exchange + 1} (anyone, {who} included): "
+                f"{prefix}next NAME. If nobody has by {by}, {default} opens it.")
+    waiting = ", ".join(rt.still_to_act(order))
+    return (f"{who}, hand the turn on to one of {waiting}: {prefix}next NAME. "
+            f"If nobody has by {by}, the turn passes to {default}.")
+
+
+def _q(name: str) -> str:
+    return f'"{name}"' if " " in name else name
+
+
+@status_line
+def conflict_status(post: Post) -> list[str]:
+    lines = []
+    conflict = active(post)
+    if conflict is not None:
+        lines.append(rt.status_line(conflict.turns))
+    for p in post.play.pending:
+        verb = "defend against" if p.kind == "defend" else "absorb"
+        lines.append(f"Waiting for {p.target} to {verb} {what(p)} (#{p.id}) by {when(p.deadline)}.")
+    return lines
+
+
+# --------------------------------------------------------------------------- deadlines
+
+
+@deadline_job
+def conflict_deadlines(post: Post) -> list:
+    """Reminders before, and defaults at, the deadlines of defences, absorptions and turns."""
+    results = []
+    lead = timedelta(hours=post.settings.reminder_hours)
+    reminders: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {}   # who -> (subject, text, refs)
+    for pending in sorted(post.play.pending, key=lambda p: (p.deadline, p.id)):
+        if not any(p.id == pending.id for p in post.play.pending):
+            continue                                   # closed by an earlier default this round
+        if pending.deadline <= post.now:
+            results.append(_default(post, pending))
+        elif not pending.reminded and pending.deadline - lead <= post.now:
+            pending.reminded = True
+            verb = "defend" if pending.kind == "defend" else "absorb"
+            reminders.setdefault(pending.target, []).append(
+                (f"Reminder: {pending.target}, {verb} by {when(pending.deadline)}", _reminder_text(post, pending),
+                 (f"pending:{pending.id}",)))
+    results += _turn_deadline(post, lead, reminders)
+    for who, items in reminders.items():       # one mail per person, however much is due
+        post.tell(Tell(to=(who,), subject=items[0][0], text="\n".join(text for _, text, _ in items),
+                       refs=tuple(ref for _, _, refs in items for ref in refs)))
+    return results
+
+
+def _reminder_text(post: Post, pending: Pending) -> str:
+    ch = post.find(pending.target)
+    ask = _defend_ask(post, pending, ch) if pending.kind == "defend" else _absorb_ask(post, pending, ch)
+    return f"Reminder: {what(pending)} is still waiting for you.\n\n{ask.text}\n"
+
+
+def _default(post: Post, pending: Pending):
+    if pending.kind == "absorb":
+        return default_absorb(post, pending)
+    ch = post.find(pending.target)
+    skill, _ = default_defence(post, ch, pending)
+    cmd = c.Defend(line=0, source=f"/defend {skill}", skill=skill, opposition=_rolled(pending), actor=ch.name)
+    result = answer_defence(post, pending, cmd, ch.name)
+    result.effects.insert(0, Effect("deadline", f"{ch.name} did not answer by {when(pending.deadline)}: "
+                                                f"{ch.name} defends with {skill}, with no invokes",
+                                    {"pending": pending.id}))
+    return result
+
+
+def _turn_deadline(post: Post, lead: timedelta, reminders: dict) -> list:
+    conflict = active(post)
+    clock = post.play.turn_clock
+    if conflict is None or clock is None or clock.expired:
+        return []
+    order = conflict.turns
+    if clock.deadline <= post.now:
+        if order.phase == "awaiting_handoff" and order.current == clock.who:
+            to = rt.default_next(order)
+            post.play.conflict = replace(conflict, turns=rt.hand_off(order, clock.who, to, by_gm=True))
+            _touch(post)
+            return [NoteResult(f"(deadline: {clock.who} hands off)", clock.who, "next",
+                               text=f"{clock.who} did not hand the turn on by {when(clock.deadline)}: "
+                                    f"the turn passes to {to}.")]
+        clock.expired = True
+        post.tell(Tell(to=(GM,), subject=f"{clock.who}'s turn has stalled",
+                       text=f"{clock.who} has not acted since the turn came to them; the deadline was "
+                            f"{when(clock.deadline)}. You can hand the turn on for them: /next NAME\n"))
+        return []
+    if not clock.reminded and clock.deadline - lead <= post.now:
+        clock.reminded = True
+        doing = "hand the turn on (/next NAME)" if clock.phase == "awaiting_handoff" else "take your turn"
+        text = (f"Reminder: {clock.who}, please {doing} by {when(clock.deadline)}.\n"
+                + (_handoff_text(post, order) + "\n" if clock.phase == "awaiting_handoff" else ""))
+        reminders.setdefault(controller(post, clock.who), []).append(
+            (f"Reminder: {clock.who}, your turn", text, ()))
+    return []

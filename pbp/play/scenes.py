@@ -1,0 +1,299 @@
+"""Scenes, sessions and milestones; the GM's aspects and NPCs; treating consequences.
+
+* ``/scene start "Name" [zones ...] [borders ...]`` opens a scene with its zone map;
+  ``/aspect add "Deep Shadows" [on ZONE|CHARACTER] [free N] [hidden]`` puts situation and
+  zone aspects in it (free invokes held by the GM's side).
+* ``/scene end`` clears stress, boosts and the scene's situation and zone aspects, brings
+  the taken-out back, and advances recovery (mild consequences treated a full scene ago).
+* ``/session end`` ends any open scene, refreshes fate points (max(current, refresh)) and
+  advances moderate recovery; ``/milestone major`` clears moderates and severes in
+  recovery, ``/milestone minor`` is noted.
+* ``/npc add NAME minor "Aspect" skills Fight Fair stress 2 [defend Athletics]``: a minor
+  NPC on the spot; ``/as NAME`` alone: the prose that follows is theirs.
+* ``/treat PATIENT "Consequence" with SKILL [as "New Name"]``: the recovery overcome.
+
+Other modules can run code when a scene opens or closes (the GM's fate point pool, the
+hostile-invoke points owed): ``on_scene_start(fn)`` / ``on_scene_end(fn)`` register
+``fn(post) -> list[Change]``.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from pbp import commands as c
+from pbp.errors import NotAllowedError, RulesError
+from pbp.play import conflict as pc
+from pbp.play.core import GM, NoteResult, Post, handles, resolve_action
+from pbp.play.state import Scene
+from pbp.rules import aspects as ra
+from pbp.rules import recovery
+from pbp.rules import turns as rt
+from pbp.rules.fate_points import start_session
+from pbp.rules.names import same_name
+from pbp.rules.results import Change
+from pbp.rules.state import Aspect, Character
+from pbp.rules.zones import RANGE_POLICIES, ZoneMap
+
+SCENE_START: list[Callable[[Post], list[Change]]] = []
+SCENE_END: list[Callable[[Post], list[Change]]] = []
+
+MAX_NPC_ASPECTS = 2
+MAX_NPC_SKILLS = 2
+
+
+def on_scene_start(fn):
+    SCENE_START.append(fn)
+    return fn
+
+
+def on_scene_end(fn):
+    SCENE_END.append(fn)
+    return fn
+
+
+# --------------------------------------------------------------------------- scenes
+
+
+@handles(c.SceneCmd)
+def scene_cmd(post: Post, cmd: c.SceneCmd):
+    examples = {"scene_start": '/scene start "Warehouse"', "scene_end": "/scene end",
+                "session_end": "/session end", "milestone": "/milestone major"}
+    post.require_gm(cmd.source.split()[0] if cmd.source else "/scene", examples.get(cmd.op, "/sheet"))
+    if cmd.op == "scene_start":
+        return start_scene(post, cmd)
+    if cmd.op == "scene_end":
+        return end_scene(post, cmd)
+    if cmd.op == "session_end":
+        return end_session(post, cmd)
+    if cmd.op == "milestone":
+        return milestone(post, cmd)
+    raise RulesError(f"unknown scene command {cmd.op!r}", source=cmd.source)
+
+
+def start_scene(post: Post, cmd: c.SceneCmd) -> NoteResult:
+    play = post.play
+    if play.scene is not None:
+        raise RulesError(f'the scene "{play.scene.name}" is still open', source=cmd.source,
+                         expected="end it first with /scene end")
+    zones = ZoneMap.build(cmd.zones, cmd.borders) if cmd.zones else None
+    if cmd.borders and not cmd.zones:
+        raise RulesError("borders need zones", source=cmd.source,
+                         example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
+    reach = (getattr(post.campaign, "settings", None) or {}).get("ranged_reach", "adjacent")
+    play.scenes_played += 1
+    play.scene = Scene(name=cmd.name, number=play.scenes_played, zones=zones, started_at=post.now,
+                       ranged_reach=reach if reach in RANGE_POLICIES else "adjacent")
+    changes = [ch for fn in SCENE_START for ch in fn(post)]
+    text = f'Scene {play.scene.number}: "{cmd.name}" begins.'
+    if zones is not None:
+        text += "\n  Zones: " + ", ".join(zones.zones) + "."
+        if zones.border_pairs:
+            pairs = sorted(" - ".join(sorted(p, key=zones.zones.index)) for p in zones.border_pairs)
+            text += "\n  Borders: " + "; ".join(pairs) + "."
+    return NoteResult(cmd.source, GM, "scene_start", text=text, changes=changes)
+
+
+def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> NoteResult | None:
+    play = post.play
+    if pc.active(post) is not None:
+        raise RulesError("a conflict is still going on", source=cmd.source,
+                         expected="end the conflict first with /conflict end (conceders are paid then)")
+    if play.scene is None:
+        if quiet_if_none:
+            return None
+        raise RulesError("no scene is open", source=cmd.source, example='/scene start "Warehouse"')
+    report = recovery.end_scene(post.table)
+    changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
+    lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: stress clears, boosts and situation '
+             "aspects go, and anyone taken out is back for the next scene."]
+    lines += [e.text for e in report.effects if e.kind != "scene_end"]
+    cleared = [ch for ch in report.changes if ch.what == "consequence" and ch.after is None]
+    lines += [f"{ch.subject}'s {ch.before} has healed." for ch in cleared]
+    for p in list(play.pending):
+        lines.append(f"{pc.what(p)} on {p.target} is dropped with the scene.")
+        pc._close_pending(post, p)
+    play.scene = None
+    play.turn_clock = None
+    return NoteResult(cmd.source, GM, "scene_end", text="\n  ".join(lines), changes=changes)
+
+
+def end_session(post: Post, cmd: c.SceneCmd) -> NoteResult:
+    scene = end_scene(post, cmd, quiet_if_none=True)
+    changes = list(scene.changes) if scene else []
+    lines = [scene.text] if scene else []
+    refreshed = []
+    for ch in post.table.characters.values():
+        if ch.kind == "pc":
+            got = start_session(ch)
+            refreshed += got
+    changes += refreshed
+    report = recovery.end_session(post.table)
+    changes += report.changes
+    post.play.session += 1
+    lines.append(f"The session ends. Fate points refresh (up to each refresh): "
+                 + (", ".join(f"{ch.subject} {ch.before} -> {ch.after}" for ch in refreshed) or "nobody was below")
+                 + ".")
+    healed = [ch for ch in report.changes if ch.what == "consequence" and ch.after is None]
+    lines += [f"{ch.subject}'s {ch.before} has healed." for ch in healed]
+    return NoteResult(cmd.source, GM, "session_end", text="\n  ".join(lines), changes=changes)
+
+
+def milestone(post: Post, cmd: c.SceneCmd) -> NoteResult:
+    if cmd.level == "major":
+        report = recovery.major_milestone(post.table)
+        lines = ["A major milestone: moderate and severe consequences in recovery clear."]
+        lines += [f"{ch.subject}'s {ch.before} has healed." for ch in report.changes
+                  if ch.what == "consequence" and ch.after is None]
+        lines += [e.text for e in report.effects]
+        return NoteResult(cmd.source, GM, "milestone", text="\n  ".join(lines), changes=report.changes)
+    return NoteResult(cmd.source, GM, "milestone",
+                      text="A minor milestone: each player may swap two skills, rename an aspect or swap a stunt "
+                           "(tell the GM, who updates the sheet).")
+
+
+# --------------------------------------------------------------------------- aspects
+
+
+@handles(c.AspectCmd)
+def aspect_cmd(post: Post, cmd: c.AspectCmd):
+    if cmd.op == "rename":
+        return rename(post, cmd)
+    post.require_gm(f"/aspect {cmd.op}", '/advantage Notice "Deep Shadows" vs Fair')
+    if cmd.op == "remove":
+        changes = ra.remove_aspect(post.table, cmd.name, _owner(post, cmd.target) if cmd.target else None)
+        return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes)
+    zone = _zone(post, cmd.target)
+    if zone is not None:
+        aspect, changes = _zone_aspect(post, cmd, zone)
+        where = f"on the zone {zone}"
+    else:
+        owner = _owner(post, cmd.target) if cmd.target else None
+        aspect, changes = ra.add_situation_aspect(post.table, cmd.name, owner, free=cmd.free, holder=GM,
+                                                  hidden=cmd.hidden)
+        where = f"on {owner}" if owner else "on the scene"
+    free = f", with {cmd.free} free invoke{'s' if cmd.free != 1 else ''} for the GM's side" if cmd.free else ""
+    hidden = " (hidden)" if cmd.hidden else ""
+    return NoteResult(cmd.source, GM, "aspect", text=f"{aspect.name} is in play {where}{free}{hidden}.",
+                      changes=changes)
+
+
+def _zone(post: Post, target: str | None) -> str | None:
+    scene = post.play.scene
+    zones = scene.zones if scene is not None else None
+    if not target or zones is None:
+        return None
+    return next((z for z in zones.zones if same_name(z, target)), None)
+
+
+def _owner(post: Post, target: str) -> str:
+    return post.find(target).name
+
+
+def _zone_aspect(post: Post, cmd: c.AspectCmd, zone: str) -> tuple[Aspect, list[Change]]:
+    name = cmd.name.strip()
+    if any(same_name(a.name, name) and same_name(a.owner, zone) for a in post.table.aspects):
+        raise RulesError(f"{name} is already in play on {zone}", source=cmd.source)
+    aspect = Aspect(name, kind="zone", owner=zone, hidden=cmd.hidden)
+    changes = [Change("aspect", name, None, "created", f"on {zone}")]
+    if cmd.free:
+        aspect.free_invokes[GM] = cmd.free
+        changes.append(Change("free_invokes", f"{name} (held by {GM})", 0, cmd.free))
+    post.table.aspects.append(aspect)
+    return aspect, changes
+
+
+def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
+    """The GM renames any aspect; a player renames aspects on their own character (a
+    consequence given a placeholder name at a deadline, a boost)."""
+    owner = _owner(post, cmd.target) if cmd.target and not _zone(post, cmd.target) else None
+    matches = [a for a in post.table.aspects if same_name(a.name, cmd.name) and (owner is None or same_name(a.owner, owner))]
+    if not post.author.is_gm:
+        mine = [a for a in matches if a.owner and post.controls(a.owner)
+                or (a.kind == "boost" and any(post.controls(h) for h in a.free_invokes))]
+        if matches and not mine:
+            raise NotAllowedError(f"{cmd.name} is not on your character: the GM renames it",
+                                  source=cmd.source, expected="an aspect on your own character")
+        owner = owner or (mine[0].owner if mine else None)
+    changes = ra.rename_aspect(post.table, cmd.name, cmd.new_name, owner)
+    return NoteResult(cmd.source, post.speaker(), "aspect",
+                      text=f'"{cmd.name}" is now "{cmd.new_name.strip()}".', changes=changes)
+
+
+# --------------------------------------------------------------------------- NPCs
+
+
+@handles(c.NpcCmd)
+def npc_add(post: Post, cmd: c.NpcCmd):
+    """A minor NPC made on the spot: 1-2 aspects, 1-2 skills (free-form names allowed),
+    0-3 stress boxes, no consequences."""
+    post.require_gm("/npc add", "/sheet")
+    name = cmd.name.strip()
+    if post.table.character(name) is not None:
+        raise RulesError(f'there is already a character called "{name}"', source=cmd.source,
+                         expected="a new name (major NPCs come from sheet files: pbp character import)")
+    if not 1 <= len(cmd.aspects) <= MAX_NPC_ASPECTS:
+        raise RulesError(f"a minor NPC has one or two aspects, not {len(cmd.aspects)}", source=cmd.source,
+                         example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
+    if not 1 <= len(cmd.skills) <= MAX_NPC_SKILLS:
+        raise RulesError(f"a minor NPC has one or two skills, not {len(cmd.skills)}", source=cmd.source,
+                         example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair, Athletics Average')
+    limit = post.system.minor_npc_max_boxes
+    if not 0 <= cmd.stress <= limit:
+        raise RulesError(f"a minor NPC has 0 to {limit} stress boxes, not {cmd.stress}", source=cmd.source)
+    skills: dict[str, int] = {}
+    for skill, rating in cmd.skills:
+        spelled = post.system.skill_named(skill) or skill.strip()
+        if spelled.casefold() in {s.casefold() for s in skills}:
+            raise RulesError(f'the skill "{spelled}" is listed twice', source=cmd.source)
+        skills[spelled] = rating
+    ch = Character(name=name, kind="minor", player=None, skills=skills, refresh=0, fate_points=0,
+                   stress={"physical": [False] * cmd.stress})
+    post.table.characters[name] = ch
+    for aspect in cmd.aspects:
+        post.table.aspects.append(Aspect(aspect.strip(), kind="character", owner=name))
+    if cmd.defend_with:
+        post.play.npc_defences[name] = tuple(post.system.skill_named(s) or s for s in cmd.defend_with)
+    parts = [", ".join(f'"{a}"' for a in cmd.aspects),
+             ", ".join(f"{s} {'+' if r >= 0 else ''}{r}" for s, r in skills.items()),
+             f"{cmd.stress} stress box{'es' if cmd.stress != 1 else ''}"]
+    if cmd.defend_with:
+        parts.append("defends with " + " or ".join(post.play.npc_defences[name]))
+    changes = [Change("character", name, None, "created", "minor NPC")]
+    return NoteResult(cmd.source, GM, "npc_add", text=f"New minor NPC {name}: " + "; ".join(parts) + ".",
+                      changes=changes)
+
+
+@handles(c.Say)
+def say(post: Post, cmd: c.Say):
+    """``/as NAME`` alone: the GM speaks for an NPC; the prose after it is theirs."""
+    ch = post.character(cmd.actor, cmd)
+    return NoteResult(cmd.source, ch.name, "say", text=f"{ch.name}:")
+
+
+# --------------------------------------------------------------------------- recovery
+
+
+@handles(c.Treat)
+def treat(post: Post, cmd: c.Treat):
+    """The recovery overcome (Academics for physical harm, Empathy for mental; Fair, Great,
+    Fantastic by severity, +2 on yourself), rolled through the actions engine; success
+    renames the consequence and starts its clock. In a conflict it is the healer's action."""
+    healer = post.character(cmd.actor, cmd)
+    patient = post.find(cmd.patient) if cmd.patient else healer
+    slot, usual, difficulty = recovery.check_treatment(post.table, healer.name, patient.name, cmd.consequence,
+                                                      post.system)
+    conflict = pc.active(post)
+    if conflict is not None and pc.member(conflict, healer.name) is not None:
+        from dataclasses import replace
+
+        post.play.conflict = replace(conflict, turns=rt.take_action(conflict.turns, healer.name, "action"))
+        pc._touch(post)
+    overcome = c.Overcome(line=cmd.line, source=cmd.source, skill=cmd.skill or usual,
+                          opposition=c.Opposition(rating=difficulty), invokes=cmd.invokes, actor=healer.name)
+    result = resolve_action(post, overcome, healer.name)
+    report = recovery.treat(post.table, healer.name, patient.name, slot.aspect, result, rename=cmd.rename,
+                            system=post.system, scene_in_progress=post.play.scene is not None,
+                            session_in_progress=True)
+    result.effects.extend(report.effects)
+    result.changes.extend(report.changes)
+    return result

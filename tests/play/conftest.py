@@ -1,0 +1,23 @@
+"""Fixtures for playing by mail: a MailTable on the sample campaign, and a snapshot of
+everything a refused post must leave alone."""
+from __future__ import annotations
+
+import pytest
+
+from pbp.store import models as m
+from tests.play.table import MailTable
+
+
+@pytest.fixture
+def mt(chicago, config):
+    return MailTable(config)
+
+
+def state_snapshot(campaign):
+    """Sheets, aspects, rolls and the play state (turn order, pending reactions...)."""
+    return (
+        [(c.name, c.fate_points, c.stress, c.consequences, c.taken_out) for c in m.Character.select().order_by(m.Character.id)],
+        [(a.name, a.owner, a.free_invokes, a.active) for a in m.Aspect.select().order_by(m.Aspect.id)],
+        m.RollRecord.select().count(),
+        m.Campaign.get_by_id(campaign.id).play,
+    )
