@@ -165,7 +165,7 @@ def _approve_text(compel: Compel) -> str:
             f"If nobody answers by {when(compel.deadline)}, {default}.")
 
 
-def _announce(post: Post, t: rc.Transition, *, author: str | None) -> None:
+def _announce(post: Post, t: rc.Transition, *, author: str | None, said: str = "") -> None:
     """Ask whoever must answer next (in the table's reply) and tell every other party."""
     compel = t.compel
     waiting = None
@@ -187,7 +187,7 @@ def _announce(post: Post, t: rc.Transition, *, author: str | None) -> None:
             post.tell(_tell_waiting(compel, party, post.table))
         else:
             post.tell(Tell(to=(party,), subject=f"Compel #{compel.id}: {_state_word(compel)}",
-                           text=f"{_sentence(t.text)}\n\n{_describe(compel)}\n", refs=()))
+                           text=f"{said or _sentence(t.text)}\n\n{_describe(compel)}\n", refs=()))
 
 
 def _same_party(party: str, author: str) -> bool:
@@ -445,7 +445,6 @@ def compel_deadlines(post: Post) -> list:
             ensure_pool(post)
         t = rc.expire(compel, post.table, post.now, post.play.ledger)
         if t is not None:
-            _announce(post, t, author=None)
             if t.after is CompelState.ACCEPTED:
                 how = f"nobody answered by {when(compel.deadline)}, so it is accepted: {compel.target} gains the fate point"
                 if compel.npc_target:
@@ -456,6 +455,7 @@ def compel_deadlines(post: Post) -> list:
                 how = (f"the GM did not answer by {when(compel.deadline)}, so it is denied and "
                        f"{compel.proposer}'s point returned")
             text = f"Compel #{compel.id} on {compel.target}'s {compel.aspect}: {how}."
+            _announce(post, t, author=None, said=text)
             results.append(NoteResult(f"(deadline: compel #{compel.id})", GM, "compel", text=text,
                                       changes=list(t.changes)))
         elif rc.reminder_due(compel, post.now, lead):

@@ -23,6 +23,8 @@ mail. So every action roll is kept *open* for a while (``PlayState.open_rolls``)
   :mod:`pbp.rules.reopen` (same dice, replayed; a new reroll draws fresh ones); and takes
   that copy as the new table. Later changes to what the roll created (someone spent a
   free invoke it gave) are carried over onto the re-run's version of it.
+* **Not kept open**: a ``/treat`` roll (recovery acts on its outcome at once; its invokes go
+  in the command) and a plain ``/roll`` (no invokes).
 * **Limits** (each refused with a reply that says why, nothing changed): a later change
   that cannot be carried over, because the re-run no longer creates the aspect whose free
   invoke was spent since, or an aspect the roll used was removed or renamed since; and a
@@ -53,7 +55,7 @@ from pbp.rules.aspects import give_free_invokes
 from pbp.rules.dice import DiceMismatch
 from pbp.rules.fate_points import owe_from_result
 from pbp.rules.names import same_name
-from pbp.rules.reopen import AfterInvoke, OpenRoll, changes_between, throws_of
+from pbp.rules.reopen import OpenRoll, changes_between, throws_of
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Aspect, Table
 from pbp.rules.turns import uses_turn
@@ -335,6 +337,8 @@ def _after(post: Post, cmd, actor: str, result) -> None:
     if not isinstance(cmd, ActionCommand) or not isinstance(result, ActionResult) or before is None:
         return
     owed = _owe(post, result)
+    if cmd.source.lstrip().lower().startswith("/treat"):
+        return      # recovery acts on the outcome after the roll: its invokes go in the /treat itself
     ref = RollRecordRef(
         id=None, cmd=_pinned(cmd, result), actor=result.actor, throws=tuple(throws_of(result)),
         rolled_at=post.now, delta=_delta(before, _marks(post.table, post.play.ledger.gm_pool)),
@@ -537,7 +541,8 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))
     notes = [n for hook in ROLL_REVISED for n in hook(post, ref, old, new)]
     said = [d.text for d in changes_between(old, new) if d.what in ("effort", "opposition", "shifts", "outcome", "hit")]
-    head = f"Roll {label} revised: " + ("; ".join(said) if said else "the outcome stands")
+    head = (f"Roll {label} revised: " if ref.ids else "The roll above, revised: ") + \
+        ("; ".join(said) if said else "the outcome stands")
     lines = [Effect("after_dice", note, {"roll": ref.ids[0] if ref.ids else None})] if note else []
     lines.append(Effect("revised", head + "." + "".join(f" {n}" for n in notes),
                         {"roll": ref.ids[0] if ref.ids else None, "differences": said}))

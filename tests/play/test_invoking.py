@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import replace
 from datetime import timedelta
 
 import pytest

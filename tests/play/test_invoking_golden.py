@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from pbp.store import models as m
 from tests.play.compel_golden import check, sheet
 
 
