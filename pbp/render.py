@@ -93,6 +93,8 @@ def brief(sheet: dict) -> str:
     """A changed sheet on one line: "Ruth: FP 2 · physical [x][ ][ ] · mild "Nasty Bite"
     · holds 1 on On Fire"."""
     parts = [f"{sheet['name']}: FP {sheet['fate_points']}"]
+    if sheet.get("carried_points"):
+        parts[0] += f" (carries {sheet['carried_points']} into the GM's next pool)"
     for track, boxes in sheet["stress"].items():
         if boxes:
             parts.append(f"{track} " + "".join("[x]" if b else "[ ]" for b in boxes))

@@ -21,5 +21,6 @@ def sheet_dict(ch, table) -> dict:
                          for q in ch.consequences],
         "conditions": [],
         "taken_out": ch.taken_out,
+        "carried_points": ch.carried_points,
         "free_invokes_held": {a.name: a.free_for(ch.name) for a in table.aspects if a.free_for(ch.name)},
     }

@@ -440,11 +440,22 @@ def concede(post: Post, cmd: c.Concede):
     return _note(cmd.source, actor.name, "concede", effects, changes)
 
 
+CONFLICT_END: list = []
+
+
+def on_conflict_end(fn):
+    """Register ``fn(post) -> changes`` to run when a conflict ends (the fate point code
+    pays hostile invokes then)."""
+    CONFLICT_END.append(fn)
+    return fn
+
+
 def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
-    """Close the conflict: pay conceders, drop reactions still waiting, put everyone back
-    on the scene's map."""
+    """Close the conflict: pay conceders and what else is due at its end, drop reactions
+    still waiting, put everyone back on the scene's map."""
     conflict = post.play.conflict
     out = rc.end_conflict(conflict, post.table, by_gm=by_gm)
+    hook_changes = [ch for hook in CONFLICT_END for ch in hook(post)]
     effects = list(out.effects)
     for p in list(post.play.pending):
         effects.append(Effect("dropped", f"{what(p)} on {p.target} is dropped: the conflict is over",
@@ -460,7 +471,7 @@ def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
     post.play.turn_clock = None
     for ref in [TURN_REF, *(f"narrate:{who}" for who in out.conflict.taken_out)]:
         post.play.forget_thread_refs(ref)
-    return effects, list(out.changes)
+    return effects, list(out.changes) + hook_changes
 
 
 # --------------------------------------------------------------------------- the GM's conflict commands

@@ -33,6 +33,8 @@ from datetime import datetime, timedelta
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
+from pbp.play.conflict import on_conflict_end
+from pbp.play.scenes import on_scene_end, on_scene_start
 from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, status_line
 from pbp.rules import compels as rc
 from pbp.rules import fate_points as fp
@@ -113,13 +115,9 @@ def total_points(post: Post) -> int:
             + play.ledger.gm_pool + play.ledger.owed_total + sum(x.escrow for x in play.compels))
 
 
-try:  # the scene code offers hooks; without it the functions above are called by hand
-    from pbp.play.scenes import on_scene_end, on_scene_start
-except ImportError:  # pragma: no cover
-    pass
-else:
-    on_scene_start(lambda post: open_scene_pool(post))
-    on_scene_end(lambda post: [ch for ch in pay_owed_at_scene_end(post) if ch.what != "owed"])
+on_scene_start(lambda post: open_scene_pool(post))
+on_scene_end(lambda post: [ch for ch in pay_owed_at_scene_end(post) if ch.what != "owed"])
+on_conflict_end(lambda post: [ch for ch in pay_owed_at_conflict_end(post) if ch.what != "owed"])
 
 
 # --------------------------------------------------------------------------- compels

@@ -244,7 +244,15 @@ def _member(conflict: Conflict, who: str) -> str:
 
 
 def _give(table: Table, who: str, points: int, why: str, r: Report) -> None:
+    """A PC's points go on the sheet; an NPC carries them into a later scene, where they
+    join the GM's pool ("an NPC that conceded a previous conflict ... those fate points
+    are added to your pool")."""
     ch = find_character(table, who)
-    before = ch.fate_points
-    ch.fate_points = before + points
-    r.change("fate_points", ch.name, before, ch.fate_points, why)
+    if ch.kind == "pc":
+        before = ch.fate_points
+        ch.fate_points = before + points
+        r.change("fate_points", ch.name, before, ch.fate_points, why)
+    else:
+        before = ch.carried_points
+        ch.carried_points = before + points
+        r.change("carried_points", ch.name, before, ch.carried_points, why)

@@ -35,6 +35,7 @@ def test_a_whole_conflict_of_three_pcs_and_four_npcs(chicago, config, update):
     t = repo.load_table(chicago)
     # Ethan conceded with two consequences taken in this conflict: 1 + 2 fate points, paid when
     # the ghoul's concession ended it; the ghoul had taken two as well
-    assert (t.character("Ethan").fate_points, t.character("Ghoul").fate_points) == (6, 3)
+    # Ethan conceded (1 + 2 consequences) and takes 3 points; the Ghoul carries its 3 to the GM's next pool
+    assert (t.character("Ethan").fate_points, t.character("Ghoul").carried_points) == (6, 3)
     assert "The conflict is over: the pcs win" in table.steps[54].text
     assert load_play(m.Campaign.get_by_id(chicago.id).play).conflict is None

@@ -234,3 +234,18 @@ def test_an_oppose_invoke_on_a_defence_turns_a_tie_into_a_hit_to_absorb(chicago,
     pending = m.Campaign.get_by_id(chicago.id).play["pending"]
     assert [(p["kind"], p["target"], p["shifts"]) for p in pending] == [("absorb", "Ruth", 2)]
     assert all(a.kind != "boost" for a in repo.load_table(chicago).aspects)    # the tie's boost is gone
+
+
+def test_hostile_invoke_points_are_paid_when_the_conflict_ends(chicago, config):
+    """"At the end of a conflict ... the GM also pays out fate points owed to players for
+    hostile invokes that happened during the conflict" (000, "Ending a Conflict"): Ruth
+    invokes the Ghoul's trouble; the Ghoul's point is owed until the conflict ends, then
+    carried into the GM's next pool."""
+    post(config, '/scene start "Cellar"\n/conflict start Ruth, Ghoul first Ruth\n', sender="gm")
+    post(config, '/attack Ghoul with Fight +invoke "Hungry for Flesh" fp\n/next Ghoul\n', "0000,0000")
+    table = repo.load_table(chicago)
+    assert table.character("Ruth").fate_points == 2 and table.character("Ghoul").carried_points == 0
+    out = post(config, '/as Ghoul concede "It flees into the sewers"\n', sender="gm")
+    assert out.status == "applied", out.errors
+    ghoul = repo.load_table(chicago).character("Ghoul")
+    assert ghoul.carried_points == 1 + 1   # one for conceding, one for the hostile invoke

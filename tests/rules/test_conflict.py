@@ -92,7 +92,8 @@ def test_ending_a_conflict_pays_conceders_and_hostile_invokes():
     assert is_over(conflict) and winning_side(conflict) == "pcs"
     done = end_conflict(conflict, table)
     assert done.conflict.ended
-    assert done.changes == [Change("fate_points", "Ghoul", 1, 2, "conceded the conflict"),
+    # an NPC carries its concession point into the GM's pool of a later scene (000, "Your Fate Points")
+    assert done.changes == [Change("carried_points", "Ghoul", 0, 1, "conceded the conflict"),
                             Change("fate_points", "Ruth", 2, 4, "hostile invokes on their aspects")]
     assert done.effects[0].data["winner"] == "pcs"
     with pytest.raises(RulesError, match="already over"):
