@@ -21,6 +21,7 @@ from pbp.mail.reading import Mail, read_message
 from pbp.parser import find_commands, parse_command
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
 from pbp.play import Author, Post, apply_command, run_deadline_jobs, status_lines
+from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, build_reply
 from pbp.rules.dice import DiceSource
@@ -286,7 +287,9 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         replies.append(build_reply(ctx, mail=source, campaign=campaign, kind="result",
                                    to=table_recipients(campaign, members), body=body, subject_suffix=subject_suffix))
     table_reply = replies[0] if replies else None
-    refs = [a.ref for a in post.asks] + [f"roll:{rid}" for rid, _ in post.ledger.values()]
+    # the thread map names only what is still open, so it does not grow with the campaign
+    open_ids = open_roll_ids(post.play)
+    refs = [a.ref for a in post.asks] + [f"roll:{rid}" for rid, _ in post.ledger.values() if rid in open_ids]
     for tell in post.tells:
         to = _addresses(post, members, tell.to)
         if to:

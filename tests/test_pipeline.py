@@ -268,3 +268,22 @@ def test_unverified_sender_is_ignored_when_a_trusted_authserv_is_set(chicago, co
     signed = eml("/fp spend\n", message_id="signed@t",
                  extra="Authentication-Results: mx.pbp.localhost; dkim=pass header.d=pbp.localhost\n")
     assert process_message(signed, make_ctx(strict)).status == "applied"
+
+
+def test_play_state_does_not_grow_with_history(chicago, config):
+    """The per-campaign play document (read and written by every post) stays the same size
+    over a long run of posts: closed rolls leave the thread map, old records are bounded."""
+    import json
+
+    cycle = [("gm", '/scene start "Warehouse"\n'), ("ruth", "/overcome Investigate vs Fair\n"),
+             ("ruth", "/attack Ghoul with Fight\n"), ("ethan", '/advantage Notice "Loose Boards" vs Fair\n'),
+             ("charles", "/overcome Athletics vs Fair\n"), ("gm", "/scene end\n")]
+    sizes = []
+    for i in range(240):
+        who, body = cycle[i % len(cycle)]
+        out = process_message(eml(body, sender=f"{who}@pbp.localhost", message_id=f"grow-{i}@t"),
+                              make_ctx(config, "0+00,0000"))
+        assert out.status == "applied", out.errors
+        if i % 60 == 59:
+            sizes.append(len(json.dumps(m.Campaign.get_by_id(chicago.id).play)))
+    assert sizes[-1] <= sizes[1] + 16, sizes   # only ids grow longer (more digits), nothing piles up

@@ -229,6 +229,11 @@ def _encode(ref: RollRecordRef) -> list:
     return [ref.actor, list(ref.ids), ref.rolled_at.isoformat(), json.dumps(_dump(ref), separators=(",", ":"))]
 
 
+def open_roll_ids(play) -> set[int]:
+    """The ledger ids of the rolls still open for invokes."""
+    return {rid for entry in play.open_rolls for rid in entry[1]}
+
+
 def open_roll_refs(play) -> list[RollRecordRef]:
     """Every open roll, decoded (for tests and tools; handlers use :func:`open_rolls`)."""
     return [_load(RollRecordRef, json.loads(entry[3])) for entry in play.open_rolls]
@@ -273,6 +278,7 @@ def close_rolls(post: Post, which: Callable[[RollHead], bool], why: str) -> list
     for h in closed:
         for rid in h.ids:
             play.closed_rolls[str(rid)] = why
+            play.forget_thread_refs(f"roll:{rid}")
     while len(play.closed_rolls) > CLOSED_KEPT:
         play.closed_rolls.pop(next(iter(play.closed_rolls)))
     return closed
