@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from tests.play.table import MailTable
+from pbp.store import models as m
+from tests.play.table import MailTable, Step
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 _partial = ""   # the transcript so far, written to partial.txt when a case breaks under --update-golden
@@ -68,6 +69,17 @@ def _time(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%d %H:%M")
 
 
+def _replied(table: MailTable, entry: Entry, labels: dict[str, int]) -> Step | None:
+    """``reply: N`` answers step N's mail to the table (or a ``label:``); ``reply: N.K``
+    answers its K-th mail (a private one, such as "Compel #1 needs your approval")."""
+    reply = entry.headers.get("reply")
+    if not reply:
+        return None
+    number, _, k = reply.partition(".")
+    step = table.steps[(labels[number] if number in labels else int(number)) - 1]
+    return Step(None, [step.replies[int(k) - 1]]) if k else step
+
+
 def play(case: str, config) -> tuple[MailTable, str]:
     """Run a case; returns the table and the transcript."""
     table = MailTable(config)
@@ -81,11 +93,7 @@ def play(case: str, config) -> tuple[MailTable, str]:
             step = table.tick(_time(entry.who[5:].strip()), dice=dice)
             out.append(f"=== {n} tick {entry.who[5:].strip()}: {len(step.replies)} mail(s)")
         else:
-            reply = entry.headers.get("reply")
-            if reply:
-                reply = labels[reply] if reply in labels else int(reply)
-            step = table.post(entry.who, entry.body, dice=dice,
-                              reply_to=table.steps[reply - 1] if reply else None,
+            step = table.post(entry.who, entry.body, dice=dice, reply_to=_replied(table, entry, labels),
                               at=_time(entry.headers["at"]) if "at" in entry.headers else None)
             out.append(f"=== {n} {entry.who}: {step.status}")
         for r in step.replies:
@@ -98,7 +106,7 @@ def play(case: str, config) -> tuple[MailTable, str]:
     return table, "\n".join(out)
 
 
-def check(case: str, config, update: bool) -> MailTable:
+def check(case: str, config, update: bool) -> tuple[MailTable, str]:
     try:
         table, transcript = play(case, config)
     except AssertionError:
@@ -115,7 +123,11 @@ def check(case: str, config, update: bool) -> MailTable:
         diff = "\n".join(difflib.unified_diff(expected.splitlines(), transcript.splitlines(), "expected", "got",
                                               lineterm="", n=2))
         raise AssertionError(f"golden case {case} differs (rerun with --update-golden if intended):\n{diff[:6000]}")
-    return table
+    return table, transcript
+
+
+def sheet(name: str) -> m.Character:
+    return m.Character.get(m.Character.name == name)
 
 
 def statuses(transcript_path: Path) -> list[str]:

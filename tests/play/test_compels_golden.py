@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.play.compel_golden import check, sheet
+from tests.play.golden import check, sheet
 
 
 @pytest.fixture

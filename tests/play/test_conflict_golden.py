@@ -12,7 +12,7 @@ def update(request):
 
 
 def test_popcorn_cassandra_and_ruth(chicago, config, update):
-    table = golden.check("popcorn", config, update)
+    table, _ = golden.check("popcorn", config, update)
     statuses = [s.status for s in table.steps]
     assert statuses[3] == "rejected"                       # Cassandra out of turn
     assert statuses.count("rejected") == 1
@@ -24,7 +24,7 @@ def test_popcorn_cassandra_and_ruth(chicago, config, update):
 
 
 def test_a_whole_conflict_of_three_pcs_and_four_npcs(chicago, config, update):
-    table = golden.check("whole_conflict", config, update)
+    table, _ = golden.check("whole_conflict", config, update)
     assert len(table.steps) >= 60
     statuses = [s.status for s in table.steps]
     rejected = [n for n, status in enumerate(statuses, start=1) if status == "rejected"]
