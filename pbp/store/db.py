@@ -7,6 +7,7 @@ from urllib.parse import urlparse
 from peewee import PostgresqlDatabase, SqliteDatabase
 
 from pbp.errors import ConfigError
+from pbp.store.migrations import upgrade
 from pbp.store.models import ALL_MODELS, db
 
 SQLITE_PRAGMAS = {
@@ -40,10 +41,11 @@ def make_database(url: str):
 
 
 def open_database(url: str, *, create: bool = True):
-    """Bind the models to the database at ``url`` and create missing tables."""
+    """Bind the models to the database at ``url``; a new database gets the tables, an
+    older one its pending migrations (:mod:`pbp.store.migrations`)."""
     database = make_database(url)
     db.initialize(database)
     database.connect(reuse_if_open=True)
     if create:
-        database.create_tables(ALL_MODELS, safe=True)
+        upgrade(database, lambda: database.create_tables(ALL_MODELS, safe=True))
     return database

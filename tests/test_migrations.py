@@ -1,0 +1,45 @@
+"""A database made by an older pbp is brought up to date in place, and a newer one refused."""
+from __future__ import annotations
+
+import pytest
+from peewee import CharField
+
+from pbp.errors import ConfigError
+from pbp.store import migrations
+from pbp.store.db import open_database
+from pbp.store.migrations import SchemaVersion, current_version
+
+
+def test_a_new_database_starts_at_the_latest_version(tmp_path):
+    database = open_database(f"sqlite:///{tmp_path / 'new.db'}")
+    assert current_version(database) == migrations.LATEST
+    database.close()
+    again = open_database(f"sqlite:///{tmp_path / 'new.db'}")   # opening again changes nothing
+    assert current_version(again) == migrations.LATEST
+    with SchemaVersion.bind_ctx(again):
+        assert SchemaVersion.select().count() == 1
+
+
+def test_pending_migrations_run_in_order_once(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    open_database(url).close()
+    added = CharField(default="")
+    step = (migrations.LATEST + 1, "campaigns get a tagline",
+            lambda migrator: [migrator.add_column("campaign", "tagline", added)])
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, step])
+    monkeypatch.setattr(migrations, "LATEST", step[0])
+    database = open_database(url)
+    assert current_version(database) == step[0]
+    assert "tagline" in [c.name for c in database.get_columns("campaign")]
+    database.close()
+    assert current_version(open_database(url)) == step[0]   # not run twice
+
+
+def test_a_database_from_a_newer_pbp_is_refused(tmp_path):
+    url = f"sqlite:///{tmp_path / 'future.db'}"
+    database = open_database(url)
+    with SchemaVersion.bind_ctx(database):
+        SchemaVersion.create(version=migrations.LATEST + 5)
+    database.close()
+    with pytest.raises(ConfigError, match="newer than this pbp"):
+        open_database(url)
