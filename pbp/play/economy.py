@@ -163,8 +163,8 @@ def _approve_text(compel: Compel) -> str:
             f"If nobody answers by {when(compel.deadline)}, {default}.")
 
 
-def _announce(post: Post, t: rc.Transition, *, author: str | None, said: str = "") -> None:
-    """Ask whoever must answer next (in the table's reply) and tell every other party."""
+def _announce(post: Post, t: rc.Transition, *, author: str | None) -> None:
+    """Ask whoever must answer next: in the table's reply, and in a mail of their own."""
     compel = t.compel
     waiting = None
     if compel.state is CompelState.AWAITING_GM:
@@ -178,14 +178,11 @@ def _announce(post: Post, t: rc.Transition, *, author: str | None, said: str = "
                      subject=f"{waiting if waiting != GM else 'GM'}, compel #{compel.id} by {when(compel.deadline)}"))
     else:
         post.close_ref(_ref(compel))
+    # Every member reads the change in the table's mail (relay or list); the one who must
+    # answer next also gets a mail of their own, whose subject says what is asked by when.
     for party in t.tell:
-        if author is not None and _same_party(party, author):
-            continue
-        if party == waiting:
+        if party == waiting and not (author is not None and _same_party(party, author)):
             post.tell(_tell_waiting(compel, party, post.table))
-        else:
-            post.tell(Tell(to=(party,), subject=f"Compel #{compel.id}: {_state_word(compel)}",
-                           text=f"{said or _sentence(t.text)}\n\n{_describe(compel)}\n", refs=()))
 
 
 def _same_party(party: str, author: str) -> bool:
@@ -308,10 +305,7 @@ def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str) -
     post.close_ref(f"detail:{request.id}")
     if request.id in post.play.reminded_details:
         post.play.reminded_details.remove(request.id)
-    if not same_name(by, request.character):
-        post.tell(Tell(to=(request.character,), subject=f"Story detail #{request.id}: {request.state}",
-                       text=f"{_sentence(text)}\n"))
-    return text, changes
+    return text, changes  # the table's mail tells everyone, the declarer included
 
 
 # --------------------------------------------------------------------------- answers
@@ -453,7 +447,7 @@ def compel_deadlines(post: Post) -> list:
                 how = (f"the GM did not answer by {when(compel.deadline)}, so it is denied and "
                        f"{compel.proposer}'s point returned")
             text = f"Compel #{compel.id} on {compel.target}'s {compel.aspect}: {how}."
-            _announce(post, t, author=None, said=text)
+            _announce(post, t, author=None)
             results.append(NoteResult(f"(deadline: compel #{compel.id})", GM, "compel", text=text,
                                       changes=list(t.changes)))
         elif rc.reminder_due(compel, post.now, lead):
@@ -466,7 +460,6 @@ def compel_deadlines(post: Post) -> list:
             post.close_ref(f"detail:{request.id}")
             text = f"Story detail #{request.id} was not approved by {when(request.deadline)}: it is denied; nothing is paid"
             results.append(NoteResult(f"(deadline: story detail #{request.id})", GM, "detail", text=text))
-            post.tell(Tell(to=(request.character,), subject=f"Story detail #{request.id}: denied", text=text + ".\n"))
         elif (request.deadline is not None and request.id not in post.play.reminded_details
               and request.deadline - lead <= post.now):
             post.play.reminded_details.append(request.id)
