@@ -216,13 +216,16 @@ class Daemon:
                 if self.stopping.is_set() or not getattr(watcher.inbox, "supports_idle", False):
                     return
                 watcher.inbox.idle_wait(min(IDLE_CHUNK_SECONDS, self.config.poll_seconds * 10))
-        except PbpError as exc:
+        except Exception as exc:  # a connection, the database: log it, back off, try again
             if self.stopping.is_set():
                 return
             delay = RECONNECT_BACKOFF[min(watcher.failures, len(RECONNECT_BACKOFF) - 1)]
             watcher.failures += 1
             watcher.retry_at = time.monotonic() + delay
-            log.error("%s: %s; retrying in %ss", watcher.inbox.mailbox, describe_error(exc), delay)
+            if isinstance(exc, PbpError):
+                log.error("%s: %s; retrying in %ss", watcher.inbox.mailbox, describe_error(exc), delay)
+            else:
+                log.exception("%s: %s; retrying in %ss", watcher.inbox.mailbox, exc, delay)
             _close_quietly(watcher.inbox)
         finally:
             watcher.lock.release()

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
+from peewee import InterfaceError, OperationalError
+
 from pbp import commands as c
 from pbp import faults
 from pbp.config import Config
@@ -134,9 +136,40 @@ def process_message(
     """Run one raw message through the whole pipeline. Never raises for anything a sender
     can cause; the returned :class:`Outcome` says what happened."""
     started = time.perf_counter()
-    outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
+    try:
+        outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
+    except (OperationalError, InterfaceError):
+        raise  # the database is away: nothing was kept, the daemon tries the message again later
+    except Exception as exc:  # a bug: this post must not block the ones behind it
+        outcome = _internal_error(raw, ctx, exc, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
+                                  campaign_slug=campaign_slug)
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
+
+
+def _internal_error(raw, ctx, exc: Exception, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
+    """Record a post that pbp failed on (its transaction rolled back: nothing changed), so
+    it is not retried forever, and tell its author, if a member, that it was not applied."""
+    log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
+    mail = read_message(raw)
+    error = CommandError(f"pbp could not process this post ({type(exc).__name__}); nothing was applied",
+                         expected="the GM or the operator to look at pbp's log",
+                         example="send the post again later, or without the command that failed")
+    error_dict = {**error.to_dict(), "type": "InternalError"}
+    base = Outcome(message_id=mail.message_id, campaign=None, author=mail.from_addr, status="rejected",
+                   errors=[error_dict], reason=f"internal error: {exc}")
+    record = dict(message_id=mail.message_id, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
+                  author=mail.from_addr, subject=mail.subject)
+    with m.db.atomic():
+        campaign = route(mail, campaign_slug=campaign_slug)
+        members = [Author(**row) for row in _MEMBERS(campaign.id)] if campaign is not None else []
+        if campaign is not None and any(mb.email == mail.from_addr for mb in members):
+            base.campaign = campaign.slug
+            reply = build_reply(ctx, mail=mail, campaign=campaign, kind="error", to=[mail.from_addr],
+                                body=ctx.renderer.error(mail=mail, campaign=campaign, errors=[error]))
+            base.replies = _enqueue([reply], campaign, mail.message_id)
+        _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
+    return base
 
 
 def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:

@@ -287,3 +287,27 @@ def test_play_state_does_not_grow_with_history(chicago, config):
         if i % 60 == 59:
             sizes.append(len(json.dumps(m.Campaign.get_by_id(chicago.id).play)))
     assert sizes[-1] <= sizes[1] + 16, sizes   # only ids grow longer (more digits), nothing piles up
+
+
+def test_a_bug_on_one_post_changes_nothing_and_does_not_block_the_next(chicago, config, monkeypatch, caplog):
+    """An unexpected error is logged, the post recorded (so it is not retried forever) and
+    its author told; the transaction rolled back; the next post is handled as usual."""
+    from pbp.commands import Overcome
+    from pbp.play import core
+
+    before = snapshot_db()
+
+    def broken(post, cmd):
+        post.table.character("Ruth").fate_points = 99   # a change that must not persist
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(core.HANDLERS, Overcome, broken)
+    out = process_message(eml("/overcome Investigate vs Fair\n", message_id="bug@t"), make_ctx(config, "0000"))
+    assert out.status == "rejected" and out.errors[0]["type"] == "InternalError"
+    assert "could not process this post" in reply_text(out)
+    assert snapshot_db() == before
+    assert "boom" in caplog.text
+    assert m.Message.get(m.Message.message_id == "bug@t").status == "rejected"
+    monkeypatch.undo()
+    again = process_message(eml("/overcome Investigate vs Fair\n", message_id="next@t"), make_ctx(config, "0000"))
+    assert again.status == "applied"
