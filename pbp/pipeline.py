@@ -28,8 +28,8 @@ from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, build_reply
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
-from pbp.sheets_view import sheet_dict
 from pbp.rules.systems import get_system
+from pbp.sheets_view import sheet_dict
 from pbp.store import models as m
 from pbp.store import repo
 from pbp.store.prepared import Insert, Select
