@@ -95,6 +95,8 @@ class ImapInbox:
         """Open, secure and log in. Idempotent. Raises ConnectFailed/TlsFailed/AuthFailed."""
         if self._client is not None:
             return
+        if self._interrupted:
+            raise self._error(ConnectFailed, "not connecting: the daemon is stopping")
         s = self.settings
         began = time.monotonic()
         context = s.ssl_context() if s.security != "plain" else None
@@ -324,13 +326,15 @@ class ImapInbox:
         with self._errors("idle"):
             client.idle()
             try:
-                while (remaining := end - time.monotonic()) > 0:
-                    responses = client.idle_check(timeout=remaining)
+                while (remaining := end - time.monotonic()) > 0 and not self._interrupted:
+                    # wake at least once a second: interrupt() may have come before the socket existed
+                    chunk, asked = min(remaining, 1.0), time.monotonic()
+                    responses = client.idle_check(timeout=chunk)
                     if _announces_mail(responses):
                         return True
                     if _says_bye(responses):
                         raise imaplib.IMAP4.abort(f"server said BYE during IDLE: {responses}")
-                    if not responses and end - time.monotonic() > 0.05:
+                    if not responses and time.monotonic() - asked < chunk - 0.05:
                         # Woken early with nothing to read: the socket hit EOF (imapclient
                         # swallows it). Ending IDLE below raises if the connection is gone.
                         break
