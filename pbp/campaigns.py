@@ -84,3 +84,42 @@ def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: b
         if ch.player and not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == ch.player)).exists():
             add_member(campaign, ch.player, "player")
     return row
+
+
+SETTINGS = {
+    "name": "the campaign's name, as in [Name] in subjects",
+    "address": "the table's address (To: of posts, From: of replies)",
+    "delivery": "relay (pbp sends each result to every member) or list (pbp replies to the list)",
+    "reaction_deadline_hours": "hours to answer a /defend, /absorb, turn or compel before its default",
+    "invoke_window_hours": "hours a roll stays open for /invoke after the dice",
+    "reminder_hours": "hours before a deadline that its reminder goes out",
+    "ranged_reach": "how far shots and Provoke reach: same, adjacent or any (zones)",
+}
+
+
+def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
+    """Change one campaign setting (``pbp campaign set``); each is checked first."""
+    if key not in SETTINGS:
+        raise ConfigError(f'no campaign setting "{key}"',
+                          hint="settings: " + ", ".join(f"{k} ({v})" for k, v in SETTINGS.items()))
+    if key == "name":
+        campaign.name = value
+    elif key == "address":
+        campaign.address = value.lower() or None
+    elif key == "delivery":
+        if value not in ("relay", "list"):
+            raise ConfigError(f'delivery "{value}" is not relay or list')
+        campaign.delivery = value
+    elif key == "ranged_reach":
+        if value not in ("same", "adjacent", "any"):
+            raise ConfigError(f'ranged_reach "{value}" is not same, adjacent or any')
+        campaign.settings = {**(campaign.settings or {}), key: value}
+    else:
+        try:
+            hours = float(value)
+        except ValueError:
+            raise ConfigError(f'{key} = "{value}" is not a number of hours') from None
+        if hours < 0 or (hours == 0 and key != "invoke_window_hours"):
+            raise ConfigError(f"{key} must be more than 0 hours" + (" (0: no window)" if key == "invoke_window_hours" else ""))
+        campaign.settings = {**(campaign.settings or {}), key: hours}
+    campaign.save()

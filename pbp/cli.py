@@ -105,13 +105,28 @@ def cmd_campaign_member(args) -> int:
     return 0
 
 
+def cmd_campaign_set(args) -> int:
+    from pbp.campaigns import get_campaign, set_campaign
+
+    _open(args)
+    campaign = get_campaign(args.campaign)
+    for pair in args.settings:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise PbpError(f'"{pair}" is not KEY=VALUE', hint="e.g. pbp campaign set reaction_deadline_hours=24")
+        set_campaign(campaign, key.strip(), value.strip())
+        print(f"{campaign.slug}: {key.strip()} = {value.strip()}")
+    return 0
+
+
 def cmd_campaign_list(args) -> int:
     from pbp.store import models as m
 
     _open(args)
     for c in m.Campaign.select().order_by(m.Campaign.slug):
         members = ", ".join(f"{mb.email} ({mb.role})" for mb in c.members)
-        print(f"{c.slug}: {c.name} [{c.system}, {c.delivery}] {members}")
+        own = "".join(f" {k}={v}" for k, v in sorted((c.settings or {}).items()))
+        print(f"{c.slug}: {c.name} [{c.system}, {c.delivery}{own}] {members}")
     return 0
 
 
@@ -378,6 +393,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--campaign")
     s.add_argument("--role", choices=["player", "gm"], default="player")
     s.set_defaults(func=cmd_campaign_member)
+    s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
+                                     "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach)")
+    s.add_argument("settings", nargs="+", metavar="KEY=VALUE")
+    s.add_argument("--campaign")
+    s.set_defaults(func=cmd_campaign_set)
     s = camp.add_parser("list")
     s.set_defaults(func=cmd_campaign_list)
 

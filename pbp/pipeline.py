@@ -23,6 +23,7 @@ from pbp.mail.reading import Mail, read_message
 from pbp.parser import find_commands, parse_command
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
 from pbp.play import Author, Post, apply_command, run_deadline_jobs, status_lines
+from pbp.play.core import campaign_hours
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, build_reply
@@ -353,7 +354,7 @@ def _addresses(post: Post, members: list[Author], names) -> list[str]:
 def _save_play(campaign: m.Campaign, play: PlayState, config: Config) -> None:
     data = dump_play(play)
     if data != campaign.play:
-        due = play.next_deadline(timedelta(hours=config.reminder_hours))
+        due = play.next_deadline(timedelta(hours=campaign_hours(campaign, config, "reminder_hours")))
         m.Campaign.update(play=data, next_deadline=due).where(m.Campaign.id == campaign.id).execute()
         campaign.play = data
 

@@ -109,3 +109,22 @@ def test_demo_once_handles_the_sample_post(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "Ruth overcomes with Investigate" in out
     assert len(list((tmp_path / "demo" / "maildir" / "outbox" / "new").iterdir())) == 1
+
+
+def test_campaign_settings_override_the_config(table, capsys, tmp_path):
+    """A campaign's own deadline is what its players are given."""
+    from pbp.config import load_config
+    from pbp.pipeline import Context, process_message
+    from pbp.rules.dice import FixedDice
+    from tests.helpers import FIXED_NOW, eml
+
+    assert main(["campaign", "set", "reaction_deadline_hours=2", "ranged_reach=any", "--campaign", "chicago"]) == 0
+    assert main(["campaign", "set", "reaction_deadline_hours=soon"]) == 2
+    assert "is not a number of hours" in capsys.readouterr().err
+    assert main(["campaign", "set", "colour=blue"]) == 2
+    assert "no campaign setting" in capsys.readouterr().err
+    config = load_config(table / "pbp.toml")
+    ctx = Context(config=config, dice=FixedDice("00++,0000"), clock=lambda: FIXED_NOW)
+    out = process_message(eml("/as Ghoul attack Ruth with Fight\n", sender="gm@pbp.localhost"), ctx)
+    assert out.status == "applied", out.errors
+    assert "20:00 UTC" in out.replies[0]["subject"]       # 18:00 + 2 hours, not the config's 48

@@ -667,7 +667,7 @@ def conflict_status(post: Post) -> list[str]:
 def conflict_deadlines(post: Post) -> list:
     """Reminders before, and defaults at, the deadlines of defences, absorptions and turns."""
     results = []
-    lead = timedelta(hours=post.settings.reminder_hours)
+    lead = timedelta(hours=post.hours("reminder_hours"))
     reminders: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {}   # who -> (subject, text, refs)
     for pending in sorted(post.play.pending, key=lambda p: (p.deadline, p.id)):
         if not any(p.id == pending.id for p in post.play.pending):

@@ -158,8 +158,13 @@ class Post:
         return self.author.is_gm if not ch.player else (ch.player.lower() == self.author.email)
 
     # -- time
+    def hours(self, name: str) -> float:
+        """A timing setting (``reaction_deadline_hours``, ``invoke_window_hours``,
+        ``reminder_hours``): the campaign's own (``pbp campaign set``), else the config's."""
+        return campaign_hours(self.campaign, self.settings, name)
+
     def deadline(self) -> datetime:
-        return self.now + timedelta(hours=self.settings.reaction_deadline_hours)
+        return self.now + timedelta(hours=self.hours("reaction_deadline_hours"))
 
     # -- talking
     def ask(self, ask: Ask) -> None:
@@ -175,6 +180,14 @@ class Post:
     def close_ref(self, ref: str) -> None:
         self.closed_refs.append(ref)
         self.play.forget_thread_refs(ref)
+
+
+TIMING = ("reaction_deadline_hours", "invoke_window_hours", "reminder_hours")
+
+
+def campaign_hours(campaign, config, name: str) -> float:
+    own = (getattr(campaign, "settings", None) or {}).get(name)
+    return float(own) if own is not None else float(getattr(config, name))
 
 
 def quote(name: str) -> str:

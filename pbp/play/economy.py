@@ -431,7 +431,7 @@ def compel_deadlines(post: Post) -> list:
     """Defaults at the deadlines (offered -> accepted, awaiting the GM -> denied, a story
     detail -> denied) and reminders before them."""
     results = []
-    lead = timedelta(hours=post.settings.reminder_hours)
+    lead = timedelta(hours=post.hours("reminder_hours"))
     for compel in [x for x in post.play.compels if x.is_open]:
         if compel.npc_target:
             ensure_pool(post)

@@ -290,7 +290,7 @@ def close_rolls_of(post: Post, actor: str, why: str = "its roller said /done") -
 
 
 def _close_expired(post: Post) -> None:
-    hours = getattr(post.settings, "invoke_window_hours", None)
+    hours = post.hours("invoke_window_hours")
     if not hours or hours <= 0:
         return
     window = timedelta(hours=hours)
