@@ -94,6 +94,7 @@ class CommandError(PbpError):
             "source": self.source,
             "expected": self.expected,
             "example": self.example,
+            **({"hint": self.hint} if self.hint else {}),
         }
 
 
