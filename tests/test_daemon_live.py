@@ -238,3 +238,46 @@ def test_handled_mail_can_be_moved_to_a_folder(tmp_path, mailbox, smtp_auth_serv
     mailbox.append(eml("/fp\n", to=mailbox.user))
     assert daemon(config, env).run_once() == 1
     assert mailbox.messages() == [] and len(mailbox.messages("Done")) == 1
+
+
+def test_two_mailboxes_each_bound_to_its_campaign(tmp_path, mailbox, smtp_auth_server, tls_ca, env, table):
+    """[[mailboxes]]: INBOX is Chicago's table, the folder "Harbour" another campaign's."""
+    from dataclasses import replace
+
+    from pbp.campaigns import add_member, create_campaign
+    from pbp.config import MailboxBinding
+
+    harbour = create_campaign("harbour", "Harbour Lights", gms=["gm@pbp.localhost"])
+    add_member(harbour, "ruth@pbp.localhost")
+    mailbox.server.create_folder(mailbox.user, "Harbour")
+    config = replace(table, mailboxes=(MailboxBinding("INBOX", "chicago"), MailboxBinding("Harbour", "harbour")))
+    mailbox.append(eml("/fp\n", to=mailbox.user, message_id="in-chicago@t"))
+    mailbox.append(eml("Ruth walks the pier.\n", to=mailbox.user, message_id="in-harbour@t"), folder="Harbour")
+    d = daemon(config, env)
+    assert len(d.watchers) == 2
+    assert d.run_once() == 2
+    campaigns = {row.message_id: (row.campaign.slug, row.status) for row in m.Message.select()}
+    assert campaigns == {"in-chicago@t": ("chicago", "applied"), "in-harbour@t": ("harbour", "applied")}
+    subjects = sorted(email.message_from_bytes(r.raw)["Subject"] for r in smtp_auth_server.received)
+    assert subjects == ["Re: [Chicago Nights] The warehouse", "Re: [Harbour Lights] The warehouse"]
+
+
+def test_a_server_without_idle_is_polled(tmp_path, dovecot_factory, smtp_auth_server, tls_ca, env):
+    """No IDLE in the server's capabilities: the watch job polls on its interval instead."""
+    from tests.rig.fixtures import TABLE_USER, USERS, MailAccount
+
+    bare = dovecot_factory(capabilities="IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE LITERAL+ UIDPLUS")
+    account = MailAccount(bare, TABLE_USER, USERS[TABLE_USER])
+    config = load_config(write_config(tmp_path, account, smtp_auth_server, tls_ca))
+    open_database(config.database_url)
+    from pbp.campaigns import add_member, create_campaign
+
+    add_member(create_campaign("chicago", "Chicago Nights", gms=["gm@pbp.localhost"]), "ruth@pbp.localhost")
+    d = daemon(config, env)
+    account.append(eml("/fp\n", to=account.user))
+    watcher = d.watchers[0]
+    started = time.monotonic()
+    d.watch(watcher)                       # one poll, then back to the scheduler (no IDLE to wait in)
+    assert time.monotonic() - started < 5
+    assert watcher.inbox.supports_idle is False
+    assert m.Message.select().count() == 1 and len(smtp_auth_server.received) == 1
