@@ -7,6 +7,7 @@ nothing applies and its author gets a reply that says why.
 """
 from __future__ import annotations
 
+import email.parser
 import logging
 import time
 from dataclasses import dataclass, field
@@ -298,9 +299,10 @@ def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: s
 
 
 def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
-                 source: Mail | None, commands: list[c.Command] | None, relay: bool) -> list:
+                 source: Mail | None, commands: list[c.Command] | None, relay: bool, thread=None) -> list:
     """Persist what a post (or a deadline round) changed, record its rolls in the ledger
-    and write its replies: the result to the table, then any private mails."""
+    and write its replies: the result to the table (threaded to ``source``, or for a
+    deadline round to ``thread``: the mail that asked), then any private mails."""
     changed_names = repo.save_table(campaign, post.snapshot, post.table)
     faults.reached("mid_transaction")
     prev = repo.last_ledger_hash(campaign)
@@ -318,20 +320,21 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                                sheets=changed, relay=relay, asks=post.asks, status=status_lines(post))
     replies = []
     if source is not None or results or post.asks:   # a deadline round with only reminders tells only
-        replies.append(build_reply(ctx, mail=source, campaign=campaign, kind="result",
+        replies.append(build_reply(ctx, mail=source or thread, campaign=campaign, kind="result",
                                    to=table_recipients(campaign, members), body=body, subject_suffix=subject_suffix))
     table_reply = replies[0] if replies else None
     # the thread map names only what is still open, so it does not grow with the campaign
     open_ids = open_roll_ids(post.play)
     refs = [a.ref for a in post.asks] + [f"roll:{rid}" for rid, _ in post.ledger.values() if rid in open_ids]
+    if refs and table_reply is not None:
+        post.play.threads[table_reply.message_id] = refs
     for tell in post.tells:
         to = _addresses(post, members, tell.to)
         if to:
             replies.append(build_reply(ctx, mail=source, campaign=campaign, kind="tell", to=to,
                                        body=ctx.renderer.tell(campaign=campaign, tell=tell), subject=tell.subject))
-            post.play.threads[replies[-1].message_id] = list(tell.refs)
-    if refs and table_reply is not None:
-        post.play.threads[table_reply.message_id] = refs
+            if tell.refs:
+                post.play.threads[replies[-1].message_id] = list(tell.refs)
     _save_play(campaign, post.play, ctx.config)
     return replies
 
@@ -469,6 +472,31 @@ def _enqueue(replies, campaign, source_id: str) -> list[dict]:
 # --------------------------------------------------------------------------- deadlines
 
 
+@dataclass(frozen=True)
+class _Thread:
+    """Enough of one of our earlier mails to answer it: a deadline's result goes in the
+    thread of the mail that asked for the reaction."""
+
+    message_id: str
+    references: list[str]
+    subject: str
+
+
+def _thread_of(threads: dict[str, list[str]], closed_refs: list[str]) -> _Thread | None:
+    """The first of our mails that asked about something this deadline round settled (the
+    table's mail, where the conversation is; later ones are reminders)."""
+    closed = set(closed_refs)
+    asked = [msgid for msgid, refs in threads.items() if closed & set(refs)]
+    if not asked:
+        return None
+    row = m.OutboxMail.select().where(m.OutboxMail.message_id.in_(asked)).order_by(m.OutboxMail.id).first()
+    if row is None:
+        return None
+    headers = email.parser.HeaderParser().parsestr(row.raw, headersonly=True)
+    refs = [r.strip("<>") for r in (headers.get("References") or "").split()]
+    return _Thread(message_id=row.message_id, references=refs, subject=row.subject)
+
+
 def apply_deadlines(ctx: Context) -> int:
     """Apply every deadline and reminder due at ``ctx.clock()`` (pending defences and
     absorptions, compels, story details), one campaign per transaction, and tell each
@@ -480,9 +508,11 @@ def apply_deadlines(ctx: Context) -> int:
             campaign = m.Campaign.get_by_id(campaign_id)
             members = [Author(**row) for row in _MEMBERS(campaign.id)]
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)
+            threads = dict(post.play.threads)
             results = run_deadline_jobs(post)
             if results or post.asks or post.tells:
-                replies = _commit_post(post, campaign, members, ctx, results, source=None, commands=None, relay=False)
+                replies = _commit_post(post, campaign, members, ctx, results, source=None, commands=None, relay=False,
+                                       thread=_thread_of(threads, post.closed_refs))
                 _enqueue(replies, campaign, None)
             else:
                 _save_play(campaign, post.play, ctx.config)

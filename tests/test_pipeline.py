@@ -10,7 +10,7 @@ import pytest
 from pbp.pipeline import process_message
 from pbp.store import models as m
 from pbp.store import repo
-from tests.helpers import eml, make_ctx
+from tests.helpers import FIXED_NOW, eml, make_ctx
 
 
 def sheet(campaign, name):
@@ -311,3 +311,21 @@ def test_a_bug_on_one_post_changes_nothing_and_does_not_block_the_next(chicago, 
     monkeypatch.undo()
     again = process_message(eml("/overcome Investigate vs Fair\n", message_id="next@t"), make_ctx(config, "0000"))
     assert again.status == "applied"
+
+
+def test_a_deadline_answers_in_the_thread_of_the_mail_that_asked(chicago, config):
+    from datetime import timedelta
+
+    from pbp.pipeline import apply_deadlines
+
+    out = process_message(eml("/as Ghoul attack Ruth with Fight\n", sender="gm@pbp.localhost"),
+                          make_ctx(config, "00++"))
+    asked = out.replies[0]["message_id"]
+    later = make_ctx(config, "0000")
+    later.clock = lambda: FIXED_NOW + timedelta(hours=config.reaction_deadline_hours, minutes=1)
+    assert apply_deadlines(later) == 1
+    row = m.OutboxMail.select().order_by(m.OutboxMail.id.desc()).first()
+    msg = email.message_from_string(row.raw, policy=policy.default)
+    assert msg["In-Reply-To"] == f"<{asked}>" and asked in msg["References"]
+    assert msg["Subject"].startswith("Re: [Chicago Nights] The warehouse")
+    assert "Ruth did not answer" in msg.get_body(("plain",)).get_content()
