@@ -128,3 +128,16 @@ def test_campaign_settings_override_the_config(table, capsys, tmp_path):
     out = process_message(eml("/as Ghoul attack Ruth with Fight\n", sender="gm@pbp.localhost"), ctx)
     assert out.status == "applied", out.errors
     assert "20:00 UTC" in out.replies[0]["subject"]       # 18:00 + 2 hours, not the config's 48
+
+
+def test_the_sample_posts_play_in_order(tmp_path, capsys):
+    """The demo's sample posts (pbp/samples/chicago/posts, named in the README) all apply."""
+    demo_dir = tmp_path / "demo"
+    assert main(["demo", "--dir", str(demo_dir), "--once"]) == 0
+    capsys.readouterr()
+    posts = sorted((sample_dir() / "posts").glob("*.eml"))
+    assert len(posts) >= 4
+    assert main(["-c", str(demo_dir / "pbp.toml"), "process", "--json", "--dice", "0+00,-000,00++,0-00,0000,0000",
+                 *map(str, posts)]) == 0
+    outcomes = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [o["status"] for o in outcomes] == ["applied"] * len(posts), [o["errors"] for o in outcomes]
