@@ -252,6 +252,25 @@ def cmd_tick(args) -> int:
     return 0
 
 
+def cmd_outbox(args) -> int:
+    """What is waiting to be sent or failed for good, and why; --retry puts failed mail back."""
+    from pbp.store import models as m
+
+    _open(args)
+    if args.retry:
+        n = (m.OutboxMail.update(status="pending", next_attempt_at=m.utcnow(), attempts=0)
+             .where(m.OutboxMail.status == "failed").execute())
+        print(f"{n} failed mail{'s' if n != 1 else ''} put back in the queue")
+    rows = list(m.OutboxMail.select().where(m.OutboxMail.status != "sent").order_by(m.OutboxMail.id))
+    if not rows:
+        print("the outbox is empty: every reply was sent")
+    for row in rows:
+        print(f"{row.status:8} {row.created_at:%Y-%m-%d %H:%M} to {', '.join(row.recipients)}: {row.subject}"
+              + (f"\n         attempts {row.attempts}, next {row.next_attempt_at:%Y-%m-%d %H:%M}; last error: {row.last_error}"
+                 if row.attempts else ""))
+    return 0
+
+
 def cmd_verify(args) -> int:
     from pbp.campaigns import get_campaign
     from pbp.store import models as m
@@ -433,6 +452,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dice", help='fixed faces of the rolls the defaults make (or $PBP_DICE)')
     s.add_argument("--no-send", action="store_true", help="leave the mails in the outbox")
     s.set_defaults(func=cmd_tick)
+
+    s = sub.add_parser("outbox", help="show replies not sent yet (or failed), with the last error")
+    s.add_argument("--retry", action="store_true", help="put failed replies back in the queue")
+    s.set_defaults(func=cmd_outbox)
 
     s = sub.add_parser("verify", help="check the dice ledger's hash chain")
     s.add_argument("--campaign")

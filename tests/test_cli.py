@@ -141,3 +141,21 @@ def test_the_sample_posts_play_in_order(tmp_path, capsys):
                  *map(str, posts)]) == 0
     outcomes = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [o["status"] for o in outcomes] == ["applied"] * len(posts), [o["errors"] for o in outcomes]
+
+
+def test_outbox_shows_failed_mail_and_retries_it(table, capsys):
+    from pbp.store import models as m
+    from pbp.store.db import open_database
+
+    main(["process", str(sample_dir() / "first-post.eml"), "--no-send", "--dice", "00++"])
+    capsys.readouterr()
+    assert main(["outbox"]) == 0
+    assert capsys.readouterr().out.startswith("pending")
+    open_database("sqlite:///pbp.db")
+    m.OutboxMail.update(status="failed", attempts=12, last_error="550 no such user").execute()
+    assert main(["outbox"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("failed") and "550 no such user" in out
+    assert main(["outbox", "--retry"]) == 0
+    assert "1 failed mail put back" in capsys.readouterr().out
+    assert m.OutboxMail.get().status == "pending"
