@@ -10,6 +10,7 @@ simple commands/s and 300 messages/s on one core.
 from __future__ import annotations
 
 import argparse
+from datetime import datetime
 import sys
 import tempfile
 import time
@@ -80,6 +81,62 @@ def bench_simple_parse(n: int) -> float:
     return n / (time.perf_counter() - start)
 
 
+def bench_reading(rounds: int = 3) -> tuple[float, float]:
+    """Milliseconds to read (MIME + trim) a short plain post, and the real clients' mails in
+    tests/mail/fixtures (Gmail, Outlook HTML-only, Apple Mail, Thunderbird...)."""
+    from pbp.mail.reading import read_message
+
+    post = POST.format(i=0, sender="ruth@pbp.localhost", command="/overcome Investigate vs Fair").encode()
+    clients = [p.read_bytes() for p in sorted((Path(__file__).resolve().parent.parent / "tests/mail/fixtures").glob("*.eml"))]
+
+    def best(raws):
+        out = float("inf")
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for raw in raws:
+                read_message(raw)
+            out = min(out, (time.perf_counter() - start) / len(raws))
+        return out * 1000
+
+    return best([post] * 500), best(clients * 50)
+
+
+def bench_open_roll(n: int = 2000) -> float:
+    """Extra milliseconds per action for keeping its roll open for invokes after the dice
+    (the before/after hooks and the play state they add to)."""
+    from pbp.commands import Opposition, Overcome
+    from pbp.config import config_from_dict
+    from pbp.play import invoking
+    from pbp.play.core import Author, Post
+    from pbp.play.state import PlayState, dump_play
+    from pbp.rules.actions import resolve
+    from pbp.rules.dice import FixedDice
+    from pbp.rules.state import Character, Table
+    from pbp.rules.systems import get_system
+
+    system = get_system("fate-condensed")
+    table = Table(characters={"Ruth": Character(name="Ruth", player="ruth@x", skills={"Athletics": 3})})
+    cmd = Overcome(line=1, source="/overcome Athletics vs Good", skill="Athletics", opposition=Opposition(rating=3))
+    config = config_from_dict({})
+
+    def run(hooks: bool) -> float:
+        start = time.perf_counter()
+        for _ in range(n):
+            post = Post(campaign=None, table=table, play=PlayState(), author=Author("ruth@x", "player"),
+                        now=datetime(2026, 1, 1), dice=FixedDice("0000"), system=system,
+                        settings=config)
+            if hooks:
+                invoking._before(post, cmd, "Ruth")
+            result = resolve(cmd, table, post.dice, "Ruth", system)
+            if hooks:
+                invoking._after(post, cmd, "Ruth", result)
+            dump_play(post.play)
+        return (time.perf_counter() - start) / n * 1000
+
+    run(True), run(False)
+    return min(run(True) for _ in range(3)) - min(run(False) for _ in range(3))
+
+
 def bench_messages(n: int) -> tuple[float, float]:
     from pbp.campaigns import create_campaign, import_character
     from pbp.config import config_from_dict
@@ -120,6 +177,9 @@ def main() -> None:
     mixed = bench_parse(args.commands)
     print(f"parse  simple '/overcome Investigate vs Fair': {simple:,.0f} commands/s (target 50,000)")
     print(f"parse  mixed (5 command forms):                {mixed:,.0f} commands/s")
+    plain, clients = bench_reading()
+    print(f"read   a short plain post: {plain:.3f} ms; real clients' mails: {clients:.3f} ms each")
+    print(f"open   keeping a roll open for invokes: {bench_open_roll():.3f} ms extra per action (budget 0.3)")
     rate, ms = bench_messages(args.messages)
     print(f"process whole messages (read+parse+resolve+persist+render, SQLite file): "
           f"{rate:,.0f} messages/s, {ms:.2f} ms each (target 300/s)")

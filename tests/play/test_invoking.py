@@ -3,8 +3,6 @@ roll closes, free invokes passed to allies, the GM's pool paying for NPCs. Rules
 "Invocando Aspectos"; 000, "Your Fate Points"."""
 from __future__ import annotations
 
-import statistics
-import time
 from datetime import timedelta
 
 import pytest
@@ -166,42 +164,6 @@ def test_spending_below_zero_is_refused_with_a_clear_reply(chicago, config):
     out = post(config, '/fp spend "for luck"\n')
     assert out.status == "rejected"
     assert "Ruth has 0 fate points; there are no fate points to spend" in reply_text(out)
-
-
-# -- what keeping rolls open costs ---------------------------------------------------------------
-
-def test_keeping_a_roll_open_costs_little(chicago, config):
-    """Recording an open roll (the picture of the table before and after, the stored delta
-    and the play state it adds to) stays well under 0.3 ms per roll."""
-    from pbp.play import invoking
-    from pbp.play.core import Author, Post
-    from pbp.play.state import PlayState, dump_play
-    from pbp.commands import Overcome, Opposition
-    from pbp.rules.actions import resolve
-    from pbp.rules.dice import FixedDice
-    from pbp.rules.systems import get_system
-
-    table = repo.load_table(chicago)
-    system = get_system("fate-condensed")
-    cmd = Overcome(line=1, source="/overcome Athletics vs Good", skill="Athletics", opposition=Opposition(rating=3))
-
-    def one(hooks: bool) -> float:
-        post = Post(campaign=chicago, table=table, play=PlayState(), author=Author("ruth@pbp.localhost", "player"),
-                    now=FIXED_NOW, dice=FixedDice("0000"), system=system, settings=config)
-        start = time.perf_counter()
-        if hooks:
-            invoking._before(post, cmd, "Ruth")
-        result = resolve(cmd, table, post.dice, "Ruth", system)
-        if hooks:
-            invoking._after(post, cmd, "Ruth", result)
-        dump_play(post.play)
-        return time.perf_counter() - start
-
-    for _ in range(50):
-        one(True), one(False)
-    extra = statistics.median(one(True) for _ in range(300)) - statistics.median(one(False) for _ in range(300))
-    print(f"open roll: {extra * 1000:.3f} ms")
-    assert extra < 0.0003, f"{extra * 1000:.3f} ms per roll"
 
 
 def test_an_npc_invokes_after_the_dice_with_the_gms_pool(chicago, config):
