@@ -10,11 +10,11 @@ simple commands/s and 300 messages/s on one core.
 from __future__ import annotations
 
 import argparse
-from datetime import datetime
 import sys
 import tempfile
 import time
 import tomllib
+from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
