@@ -886,6 +886,17 @@ def _quote(text: str) -> str:
     return text if text[:1] in _QUOTES_OPEN else f'"{text}"'
 
 
+def _finish_words(phrases: list[str], expected, prev) -> str:
+    """The end shared by both "expected ..." builders: the end of the line if it was
+    allowed, a fallback, and what the problem came after."""
+    if "$END" in expected and "the end of the line" not in phrases:
+        phrases.append("the end of the line")
+    words = _join(phrases or ["something else"])
+    if prev is not None:
+        words += f" after {_quote(prev.value)}"
+    return words
+
+
 def _join(phrases: list[str]) -> str:
     if len(phrases) <= 1:
         return "".join(phrases)
@@ -1003,14 +1014,7 @@ def _expected_words(expected: set[str], before: list[Token], command: str) -> st
     for terminal, keyword in (("_SHOW", '"show"'), ("_SPEND", '"spend"'), ("GIVE", '"give"'), ("TAKE", '"take"')):
         if terminal in expected:
             add(keyword)
-    if "$END" in expected:
-        add("the end of the line")
-    if not phrases:
-        add("something else")
-    words = _join(phrases)
-    if prev is not None:
-        words += f" after {_quote(prev.value)}"
-    return words
+    return _finish_words(phrases, expected, prev)
 
 
 _PLAY_COMMANDS = frozenset(COMMAND_NAMES[COMMAND_NAMES.index("next"):])
@@ -1135,14 +1139,7 @@ def _expected_play(expected: set[str], before: list[Token], command: str) -> str
         add('"minor" or "major"')
     if "_SKILLS" in expected:
         add("another part (aspects, skills, stress or defend)")
-    if "$END" in expected:
-        add("the end of the line")
-    if not phrases:
-        add("something else")
-    words = _join(phrases)
-    if prev is not None:
-        words += f" after {_quote(prev.value)}"
-    return words
+    return _finish_words(phrases, expected, prev)
 
 
 def _syntax_error(exc: LarkError, text: str, source: str, line: int) -> CommandSyntaxError:

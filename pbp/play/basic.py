@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pbp import commands as c
 from pbp.play.core import NoteResult, Post, handles
-from pbp.rules.economy import adjust_fate_points, spend_fate_point
+from pbp.rules.fate_points import adjust_fate_points, spend_fate_point
 from pbp.sheets_view import sheet_dict
 
 

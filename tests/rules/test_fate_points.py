@@ -22,7 +22,6 @@ from hypothesis import given, settings, strategies as st
 from pbp.commands import Invoke, Opposition, Payment
 from pbp.errors import CommandError, NotAllowedError, RulesError
 from pbp.rules import compels as c
-from pbp.rules import economy
 from pbp.rules.actions import resolve
 from pbp.rules.aspects import add_situation_aspect, give_free_invokes
 from pbp.rules.dice import FixedDice
@@ -57,12 +56,11 @@ def test_spending_below_zero_is_refused():
     assert ruth.fate_points == 0
 
 
-def test_economy_still_exports_the_old_names():
-    assert economy.spend_fate_point is spend_fate_point and economy.adjust_fate_points is adjust_fate_points
+def test_the_gm_gives_and_takes_points_but_never_below_zero():
     ruth = make_table().character("Ruth")
-    assert economy.adjust_fate_points(ruth, 2, "gift") == Change("fate_points", "Ruth", 3, 5, "gift")
+    assert adjust_fate_points(ruth, 2, "gift") == Change("fate_points", "Ruth", 3, 5, "gift")
     with pytest.raises(RulesError, match="cannot take 6"):
-        economy.adjust_fate_points(ruth, -6)
+        adjust_fate_points(ruth, -6)
 
 
 def test_concession_pays_a_point_and_one_per_consequence():
