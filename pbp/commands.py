@@ -320,6 +320,16 @@ class NpcCmd(Command):
 
 
 @dataclass(frozen=True)
+class Again(Command):
+    """``/again ["what has changed"]``: the post's commands are a deliberate new attempt,
+    to be run even though the same commands already answered the same mail (see
+    :mod:`pbp.copies`). Fate does not let a failed overcome simply be retried: the
+    situation has to change first, so the line may say what changed."""
+
+    changed: str = ""
+
+
+@dataclass(frozen=True)
 class Say(Command):
     """``/as Ghoul`` alone on a line: the prose that follows is the NPC's (no roll)."""
 

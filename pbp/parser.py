@@ -27,6 +27,7 @@ from lark.parsers.lalr_analysis import Shift
 from pbp.commands import (
     Absorb,
     Advantage,
+    Again,
     Answer,
     AspectCmd,
     Attack,
@@ -111,6 +112,7 @@ EXAMPLES = {
     "veto": '/veto #142 "Distracted" "a car cannot be distracted"',
     "detail": '/detail "The guard is my cousin"',
     "give": '/give "On Fire" to Ruth',
+    "again": '/again "the guards have gone"',
     # the GM's table
     "scene": '/scene start "Warehouse" zones Dock, Office borders Dock-Office',
     "session": "/session end",
@@ -162,7 +164,7 @@ _ACTION_NAMES = tuple(_GM_EXAMPLES)
 _PLAY_ACTOR_NAMES = _ACTION_NAMES[_ACTION_NAMES.index("next"):]
 _COMMAND_TERMINALS = {
     "_ROLL", "_OVERCOME", "_ADVANTAGE", "_ATTACK", "_DEFEND", "_SHEET", "FP", "_AS",
-    "_NEXT", "_DONE", "_MOVE", "_INVOKE", "_ABSORB", "_CONCEDE", "_TREAT", "_COMPEL", "ANSWER", "_VETO",
+    "_NEXT", "_DONE", "_MOVE", "_INVOKE", "_ABSORB", "_CONCEDE", "_TREAT", "_COMPEL", "ANSWER", "_VETO", "_AGAIN",
     "_DETAIL", "GIVE", "_SCENE", "_SESSION", "_MILESTONE", "_ASPECT", "_CONFLICT", "_PLACE", "_NPC",
 }
 _CANONICAL = {"_ASPECT": "aspect"}  # /aspects is /aspect
@@ -510,6 +512,9 @@ class _Builder(Transformer):
         if ref is not None:
             fields["ref"] = _ref(ref)
         return Answer, fields
+
+    def again(self, c):
+        return Again, {"changed": _text(c[0], "what has changed")}
 
     def veto(self, c):
         ref, aspect, reason = c
@@ -1046,6 +1051,7 @@ _PLAY_ROLES: dict[tuple[str, str], str | tuple[str, ...]] = {
 # What a quoted text is, where only a quoted text is allowed.
 _PLAY_TEXTS = {
     "concede": "your terms in quotes", "compel": "what happens, in quotes", "detail": "the story detail in quotes",
+    "again": "what has changed, in quotes",
 }
 # What a list item is, by the keyword that opened the list.
 _LIST_ITEMS = {

@@ -17,7 +17,7 @@ from typing import Callable
 from peewee import InterfaceError, OperationalError
 
 from pbp import commands as c
-from pbp import faults
+from pbp import copies, faults
 from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError
 from pbp.mail.reading import Mail, read_message
@@ -63,6 +63,7 @@ class Outcome:
     results: list[dict] = field(default_factory=list)
     replies: list[dict] = field(default_factory=list)
     reason: str = ""
+    duplicate_of: str = ""           # the Message-ID of the post a copy or forward repeats
     elapsed_ms: float = 0.0
 
     def to_dict(self) -> dict:
@@ -77,6 +78,8 @@ class Outcome:
         }
         if self.reason:
             d["reason"] = self.reason
+        if self.duplicate_of:
+            d["duplicate_of"] = self.duplicate_of
         return d
 
 
@@ -88,7 +91,7 @@ _SEEN_ID = Select(lambda message_id: m.Message.select(m.Message.id).where(m.Mess
 _SEEN_UID = Select(lambda mailbox, uidvalidity, uid: m.Message.select(m.Message.id).where(
     (m.Message.mailbox == mailbox) & (m.Message.uidvalidity == uidvalidity) & (m.Message.uid == uid)))
 _INSERT_MESSAGE = Insert(m.Message, ("message_id", "campaign", "mailbox", "uidvalidity", "uid", "author", "subject",
-                                     "status", "result", "received_at"))
+                                     "status", "result", "received_at", "copy_key", "forward_key"))
 _INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
                                        "status", "attempts", "next_attempt_at", "last_error", "created_at"))
 
@@ -240,9 +243,14 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
     if errors:
         return _reject(base, record, mail, campaign, member, ctx, errors)
 
+    keys = copies.fingerprint(campaign.id, member.email, mail, lines, parsed)
+    copy = copies.find_copy(campaign.id, member.email, mail, raw, lines, keys)
+    if copy is not None:
+        return _answer_copy(base, record, mail, campaign, copy, ctx)
+
     try:
         with m.db.atomic():
-            return _apply(base, record, mail, campaign, member, members, parsed, ctx)
+            return _apply(base, record, mail, campaign, member, members, parsed, ctx, keys)
     except CommandError as exc:
         return _reject(base, record, mail, campaign, member, ctx, [exc])
 
@@ -267,9 +275,10 @@ def _bare_answer(mail: Mail, campaign: m.Campaign) -> tuple[int, str] | None:
 
 
 def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member: Author,
-           members: list[Author], commands: list[c.Command], ctx: Context) -> Outcome:
+           members: list[Author], commands: list[c.Command], ctx: Context, keys: dict) -> Outcome:
     """Resolve every command against the campaign's table and play state; the caller's
-    transaction makes it all-or-nothing."""
+    transaction makes it all-or-nothing. The post is recorded with its fingerprint
+    (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
     post = _open_post(campaign, member, ctx, replied_to=mail.in_reply_to)
     results = []
     for cmd in commands:
@@ -285,7 +294,7 @@ def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member
         if id(res) in post.ledger:
             d["roll_id"], d["ledger"] = post.ledger[id(res)]
     base.replies = _enqueue(replies, campaign, mail.message_id)
-    _INSERT_MESSAGE(**record, campaign=campaign, status="applied", result=base.to_dict())
+    _INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied", result=base.to_dict())
     return base
 
 
@@ -444,18 +453,56 @@ def _stored(message: m.Message, status: str, reason: str = "") -> Outcome:
 
 
 def _answer_duplicate(seen: m.Message, mail: Mail, ctx: Context) -> Outcome:
-    """A resent copy never rolls again; a member gets the original result back."""
+    """A resent copy never rolls again. Its author, if a member, gets the original result
+    back; another member who sends a mail with the same Message-ID (they can read it in
+    References) is told only that the id was taken: the original may be a private error
+    reply, so nothing of it is shown."""
     outcome = _stored(seen, "duplicate")
     campaign = seen.campaign
-    if campaign is None or seen.status not in ("applied", "rejected"):
+    if campaign is None or seen.status not in ("applied", "rejected", "duplicate"):
         return outcome
     if not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == mail.from_addr)).exists():
         return outcome
-    original = m.OutboxMail.select().where(m.OutboxMail.source_id == seen.message_id).order_by(m.OutboxMail.id).first()
+    if mail.from_addr != seen.author:
+        outcome = Outcome(message_id=mail.message_id, campaign=campaign.slug, author=mail.from_addr, status="duplicate",
+                          reason="this Message-ID was first used by another sender; nothing was read or applied")
+        return _send_duplicate_note(outcome, mail, campaign, ctx, "not_yours", seen, None, seen.message_id)
+    original = _first_reply(seen.message_id)
+    return _send_duplicate_note(outcome, mail, campaign, ctx, "resent", seen, original, seen.message_id)
+
+
+def _answer_copy(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, copy: copies.Copy,
+                 ctx: Context) -> Outcome:
+    """An edited copy or a forward of an earlier post: nothing is applied, the original
+    result goes back to the author alone (its own content, never another member's), and
+    the copy is recorded so that it, resent, is a duplicate too."""
+    seen = copy.original
+    if copy.kind == "forward_of_other":
+        base.status, base.reason = "duplicate", "forwards another member's post; its commands are not the sender's"
+        original = None
+    else:
+        base = _stored(seen, "duplicate", reason=f"{'an edited copy' if copy.kind == 'copy' else 'a forward'} "
+                                                 f"of post {seen.message_id}; nothing was applied again")
+        base.message_id, base.author, base.duplicate_of = mail.message_id, mail.from_addr, seen.message_id
+        original = _first_reply(seen.message_id)
     with m.db.atomic():
-        reply = build_reply(ctx, mail=mail, campaign=campaign, kind="duplicate", to=[mail.from_addr],
-                            body=ctx.renderer.duplicate(mail=mail, campaign=campaign, seen=seen, original=original))
-        outcome.replies = _enqueue([reply], campaign, seen.message_id)
+        _send_duplicate_note(base, mail, campaign, ctx, copy.kind, seen, original, mail.message_id)
+        _INSERT_MESSAGE(**record, campaign=campaign, status="duplicate", result=base.to_dict())
+    return base
+
+
+def _first_reply(message_id: str):
+    """The first reply pbp wrote to a post: its result to the table, or its error."""
+    return m.OutboxMail.select().where(m.OutboxMail.source_id == message_id).order_by(m.OutboxMail.id).first()
+
+
+def _send_duplicate_note(outcome: Outcome, mail: Mail, campaign, ctx: Context, kind: str, seen: m.Message,
+                         original, source_id: str) -> Outcome:
+    """The note to the sender alone, threaded to the mail they sent."""
+    with m.db.atomic():
+        body = ctx.renderer.duplicate(mail=mail, campaign=campaign, seen=seen, original=original, kind=kind)
+        reply = build_reply(ctx, mail=mail, campaign=campaign, kind="duplicate", to=[mail.from_addr], body=body)
+        outcome.replies = _enqueue([reply], campaign, source_id)
     return outcome
 
 

@@ -226,7 +226,9 @@ class Renderer:
     def stranger(self, *, mail, campaign) -> tuple[str, str]:
         return self._both("stranger", mail=mail, campaign=campaign)
 
-    def duplicate(self, *, mail, campaign, seen, original) -> tuple[str, str]:
+    def duplicate(self, *, mail, campaign, seen, original, kind: str = "resent") -> tuple[str, str]:
+        """The note for a mail that repeats an earlier one (``kind``: ``resent``, ``copy``,
+        ``forward``; ``not_yours`` and ``forward_of_other`` show nothing of the original)."""
         body = ""
         if original is not None:
             import email as _email
@@ -235,7 +237,7 @@ class Renderer:
             msg = _email.message_from_string(original.raw, policy=policy.default)
             part = msg.get_body(("plain",))
             body = part.get_content() if part is not None else ""
-        return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body)
+        return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body, kind=kind)
 
     def sheet(self, sheet: dict) -> str:
         return self.text_env.get_template("sheet.txt.j2").render(sheet=sheet)

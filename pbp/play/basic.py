@@ -1,4 +1,4 @@
-"""Handlers that need no scene: sheets and fate points."""
+"""Handlers that need no scene: sheets, fate points and the ``/again`` marker."""
 from __future__ import annotations
 
 from pbp import commands as c
@@ -29,6 +29,20 @@ def fate_points(post: Post, cmd: c.FatePoints):
                           f"{change.before} -> {change.after}", changes=[change])
     s = "s" if ch.fate_points != 1 else ""
     return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} has {ch.fate_points} fate point{s} (refresh {ch.refresh})")
+
+
+@handles(c.Again)
+def again(post: Post, cmd: c.Again):
+    """The pipeline has already let the post through its copy check (pbp.copies); the
+    result says so on the table, with what changed when the author wrote it."""
+    ch = _own_character(post)
+    changed = f": {cmd.changed}" if cmd.changed else ""
+    return NoteResult(cmd.source, ch, "again", text=f"a new attempt, not a copy of the earlier post{changed}")
+
+
+def _own_character(post: Post) -> str:
+    own = [x.name for x in post.table.characters.values() if (x.player or "").lower() == post.author.email]
+    return own[0] if len(own) == 1 else ("GM" if post.author.is_gm else post.author.email)
 
 
 # Rolls and the four actions are handled in pbp.play.conflict (turn order, attacks across mails).

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from peewee import IntegerField, Model
+from peewee import CharField, IntegerField, Model
 from playhouse.migrate import SchemaMigrator
 
 from pbp.errors import ConfigError
@@ -21,6 +21,10 @@ log = logging.getLogger("pbp.store")
 # (version, what it does, the change); version 1 is the first released schema
 MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (1, "the first schema", lambda migrator: []),
+    (2, "posts keep a fingerprint so copies and forwards are found (pbp.copies)", lambda migrator: [
+        migrator.add_column("message", "copy_key", CharField(null=True, index=True)),
+        migrator.add_column("message", "forward_key", CharField(null=True, index=True)),
+    ]),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -111,6 +111,9 @@ class Message(BaseModel):
     status = CharField(default="received")  # applied | rejected | ignored | duplicate
     result = JSONField(null=True)
     received_at = DateTimeField(default=utcnow)
+    # an applied post's fingerprint (pbp.copies): an edited copy or a forward is found by it
+    copy_key = CharField(null=True, index=True)
+    forward_key = CharField(null=True, index=True)
 
     class Meta:
         indexes = ((("mailbox", "uidvalidity", "uid"), True),)
