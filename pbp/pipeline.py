@@ -191,7 +191,7 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
 
     base = Outcome(message_id=mail.message_id, campaign=None, author=mail.from_addr, status="ignored")
     record = dict(message_id=mail.message_id, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
-                  author=mail.from_addr, subject=mail.subject)
+                  author=mail.from_addr, subject=mail.subject, received_at=ctx.clock())
 
     reason = (is_own_mail(mail, ctx.config) or auto_reply_reason(mail)
               or sender_unverified(mail, ctx.config.trust_authserv_id))

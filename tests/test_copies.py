@@ -63,7 +63,7 @@ def test_an_edited_copy_returns_the_original_result_and_never_rolls(chicago, con
     assert_nothing_rolled_since(before)
     ((to, text),) = replies(copy)
     assert to == [RUTH]
-    assert "edited copy" in text and "nothing was rolled" in text
+    assert "edited copy" in text and "nothing was rolled" in text and "Sun 29 Nov 2026 18:00 UTC" in text
     assert "[0] [0] [+] [+]" in text          # the original result, as the table got it
     assert '/again "the guards have gone"' in text
     doc = as_json(copy)
@@ -129,7 +129,7 @@ def test_again_says_a_repeat_is_meant_and_rolls(chicago, config):
     assert [r["action"] for r in out.results] == ["again", "overcome"]
     assert out.results[1]["dice"] == [1, 1, 1, 0] and m.RollRecord.select().count() == 2
     (to, text), = replies(out)
-    assert RUTH in to and "a new attempt" in text and "the guards have gone" in text
+    assert RUTH in to and "Ruth tries again: the guards have gone" in text
 
     # an edited copy of the /again post is itself a copy
     before = snapshot_db()

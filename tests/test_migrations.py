@@ -43,3 +43,29 @@ def test_a_database_from_a_newer_pbp_is_refused(tmp_path):
     database.close()
     with pytest.raises(ConfigError, match="newer than this pbp"):
         open_database(url)
+
+
+def test_version_1_gets_the_post_fingerprint_columns_in_place(tmp_path):
+    """Schema 2 (pbp.copies): a database of version 1 keeps its messages and gains the
+    indexed ``copy_key`` and ``forward_key`` columns (on PostgreSQL: tests/test_postgres.py)."""
+    check_fingerprint_migration(f"sqlite:///{tmp_path / 'v1.db'}")
+
+
+def check_fingerprint_migration(url: str) -> None:
+    database = open_database(url)
+    database.execute_sql("INSERT INTO message (message_id, author, subject, status, received_at) "
+                         "VALUES ('old@x', 'ruth@x', 'The warehouse', 'applied', '2026-01-01 00:00:00')")
+    for column in ("copy_key", "forward_key"):   # back to the version 1 table
+        database.execute_sql(f"DROP INDEX message_{column}")
+        database.execute_sql(f"ALTER TABLE message DROP COLUMN {column}")
+    with SchemaVersion.bind_ctx(database):
+        SchemaVersion.update(version=1).execute()
+    database.close()
+    assert current_version(open_database(url)) == 2
+    database = open_database(url)
+    assert {"copy_key", "forward_key"} <= {c.name for c in database.get_columns("message")}
+    indexed = {tuple(i.columns) for i in database.get_indexes("message")}
+    assert ("copy_key",) in indexed and ("forward_key",) in indexed
+    assert [tuple(r) for r in database.execute_sql("SELECT message_id, copy_key FROM message").fetchall()] == [
+        ("old@x", None)]
+    database.close()

@@ -13,6 +13,7 @@ from pbp import parser as parser_module
 from pbp.commands import (
     Absorb,
     Advantage,
+    Again,
     Answer,
     AspectCmd,
     Attack,
@@ -503,6 +504,8 @@ PLAY_FORMS = [
     ("/concede", Concede, dict()),
     ('/concede "I flee into the sewers"', Concede, dict(terms="I flee into the sewers")),
     ("/as Ghoul concede", Concede, dict(actor="Ghoul")),
+    ("/again", Again, dict()),
+    ('/AGAIN "the guards have gone"', Again, dict(changed="the guards have gone")),
     ('/treat Charles "Gaping Chest Wound" with Academics', Treat,
      dict(patient="Charles", consequence="Gaping Chest Wound", skill="Academics")),
     ('/treat me "Nasty Bite" with Academics as "Bandaged Arm" +invoke "First Aid Kit"', Treat,
@@ -688,6 +691,9 @@ def test_play_commands_are_known_command_words():
      '"stress" and the number of boxes after "absorb", got "extreme"', 9, "extreme", "a consequence",
      EXAMPLES["absorb"]),
     # /concede, /detail
+    ("/again now", 'expected what has changed, in quotes or the end of the line after "again", got "now"; write '
+     "anything else on its own line, not after the command", 8, "now", "what has changed, in quotes",
+     EXAMPLES["again"]),
     ("/concede I flee", 'expected your terms in quotes or the end of the line after "concede", got "I"; write '
      "anything else on its own line, not after the command", 10, "I", "your terms in quotes", EXAMPLES["concede"]),
     ('/concede ""', "the terms in quotes cannot be empty", 10, '""', "the terms between the quotes",

@@ -30,3 +30,14 @@ from tests.test_pipeline import (  # noqa: E402,F401  (collected here with the P
     test_second_command_invalid_changes_nothing_and_gets_one_reply,
     test_stranger_gets_one_polite_reply_a_day,
 )
+from tests.test_copies import (  # noqa: E402,F401
+    test_a_forward_as_message_rfc822_returns_the_original_result,
+    test_an_edited_copy_returns_the_original_result_and_never_rolls,
+    test_another_member_reusing_a_message_id_sees_nothing_of_the_original,
+)
+
+
+def test_version_1_gets_the_post_fingerprint_columns_in_place(postgres):
+    from tests.test_migrations import check_fingerprint_migration
+
+    check_fingerprint_migration(postgres.create_database(f"pbp_test_{next(_numbers)}"))

@@ -36,8 +36,8 @@ def again(post: Post, cmd: c.Again):
     """The pipeline has already let the post through its copy check (pbp.copies); the
     result says so on the table, with what changed when the author wrote it."""
     ch = _own_character(post)
-    changed = f": {cmd.changed}" if cmd.changed else ""
-    return NoteResult(cmd.source, ch, "again", text=f"a new attempt, not a copy of the earlier post{changed}")
+    why = f": {cmd.changed}" if cmd.changed else " (a new attempt, not a copy of an earlier post)"
+    return NoteResult(cmd.source, ch, "again", text=f"{ch} tries again{why}")
 
 
 def _own_character(post: Post) -> str:
