@@ -54,6 +54,32 @@ def test_process_the_same_file_twice_is_a_duplicate(table, capsys):
     assert out["status"] == "duplicate" and out["results"][0]["dice"] == [0, 0, 1, 1]
 
 
+def test_process_an_edited_copy_and_a_forward_are_duplicates(table, capsys):
+    """The JSON contract of docs/json.md for copies: status duplicate, the original
+    results, and duplicate_of naming the post they repeat."""
+    original = (sample_dir() / "first-post.eml").read_bytes().replace(
+        b"Date:", b"In-Reply-To: <gm-1@pbp.localhost>\nDate:")
+    edited = original.replace(b"demo-first-post@", b"demo-first-post-edited@").replace(b"tore the", b"ripped the")
+    forward = (b"From: Ruth <ruth@pbp.localhost>\nTo: table+chicago@pbp.localhost\nSubject: Fwd: The warehouse\n"
+               b"Message-ID: <demo-forward@pbp.localhost>\nMIME-Version: 1.0\n"
+               b'Content-Type: multipart/mixed; boundary="b"\n\n--b\nContent-Type: text/plain\n\nSee below.\n'
+               b"--b\nContent-Type: message/rfc822\n\n" + original + b"\n--b--\n")
+    paths = []
+    for name, raw in (("a.eml", original), ("b.eml", edited), ("c.eml", forward)):
+        (table / name).write_bytes(raw)
+        paths.append(str(table / name))
+    capsys.readouterr()
+    assert main(["process", *paths, "--json", "--dice", "00++"]) == 0
+    first, copy, fwd = (json.loads(line) for line in capsys.readouterr().out.strip().splitlines())
+    assert first["status"] == "applied"
+    for out, message_id in ((copy, "demo-first-post-edited@pbp.localhost"), (fwd, "demo-forward@pbp.localhost")):
+        assert MESSAGE_KEYS <= set(out)
+        assert out["status"] == "duplicate" and out["message_id"] == message_id
+        assert out["duplicate_of"] == "demo-first-post@pbp.localhost"
+        assert out["results"] == first["results"]
+        assert [r["to"] for r in out["replies"]] == [["ruth@pbp.localhost"]]
+
+
 def test_sheet_json(table, capsys):
     capsys.readouterr()
     assert main(["sheet", "Charles", "--json"]) == 0

@@ -7,6 +7,8 @@ import email
 import json
 from email import policy
 
+import pytest
+
 from pbp.pipeline import process_message
 from pbp.store import models as m
 from tests.helpers import eml, make_ctx
@@ -154,12 +156,24 @@ FORWARD_HEADER = ("---------- Forwarded message ---------\n"
                   "Date: Sun, Nov 29, 2026 at 6:00 PM\n"
                   "Subject: The warehouse\n"
                   "To: <table+chicago@pbp.localhost>\n\n\n")
+FORWARD_HEADERS = {  # how clients write an inline forward
+    "gmail": FORWARD_HEADER,
+    "thunderbird": ("-------- Forwarded Message --------\nSubject: \tThe warehouse\n"
+                    "Date: \tSun, 29 Nov 2026 18:00:00 +0000\nFrom: \tRuth <{sender}>\n"
+                    "To: \ttable+chicago@pbp.localhost\n\n\n\n"),
+    "apple-mail": ("Begin forwarded message:\n\nFrom: Ruth <{sender}>\nSubject: The warehouse\n"
+                   "Date: 29 November 2026 at 18:00:00 GMT\nTo: table+chicago@pbp.localhost\n\n"),
+    "thunderbird-de": ("-------- Weitergeleitete Nachricht --------\nBetreff: The warehouse\n"
+                       "Datum: Sun, 29 Nov 2026 18:00:00 +0000\nVon: Ruth <{sender}>\n"
+                       "An: table+chicago@pbp.localhost\n\n"),
+}
 
 
-def test_a_forward_with_the_original_as_text_returns_the_original_result(chicago, config):
+@pytest.mark.parametrize("client", sorted(FORWARD_HEADERS))
+def test_a_forward_with_the_original_as_text_returns_the_original_result(chicago, config, client):
     first = first_post(config)
     before = snapshot_db()
-    body = FORWARD_HEADER.format(sender=RUTH) + POST
+    body = FORWARD_HEADERS[client].format(sender=RUTH) + POST
     out = process_message(eml(body, subject="Fwd: The warehouse", message_id="fwd-1@pbp.test"),
                           make_ctx(config, "----"))
     assert out.status == "duplicate"
@@ -168,6 +182,18 @@ def test_a_forward_with_the_original_as_text_returns_the_original_result(chicago
     ((to, text),) = replies(out)
     assert to == [RUTH] and "forwards your post" in text and "[0] [0] [+] [+]" in text
     assert as_json(out)["duplicate_of"] == "post-1@pbp.test"
+
+
+def test_new_commands_written_above_a_forward_are_the_authors_and_run(chicago, config):
+    """Text above the forward is the author's new text: the trimmer cuts the forwarded
+    mail, and the author's own command is a new move."""
+    first_post(config)
+    body = "Forwarding this for the GM; and Ruth leans on the guard.\n/fp spend\n\n" + \
+        FORWARD_HEADER.format(sender=RUTH) + POST
+    out = process_message(eml(body, subject="Fwd: The warehouse", message_id="fwd-new@pbp.test"),
+                          make_ctx(config))
+    assert out.status == "applied", out.errors
+    assert [r["command"] for r in out.results] == ["/fp spend"] and m.RollRecord.select().count() == 1
 
 
 def test_a_forward_as_message_rfc822_returns_the_original_result(chicago, config):
