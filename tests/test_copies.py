@@ -285,3 +285,14 @@ def test_a_member_reusing_the_id_of_one_of_pbps_mails_is_ignored(chicago, config
     out = process_message(eml(POST, sender=CHARLES, message_id=ours), make_ctx(config, "++++"))
     assert out.status == "ignored" and out.replies == [] and out.results == []
     assert_nothing_rolled_since(before)
+
+
+def test_the_copy_lookups_use_their_index_and_no_scan(db):
+    """A post's cost must not grow with the campaign: each lookup is one index probe (on
+    SQLite: no SCAN, no sort of the matches)."""
+    from pbp import copies
+
+    for name, lookup in (("copy_key", copies._BY_COPY_KEY), ("forward_key", copies._BY_FORWARD_KEY)):
+        sql, params = lookup.build("k" * 40).sql()
+        plan = " | ".join(row[-1] for row in db.execute_sql("EXPLAIN QUERY PLAN " + sql, params).fetchall())
+        assert f"INDEX message_{name}" in plan and "SCAN" not in plan and "TEMP B-TREE" not in plan, plan
