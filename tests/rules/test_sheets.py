@@ -101,4 +101,4 @@ def test_minor_npcs_have_written_boxes_and_no_consequences():
     assert consequence_slots(thug, FC) == []
     assert validate_character(thug, FC) == []
     brute = Character("Brute", kind="minor", stress={"physical": [False] * 4})
-    assert validate_character(brute, FC) == ["minor NPC Brute has 4 physical stress boxes; minor NPCs have 0 to 3"]
+    assert validate_character(brute, FC) == ["stress: minor NPC Brute has 4 physical stress boxes; minor NPCs have 0 to 3"]
