@@ -89,6 +89,15 @@ def _show(value) -> str:
     return _kind(value)
 
 
+def _what(value) -> str:
+    """``text "Fair"``, ``a whole number 7``, ``a list``: the kind of a value, and the value
+    itself when it is short enough to quote."""
+    if isinstance(value, bool):
+        return _show(value)
+    kind = _kind(value)
+    return kind if isinstance(value, (list, dict, dt.date, dt.time)) else f"{kind} {_show(value)}"
+
+
 def _kind(value) -> str:
     if isinstance(value, bool):
         return "true/false"
@@ -144,7 +153,7 @@ class _Reader:
         if value is None:
             return ""
         if not isinstance(value, str):
-            self.problem(key, f"expected text, not {_kind(value)} {_show(value)}", example)
+            self.problem(key, f"expected text, not {_what(value)}", example)
             return ""
         text = value.replace("\r\n", "\n") if multiline else value
         # Where line breaks and tabs are allowed they are checked as spaces: positions stay true.
@@ -172,7 +181,7 @@ class _Reader:
         low, high = bounds
         if isinstance(value, bool) or not isinstance(value, int):
             detail = " (without a decimal point)" if isinstance(value, float) and math.isfinite(value) else ""
-            self.problem(key, f"expected a whole number from {low} to {high}{detail}, not {_kind(value)} {_show(value)}",
+            self.problem(key, f"expected a whole number from {low} to {high}{detail}, not {_what(value)}",
                          example)
             return None
         if not low <= value <= high:
@@ -200,7 +209,7 @@ class _Reader:
         if value is None:
             return []
         if not isinstance(value, list):
-            self.problem(key, f"expected a list of names in [brackets], not {_kind(value)} {_show(value)}", example)
+            self.problem(key, f"expected a list of names in [brackets], not {_what(value)}", example)
             return []
         if len(value) > limit:
             self.problem(key, f"holds {len(value):,} entries; at most {limit} are allowed", example)
@@ -234,13 +243,13 @@ def parse_sheet(data: dict, system: System, *, source: str = "sheet") -> SheetFi
     kind = data.get("kind", "pc")
     if kind not in KINDS:
         r.problem("kind", f"{_show(kind)} is not one of pc, npc, minor", 'kind = "npc"')
-        kind = "pc"
+        kind = ""               # unknown: no check that depends on the kind
     player = _player(r, data, kind)
     refresh = r.integer(data.get("refresh", system.starting_refresh if kind == "pc" else 0), "refresh", REFRESH,
                         "refresh = 3")
     gained = r.integer(data.get("milestone_refresh", 0), "milestone_refresh", MILESTONE_REFRESH,
                        "milestone_refresh = 1")
-    if "milestone_refresh" in data and kind != "pc":
+    if "milestone_refresh" in data and kind in ("npc", "minor"):
         r.problem("milestone_refresh", "is for player characters only (leave it out)")
     fate_points = r.integer(data.get("fate_points", refresh or 0), "fate_points", FATE_POINTS, "fate_points = 3")
     description = r.text(data.get("description"), "description", 'description = "A scholar who reads too much."',
@@ -295,11 +304,11 @@ def _skills(r: _Reader, raw) -> dict[str, int]:
 
 
 def _stunts(r: _Reader, raw) -> list[rs.Stunt]:
-    example = 'name = "Knife Thrower" under a [[stunts]] line, one [[stunts]] per stunt'
+    example = 'stunts = [{name = "Knife Thrower", skill = "Shoot", action = "attack"}]'
     if raw is None:
         return []
     if not isinstance(raw, list):
-        r.problem("stunts", f"expected [[stunts]] tables, not {_kind(raw)}", example)
+        r.problem("stunts", f"expected one [[stunts]] table per stunt, not {_kind(raw)}", example)
         return []
     if len(raw) > MAX_STUNTS:
         r.problem("stunts", f"lists {len(raw):,} stunts; at most {MAX_STUNTS} are allowed", example)
@@ -333,7 +342,7 @@ def _stress(r: _Reader, raw, ch: rs.Character, system: System) -> dict[str, list
     """A minor NPC's boxes as written (``[stress] boxes = 2``, or ``stress = 2``); everyone
     else's come from Physique and Will, so [stress] on them is a mistake."""
     if ch.kind != "minor":
-        if raw is not None:
+        if raw is not None and ch.kind:
             r.problem("stress", f"is for minor NPCs only; a {ch.kind}'s stress boxes come from Physique and Will "
                                 "(leave [stress] out)")
         return {track: [False] * n for track, n in stress_tracks(ch, system).items()}
