@@ -280,8 +280,8 @@ def _player(r: _Reader, data: dict, kind: str) -> str | None:
             r.problem("player", "missing: a PC needs their player's mail address", example)
         return None
     raw = data["player"]
-    if isinstance(raw, str) and is_addr_spec(raw.strip()):
-        return raw.strip().lower()
+    if isinstance(raw, str) and is_addr_spec(raw.strip(" ")):
+        return raw.strip(" ").lower()
     r.problem("player", f"{_show(raw)} is not a mail address (local@domain only: no name, spaces or line breaks)",
               example)
     return None
