@@ -1,4 +1,4 @@
-"""A hostile-sheet corpus: over a thousand bad sheets, made deterministically by mutating the
+"""A hostile-sheet corpus: over 1,500 bad sheets, made deterministically by mutating the
 sample sheets of pbp/samples/chicago (wrong types at every key, huge numbers, strings where
 lists go, unicode tricks, unknown and missing keys, reserved and twin names, broken
 creation rules, deep nesting, long strings, files that are not TOML or not UTF-8), each
@@ -8,7 +8,8 @@ For every one: a SheetError and nothing else (no traceback, no MemoryError), in 
 a second, naming the key that is wrong, with examples that are themselves TOML, and
 without echoing an invisible or line-breaking character. After the whole corpus the
 campaign is exactly as it was, a post still plays through the pipeline and
-`pbp sheet --json` still works for every character.
+`pbp sheet --json` still works for every character. Random sheets from hypothesis, last,
+give a sheet or a SheetError and never anything else.
 """
 from __future__ import annotations
 
@@ -23,10 +24,14 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pbp.cli import main
 from pbp.demo import sample_dir
 from pbp.errors import SheetError
+from pbp.rules.systems import FATE_CONDENSED
+from pbp.sheetfile import ASPECT_KEYS, KEYS, STUNT_KEYS, parse_sheet
 from pbp.textsafety import bad_char
 
 SAMPLES = sorted(p for p in sample_dir().glob("*.toml") if p.name != "campaign.toml")
@@ -331,3 +336,36 @@ def test_every_hostile_sheet_is_a_clear_problem_fast_and_changes_nothing(cli_tab
         name = tomllib.loads(sample.read_text())["name"]
         assert main(["sheet", name, "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["name"] == name
+
+
+# ---------------------------------------------------------------------------- random sheets
+
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=30),
+                    st.sampled_from(["pc", "npc", "minor", "Fair", "+2", "ruth@pbp.localhost", "GM"]),
+                    st.dates())
+VALUES = st.recursive(SCALARS.filter(lambda v: v is not None),
+                      lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                      max_leaves=12)
+SHEETS = st.fixed_dictionaries({}, optional={
+    **{k: VALUES for k in KEYS},
+    "aspects": st.fixed_dictionaries({}, optional={k: VALUES for k in ASPECT_KEYS}) | VALUES,
+    "stunts": st.lists(st.fixed_dictionaries({}, optional={k: VALUES for k in STUNT_KEYS}) | VALUES, max_size=5)
+              | VALUES,
+    "skills": st.dictionaries(st.text(max_size=12) | st.sampled_from(FATE_CONDENSED.skills), VALUES, max_size=6),
+})
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SHEETS)
+def test_random_sheets_give_a_sheet_or_a_sheet_error(data):
+    """Whatever the TOML data: a valid sheet, or a SheetError whose problems each name a key
+    and echo nothing invisible; never another exception."""
+    try:
+        sheet = parse_sheet(data, FATE_CONDENSED, source="random.toml")
+    except SheetError as exc:
+        assert exc.problems
+        for problem in exc.problems:
+            assert ": " in problem and bad_char(problem) is None, problem
+    else:
+        assert sheet.character.name and bad_char(sheet.character.name) is None
+        assert all(-4 <= r <= 12 for r in sheet.character.skills.values())
