@@ -30,7 +30,7 @@ from pbp.rules.sheets import (
     STUNT_ACTIONS, aspect_problems, consequence_slots, stress_tracks, validate_character,
 )
 from pbp.rules.systems import System
-from pbp.textsafety import MAX_NAME, is_addr_spec, shorten, unsafe_text
+from pbp.textsafety import MAX_NAME, bad_char, is_addr_spec, shorten, unsafe_text
 
 KINDS = ("pc", "npc", "minor")
 ASPECT_KINDS = ("high_concept", "trouble")
@@ -80,10 +80,10 @@ def _show(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        text = "".join(ch if unsafe_text(ch, max_length=1) == "" else f"\\u{ord(ch):04X}" for ch in shorten(value, 60))
+        text = "".join(ch if bad_char(ch) is None else f"\\u{ord(ch):04X}" for ch in shorten(value, 60))
         return f'"{text}"'
     if isinstance(value, int):
-        return shorten(str(value), 24) if abs(value) < 10 ** 4000 else "a number of thousands of digits"
+        return shorten(str(value), 24) if value.bit_length() < 10_000 else "a number of thousands of digits"
     if isinstance(value, float):
         return repr(value)
     return _kind(value)
