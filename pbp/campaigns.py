@@ -69,6 +69,9 @@ def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: b
         source = source or str(sheet)
         sheet = load_sheet(sheet, get_system(campaign.system))
     ch = sheet.character
+    if ch.player and ch.player == campaign.address:
+        raise SheetError(f"{source or ch.name}: 1 problem", [
+            f"player: {ch.player} is the table's own address; a player's address is where their replies go"])
     with m.db.atomic():
         existing = next((row for row in m.Character.select().where(m.Character.campaign == campaign)
                          if row.name.casefold() == ch.name.casefold()), None)

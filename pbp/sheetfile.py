@@ -54,6 +54,8 @@ FATE_POINTS = (0, 99)
 MAX_SKILLS = 40
 MAX_STUNTS = 20
 MAX_ASPECTS = 20
+#: Unknown keys named one by one in a table; more are counted.
+MAX_UNKNOWN_KEYS = 10
 #: Longest stunt text (circumstance, description) and character description.
 MAX_STUNT_TEXT = 500
 MAX_DESCRIPTION = 4000
@@ -140,11 +142,13 @@ class _Reader:
             return {}
         if known is None:
             return value
-        for name in value:
-            if name not in known:
-                close = difflib.get_close_matches(name.casefold(), known, n=1, cutoff=0.6)
-                hint = f'did you mean "{close[0]}"?' if close else f"the keys here are {', '.join(known)}"
-                self.problem(_key(key, name), f"unknown key; {hint}")
+        unknown = [name for name in value if name not in known]
+        for name in unknown[:MAX_UNKNOWN_KEYS]:
+            close = difflib.get_close_matches(str(name).casefold(), known, n=1, cutoff=0.6)
+            hint = f'did you mean "{close[0]}"?' if close else f"the keys here are {', '.join(known)}"
+            self.problem(_key(key, name), f"unknown key; {hint}")
+        if len(unknown) > MAX_UNKNOWN_KEYS:
+            self.problem(key or "the sheet", f"{len(unknown) - MAX_UNKNOWN_KEYS:,} more unknown keys")
         return {k: v for k, v in value.items() if k in known}
 
     def text(self, value, key: str, example: str, *, limit: int = MAX_NAME, multiline: bool = False) -> str:

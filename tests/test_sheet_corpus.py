@@ -18,9 +18,9 @@ import datetime as dt
 import json
 import math
 import re
+import resource
 import time
 import tomllib
-import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -230,6 +230,8 @@ def file_cases(sample: Path) -> list[Case]:
         Case("empty", b"", "name"),
         Case("only a comment", b"# a sheet\n", "name"),
         Case("NUL in the file", raw.replace(b"\n", b"\x00", 1), "not valid TOML"),
+        Case("7,000 unknown keys", b"".join(b"k%d=1\n" % i for i in range(7000)) + raw, "6,990 more unknown keys"),
+        Case("a 60,000-character key", b'"' + b"k" * 60_000 + b'" = 1\n' + raw, "unknown key"),
     ]
     return out
 
@@ -287,34 +289,30 @@ def test_every_hostile_sheet_is_a_clear_problem_fast_and_changes_nothing(cli_tab
         paths.append(path)
     campaign = get_campaign("chicago")
     before = state()
-
-    tracemalloc.start()
-    slowest = 0.0
-    try:
-        for case, path in zip(cases, paths):
-            start = time.perf_counter()
-            ((_, outcome),) = import_sheets(campaign, [str(path)])   # anything but SheetError fails here
-            elapsed = time.perf_counter() - start
-            slowest = max(slowest, elapsed)
-            assert elapsed < 1.0, (case.label, elapsed)
-            assert isinstance(outcome, SheetError), f"{case.label}: imported"
-            pieces = [str(outcome), *outcome.problems, outcome.hint]
-            text = " | ".join(pieces)
-            assert str(path) in str(outcome), case.label
-            assert case.expect in text, f"{case.label}: expected {case.expect!r} in {text}"
-            assert bad_char(text) is None, f"{case.label}: echoes {bad_char(text)!r}"
-            assert all(len(p) < 1000 for p in outcome.problems), case.label
-            for problem in outcome.problems:
-                example = EXAMPLE.search(problem)
-                if example:
-                    try:                                   # every example is itself TOML
-                        tomllib.loads(example.group(1))
-                    except tomllib.TOMLDecodeError as exc:
-                        pytest.fail(f"{case.label}: example {example.group(1)!r} is not TOML: {exc}")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 64 * 2 ** 20, f"peak {peak / 2 ** 20:.0f} MiB"
+    # Memory: the process's peak resident size (cheap, unlike tracemalloc, which would
+    # also slow the timing down); a 10**9-box stress track would add gigabytes.
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for case, path in zip(cases, paths):
+        start = time.perf_counter()
+        ((_, outcome),) = import_sheets(campaign, [str(path)])   # anything but SheetError fails here
+        elapsed = time.perf_counter() - start
+        assert elapsed < 1.0, (case.label, elapsed)
+        assert isinstance(outcome, SheetError), f"{case.label}: imported"
+        pieces = [str(outcome), *outcome.problems, outcome.hint]
+        text = " | ".join(pieces)
+        assert str(path) in str(outcome), case.label
+        assert case.expect in text, f"{case.label}: expected {case.expect!r} in {text}"
+        assert bad_char(text) is None, f"{case.label}: echoes {bad_char(text)!r}"
+        assert all(len(p) < 1000 for p in outcome.problems), case.label
+        for problem in outcome.problems:
+            example = EXAMPLE.search(problem)
+            if example:
+                try:                                   # every example is itself TOML
+                    tomllib.loads(example.group(1))
+                except tomllib.TOMLDecodeError as exc:
+                    pytest.fail(f"{case.label}: example {example.group(1)!r} is not TOML: {exc}")
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before
+    assert grown_kib < 128 * 1024, f"peak memory grew by {grown_kib / 1024:.0f} MiB"
     assert state() == before
 
     # The whole corpus in one command line: every file reported, exit status 2, no traceback.
@@ -355,7 +353,7 @@ SHEETS = st.fixed_dictionaries({}, optional={
 })
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(SHEETS)
 def test_random_sheets_give_a_sheet_or_a_sheet_error(data):
     """Whatever the TOML data: a valid sheet, or a SheetError whose problems each name a key

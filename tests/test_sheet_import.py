@@ -161,6 +161,15 @@ def problems(data: dict) -> str:
     return "\n".join(exc.value.problems)
 
 
+def test_the_table_address_is_not_a_player(chicago):
+    """A PC played by the table's own address would have pbp mail its replies to itself."""
+    sheet = parse_sheet(tomllib.loads(NORA.replace("nora@pbp.localhost", "table+chicago@pbp.localhost")), FC)
+    with pytest.raises(SheetError) as exc:
+        import_character(chicago, sheet, source="nora.toml")
+    assert exc.value.problems == ["player: table+chicago@pbp.localhost is the table's own address; "
+                                  "a player's address is where their replies go"]
+
+
 def _npc(name: str, **extra) -> dict:
     return {"name": name, "kind": "npc", "aspects": {"high_concept": "Hired Muscle"}, "skills": {"Fight": 2}, **extra}
 
