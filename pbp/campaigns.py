@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from pbp.errors import ConfigError
+from pbp.errors import ConfigError, SheetError
 from pbp.rules.systems import get_system
 from pbp.sheetfile import SheetFile, load_sheet
 from pbp.store import models as m
@@ -59,17 +59,30 @@ def get_campaign(slug: str | None) -> m.Campaign:
                       hint="pbp campaign create SLUG --name NAME")
 
 
-def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: bool = False) -> m.Character:
-    """Store a validated sheet; a PC's player becomes a member of the campaign."""
+def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: bool = False,
+                     source: str = "") -> m.Character:
+    """Store a validated sheet, all of it or nothing; a PC's player becomes a member of the
+    campaign. Commands match names case-insensitively, so a name that differs from one
+    already in the campaign only in case ("RUTH" beside "Ruth") is the same name: refused,
+    or with ``replace`` that character is replaced."""
     if not isinstance(sheet, SheetFile):
+        source = source or str(sheet)
         sheet = load_sheet(sheet, get_system(campaign.system))
     ch = sheet.character
+    if ch.player and ch.player == campaign.address:
+        raise SheetError(f"{source or ch.name}: 1 problem", [
+            f"player: {ch.player} is the table's own address; a player's address is where their replies go"])
     with m.db.atomic():
-        existing = m.Character.get_or_none((m.Character.campaign == campaign) & (m.Character.name == ch.name))
+        existing = next((row for row in m.Character.select().where(m.Character.campaign == campaign)
+                         if row.name.casefold() == ch.name.casefold()), None)
         if existing is not None:
             if not replace:
-                raise ConfigError(f'{campaign.slug} already has a character "{ch.name}"', hint="add --replace to overwrite it")
-            m.Aspect.update(active=False).where((m.Aspect.campaign == campaign) & (m.Aspect.owner == ch.name)
+                twin = "" if existing.name == ch.name else \
+                    f' as "{existing.name}" (names are matched case-insensitively)'
+                raise SheetError(f"{source or ch.name}: 1 problem",
+                                 [f'name: {campaign.slug} already has the character "{ch.name}"{twin}'],
+                                 hint="add --replace to overwrite it, or give the new character another name")
+            m.Aspect.update(active=False).where((m.Aspect.campaign == campaign) & (m.Aspect.owner == existing.name)
                                                 & (m.Aspect.kind.in_(["high_concept", "trouble", "character"]))).execute()
             existing.delete_instance()
         table = repo.load_table(campaign)
@@ -84,6 +97,40 @@ def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: b
         if ch.player and not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == ch.player)).exists():
             add_member(campaign, ch.player, "player")
     return row
+
+
+def import_sheets(campaign: m.Campaign, paths: list[str], *, replace: bool = False
+                  ) -> list[tuple[str, m.Character | SheetError]]:
+    """``pbp character import a.toml b.toml ...``: try every file and say for each what
+    became of it (its character, or the SheetError with all its problems). A bad file
+    stops nothing else and leaves nothing behind; two files whose names differ only in
+    case are both refused, since which one was meant is the GM's call."""
+    system = get_system(campaign.system)
+    loaded: list[SheetFile | SheetError] = []
+    for path in paths:
+        try:
+            loaded.append(load_sheet(path, system))
+        except SheetError as exc:
+            loaded.append(exc)
+    names: dict[str, list[int]] = {}
+    for i, sheet in enumerate(loaded):
+        if isinstance(sheet, SheetFile):
+            names.setdefault(sheet.character.name.casefold(), []).append(i)
+    for same in names.values():
+        for i in same if len(same) > 1 else ():
+            others = ", ".join(paths[j] for j in same if j != i)
+            loaded[i] = SheetError(f"{paths[i]}: 1 problem", [
+                f'name: "{loaded[i].character.name}" is also the name in {others} (names are matched '
+                "case-insensitively); import one of them"])
+    report: list[tuple[str, m.Character | SheetError]] = []
+    for path, sheet in zip(paths, loaded):
+        if isinstance(sheet, SheetFile):
+            try:
+                sheet = import_character(campaign, sheet, replace=replace, source=path)
+            except SheetError as exc:
+                sheet = exc
+        report.append((path, sheet))
+    return report
 
 
 SETTINGS = {

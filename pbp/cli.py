@@ -131,14 +131,32 @@ def cmd_campaign_list(args) -> int:
 
 
 def cmd_character_import(args) -> int:
-    from pbp.campaigns import get_campaign, import_character
+    """Import every sheet file given and report each: imported, or all its problems. Exit
+    status 2 when any file failed (the others are imported all the same)."""
+    from pbp.campaigns import get_campaign, import_sheets
 
     _open(args)
     campaign = get_campaign(args.campaign)
-    for path in args.files:
-        row = import_character(campaign, path, replace=args.replace)
-        print(f"imported {row.name} ({row.kind}) into {campaign.slug}")
-    return 0
+    report = import_sheets(campaign, args.files, replace=args.replace)
+    failed = 0
+    for path, outcome in report:
+        if isinstance(outcome, SheetError):
+            failed += 1
+            _print_sheet_error(outcome)
+        else:
+            print(f"{path}: imported {outcome.name} ({outcome.kind}) into {campaign.slug}")
+    if len(report) > 1:
+        print(f"{len(report) - failed} of {len(report)} sheets imported" + (f", {failed} failed" if failed else ""),
+              file=sys.stderr if failed else sys.stdout)
+    return 2 if failed else 0
+
+
+def _print_sheet_error(exc: SheetError) -> None:
+    print(f"error: {exc}", file=sys.stderr)
+    for problem in exc.problems:
+        print(f"  - {problem}", file=sys.stderr)
+    if exc.hint:
+        print(f"  hint: {exc.hint}", file=sys.stderr)
 
 
 def cmd_sheet(args) -> int:

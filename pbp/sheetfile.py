@@ -1,23 +1,70 @@
 """Character sheets as TOML files (format in docs/sheets.md): read, validate, import.
 
 A sheet is checked whole and every problem is listed at once, so a GM fixes a file in one
-go instead of one error per run.
+go instead of one error per run. Each problem names the key, what is wrong with it and what
+was expected, with a line of TOML that would do.
+
+Nothing in a file is trusted. Types are checked before a value is used (a string where a
+list goes is not sixteen one-letter aspects); every number is bounded before anything is
+sized by it (a stress track of 10**9 boxes, a skill of 10**19 that the column rule would
+count up to); text that ends up in replies, and the player's address that ends up in mail
+headers, is checked with :mod:`pbp.textsafety`; and the file itself is bounded in size and
+in key depth before :mod:`tomllib` reads it, because tomllib takes time quadratic in the
+length of a dotted key (``a.a.a...``).
 """
 from __future__ import annotations
 
+import datetime as dt
+import difflib
+import math
+import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbp.errors import SheetError
 from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
-from pbp.rules.sheets import consequence_slots, stress_tracks, validate_character
+from pbp.rules.sheets import (
+    STUNT_ACTIONS, aspect_problems, consequence_slots, stress_tracks, validate_character,
+)
 from pbp.rules.systems import System
+from pbp.textsafety import MAX_NAME, bad_char, is_addr_spec, shorten, unsafe_text
 
-ASPECT_KINDS = ("high_concept", "trouble")
 KINDS = ("pc", "npc", "minor")
-STUNT_ACTIONS = ("", "overcome", "advantage", "attack", "defend")
+ASPECT_KINDS = ("high_concept", "trouble")
+
+#: The keys a sheet may have, at each level, for "unknown key" and "did you mean".
+KEYS = ("name", "kind", "player", "refresh", "milestone_refresh", "fate_points", "description",
+        "aspects", "skills", "stunts", "stress")
+ASPECT_KEYS = ("high_concept", "trouble", "other", "hidden")
+STUNT_KEYS = ("name", "skill", "action", "bonus", "circumstance", "description")
+STRESS_KEYS = ("boxes",)
+
+#: Bounds on every number of a sheet (inclusive). Wider than the rules need (they say what
+#: a PC or a minor NPC may have); these keep monsters possible and absurdities out.
+SKILL_RATING = (-4, 12)
+STUNT_BONUS = (0, 8)
+STRESS_BOXES = (0, 12)
+REFRESH = (0, 12)
+MILESTONE_REFRESH = (0, 12)
+FATE_POINTS = (0, 99)
+#: At most this many skills, stunts, and aspects in each aspect list.
+MAX_SKILLS = 40
+MAX_STUNTS = 20
+MAX_ASPECTS = 20
+#: Unknown keys named one by one in a table; more are counted.
+MAX_UNKNOWN_KEYS = 10
+#: Longest stunt text (circumstance, description) and character description.
+MAX_STUNT_TEXT = 500
+MAX_DESCRIPTION = 4000
+#: The file: its size, and how many dots may join the parts of one key (``a.b.c``).
+MAX_FILE_BYTES = 64 * 1024
+MAX_KEY_DOTS = 8
+
+#: Quote characters of the command language: a name holding one could not be quoted.
+_QUOTES = frozenset('"“”„«»')
 
 
 @dataclass
@@ -27,87 +74,357 @@ class SheetFile:
     description: str = ""
 
 
-def _rating(value, where: str, problems: list[str]) -> int:
+# --------------------------------------------------------------------------- values
+
+
+def _show(value) -> str:
+    """A value as a problem quotes it: short, and with nothing invisible or line-breaking."""
     if isinstance(value, bool):
-        problems.append(f"{where}: {value!r} is not a rating")
-        return 0
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = "".join(ch if bad_char(ch) is None else f"\\u{ord(ch):04X}" for ch in shorten(value, 60))
+        return f'"{text}"'
     if isinstance(value, int):
+        return shorten(str(value), 24) if value.bit_length() < 10_000 else "a number of thousands of digits"
+    if isinstance(value, float):
+        return repr(value)
+    return _kind(value)
+
+
+def _what(value) -> str:
+    """``text "Fair"``, ``a whole number 7``, ``a list``: the kind of a value, and the value
+    itself when it is short enough to quote."""
+    if isinstance(value, bool):
+        return _show(value)
+    kind = _kind(value)
+    return kind if isinstance(value, (list, dict, dt.date, dt.time)) else f"{kind} {_show(value)}"
+
+
+def _kind(value) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a decimal number"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, (dt.date, dt.time)):
+        return "a date or time"
+    return type(value).__name__
+
+
+class _Reader:
+    """Reads one sheet's values by key, collecting a problem for each bad one."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.bad: set[str] = set()       # top-level keys that had a problem
+
+    def problem(self, key: str, text: str, example: str = "") -> None:
+        self.problems.append(f"{key}: {text}" + (f"; e.g. {example}" if example else ""))
+        self.bad.add(re.split(r"[.\[]", key, maxsplit=1)[0])
+
+    def sound(self, *keys: str) -> bool:
+        """True when none of these top-level keys had a problem (so the rules may read them)."""
+        return self.bad.isdisjoint(keys)
+
+    def table(self, value, key: str, known: tuple[str, ...] | None, example: str) -> dict:
+        """A table, {} when absent; with ``known``, every other key in it is a problem."""
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            self.problem(key, f"expected a table, not {_kind(value)}", example)
+            return {}
+        if known is None:
+            return value
+        unknown = [name for name in value if name not in known]
+        for name in unknown[:MAX_UNKNOWN_KEYS]:
+            close = difflib.get_close_matches(str(name).casefold(), known, n=1, cutoff=0.6)
+            hint = f'did you mean "{close[0]}"?' if close else f"the keys here are {', '.join(known)}"
+            self.problem(_key(key, name), f"unknown key; {hint}")
+        if len(unknown) > MAX_UNKNOWN_KEYS:
+            self.problem(key or "the sheet", f"{len(unknown) - MAX_UNKNOWN_KEYS:,} more unknown keys")
+        return {k: v for k, v in value.items() if k in known}
+
+    def text(self, value, key: str, example: str, *, limit: int = MAX_NAME, multiline: bool = False) -> str:
+        """Text that replies may quote: no control, bidi or zero-width characters (line
+        breaks and tabs only where ``multiline``), at most ``limit`` characters."""
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            self.problem(key, f"expected text, not {_what(value)}", example)
+            return ""
+        text = value.replace("\r\n", "\n") if multiline else value
+        # Where line breaks and tabs are allowed they are checked as spaces: positions stay true.
+        checked = text.replace("\n", " ").replace("\t", " ") if multiline else text
+        reason = unsafe_text(checked, what="the text", max_length=limit)
+        if reason:
+            self.problem(key, reason, example)
+            return ""
+        return text.strip()
+
+    def name(self, value, key: str, example: str, *, required: bool = False) -> str:
+        """A name commands can reach: safe text without quote characters, in the form the
+        parser gives what players type (NFC, one space between words, ' for ’)."""
+        before = len(self.problems)
+        text = self.text(value, key, example)
+        if text and any(ch in _QUOTES for ch in text):
+            self.problem(key, f"{_show(text)} holds a quote character, so no command could name it", example)
+            return ""
+        if required and not text and len(self.problems) == before:
+            self.problem(key, "missing" if value is None else "is empty", example)
+        return " ".join(unicodedata.normalize("NFC", text).replace("’", "'").split())
+
+    def integer(self, value, key: str, bounds: tuple[int, int], example: str) -> int | None:
+        """A whole number within ``bounds``; None (and a problem) for anything else."""
+        low, high = bounds
+        if isinstance(value, bool) or not isinstance(value, int):
+            detail = " (without a decimal point)" if isinstance(value, float) and math.isfinite(value) else ""
+            self.problem(key, f"expected a whole number from {low} to {high}{detail}, not {_what(value)}",
+                         example)
+            return None
+        if not low <= value <= high:
+            self.problem(key, f"{_show(value)} is out of range; expected {low} to {high}", example)
+            return None
         return value
-    try:
-        return parse_rating(str(value))
-    except ValueError:
-        problems.append(f'{where}: "{value}" is not a rating (use a number like 2 or a ladder word like "Fair")')
-        return 0
+
+    def rating(self, value, key: str, example: str) -> int | None:
+        """A skill rating: a number or a ladder word ("Fair", "Fair (+2)"), within bounds."""
+        low, high = SKILL_RATING
+        if isinstance(value, str):
+            try:
+                rating = parse_rating(value) if len(value) <= 40 else None
+            except ValueError:
+                rating = None
+            if rating is None:
+                self.problem(key, f"{_show(value)} is not a rating; expected a number from {low:+d} to {high:+d} "
+                                  'or a ladder word from "Horrifying" to "Legendary"', example)
+                return None
+            value = rating
+        return self.integer(value, key, SKILL_RATING, example)
+
+    def name_list(self, value, key: str, example: str, *, limit: int = MAX_ASPECTS) -> list[str]:
+        """A list of names (aspects). A lone string is refused, not read letter by letter."""
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self.problem(key, f"expected a list of names in [brackets], not {_what(value)}", example)
+            return []
+        if len(value) > limit:
+            self.problem(key, f"holds {len(value):,} entries; at most {limit} are allowed", example)
+            return []
+        names = [self.name(item, f"{key}[{i}]", example, required=True) for i, item in enumerate(value, start=1)]
+        return [n for n in names if n]
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]{1,60}")
+
+
+def _key(parent: str, child) -> str:
+    """A key as a problem names it: bare where TOML allows (skills.Notice), quoted
+    otherwise (skills."Biting People"), never an unsafe or long key raw."""
+    child = str(child)
+    part = child if _BARE_KEY.fullmatch(child) else _show(child)
+    return f"{parent}.{part}" if parent else part
+
+
+# --------------------------------------------------------------------------- the sheet
 
 
 def parse_sheet(data: dict, system: System, *, source: str = "sheet") -> SheetFile:
     """Build and validate a character from a sheet's TOML data; raise SheetError listing
-    every problem."""
-    problems: list[str] = []
-    name = str(data.get("name", "")).strip()
-    if not name:
-        problems.append("name is missing")
+    every problem. The form of each value is checked first; the rules (creation, the
+    column, refresh against stunts) then read only the parts whose form was right, so a
+    problem is not repeated in other words."""
+    r = _Reader()
+    data = r.table(data, "", KEYS, 'name = "Ruth"')
+    name = r.name(data.get("name"), "name", 'name = "Ruth"', required=True)
     kind = data.get("kind", "pc")
     if kind not in KINDS:
-        problems.append(f'kind = "{kind}" is not one of pc, npc, minor')
-        kind = "pc"
-    skills = {str(k): _rating(v, f"skills.{k}", problems) for k, v in dict(data.get("skills", {})).items()}
-    refresh = data.get("refresh", 3 if kind == "pc" else 0)
+        r.problem("kind", f"{_show(kind)} is not one of pc, npc, minor", 'kind = "npc"')
+        kind = ""               # unknown: no check that depends on the kind
+    player = _player(r, data, kind)
+    refresh = r.integer(data.get("refresh", system.starting_refresh if kind == "pc" else 0), "refresh", REFRESH,
+                        "refresh = 3")
+    gained = r.integer(data.get("milestone_refresh", 0), "milestone_refresh", MILESTONE_REFRESH,
+                       "milestone_refresh = 1")
+    if "milestone_refresh" in data and kind in ("npc", "minor"):
+        r.problem("milestone_refresh", "is for player characters only (leave it out)")
+    fate_points = r.integer(data.get("fate_points", refresh or 0), "fate_points", FATE_POINTS, "fate_points = 3")
+    description = r.text(data.get("description"), "description", 'description = "A scholar who reads too much."',
+                         limit=MAX_DESCRIPTION, multiline=True)
+
+    ch = rs.Character(name=name, kind=kind, player=player, skills=_skills(r, data.get("skills")),
+                      stunts=_stunts(r, data.get("stunts")), refresh=refresh or 0, fate_points=fate_points or 0)
+    ch.stress = _stress(r, data.get("stress"), ch, system)
+    ch.consequences = consequence_slots(ch, system)
+    aspects = _aspects(r, data.get("aspects"), name, kind)
+
+    if name and r.sound("kind", "skills", "stunts", "refresh", "milestone_refresh", "fate_points", "stress"):
+        r.problems += validate_character(ch, system, milestone_refresh=gained or 0)
+    if name and r.sound("kind", "aspects"):
+        r.problems += aspect_problems(ch, aspects, system)
+    if r.problems:
+        n = len(r.problems)
+        raise SheetError(f"{source}: {n} problem{'s' if n != 1 else ''}", r.problems)
+    return SheetFile(character=ch, aspects=aspects, description=description)
+
+
+def _player(r: _Reader, data: dict, kind: str) -> str | None:
+    """The player's address, which goes into To and Cc of every table reply: a bare
+    local@domain and nothing else."""
+    example = 'player = "ruth@example.org"'
+    if "player" not in data:
+        if kind == "pc":
+            r.problem("player", "missing: a PC needs their player's mail address", example)
+        return None
+    raw = data["player"]
+    if isinstance(raw, str) and is_addr_spec(raw.strip(" ")):
+        return raw.strip(" ").lower()
+    r.problem("player", f"{_show(raw)} is not a mail address (local@domain only: no name, spaces or line breaks)",
+              example)
+    return None
+
+
+def _skills(r: _Reader, raw) -> dict[str, int]:
+    example = "skills.Fight = 4"
+    table = r.table(raw, "skills", None, example)
+    if len(table) > MAX_SKILLS:
+        r.problem("skills", f"lists {len(table):,} skills; at most {MAX_SKILLS} are allowed", example)
+        return {}
+    skills: dict[str, int] = {}
+    for skill, value in table.items():
+        key = _key("skills", skill)
+        spelled = r.name(skill, key, example, required=True)
+        rating = r.rating(value, key, f"{key} = 2" if _BARE_KEY.fullmatch(skill) else example)
+        if spelled and rating is not None:
+            skills[spelled] = rating
+    return skills
+
+
+def _stunts(r: _Reader, raw) -> list[rs.Stunt]:
+    example = 'stunts = [{name = "Knife Thrower", skill = "Shoot", action = "attack"}]'
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        r.problem("stunts", f"expected one [[stunts]] table per stunt, not {_kind(raw)}", example)
+        return []
+    if len(raw) > MAX_STUNTS:
+        r.problem("stunts", f"lists {len(raw):,} stunts; at most {MAX_STUNTS} are allowed", example)
+        return []
     stunts = []
-    for i, s in enumerate(data.get("stunts", []), start=1):
-        if not isinstance(s, dict) or not s.get("name"):
-            problems.append(f"stunts[{i}] needs at least a name")
+    for i, s in enumerate(raw, start=1):
+        key = f"stunts[{i}]"
+        if not isinstance(s, dict):
+            r.problem(key, f"expected a [[stunts]] table, not {_kind(s)}", example)
             continue
-        action = str(s.get("action", "")).lower()
-        if action not in STUNT_ACTIONS:
-            problems.append(f'stunts[{i}] ({s["name"]}): action "{action}" is not one of overcome, advantage, attack, defend')
-        stunts.append(rs.Stunt(name=s["name"], skill=s.get("skill", ""), action=action, bonus=int(s.get("bonus", 2)),
-                               circumstance=s.get("circumstance", ""), description=s.get("description", "")))
+        s = r.table(s, key, STUNT_KEYS, example)
+        action = s.get("action", "")
+        if not isinstance(action, str) or action.casefold() not in STUNT_ACTIONS:
+            r.problem(f"{key}.action", f"{_show(action)} is not one of overcome, advantage, attack, defend "
+                                       '(or "" for any action)', 'action = "attack"')
+            action = ""
+        stunts.append(rs.Stunt(
+            name=r.name(s.get("name"), f"{key}.name", 'name = "Knife Thrower"', required=True),
+            skill=r.name(s.get("skill"), f"{key}.skill", 'skill = "Shoot"'),
+            action=action.casefold(),
+            bonus=r.integer(s.get("bonus", 2), f"{key}.bonus", STUNT_BONUS, "bonus = 2") or 0,
+            circumstance=r.text(s.get("circumstance"), f"{key}.circumstance",
+                                'circumstance = "when throwing a blade"', limit=MAX_STUNT_TEXT),
+            description=r.text(s.get("description"), f"{key}.description",
+                               'description = "+2 to attack with Shoot when throwing a blade."', limit=MAX_STUNT_TEXT),
+        ))
+    return stunts
 
-    ch = rs.Character(
-        name=name, kind=kind, player=(data.get("player") or None) and str(data["player"]).lower(),
-        skills=skills, stunts=stunts, refresh=int(refresh),
-        fate_points=int(data.get("fate_points", refresh)),
-    )
-    if kind == "pc" and not ch.player:
-        problems.append('a PC needs player = "their@address"')
 
-    if kind == "minor":
-        boxes = int(data.get("stress", {}).get("boxes", 0)) if isinstance(data.get("stress"), dict) else int(data.get("stress", 0))
-        ch.stress = {"physical": [False] * boxes}
-        ch.consequences = []
+def _stress(r: _Reader, raw, ch: rs.Character, system: System) -> dict[str, list[bool]]:
+    """A minor NPC's boxes as written (``[stress] boxes = 2``, or ``stress = 2``); everyone
+    else's come from Physique and Will, so [stress] on them is a mistake."""
+    if ch.kind != "minor":
+        if raw is not None and ch.kind:
+            r.problem("stress", f"is for minor NPCs only; a {ch.kind}'s stress boxes come from Physique and Will "
+                                "(leave [stress] out)")
+        return {track: [False] * n for track, n in stress_tracks(ch, system).items()}
+    if isinstance(raw, dict):
+        boxes, key = r.table(raw, "stress", STRESS_KEYS, "stress.boxes = 2").get("boxes", 0), "stress.boxes"
     else:
-        ch.stress = {track: [False] * n for track, n in stress_tracks(ch, system).items()}
-        ch.consequences = consequence_slots(ch, system)
-    problems.extend(validate_character(ch, system))
+        boxes, key = (0 if raw is None else raw), "stress"
+    count = r.integer(boxes, key, STRESS_BOXES, "stress.boxes = 2")
+    return {"physical": [False] * (count or 0)}
 
+
+def _aspects(r: _Reader, raw, owner: str, kind: str) -> list[rs.Aspect]:
+    examples = {"high_concept": 'aspects.high_concept = "Ex-Cop Turned Occult Investigator"',
+                "trouble": 'aspects.trouble = "Hair-Trigger Temper"'}
+    table = r.table(raw, "aspects", ASPECT_KEYS, examples["high_concept"])
     aspects: list[rs.Aspect] = []
-    raw_aspects = data.get("aspects", {})
-    if isinstance(raw_aspects, list):
-        raw_aspects = {"other": raw_aspects}
     for key in ASPECT_KINDS:
-        if raw_aspects.get(key):
-            aspects.append(rs.Aspect(name=str(raw_aspects[key]), kind=key, owner=name))
+        if key in table:
+            text = r.name(table[key], f"aspects.{key}", examples[key], required=True)
+            if text:
+                aspects.append(rs.Aspect(name=text, kind=key, owner=owner))
         elif kind == "pc":
-            problems.append(f"aspects.{key} is missing")
-    for other in raw_aspects.get("other", []):
-        aspects.append(rs.Aspect(name=str(other), kind="character", owner=name))
-    for hidden in raw_aspects.get("hidden", []):
-        aspects.append(rs.Aspect(name=str(hidden), kind="character", owner=name, hidden=True))
-    if kind == "minor" and not aspects:
-        problems.append("a minor NPC needs one or two aspects (aspects.other)")
+            r.problem(f"aspects.{key}", "missing: a PC has a high concept and a trouble", examples[key])
+    for name in r.name_list(table.get("other"), "aspects.other", 'aspects.other = ["Knife Up My Sleeve"]'):
+        aspects.append(rs.Aspect(name=name, kind="character", owner=owner))
+    for name in r.name_list(table.get("hidden"), "aspects.hidden", 'aspects.hidden = ["Afraid of Fire"]'):
+        aspects.append(rs.Aspect(name=name, kind="character", owner=owner, hidden=True))
+    return aspects
 
-    if problems:
-        raise SheetError(f"{source}: {len(problems)} problem{'s' if len(problems) != 1 else ''}", problems)
-    return SheetFile(character=ch, aspects=aspects, description=str(data.get("description", "")))
+
+# --------------------------------------------------------------------------- the file
+
+
+def read_toml(path: str | Path) -> dict:
+    """A sheet file's TOML data; every way a file can be unreadable is one SheetError
+    (missing, too big, not UTF-8, keys nested too deep, not TOML)."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise SheetError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise SheetError(f"{path}: is a directory, not a sheet file") from None
+    except OSError as exc:
+        raise SheetError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise SheetError(f"{path}: is over {MAX_FILE_BYTES // 1024} KiB; a character sheet is a few lines of TOML")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SheetError(f"{path}: is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+                         "save it as UTF-8") from None
+    deep = _deep_key_line(text)
+    if deep:
+        raise SheetError(f"{path}: line {deep}: a key of more than {MAX_KEY_DOTS} dotted parts; "
+                         "a sheet nests at most two (stunts, aspects.other)")
+    try:
+        return tomllib.loads(text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SheetError(f"{path}: is not valid TOML ({exc})") from None
+    except (RecursionError, ValueError) as exc:   # nesting beyond Python's stack; 4,300+ digit numbers
+        reason = "values nested too deep" if isinstance(exc, RecursionError) else shorten(str(exc), 80)
+        raise SheetError(f"{path}: is not a usable TOML sheet ({reason})") from None
+
+
+# Strings and comments, which may hold any number of dots; everything else is where keys are.
+_NOT_KEYS = re.compile(r'"""(?:\\.|[^\\])*?"""|\'\'\'.*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\'|#[^\n]*', re.S)
+
+
+def _deep_key_line(text: str) -> int:
+    """The first line whose TOML outside strings and comments holds more than
+    MAX_KEY_DOTS dots (0 when none does): a cheap, conservative bound on key depth."""
+    for number, line in enumerate(_NOT_KEYS.sub(lambda m: "\n" * m.group().count("\n"), text).split("\n"), start=1):
+        if line.count(".") > MAX_KEY_DOTS:
+            return number
+    return 0
 
 
 def load_sheet(path: str | Path, system: System) -> SheetFile:
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SheetError(f"no sheet file at {path}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SheetError(f"{path} is not valid TOML", [str(exc)]) from None
-    return parse_sheet(data, system, source=str(path))
+    return parse_sheet(read_toml(path), system, source=str(path))

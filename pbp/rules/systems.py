@@ -86,8 +86,13 @@ class System:
     skill_pyramid: Mapping[int, int] = field(default_factory=lambda: _frozen({}))
     ladder: Mapping[int, str] = field(default_factory=lambda: LADDER)
     invoke_bonus: int = 2
+    # Character creation: a PC starts at ``starting_refresh`` with ``free_stunts`` stunts
+    # free; each further stunt costs 1 refresh, never below ``min_refresh``.
+    starting_refresh: int = 3
+    free_stunts: int = 3
     min_refresh: int = 1
     minor_npc_max_boxes: int = 3
+    minor_npc_max_aspects: int = 2
     effort_dice: Callable[[DiceSource], DiceRoll] = four_fate_dice
     outcome: Callable[[int], Outcome] = outcome_for
     # Harm and recovery (pbp.rules.harm, pbp.rules.recovery). "one-point-boxes" is Fate
