@@ -13,12 +13,11 @@ docstring in ``tests/rig/__init__.py``). Fixtures:
 ``smtp_tls_server``  function: recording server speaking implicit TLS (as on port 465)
 ``smtp_relay``       function: recording server that passes mail on to Dovecot over LMTP
 
-Without Dovecot installed the live tests are skipped, except under ``CI=true`` where they
-fail: CI must run them.
+Without Dovecot or PostgreSQL installed the live tests fail, on a developer machine as in CI:
+``scripts/test`` installs both, and a run that skipped them would prove nothing.
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -49,12 +48,9 @@ INSTALL_HINT = "run `bash scripts/install-test-services` as root to install Dove
 
 
 def require_dovecot() -> None:
-    """Skip when Dovecot is missing on a developer machine; fail loudly in CI."""
-    if find_dovecot() is not None:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"dovecot is not installed but CI=true: the live mail tests must run; {INSTALL_HINT}", pytrace=False)
-    pytest.skip(f"dovecot is not installed; {INSTALL_HINT}")
+    """Fail loudly when Dovecot is missing: the live mail tests must run, never skip."""
+    if find_dovecot() is None:
+        pytest.fail(f"dovecot is not installed: the live mail tests must run; {INSTALL_HINT}", pytrace=False)
 
 
 @dataclass
@@ -176,13 +172,11 @@ def smtp_tls_server(tls_files: TlsFiles) -> Iterator[SmtpServer]:
 
 @pytest.fixture(scope="session")
 def postgres():
-    """A private PostgreSQL cluster for the session (skipped without PostgreSQL, except in CI)."""
+    """A private PostgreSQL cluster for the session (missing PostgreSQL fails, never skips)."""
     from tests.rig.postgres import Postgres, find_postgres
 
     if find_postgres() is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("PostgreSQL is not installed but CI=true", pytrace=False)
-        pytest.skip("PostgreSQL is not installed")
+        pytest.fail("PostgreSQL is not installed: run `bash scripts/install-test-services` as root", pytrace=False)
     server = Postgres().start()
     yield server
     server.stop()
