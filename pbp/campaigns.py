@@ -8,7 +8,7 @@ from pbp.rules.systems import get_system
 from pbp.sheetfile import SheetFile, load_sheet
 from pbp.store import models as m
 from pbp.store import repo
-from pbp.textsafety import is_addr_spec, shorten, unsafe_text
+from pbp.textsafety import is_addr_spec, unsafe_text, visible
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 
@@ -29,7 +29,7 @@ def _checked_address(address: str, what: str = "the campaign address") -> str:
     into From, To and the SMTP envelope)."""
     address = address.strip().lower()
     if not is_addr_spec(address):
-        raise ConfigError(f'{what} "{shorten(address.encode("unicode_escape").decode("ascii"), 80)}" is not a '
+        raise ConfigError(f'{what} "{visible(address, 80)}" is not a '
                           "plain mail address", hint="e.g. table+chicago@example.org (no name, no <>, no spaces)")
     return address
 
@@ -37,7 +37,7 @@ def _checked_address(address: str, what: str = "the campaign address") -> str:
 def create_campaign(slug: str, name: str, *, system: str = "fate-condensed", address: str | None = None,
                     delivery: str = "relay", gms: list[str] = (), players: list[str] = ()) -> m.Campaign:
     if not SLUG.fullmatch(slug):
-        shown = shorten(slug.encode("unicode_escape").decode("ascii"), 80)
+        shown = visible(slug, 80)
         raise ConfigError(f'campaign slug "{shown}" must be lower-case letters, digits and dashes (at most 63)',
                           hint="e.g. chicago-nights (it is also the plus-address: table+chicago-nights@...)")
     name = _checked_name(name)

@@ -116,3 +116,13 @@ def is_msg_id(value: str) -> bool:
     without ``<``, ``>`` or white space, at most 250 characters. Anything else (8-bit
     bytes, encoded words, a 5,000-character id) is dropped rather than copied raw."""
     return _MSG_ID.fullmatch(value) is not None
+
+
+def visible(text: str, limit: int = 60) -> str:
+    """``text`` for an error message on a terminal or in a reply: cut to ``limit`` and every
+    character :func:`bad_char` refuses shown as its code (``\\u202e``), so echoing a bad
+    value can neither break the line nor reorder it."""
+    text = shorten(text, limit)
+    if bad_char(text) is None:
+        return text
+    return "".join(ch if bad_char(ch) is None else f"\\u{ord(ch):04x}" for ch in text)
