@@ -63,15 +63,16 @@ def our_authentication_results(mail: Mail, authserv_id: str) -> list[str]:
     from the topmost header bearing ``authserv_id`` down to the first header field of any
     other kind (a Received, a DKIM-Signature, another server's results). Fields above that
     run (Delivered-To, Return-Path, Received, ARC-*) are skipped; one of ours below the run
-    is the sender's and ignored."""
-    wanted = authserv_id.lower()
+    is the sender's and ignored. ``authserv_id`` may name several servers, separated by
+    commas (a provider whose receiving hosts each write their own name)."""
+    wanted = {name.strip().lower() for name in authserv_id.split(",") if name.strip()}
     found: list[str] = []
     for key, raw in mail.raw_headers:
         ours = False
         if key.lower() == "authentication-results":
             value = decode_header_value(raw)
             words = value.partition(";")[0].split()
-            ours = bool(words) and words[0].lower() == wanted
+            ours = bool(words) and words[0].lower() in wanted
         if ours:
             found.append(value)
         elif found:
@@ -112,7 +113,7 @@ def sender_unverified(mail: Mail, authserv_id: str) -> str:
             if _aligned(from_domain, domain.lower().strip(".")):
                 return ""
         decided |= reported
-    return f"no DKIM or SPF pass for {from_domain} from {authserv_id}"
+    return f"no DKIM or SPF pass for {from_domain} from {authserv_id.strip()}"
 
 
 def _without_comments(value: str) -> str:

@@ -85,3 +85,9 @@ def test_comments_and_header_i():
 def test_precedence_bulk_is_an_automatic_mail_but_list_is_not():
     assert "Precedence: bulk" in auto_reply_reason(mail("Precedence: bulk\n"))
     assert auto_reply_reason(mail("Precedence: list\n")) == ""
+
+
+def test_several_trusted_servers():
+    m = mail(AR.format(server="mx2.example.net", results="dkim=pass header.d=example.org"))
+    assert sender_unverified(m, "mx1.example.net, mx2.example.net") == ""
+    assert sender_unverified(m, "mx1.example.net") != ""
