@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
+from pbp.mail.reading import SYNTHETIC_ID_DOMAIN
 from pbp.resources import resource_path
 from pbp.rules.ladder import adjective, describe, signed
 from pbp.rules.results import ActionResult, Change
@@ -308,8 +309,10 @@ def encode_header(name: str, value: str) -> str:
 def _threading(mail) -> tuple[str | None, list[str]]:
     """The ids to write into In-Reply-To and References: only ids that :func:`is_msg_id`
     accepts (never raw 8-bit bytes or a broken id), each once, the first and the last
-    :data:`MAX_REFERENCES` - 1 when the chain is longer."""
-    parent = mail.message_id if mail.message_id and is_msg_id(mail.message_id) else None
+    :data:`MAX_REFERENCES` - 1 when the chain is longer. A post without a usable id of its
+    own (none, or one too long to keep: it has a synthetic id) is answered unthreaded."""
+    own = mail.message_id and not mail.message_id.endswith("@" + SYNTHETIC_ID_DOMAIN)  # not one pbp made up
+    parent = mail.message_id if own and is_msg_id(mail.message_id) else None
     refs = [r for r in dict.fromkeys([*mail.references, *([parent] if parent else [])]) if is_msg_id(r)]
     if len(refs) > MAX_REFERENCES:
         refs = refs[:1] + refs[-(MAX_REFERENCES - 1):]

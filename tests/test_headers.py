@@ -163,3 +163,19 @@ def test_a_command_with_a_control_bidi_or_zero_width_character_is_refused(chicag
     text = msg.get_body(("plain",)).get_content()
     assert "cannot be part of a command" in text
     assert not any(ch in text for ch in "\u202e\u202d\u2066\u200b\u200d\0\x07")  # the echo shows "?" instead
+
+
+def test_a_5000_character_message_id_or_from_is_not_kept_or_copied(chicago, config):
+    """Neither fits a database column (PostgreSQL refused the post with a traceback) nor a
+    header line: the post plays under the synthetic id of its bytes, with no threading
+    headers, and a second copy is still a duplicate; an over-long From is nobody."""
+    raw = eml("/overcome Investigate vs Fair\n", message_id="x" * 5000 + "@pbp.test")
+    out = process_message(raw, make_ctx(config, "0000"))
+    assert out.status == "applied" and out.message_id.endswith("@pbp.invalid")
+    ((msg, raw_reply),) = replies(out)
+    check(msg, raw_reply, BASE, MEMBERS)
+    assert process_message(raw, make_ctx(config, "0000")).status == "duplicate"
+    queued = m.OutboxMail.select().count()
+    out = process_message(eml("hello\n", sender="a" * 300 + "@example.org", message_id="long-from@pbp.test"),
+                          make_ctx(config))
+    assert out.status == "rejected" and out.replies == [] and m.OutboxMail.select().count() == queued

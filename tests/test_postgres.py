@@ -30,3 +30,9 @@ from tests.test_pipeline import (  # noqa: E402,F401  (collected here with the P
     test_second_command_invalid_changes_nothing_and_gets_one_reply,
     test_stranger_gets_one_polite_reply_a_day,
 )
+from tests.test_headers import (  # noqa: E402,F401
+    test_a_5000_character_message_id_or_from_is_not_kept_or_copied,
+    test_any_subject_gives_a_short_clean_subject,
+    test_threading_ids_never_copied_raw_and_references_trimmed,
+)
+from tests.test_trust import strict, test_the_notice_to_an_unverified_member_is_rate_limited  # noqa: E402,F401
