@@ -179,3 +179,28 @@ def test_a_5000_character_message_id_or_from_is_not_kept_or_copied(chicago, conf
     out = process_message(eml("hello\n", sender="a" * 300 + "@example.org", message_id="long-from@pbp.test"),
                           make_ctx(config))
     assert out.status == "rejected" and out.replies == [] and m.OutboxMail.select().count() == queued
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_header_bytes = st.binary(min_size=0, max_size=300).map(lambda b: b.replace(b"\r", b"").replace(b"\n", b""))
+_numbers = iter(range(10**9))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(subject=st.text(max_size=600),
+       # the post's own id stays one id (no brackets or spaces: else copies collide as duplicates)
+       msgid=_header_bytes.map(lambda b: bytes(c for c in b if c not in b"<> \t")), refs=st.lists(_header_bytes, max_size=30),
+       irt=_header_bytes)
+def test_random_subjects_and_threading_headers_give_clean_replies(chicago, config, subject, msgid, refs, irt):
+    n = next(_numbers)
+    head = (b"Subject: " + subject.encode("utf-8", "surrogatepass").replace(b"\r", b"").replace(b"\n", b"")
+            + b"\nMessage-ID: <u%d." % n + msgid + b"@pbp.test>\nIn-Reply-To: " + irt
+            + b"\nReferences: " + b" ".join(b"<" + r + b">" for r in refs) + b"\n")
+    out = process_message(raw_post(head, b"/roll 4dF\n"), make_ctx(config, "0000"))
+    assert out.status == "applied", out.errors
+    ((msg, raw),) = replies(out)
+    names = {k.lower() for k in msg.keys()}
+    check(msg, raw, THREADED if "in-reply-to" in names else BASE, MEMBERS)
+    assert len(msg["Subject"]) <= 400 and msg["Subject"].startswith("Re: [Chicago Nights]")
