@@ -16,6 +16,7 @@ can never break a header line or add a header of its own.
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -83,6 +84,7 @@ _DOMAIN = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:
 _ADDR_SPEC = re.compile(rf"{_DOT_ATOM}@{_DOMAIN}")
 
 
+@functools.lru_cache(maxsize=4096)  # the same few member addresses are checked for every reply
 def is_addr_spec(address: str) -> bool:
     """A bare ``local@domain`` address (RFC 5322's dot-atom form, an LDH domain, at most
     254 characters): no display name, no comments, no quoted local parts, no spaces or
