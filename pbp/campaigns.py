@@ -8,23 +8,49 @@ from pbp.rules.systems import get_system
 from pbp.sheetfile import SheetFile, load_sheet
 from pbp.store import models as m
 from pbp.store import repo
+from pbp.textsafety import is_addr_spec, unsafe_text, visible
 
-SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+
+
+def _checked_name(name: str) -> str:
+    """The campaign name as kept: it is the display name in the From of every reply and
+    the ``[Name]`` tag of every subject, so it may hold no line break, control, bidi or
+    zero-width character (``pbp campaign set name=`` must not be able to add a header)."""
+    name = name.strip()
+    problem = unsafe_text(name, what="the campaign name") or ("" if name else "the campaign name is empty")
+    if problem:
+        raise ConfigError(problem, hint='e.g. --name "Chicago Nights"')
+    return name
+
+
+def _checked_address(address: str, what: str = "the campaign address") -> str:
+    """A table or member address as kept: a bare addr-spec, lower-cased (it is written
+    into From, To and the SMTP envelope)."""
+    address = address.strip().lower()
+    if not is_addr_spec(address):
+        raise ConfigError(f'{what} "{visible(address, 80)}" is not a '
+                          "plain mail address", hint="e.g. table+chicago@example.org (no name, no <>, no spaces)")
+    return address
 
 
 def create_campaign(slug: str, name: str, *, system: str = "fate-condensed", address: str | None = None,
                     delivery: str = "relay", gms: list[str] = (), players: list[str] = ()) -> m.Campaign:
-    if not SLUG.match(slug):
-        raise ConfigError(f'campaign slug "{slug}" must be lower-case letters, digits and dashes',
+    if not SLUG.fullmatch(slug):
+        shown = visible(slug, 80)
+        raise ConfigError(f'campaign slug "{shown}" must be lower-case letters, digits and dashes (at most 63)',
                           hint="e.g. chicago-nights (it is also the plus-address: table+chicago-nights@...)")
+    name = _checked_name(name)
+    address = _checked_address(address) if address else None
+    gms = [_checked_address(a, "the GM address") for a in gms]
+    players = [_checked_address(a, "the player address") for a in players]
     get_system(system)  # raises for an unknown system
     if delivery not in ("relay", "list"):
         raise ConfigError(f'delivery "{delivery}" is not relay or list')
     if m.Campaign.get_or_none(m.Campaign.slug == slug):
         raise ConfigError(f'a campaign "{slug}" exists already')
     with m.db.atomic():
-        campaign = m.Campaign.create(slug=slug, name=name, system=system, address=address and address.lower(),
-                                     delivery=delivery)
+        campaign = m.Campaign.create(slug=slug, name=name, system=system, address=address, delivery=delivery)
         for email in gms:
             add_member(campaign, email, "gm")
         for email in players:
@@ -35,7 +61,7 @@ def create_campaign(slug: str, name: str, *, system: str = "fate-condensed", add
 def add_member(campaign: m.Campaign, email: str, role: str = "player", display_name: str = "") -> m.Member:
     if role not in ("player", "gm"):
         raise ConfigError(f'role "{role}" is not player or gm')
-    email = email.strip().lower()
+    email = _checked_address(email, "the GM address" if role == "gm" else "the player address")
     member, created = m.Member.get_or_create(campaign=campaign, email=email,
                                               defaults={"role": role, "display_name": display_name})
     if not created and member.role != role:
@@ -150,9 +176,9 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
         raise ConfigError(f'no campaign setting "{key}"',
                           hint="settings: " + ", ".join(f"{k} ({v})" for k, v in SETTINGS.items()))
     if key == "name":
-        campaign.name = value
+        campaign.name = _checked_name(value)
     elif key == "address":
-        campaign.address = value.lower() or None
+        campaign.address = _checked_address(value) if value.strip() else None
     elif key == "delivery":
         if value not in ("relay", "list"):
             raise ConfigError(f'delivery "{value}" is not relay or list')

@@ -109,13 +109,20 @@ def cmd_campaign_set(args) -> int:
     from pbp.campaigns import get_campaign, set_campaign
 
     _open(args)
+    from pbp.store import models as m
+    from pbp.textsafety import visible
+
     campaign = get_campaign(args.campaign)
-    for pair in args.settings:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise PbpError(f'"{pair}" is not KEY=VALUE', hint="e.g. pbp campaign set reaction_deadline_hours=24")
-        set_campaign(campaign, key.strip(), value.strip())
-        print(f"{campaign.slug}: {key.strip()} = {value.strip()}")
+    done = []
+    with m.db.atomic():  # all the settings or none: one bad value leaves the campaign as it was
+        for pair in args.settings:
+            key, sep, value = pair.partition("=")
+            if not sep:
+                raise PbpError(f'"{visible(pair)}" is not KEY=VALUE',
+                               hint="e.g. pbp campaign set reaction_deadline_hours=24")
+            set_campaign(campaign, key.strip(), value.strip())
+            done.append(f"{campaign.slug}: {key.strip()} = {value.strip()}")
+    print("\n".join(done))
     return 0
 
 

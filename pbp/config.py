@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbp.errors import ConfigError
+from pbp.textsafety import is_addr_spec
 
 DEFAULT_CONFIG_NAME = "pbp.toml"
 
@@ -138,12 +139,20 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
     handled = daemon.get("handled", "seen")
     if handled not in ("seen", "none") and not handled.startswith("move:"):
         raise ConfigError(f"[daemon] handled = {handled!r}", hint='use "seen", "none" or "move:FolderName"')
+    domain = mail.get("domain", "pbp.localhost")
+    from_address = mail.get("from_address", "table@pbp.localhost")
+    # both are written into every reply's headers (Message-ID, From): no room for a line break
+    if not isinstance(domain, str) or not is_addr_spec(f"x@{domain}"):
+        raise ConfigError(f"[mail] domain = {domain!r} is not a domain name", hint='e.g. domain = "example.org"')
+    if not isinstance(from_address, str) or not is_addr_spec(from_address):
+        raise ConfigError(f"[mail] from_address = {from_address!r} is not a plain mail address",
+                          hint='e.g. from_address = "table@example.org"')
     return Config(
         path=path,
         database_url=url,
         transport=transport,
-        domain=mail.get("domain", "pbp.localhost"),
-        from_address=mail.get("from_address", "table@pbp.localhost"),
+        domain=domain,
+        from_address=from_address,
         maildir=md,
         imap=imap,
         smtp=smtp,

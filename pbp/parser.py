@@ -59,6 +59,7 @@ from pbp.commands import (
 )
 from pbp.errors import CommandError, CommandSyntaxError
 from pbp.resources import resource_path
+from pbp.textsafety import bad_char, describe_char
 
 __all__ = [
     "COMMAND_NAMES",
@@ -813,6 +814,10 @@ def parse_command(text: str, line: int = 1) -> Command:
     """
     source = text.strip()
     readable = source if source.isascii() else unicodedata.normalize("NFC", source)
+    if not (readable.isascii() and readable.isprintable()):
+        bad = bad_char(readable, allow_tab=True)
+        if bad is not None:
+            raise _unsafe_error(bad, readable, line)
     try:
         cls, fields = _build(readable)
     except _Invalid as exc:
@@ -1261,6 +1266,22 @@ def _unknown_command(word: Token, gm: bool, line: int, source: str) -> CommandSy
         ("a command: " + ", ".join("/" + n for n in COMMAND_NAMES))
     return CommandSyntaxError(message, line=line, column=word.start_pos + 1, source=source, got=typed,
                               expected=expected, example=example)
+
+
+def _unsafe_error(bad: str, text: str, line: int) -> CommandSyntaxError:
+    """A command line holding a character no name may hold (NUL, a control character, a
+    bidi override, a zero-width character): refused before the grammar sees it, so the
+    error names the invisible character instead of pointing at nothing. The line is echoed
+    with every such character shown as ``?``, so the reply cannot be reordered by them."""
+    column = text.index(bad) + 1
+    shown = "".join("?" if bad_char(ch, allow_tab=True) is not None else ch for ch in text)
+    clean = "".join(ch for ch in text if bad_char(ch, allow_tab=True) is None)
+    return CommandSyntaxError(
+        f"{describe_char(bad)} at character {column} cannot be part of a command",
+        line=line, source=shown, column=column, got=describe_char(bad),
+        expected="letters, digits, spaces and punctuation (no control, bidi or zero-width characters)",
+        example=_example(_tokens(clean)),
+    )
 
 
 def _invalid_error(exc: _Invalid, text: str, source: str, line: int) -> CommandSyntaxError:

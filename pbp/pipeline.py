@@ -35,6 +35,7 @@ from pbp.sheets_view import sheet_dict
 from pbp.store import models as m
 from pbp.store import repo
 from pbp.store.prepared import Insert, Select
+from pbp.textsafety import is_addr_spec, shorten
 
 log = logging.getLogger("pbp.pipeline")
 
@@ -193,8 +194,7 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
     record = dict(message_id=mail.message_id, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
                   author=mail.from_addr, subject=mail.subject, received_at=ctx.clock())
 
-    reason = (is_own_mail(mail, ctx.config) or auto_reply_reason(mail)
-              or sender_unverified(mail, ctx.config.trust_authserv_id))
+    reason = is_own_mail(mail, ctx.config) or auto_reply_reason(mail)
     if reason:
         base.reason = reason
         return _finish(base, record, None)
@@ -207,12 +207,15 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
 
     members = [Author(**row) for row in _MEMBERS(campaign.id)]
     member = next((mb for mb in members if mb.email == mail.from_addr), None)
+    unverified = sender_unverified(mail, ctx.config.trust_authserv_id)
     if member is None:
-        bulk = bulk_reason(mail)
-        if bulk:
-            base.reason = bulk + " from a non-member"
+        quiet = bulk_reason(mail)
+        if quiet or unverified:  # no notice to list mail, nor to an address nobody vouched for
+            base.reason = (quiet or unverified) + " from a non-member"
             return _finish(base, record, campaign)
         return _answer_stranger(base, record, mail, campaign, ctx)
+    if unverified:
+        return _answer_unverified(base, record, mail, campaign, member, ctx, unverified)
 
     if len(raw) > ctx.config.limits.max_message_bytes:
         err = CommandError(
@@ -414,28 +417,65 @@ def _status_after_error(campaign, member, ctx) -> list[str]:
 
 
 def _answer_stranger(base, record, mail, campaign, ctx) -> Outcome:
-    """A stranger gets one polite reply a day, then silence."""
+    """A stranger gets one polite reply a day, then silence; a From that is not a plain
+    addr-spec gets none (nothing is ever written to an address pbp cannot vouch for)."""
     base.status = "rejected"
     base.errors = [NotAllowedError(
-        f"{mail.from_addr} is not a player or GM of {campaign.name}",
+        f"{shorten(mail.from_addr, 80)} is not a player or GM of {campaign.name}",
         expected="a mail from a registered address", example="ask the GM to add you to the campaign",
     ).to_dict()]
-    now = ctx.clock()
     with m.db.atomic():
-        notice = m.StrangerNotice.get_or_none(m.StrangerNotice.email == mail.from_addr)
-        if notice is None or now - notice.last_sent_at >= timedelta(days=1):
+        if not is_addr_spec(mail.from_addr):
+            base.reason = "the sender's address is not a valid addr-spec: no reply"
+        elif _notice_due(mail.from_addr, ctx.clock(), timedelta(days=1)):
             reply = build_reply(ctx, mail=mail, campaign=campaign, kind="stranger", to=[mail.from_addr],
                                 body=ctx.renderer.stranger(mail=mail, campaign=campaign))
             base.replies = _enqueue([reply], campaign, mail.message_id)
-            if notice is None:
-                m.StrangerNotice.create(email=mail.from_addr, last_sent_at=now)
-            else:
-                notice.last_sent_at = now
-                notice.save()
         else:
             base.reason = "stranger already answered in the last day"
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
+
+
+def _answer_unverified(base, record, mail, campaign, member, ctx, reason: str) -> Outcome:
+    """A post in a member's name that the receiving server did not authenticate
+    (``[security] trust_authserv_id``): nothing applies, and the member is told why. The
+    notice goes only to the registered address, never to one the sender chose, so it
+    cannot reflect mail at a third party; at most one an hour per member, so forged posts
+    cannot turn the table into a mail bomb."""
+    base.status = "rejected"
+    error = NotAllowedError(
+        f"this mail says it is from {member.email}, but the receiving mail server did not confirm it ({reason})",
+        expected="a post sent through your own mail provider, which signs it (DKIM) or is allowed to send for "
+                 "your domain (SPF)",
+        example="/overcome Athletics vs Fair",
+        hint="if you did send it, send it again from your usual mail account; forwarding services and "
+             "some mailing lists break the signature")
+    base.errors = [error.to_dict()]
+    with m.db.atomic():
+        if _notice_due(f"unverified {member.email}", ctx.clock(), timedelta(hours=1)):
+            reply = build_reply(ctx, mail=mail, campaign=campaign, kind="error", to=[member.email],
+                                body=ctx.renderer.error(mail=mail, campaign=campaign, errors=[error]))
+            base.replies = _enqueue([reply], campaign, mail.message_id)
+        else:
+            base.reason = reason + "; the member was told within the last hour"
+        _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
+    return base
+
+
+def _notice_due(key: str, now: datetime, every: timedelta) -> bool:
+    """Whether a rate-limited notice for ``key`` (an address, or a kind and an address) may
+    go out at ``now``; if so it is noted as sent (inside the caller's transaction)."""
+    key = key[:255]
+    notice = m.StrangerNotice.get_or_none(m.StrangerNotice.email == key)
+    if notice is not None and now - notice.last_sent_at < every:
+        return False
+    if notice is None:
+        m.StrangerNotice.create(email=key, last_sent_at=now)
+    else:
+        notice.last_sent_at = now
+        notice.save()
+    return True
 
 
 def _stored(message: m.Message, status: str, reason: str = "") -> Outcome:
@@ -510,6 +550,8 @@ def _enqueue(replies, campaign, source_id: str) -> list[dict]:
     """Write replies to the outbox (inside the caller's transaction)."""
     out = []
     for r in replies:
+        if not r.to:  # every address was refused by build_reply (logged there)
+            continue
         _INSERT_OUTBOX(campaign=campaign, source_id=source_id, message_id=r.message_id, sender=r.sender,
                        recipients=r.to, subject=r.subject, raw=r.raw)
         out.append({"to": r.to, "subject": r.subject, "in_reply_to": r.in_reply_to, "message_id": r.message_id})

@@ -6,6 +6,7 @@ changes into the glyphs players read ("[+] [0] [-] [+]", "Great (+4)", "FP 3 -> 
 """
 from __future__ import annotations
 
+import logging
 import uuid
 from dataclasses import dataclass
 from datetime import timezone
@@ -16,12 +17,16 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
+from pbp.mail.reading import SYNTHETIC_ID_DOMAIN
 from pbp.resources import resource_path
 from pbp.rules.ladder import adjective, describe, signed
 from pbp.rules.results import ActionResult, Change
+from pbp.textsafety import MAX_NAME, MAX_SUBJECT, header_text, is_addr_spec, is_msg_id, shorten
 
 if TYPE_CHECKING:  # pragma: no cover
     from pbp.pipeline import Context
+
+log = logging.getLogger("pbp.render")
 
 FACE = {1: "[+]", 0: "[0]", -1: "[-]"}
 OUTCOME_WORDS = {"fail": "fail", "tie": "tie", "success": "success", "style": "success with style"}
@@ -273,42 +278,86 @@ class Reply:
     raw: str
 
 
+#: References kept in a reply: the thread's first id and the latest ones (RFC 5537
+#: section 3.4.4 trims so; RFC 5322 section 3.6.4 has the parent's id last).
+MAX_REFERENCES = 20
+#: Longest subject pbp writes (before encoding): under RFC 5322's 998 characters a line
+#: whatever the campaign name and suffix, and still readable in a mail list.
+MAX_REPLY_SUBJECT = 2 * MAX_SUBJECT
+
+
 def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:
-    """"Re: [Campaign] subject": one Re:, one campaign tag."""
-    base = subject.strip()
+    """"Re: [Campaign] subject": one Re:, one campaign tag. The incoming subject is
+    cleaned and shortened to :data:`~pbp.textsafety.MAX_SUBJECT` (a 5,000-character
+    subject gets a short reply subject, not a 5,000-character header)."""
+    base = header_text(subject, 10 * MAX_SUBJECT)
     while base[:3].lower() in ("re:", "aw:", "sv:"):
         base = base[3:].strip()
-    base = base.split(" — ", 1)[0]  # our own "— Charles, defend by ..." from an earlier reply
-    tag = f"[{campaign_name}]"
+    base = header_text(base.split(" — ", 1)[0], MAX_SUBJECT)  # our own "— Charles, defend by ..."
+    tag = f"[{header_text(campaign_name, MAX_NAME)}]"
     if tag.lower() not in base.lower():
         base = f"{tag} {base}".strip()
     return f"Re: {base}{suffix}"
 
 
+def encode_header(name: str, value: str) -> str:
+    """A header value as written: ASCII as it is when the line is short, otherwise RFC 2047
+    encoded words (UTF-8) or ASCII folded at spaces, each line well under 998 characters."""
+    if value.isascii() and len(name) + len(value) < 76:
+        return value
+    return Header(value, "utf-8" if not value.isascii() else "us-ascii", header_name=name).encode()
+
+
+def _threading(mail) -> tuple[str | None, list[str]]:
+    """The ids to write into In-Reply-To and References: only ids that :func:`is_msg_id`
+    accepts (never raw 8-bit bytes or a broken id), each once, the first and the last
+    :data:`MAX_REFERENCES` - 1 when the chain is longer. A post without a usable id of its
+    own (none, or one too long to keep: it has a synthetic id) is answered unthreaded."""
+    own = mail.message_id and not mail.message_id.endswith("@" + SYNTHETIC_ID_DOMAIN)  # not one pbp made up
+    parent = mail.message_id if own and is_msg_id(mail.message_id) else None
+    refs = [r for r in dict.fromkeys([*mail.references, *([parent] if parent else [])]) if is_msg_id(r)]
+    if len(refs) > MAX_REFERENCES:
+        refs = refs[:1] + refs[-(MAX_REFERENCES - 1):]
+    return parent, refs
+
+
 def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, str], to: list[str],
                 subject: str | None = None, subject_suffix: str = "") -> Reply:
     """The outgoing mail to ``to``, threaded to ``mail`` when there is one (a deadline round
-    starts a thread of its own)."""
+    starts a thread of its own).
+
+    Nothing that reaches a header here is trusted, even what pbp checked when it was
+    stored: recipients and the sender must be addr-specs (others are dropped and logged; a
+    reply left with no recipient has ``to == []`` and is not queued), names and subjects
+    pass through :func:`~pbp.textsafety.header_text`, ids through
+    :func:`~pbp.textsafety.is_msg_id`. So no value can end a header line early, add a
+    header, or make a line longer than RFC 5322 allows."""
     text, html = body
-    sender = campaign.address or ctx.config.from_address
+    name = header_text(campaign.name, MAX_NAME)
+    sender = campaign.address if campaign.address and is_addr_spec(campaign.address) else ctx.config.from_address
+    good = [a for a in to if is_addr_spec(a)]
+    if len(good) != len(to):
+        log.warning("campaign %s: not writing to invalid address(es) %s", campaign.slug,
+                    ", ".join(repr(shorten(a, 80)) for a in to if not is_addr_spec(a)))
     if subject is None:
         suffix = " (not applied)" if kind == "error" else subject_suffix
-        subject = reply_subject(mail.subject, campaign.name, suffix) if mail is not None else \
-            f"[{campaign.name}] {subject_suffix.lstrip(' —') or 'Deadlines'}"
-    elif f"[{campaign.name}]" not in subject:
-        subject = f"[{campaign.name}] {subject}"
+        subject = reply_subject(mail.subject, name, suffix) if mail is not None else \
+            f"[{name}] {subject_suffix.lstrip(' —') or 'Deadlines'}"
+    elif f"[{name}]" not in subject:
+        subject = f"[{name}] {subject}"
+    subject = header_text(subject, MAX_REPLY_SUBJECT)
     message_id = f"<pbp.{uuid.uuid4().hex}@{ctx.config.domain}>"
     headers = [
-        ("From", formataddr((f"{campaign.name} (pbp)", sender), charset="utf-8")),
-        ("To", ",\n ".join(to)),
-        ("Subject", subject if subject.isascii() else Header(subject, "utf-8").encode()),
+        ("From", formataddr((f"{name} (pbp)", sender), charset="utf-8")),
+        ("To", ",\n ".join(good)),
+        ("Subject", encode_header("Subject", subject)),
         ("Date", format_datetime(ctx.clock().replace(tzinfo=timezone.utc))),
         ("Message-ID", message_id),
     ]
-    if mail is not None and mail.message_id:
-        refs = [*mail.references, mail.message_id][-20:]
-        headers += [("In-Reply-To", f"<{mail.message_id}>"), ("References", "\n ".join(f"<{r}>" for r in refs))]
-    headers += [("Auto-Submitted", "auto-replied"), ("X-PBP-Campaign", campaign.slug)]
+    parent, refs = _threading(mail) if mail is not None else (None, [])
+    if parent:
+        headers += [("In-Reply-To", f"<{parent}>"), ("References", "\n ".join(f"<{r}>" for r in refs))]
+    headers += [("Auto-Submitted", "auto-replied"), ("X-PBP-Campaign", header_text(campaign.slug, 63))]
     raw = mime_alternative(headers, text, html)
-    return Reply(message_id=message_id.strip("<>"), sender=sender, to=list(to), subject=subject,
-                 in_reply_to=(mail.message_id or None) if mail is not None else None, raw=raw)
+    return Reply(message_id=message_id.strip("<>"), sender=sender, to=good, subject=subject,
+                 in_reply_to=parent, raw=raw)

@@ -9,9 +9,14 @@ settings and the CLI. :func:`unsafe_text` says what is wrong (or ``""``), :func:
 removes the harmless invisible characters mail clients insert (BOM, zero-width space, word
 joiner, soft hyphen, LRM/RLM) from text that is about to be parsed, and :func:`is_addr_spec`
 checks a bare mail address.
+
+The header writer (``pbp.render.build_reply``) is the last line of defence: whatever slipped
+past these checks into the database, :func:`header_text` and :func:`is_msg_id` make sure it
+can never break a header line or add a header of its own.
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -79,8 +84,47 @@ _DOMAIN = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:
 _ADDR_SPEC = re.compile(rf"{_DOT_ATOM}@{_DOMAIN}")
 
 
+@functools.lru_cache(maxsize=4096)  # the same few member addresses are checked for every reply
 def is_addr_spec(address: str) -> bool:
     """A bare ``local@domain`` address (RFC 5322's dot-atom form, an LDH domain, at most
     254 characters): no display name, no comments, no quoted local parts, no spaces or
     line breaks. That is what pbp writes into To, Cc and Reply-To."""
     return len(address) <= 254 and _ADDR_SPEC.fullmatch(address) is not None
+
+
+_CONTROL_RUN = re.compile(r"\s+")
+
+
+def header_text(text: str, limit: int = MAX_SUBJECT) -> str:
+    """``text`` made fit for one header value: every character :func:`bad_char` refuses
+    (line breaks, NUL, controls, bidi, zero-width) becomes a space, runs of white space
+    become one, and the result is cut to ``limit`` characters with an ellipsis. Used where
+    pbp writes text it did not check itself (an incoming subject) and as a second guard on
+    text it did (names)."""
+    if text.isascii() and text.isprintable() and len(text) <= limit and "  " not in text:
+        return text.strip()  # the common case, without a scan per character
+    if bad_char(text) is not None:
+        text = "".join(" " if bad_char(ch) is not None else ch for ch in text)
+    return shorten(_CONTROL_RUN.sub(" ", text).strip(), limit)
+
+
+#: A message id without its angle brackets: printable ASCII, no brackets, no spaces.
+_MSG_ID = re.compile(r"[!-;=?-~]{1,250}")
+
+
+def is_msg_id(value: str) -> bool:
+    """Whether ``value`` (an id from an incoming Message-ID, In-Reply-To or References,
+    brackets removed) may be written back into our own threading headers: printable ASCII
+    without ``<``, ``>`` or white space, at most 250 characters. Anything else (8-bit
+    bytes, encoded words, a 5,000-character id) is dropped rather than copied raw."""
+    return _MSG_ID.fullmatch(value) is not None
+
+
+def visible(text: str, limit: int = 60) -> str:
+    """``text`` for an error message on a terminal or in a reply: cut to ``limit`` and every
+    character :func:`bad_char` refuses shown as its code (``\\u202e``), so echoing a bad
+    value can neither break the line nor reorder it."""
+    text = shorten(text, limit)
+    if bad_char(text) is None:
+        return text
+    return "".join(ch if bad_char(ch) is None else f"\\u{ord(ch):04x}" for ch in text)

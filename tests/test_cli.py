@@ -185,3 +185,34 @@ def test_outbox_shows_failed_mail_and_retries_it(table, capsys):
     assert main(["outbox", "--retry"]) == 0
     assert "1 failed mail put back" in capsys.readouterr().out
     assert m.OutboxMail.get().status == "pending"
+
+
+@pytest.mark.parametrize("args,words", [
+    (["campaign", "set", "name=Evil\r\nReply-To: evil@x.org"], "U+000D (CARRIAGE RETURN)"),
+    (["campaign", "set", "name=Chicago \u202eNights"], "U+202E"),
+    (["campaign", "set", "name=" + "N" * 5000], "5,000 characters"),
+    (["campaign", "set", "name="], "empty"),
+    (["campaign", "set", "address=table@x.org\nBcc: all@x.org"], "not a plain mail address"),
+    (["campaign", "set", "address=Table <table@x.org>"], "not a plain mail address"),
+    (["campaign", "create", "other", "--name", "Other\nBcc: x@y.org"], "U+000A (LINE FEED)"),
+    (["campaign", "create", "other\n", "--name", "Other"], "lower-case letters"),
+    (["campaign", "create", "other", "--address", "t@x.org\r\nBcc: a@b.org"], "not a plain mail address"),
+    (["campaign", "create", "other", "--gm", "gm@x.org, evil@y.org"], "GM address"),
+    (["campaign", "add-member", "evil@x.org\r\nBcc: a@b.org"], "player address"),
+    (["campaign", "set", "name=Fine Name", "address=not an address"], "not a plain mail address"),  # all or none
+    (["campaign", "set", "Evil\r\nBcc"], "is not KEY=VALUE"),
+])
+def test_campaign_fields_that_reach_headers_are_checked(table, capsys, args, words):
+    from pbp.store import models as m
+
+    before = [(c.slug, c.name, c.address) for c in m.Campaign.select()], m.Member.select().count()
+    capsys.readouterr()
+    assert main(args) != 0
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+    assert len(err.splitlines()) <= 3 and "\r" not in err and not any(line.startswith(("Bcc", "Reply-To"))
+                                                                      for line in err.splitlines())
+    assert ([(c.slug, c.name, c.address) for c in m.Campaign.select()], m.Member.select().count()) == before
+    assert main(["campaign", "set", "name=Chicago Nights 2", "address=Table+Chicago@pbp.localhost"]) == 0
+    (c,) = m.Campaign.select()
+    assert (c.name, c.address) == ("Chicago Nights 2", "table+chicago@pbp.localhost")

@@ -258,13 +258,16 @@ def test_size_and_command_limits_are_answered(chicago, config):
     assert out.status == "rejected" and "at most 2 in one post" in reply_text(out)
 
 
-def test_unverified_sender_is_ignored_when_a_trusted_authserv_is_set(chicago, config):
+def test_unverified_member_post_is_refused_with_a_reply_when_a_trusted_authserv_is_set(chicago, config):
     from dataclasses import replace
 
     strict = replace(config, trust_authserv_id="mx.pbp.localhost")
     forged = eml("/fp spend\n", message_id="forged@t")
+    before = snapshot_db()
     out = process_message(forged, make_ctx(strict))
-    assert out.status == "ignored" and "DKIM or SPF" in out.reason and out.replies == []
+    assert out.status == "rejected" and "DKIM or SPF" in out.errors[0]["message"]
+    assert [r["to"] for r in out.replies] == [["ruth@pbp.localhost"]]
+    assert "did not confirm it" in reply_text(out) and snapshot_db() == before
     signed = eml("/fp spend\n", message_id="signed@t",
                  extra="Authentication-Results: mx.pbp.localhost; dkim=pass header.d=pbp.localhost\n")
     assert process_message(signed, make_ctx(strict)).status == "applied"

@@ -36,6 +36,13 @@ from tests.test_copies import (  # noqa: E402,F401
     test_another_member_reusing_a_message_id_sees_nothing_of_the_original,
 )
 
+from tests.test_headers import (  # noqa: E402,F401
+    test_a_5000_character_message_id_or_from_is_not_kept_or_copied,
+    test_any_subject_gives_a_short_clean_subject,
+    test_threading_ids_never_copied_raw_and_references_trimmed,
+)
+from tests.test_trust import strict, test_the_notice_to_an_unverified_member_is_rate_limited  # noqa: E402,F401
+
 
 def test_version_1_gets_the_post_fingerprint_columns_in_place(postgres):
     from tests.test_migrations import check_fingerprint_migration

@@ -34,3 +34,19 @@ def test_addr_spec(addr, ok):
 def test_strip_invisible_and_shorten():
     assert strip_invisible("\ufeff/ro\u200bll\u2060 Fi\u00adght\u200e") == "/roll Fight"
     assert shorten("abc", 5) == "abc" and len(shorten("x" * 100, 10)) == 10
+
+
+def test_header_text_cleans_and_shortens():
+    from pbp.textsafety import header_text
+
+    assert header_text("The warehouse") == "The warehouse"
+    assert header_text("a\r\nReply-To: x@y\u202e\0b  c") == "a Reply-To: x@y b c"
+    assert len(header_text("x" * 5000, 200)) == 200
+
+
+def test_is_msg_id_and_visible():
+    from pbp.textsafety import is_msg_id, visible
+
+    assert is_msg_id("abc.123@mail.example.org") and not is_msg_id("caf\u00e9@x")
+    assert not is_msg_id("a b@x") and not is_msg_id("a>b@x") and not is_msg_id("x" * 251) and not is_msg_id("")
+    assert visible("a\r\nb\u202e") == "a\\u000d\\u000ab\\u202e" and visible("Café") == "Café"

@@ -87,9 +87,11 @@ def read_message(raw: bytes) -> Mail:
         msg, raw_headers = None, ()
     heads = _Headers(raw_headers)
     from_addr, from_name = _first_address(heads.all("From"))
+    if len(from_addr) > MAX_KEPT:  # no address is that long (RFC 5321: 254); the database keeps 255
+        from_addr = ""
     body, html = _body(msg) if msg is not None else ("", False)
     return Mail(
-        message_id=_first_id(heads.first("Message-ID")) or _synthetic_id(raw),
+        message_id=_kept_id(_first_id(heads.first("Message-ID"))) or _synthetic_id(raw),
         from_addr=from_addr,
         from_name=from_name,
         to=_addresses(heads.all("To")),
@@ -227,6 +229,16 @@ def _ids(value: str | None) -> list[str]:
     text = decode_header_value(value)
     found = _MSG_ID.findall(text) or [word.strip("<>,;") for word in text.split()]
     return list(dict.fromkeys(i for i in found if i))
+
+
+#: The longest Message-ID or address kept as it is: the database's text columns hold 255.
+MAX_KEPT = 254
+
+
+def _kept_id(found: str | None) -> str | None:
+    """A Message-ID too long to store (5,000 characters, say) is not kept: the mail gets
+    the synthetic id of its bytes instead, which recognises a second copy just as well."""
+    return found if found is None or len(found) <= MAX_KEPT else None
 
 
 def _synthetic_id(raw: bytes) -> str:

@@ -167,7 +167,9 @@ class MailboxState(BaseModel):
 
 
 class StrangerNotice(BaseModel):
-    """When a stranger was last answered, so they get at most one reply a day."""
+    """When a rate-limited notice last went out: to a stranger (keyed by the address: one
+    reply a day), or to a member whose post was not authenticated (``"unverified ADDR"``:
+    one an hour)."""
 
     email = CharField(unique=True)
     last_sent_at = DateTimeField()
