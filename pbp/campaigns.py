@@ -167,7 +167,11 @@ SETTINGS = {
     "invoke_window_hours": "hours a roll stays open for /invoke after the dice",
     "reminder_hours": "hours before a deadline that its reminder goes out",
     "ranged_reach": "how far shots and Provoke reach: same, adjacent or any (zones)",
+    "show_npc_skills": "true: players see NPCs' skills and stunts in /sheet; false (default): only the GM",
 }
+
+YES = ("true", "yes", "on", "1")
+NO = ("false", "no", "off", "0")
 
 
 def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
@@ -187,6 +191,10 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
         if value not in ("same", "adjacent", "any"):
             raise ConfigError(f'ranged_reach "{value}" is not same, adjacent or any')
         campaign.settings = {**(campaign.settings or {}), key: value}
+    elif key == "show_npc_skills":
+        if value.lower() not in YES + NO:
+            raise ConfigError(f'show_npc_skills "{value}" is not true or false')
+        campaign.settings = {**(campaign.settings or {}), key: value.lower() in YES}
     else:
         try:
             hours = float(value)

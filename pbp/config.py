@@ -53,6 +53,7 @@ class Config:
     invoke_window_hours: float = 24.0
     reaction_deadline_hours: float = 48.0
     reminder_hours: float = 12.0
+    show_npc_skills: bool = False            # players see NPCs' skills and stunts in /sheet
     trust_authserv_id: str = ""              # trust Authentication-Results from this host
 
     def imap_settings(self, mailbox: str = "INBOX", environ=None):
@@ -92,6 +93,13 @@ def _server(data: dict, name: str) -> dict | None:
     probe = {k: v for k, v in table.items() if k not in ("password_env", "password_file")}
     cls.from_config({**probe, "password_env": "PBP_CONFIG_CHECK"}, environ={"PBP_CONFIG_CHECK": "-"})
     return dict(table)
+
+
+def _flag(section: dict, name: str, default: bool = False) -> bool:
+    value = section.get(name, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name} = {value!r} must be true or false")
+    return value
 
 
 def load_config(path: str | Path) -> Config:
@@ -167,5 +175,6 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         invoke_window_hours=float(play.get("invoke_window_hours", 24.0)),
         reaction_deadline_hours=float(play.get("reaction_deadline_hours", 48.0)),
         reminder_hours=float(play.get("reminder_hours", 12.0)),
+        show_npc_skills=_flag(play, "show_npc_skills"),
         trust_authserv_id=security.get("trust_authserv_id", ""),
     )

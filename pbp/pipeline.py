@@ -27,15 +27,16 @@ from pbp.play import Author, Post, apply_command, run_deadline_jobs, status_line
 from pbp.play.core import campaign_hours
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
-from pbp.render import Renderer, build_reply
+from pbp.render import Renderer, build_reply, reply_subject
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
 from pbp.rules.systems import get_system
-from pbp.sheets_view import sheet_dict
+from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
 from pbp.store.prepared import Insert, Select
 from pbp.textsafety import is_addr_spec, shorten
+from pbp.views import public_sheets, shows_anything, views
 
 log = logging.getLogger("pbp.pipeline")
 
@@ -307,6 +308,7 @@ def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: s
     post = Post(campaign=campaign, table=table, play=load_play(campaign.play), author=author, now=ctx.clock(),
                 dice=ctx.dice, system=system, settings=ctx.config, replied_to=replied_to)
     post.snapshot = repo.snapshot(table)
+    post.names_at_start = tuple((a.name, a.hidden, a.owner) for a in table.aspects)
     return post
 
 
@@ -326,12 +328,18 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     for hook in post.after_ledger:
         hook(post.ledger)
 
-    changed = [sheet_dict(post.table.characters[name], post.table) for name in changed_names]
+    # The table's mail shows what every member may know; what it leaves out goes to the GM
+    # in a mail of their own (pbp.views says who is told what).
+    seen = views(results, post.table, names_at_start=post.names_at_start, author_is_gm=post.author.is_gm)
+    table_ledger = {id(shown): post.ledger[id(res)] for shown, res in zip(seen.table, results) if id(res) in post.ledger}
+    changed = _table_sheets(post, changed_names)
     subject_suffix = f" — {post.asks[0].subject}" if post.asks and post.asks[0].subject else ""
-    body = ctx.renderer.result(mail=source, campaign=campaign, results=results, ledger=post.ledger, commands=commands,
-                               sheets=changed, relay=relay, asks=post.asks, status=status_lines(post))
+    body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
+                               commands=commands, sheets=changed, relay=relay, asks=post.asks,
+                               status=status_lines(post))
     replies = []
-    if source is not None or results or post.asks:   # a deadline round with only reminders tells only
+    # a deadline round with only reminders tells only; a post with only the GM's business, too
+    if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
         replies.append(build_reply(ctx, mail=source or thread, campaign=campaign, kind="result",
                                    to=table_recipients(campaign, members), body=body, subject_suffix=subject_suffix))
     table_reply = replies[0] if replies else None
@@ -347,8 +355,47 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                                        body=ctx.renderer.tell(campaign=campaign, tell=tell), subject=tell.subject))
             if tell.refs:
                 post.play.threads[replies[-1].message_id] = list(tell.refs)
+    gms = sorted({mb.email for mb in members if mb.is_gm})
+    if seen.gm and gms:             # what the table's mail left out, for the GM (pbp.views)
+        origin = source or thread
+        replies.append(build_reply(
+            ctx, mail=origin, campaign=campaign, kind="tell", to=gms,
+            subject=reply_subject(origin.subject if origin is not None else "Deadlines", campaign.name,
+                                  " — for the GM only"),
+            body=ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
+                                     commands=None, sheets=[], relay=False, template="gm_copy")))
     _save_play(campaign, post.play, ctx.config)
     return replies
+
+
+def _table_sheets(post: Post, changed_names: list[str]) -> list[dict]:
+    """The changed sheets as the table sees them, leaving out those that changed only
+    where the table cannot see (a hidden aspect added to the Ghoul). Only a sheet with a
+    hidden aspect on it, before or after, is compared with the table as loaded."""
+    if not changed_names:
+        return []
+    npc_skills = post.flag("show_npc_skills")
+    secretive = {(owner or "").casefold() for _, hidden, owner in post.names_at_start if hidden}
+    secretive |= {(a.owner or "").casefold() for a in post.table.aspects if a.hidden}
+    before = repo.table_as_loaded(post.snapshot) if secretive & {n.casefold() for n in changed_names} else None
+    pairs = []
+    for name in changed_names:
+        after = table_sheet(post.table.characters[name], post.table, npc_skills=npc_skills)
+        old = before.characters.get(name) if before is not None and name.casefold() in secretive else None
+        pairs.append((after, table_sheet(old, before, npc_skills=npc_skills) if old is not None else None))
+    return public_sheets(pairs)
+
+
+def _only_for_gm(seen, post: Post, sheets: list, source: Mail | None, commands, relay: bool) -> bool:
+    """A post whose every result is for the GM alone (a hidden aspect added, the GM's
+    /sheet), with no prose to relay and nothing else to tell: the table gets no mail."""
+    if not seen.table or any(shows_anything(r) for r in seen.table) or post.asks or sheets:
+        return False
+    if relay and source is not None:
+        lines = {cmd.line for cmd in commands or ()}
+        if any(text.strip() for n, text in enumerate(source.new_text.splitlines(), start=1) if n not in lines):
+            return False
+    return True
 
 
 def _addresses(post: Post, members: list[Author], names) -> list[str]:

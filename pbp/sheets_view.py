@@ -1,9 +1,16 @@
-"""A character sheet as data: the ``pbp sheet --json`` shape, also shown in replies."""
+"""A character sheet as data: the ``pbp sheet --json`` shape, also shown in replies.
+
+There are two views of a sheet. :func:`sheet_dict` is everything, for the GM and the
+operator, each aspect marked ``hidden``. :func:`table_sheet` is what the whole table may
+know: no hidden aspect (nor the free invokes held on one), and for an NPC neither skills
+nor stunts unless the campaign shows them (``show_npc_skills``). Which view a reply shows
+is decided where replies are made (:mod:`pbp.views`).
+"""
 from __future__ import annotations
 
 
 def sheet_dict(ch, table) -> dict:
-    """The ``pbp sheet --json`` shape (also attached to /sheet results)."""
+    """The ``pbp sheet --json`` shape (also attached to /sheet results): the GM's view."""
     aspects = [a for a in table.aspects if a.owner == ch.name and a.kind not in ("consequence",)]
     return {
         "name": ch.name,
@@ -12,7 +19,8 @@ def sheet_dict(ch, table) -> dict:
         "fate_points": ch.fate_points,
         "refresh": ch.refresh,
         "skills": dict(sorted(ch.skills.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "aspects": [{"name": a.name, "kind": a.kind, "free_invokes": dict(a.free_invokes)} for a in aspects],
+        "aspects": [{"name": a.name, "kind": a.kind, "free_invokes": dict(a.free_invokes), "hidden": a.hidden}
+                    for a in aspects],
         "stunts": [{"name": s.name, "skill": s.skill, "action": s.action, "bonus": s.bonus,
                     "circumstance": s.circumstance} for s in ch.stunts],
         "stress": {k: list(v) for k, v in ch.stress.items()},
@@ -24,3 +32,18 @@ def sheet_dict(ch, table) -> dict:
         "carried_points": ch.carried_points,
         "free_invokes_held": {a.name: a.free_for(ch.name) for a in table.aspects if a.free_for(ch.name)},
     }
+
+
+def table_sheet(ch, table, *, npc_skills: bool = False) -> dict:
+    """The same shape as every member of the table may read it: the name, the aspects that
+    are not hidden, fate points, stress and consequences, the free invokes held on aspects
+    they know; an NPC's skills and stunts only with ``npc_skills``. A PC's skills and stunts
+    are the table's to see. ``skills_hidden`` says the skills were left out."""
+    sheet = sheet_dict(ch, table)
+    sheet["aspects"] = [a for a in sheet["aspects"] if not a["hidden"]]
+    sheet["free_invokes_held"] = {a.name: a.free_for(ch.name) for a in table.aspects
+                                  if a.free_for(ch.name) and not a.hidden}
+    if ch.kind != "pc" and not npc_skills:
+        sheet["skills"], sheet["stunts"] = {}, []
+        sheet["skills_hidden"] = True
+    return sheet

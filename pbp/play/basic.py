@@ -4,13 +4,18 @@ from __future__ import annotations
 from pbp import commands as c
 from pbp.play.core import NoteResult, Post, handles
 from pbp.rules.fate_points import adjust_fate_points, spend_fate_point
-from pbp.sheets_view import sheet_dict
+from pbp.sheets_view import sheet_dict, table_sheet
 
 
 @handles(c.Sheet)
 def show_sheet(post: Post, cmd: c.Sheet):
+    """A player's /sheet is in the table's mail, so it shows what the table may know; the
+    GM's is answered to the GM alone, whole (hidden aspects, an NPC's skills and stunts)."""
     ch = post.character(cmd.character, cmd, for_reading=True)
-    return NoteResult(cmd.source, ch.name, "sheet", sheet=sheet_dict(ch, post.table))
+    if post.author.is_gm:
+        return NoteResult(cmd.source, ch.name, "sheet", sheet=sheet_dict(ch, post.table), gm_only=True)
+    return NoteResult(cmd.source, ch.name, "sheet", sheet=sheet_dict(ch, post.table),
+                      public_sheet=table_sheet(ch, post.table, npc_skills=post.flag("show_npc_skills")))
 
 
 @handles(c.FatePoints)

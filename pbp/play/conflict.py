@@ -34,6 +34,7 @@ from pbp import commands as c
 from pbp.errors import RulesError
 from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, resolve_action, status_line
 from pbp.play.state import Pending, TurnClock
+from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
 from pbp.rules import harm
 from pbp.rules import turns as rt
@@ -91,10 +92,12 @@ def _touch(post: Post) -> None:
 
 def _note(cmd_source: str, actor: str, action: str, effects: list[Effect], changes: list[Change] = (),
           text: str = "") -> NoteResult:
+    """A result told by its effects' texts; effects for the GM alone stay out of the table's text."""
     lines = [text] if text else []
+    public = lines + [e.text for e in effects if e.text and not e.data.get("gm_only")]
     lines += [e.text for e in effects if e.text]
     return NoteResult(cmd_source, actor, action, text="\n  ".join(lines), effects=list(effects),
-                      changes=list(changes))
+                      changes=list(changes), public_text="\n  ".join(public) if public != lines else None)
 
 
 def _extend(result, effects, changes) -> None:
@@ -363,12 +366,17 @@ def absorb(post: Post, cmd: c.Absorb):
     if pending is None:
         raise RulesError(f"no hit is waiting for {actor.name} to absorb", source=cmd.source,
                          expected="/absorb when pbp asks you to absorb a hit")
+    aside, told = [], []
+    if not post.author.is_gm:      # a consequence named as a hidden aspect of theirs is, unknowingly
+        for _, name in cmd.consequences:
+            changes, effects = ra.step_aside(post.table, name, actor.name, actor.name)
+            aside, told = aside + changes, told + effects
     result = harm.absorb(post.table, actor, pending.track, pending.shifts, stress=cmd.stress,
                          consequences=cmd.consequences, attacker=pending.attacker or None, system=post.system,
                          source=cmd.source)
     _close_pending(post, pending)
     effects, changes = _after_absorb(post, result)
-    return _note(cmd.source, actor.name, "absorb", result.effects + effects, result.changes + changes)
+    return _note(cmd.source, actor.name, "absorb", result.effects + effects + told, aside + result.changes + changes)
 
 
 def default_absorb(post: Post, pending: Pending) -> NoteResult:

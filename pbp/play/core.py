@@ -38,7 +38,12 @@ class Author:
 
 @dataclass
 class NoteResult:
-    """A command that rolls nothing: a sheet shown, a point spent, a turn handed on..."""
+    """A command that rolls nothing: a sheet shown, a point spent, a turn handed on...
+
+    ``text`` and ``sheet`` are the whole truth (the GM's view, and the JSON). Where the
+    table may know less, ``public_text`` and ``public_sheet`` are what the table's mail
+    shows instead, and a ``gm_only`` result is not in the table's mail at all: the GM is
+    told alone (see :mod:`pbp.views`)."""
 
     command: str
     actor: str
@@ -47,6 +52,9 @@ class NoteResult:
     sheet: dict | None = None
     changes: list = field(default_factory=list)
     effects: list = field(default_factory=list)
+    public_text: str | None = None
+    public_sheet: dict | None = None
+    gm_only: bool = False
 
     def to_dict(self) -> dict:
         effects = [{"kind": e.kind, "text": e.text, **({"data": e.data} if e.data else {})} for e in self.effects]
@@ -58,6 +66,7 @@ class NoteResult:
             "changes": [{"what": ch.what, "subject": ch.subject, "before": ch.before, "after": ch.after}
                         for ch in self.changes],
             **({"sheet": self.sheet} if self.sheet is not None else {}),
+            **({"gm_only": True} if self.gm_only else {}),
         }
 
 
@@ -101,6 +110,7 @@ class Post:
     tells: list[Tell] = field(default_factory=list)
     closed_refs: list[str] = field(default_factory=list)
     snapshot: object = None                  # the table as loaded (pbp.store.repo.Snapshot)
+    names_at_start: tuple = ()               # (name, hidden, owner) of each aspect as loaded
     ledger: dict = field(default_factory=dict)          # id(result) -> (roll id, short hash)
     after_ledger: list = field(default_factory=list)    # callbacks(ledger) once rolls have ids
 
@@ -157,7 +167,11 @@ class Post:
             return name == GM and self.author.is_gm
         return self.author.is_gm if not ch.player else (ch.player.lower() == self.author.email)
 
-    # -- time
+    # -- settings and time
+    def flag(self, name: str) -> bool:
+        """A yes/no setting (``show_npc_skills``): the campaign's own, else the config's."""
+        return campaign_flag(self.campaign, self.settings, name)
+
     def hours(self, name: str) -> float:
         """A timing setting (``reaction_deadline_hours``, ``invoke_window_hours``,
         ``reminder_hours``): the campaign's own (``pbp campaign set``), else the config's."""
@@ -188,6 +202,12 @@ TIMING = ("reaction_deadline_hours", "invoke_window_hours", "reminder_hours")
 def campaign_hours(campaign, config, name: str) -> float:
     own = (getattr(campaign, "settings", None) or {}).get(name)
     return float(own) if own is not None else float(getattr(config, name))
+
+
+def campaign_flag(campaign, config, name: str) -> bool:
+    """A yes/no setting (``show_npc_skills``): the campaign's own, else the config's."""
+    own = (getattr(campaign, "settings", None) or {}).get(name)
+    return bool(own) if own is not None else bool(getattr(config, name, False))
 
 
 def quote(name: str) -> str:

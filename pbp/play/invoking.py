@@ -54,7 +54,7 @@ from pbp.play.state import AspectRecord, FreeDelta, RollRecordRef, TableDelta
 from pbp.rules.aspects import give_free_invokes
 from pbp.rules.dice import DiceMismatch
 from pbp.rules.fate_points import owe_from_result
-from pbp.rules.names import same_name
+from pbp.rules.names import find_aspect, same_name
 from pbp.rules.reopen import OpenRoll, changes_between, throws_of
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Aspect, Table
@@ -728,11 +728,20 @@ def give(post: Post, cmd: c.GiveInvoke):
         raise NotAllowedError("you cannot give free invokes to yourself", expected="an ally's name",
                               example=f"/give {quote(cmd.aspect)} Charles")
     to = GM if cmd.to.upper() == GM else post.find(cmd.to).name
-    changes = give_free_invokes(post.table, cmd.aspect, giver, to, cmd.count)
+    aspect = find_aspect(post.table, cmd.aspect, giver)
+    hidden = aspect.hidden
+    changes = give_free_invokes(post.table, aspect, giver, to, cmd.count)
     if changes[0].what == "boost":
         text = f"{giver} passes the boost {changes[0].subject} to {to}"
     else:
         n = cmd.count
         name = changes[0].subject.rsplit(" (held by ", 1)[0]
         text = f"{giver} gives {n} free invoke{'s' if n != 1 else ''} on {name} to {to}"
-    return NoteResult(cmd.source, giver, "give", text=text, changes=changes)
+    recipient = post.table.character(to)
+    if hidden and recipient is not None and recipient.player:
+        # a player cannot use an aspect they do not know: given to one, it is revealed
+        aspect.hidden = False
+        changes.insert(0, Change("aspect", aspect.name, "hidden", "revealed",
+                                 f"on {aspect.owner}" if aspect.owner else "on the scene"))
+        hidden = False
+    return NoteResult(cmd.source, giver, "give", text=text, changes=changes, gm_only=hidden)

@@ -160,8 +160,11 @@ def aspect_cmd(post: Post, cmd: c.AspectCmd):
         return rename(post, cmd)
     post.require_gm(f"/aspect {cmd.op}", '/advantage Notice "Deep Shadows" vs Fair')
     if cmd.op == "remove":
-        changes = ra.remove_aspect(post.table, cmd.name, _owner(post, cmd.target) if cmd.target else None)
-        return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes)
+        owner = _owner(post, cmd.target) if cmd.target else None
+        secret = _hidden(post, cmd.name, owner)
+        changes = ra.remove_aspect(post.table, cmd.name, owner)
+        return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes,
+                          gm_only=secret)
     zone = _zone(post, cmd.target)
     if zone is not None:
         aspect, changes = _zone_aspect(post, cmd, zone)
@@ -172,9 +175,16 @@ def aspect_cmd(post: Post, cmd: c.AspectCmd):
                                                   hidden=cmd.hidden)
         where = f"on {owner}" if owner else "on the scene"
     free = f", with {cmd.free} free invoke{'s' if cmd.free != 1 else ''} for the GM's side" if cmd.free else ""
-    hidden = " (hidden)" if cmd.hidden else ""
+    hidden = " (hidden: only the GM knows it)" if cmd.hidden else ""
     return NoteResult(cmd.source, GM, "aspect", text=f"{aspect.name} is in play {where}{free}{hidden}.",
-                      changes=changes)
+                      changes=changes, gm_only=cmd.hidden)
+
+
+def _hidden(post: Post, name: str, owner: str | None) -> bool:
+    """Whether the aspect a GM's /aspect remove or rename names is a hidden one (then the
+    table is not told: it never knew the aspect)."""
+    return any(a.hidden for a in post.table.aspects
+               if same_name(a.name, name) and (owner is None or same_name(a.owner, owner)))
 
 
 def _zone(post: Post, target: str | None) -> str | None:
@@ -207,16 +217,23 @@ def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
     consequence given a placeholder name at a deadline, a boost)."""
     owner = _owner(post, cmd.target) if cmd.target and not _zone(post, cmd.target) else None
     matches = [a for a in post.table.aspects if same_name(a.name, cmd.name) and (owner is None or same_name(a.owner, owner))]
+    viewer, aside, told = GM, [], []
     if not post.author.is_gm:
+        viewer = post.speaker()
+        matches = [a for a in matches if not a.hidden]     # the players know of no hidden aspect
         mine = [a for a in matches if a.owner and post.controls(a.owner)
                 or (a.kind == "boost" and any(post.controls(h) for h in a.free_invokes))]
         if matches and not mine:
             raise NotAllowedError(f"{cmd.name} is not on your character: the GM renames it",
                                   source=cmd.source, expected="an aspect on your own character")
         owner = owner or (mine[0].owner if mine else None)
-    changes = ra.rename_aspect(post.table, cmd.name, cmd.new_name, owner)
-    return NoteResult(cmd.source, post.speaker(), "aspect",
-                      text=f'"{cmd.name}" is now "{cmd.new_name.strip()}".', changes=changes)
+        if mine:                    # the new name may be a hidden aspect's in the same place
+            aside, told = ra.step_aside(post.table, cmd.new_name, mine[0].owner, viewer)
+    secret = post.author.is_gm and _hidden(post, cmd.name, owner)
+    changes = ra.rename_aspect(post.table, cmd.name, cmd.new_name, owner, viewer=viewer)
+    text = f'"{cmd.name}" is now "{cmd.new_name.strip()}".'
+    return NoteResult(cmd.source, post.speaker(), "aspect", text="\n  ".join([text, *(e.text for e in told)]),
+                      changes=aside + changes, effects=told, gm_only=secret, public_text=text if told else None)
 
 
 # --------------------------------------------------------------------------- NPCs
@@ -253,14 +270,16 @@ def npc_add(post: Post, cmd: c.NpcCmd):
         post.table.aspects.append(Aspect(aspect.strip(), kind="character", owner=name))
     if cmd.defend_with:
         post.play.npc_defences[name] = tuple(post.system.skill_named(s) or s for s in cmd.defend_with)
-    parts = [", ".join(f'"{a}"' for a in cmd.aspects),
-             ", ".join(f"{s} {'+' if r >= 0 else ''}{r}" for s, r in skills.items()),
-             f"{cmd.stress} stress box{'es' if cmd.stress != 1 else ''}"]
+    aspects = ", ".join(f'"{a}"' for a in cmd.aspects)
+    boxes = f"{cmd.stress} stress box{'es' if cmd.stress != 1 else ''}"
+    parts = [aspects, ", ".join(f"{s} {'+' if r >= 0 else ''}{r}" for s, r in skills.items()), boxes]
     if cmd.defend_with:
         parts.append("defends with " + " or ".join(post.play.npc_defences[name]))
     changes = [Change("character", name, None, "created", "minor NPC")]
-    return NoteResult(cmd.source, GM, "npc_add", text=f"New minor NPC {name}: " + "; ".join(parts) + ".",
-                      changes=changes)
+    text = f"New minor NPC {name}: " + "; ".join(parts) + "."
+    # the table learns the NPC's skills (and what it defends with) only where the campaign shows them
+    public = None if post.flag("show_npc_skills") else f"New minor NPC {name}: {aspects}; {boxes}."
+    return NoteResult(cmd.source, GM, "npc_add", text=text, changes=changes, public_text=public)
 
 
 @handles(c.Say)
@@ -291,6 +310,10 @@ def treat(post: Post, cmd: c.Treat):
     overcome = c.Overcome(line=cmd.line, source=cmd.source, skill=cmd.skill or usual,
                           opposition=c.Opposition(rating=difficulty), invokes=cmd.invokes, actor=healer.name)
     result = resolve_action(post, overcome, healer.name)
+    if cmd.rename and result.outcome in recovery.TREATED and not post.author.is_gm:
+        aside, told = ra.step_aside(post.table, cmd.rename, patient.name, healer.name)
+        result.changes.extend(aside)
+        result.effects.extend(told)
     report = recovery.treat(post.table, healer.name, patient.name, slot.aspect, result, rename=cmd.rename,
                             system=post.system, scene_in_progress=post.play.scene is not None,
                             session_in_progress=True)

@@ -169,7 +169,7 @@ def _difficulty(act: Action, opposition: Opposition | None, skill: str) -> Oppon
         return passive(opposition.rating)
     who = _opponent(act, opposition.character)
     if opposition.skill:
-        found = find_skill(who, opposition.skill, act.skills, source=act.source)
+        found = find_skill(who, opposition.skill, act.skills, source=act.source, opponent=True)
     else:
         found = best_skill(who, act.system.opposing_skills(act.system.skill_named(skill) or skill), act.skills)
     return Opponent(who, *found, action="defend")
@@ -235,7 +235,7 @@ def _advantage(cmd: Advantage, table: Table, dice: DiceSource, actor: str, syste
         if existing is None:
             new_aspect_table(act, contest.outcome, cmd.aspect, owner, _enemy(act, contest, owner))
         elif existing.hidden:
-            discover_table(act, contest.outcome, existing, existing.owner, _enemy(act, contest, existing.owner))
+            guess_table(act, contest.outcome, existing, cmd.aspect, _enemy(act, contest, existing.owner))
         else:
             known_aspect_table(act, contest.outcome, existing, _enemy(act, contest, existing.owner))
     return _result(act, skill, contest)
@@ -331,25 +331,63 @@ def discover_table(act: Action, outcome: Outcome, hidden: Aspect | None, owner: 
     """Existing unknown aspect: fail = its owner may reveal it to gain a free invoke; tie = a
     boost and it stays hidden; success = revealed with one free invoke; style = two.
 
-    The hidden aspect's name goes only into ``data`` (marked ``gm_only``), never into the
-    text the table reads.
+    What the table reads of a failure is the same whether or not anything is hidden there;
+    the GM's chance to reveal it is an effect marked ``gm_only``, which replies show the GM
+    alone (:mod:`pbp.views`).
     """
     who, r = act.actor.name, act.report
     where = owner or "the scene"
     if outcome is Outcome.FAIL:
-        if hidden is None:
-            r.effect("fail", f"{who} finds nothing on {where}")
-        else:
-            r.effect("may_reveal", f"the GM may reveal a hidden aspect of {where} to gain a free invoke on it",
-                     aspect=hidden.name, owner=owner, holder=enemy, gm_only=True)
+        r.effect("fail", f"{who} finds nothing on {where}")
+        _may_reveal(act, hidden, owner, enemy)
     elif outcome is Outcome.TIE:
         add_boost(act.table, r, who, "advantage", "a tie; whatever is hidden stays hidden")
     elif hidden is None:
         r.effect("nothing_found", f"{who} looks carefully: {where} has no hidden aspect to find", owner=owner)
     else:
+        _discovered(act, outcome, hidden, owner)
+
+
+def guess_table(act: Action, outcome: Outcome, hidden: Aspect, named: str, enemy: str | None) -> None:
+    """An advantage that names a hidden aspect exactly: a guess. Success uncovers it, as a
+    discover would. Short of that the effects read word for word as they would had the name
+    matched nothing (:func:`new_aspect_table`), so a guess cannot be used to test names: a
+    failure creates nothing (the GM alone is told they may reveal it for a free invoke); a
+    tie is a boost and it stays hidden; a failure taken at a cost brings it into play with
+    the enemy's free invoke, which here means revealing it (its change reads "revealed"
+    where a new aspect's reads "created": it is known from then on anyway)."""
+    who, r = act.actor.name, act.report
+    if outcome is Outcome.FAIL:
+        if not act.chose("fail", "cost"):
+            r.effect("fail", f"{who} fails to create {named}", aspect=named)
+            _may_reveal(act, hidden, hidden.owner, enemy)
+            return
         reveal(r, hidden)
-        r.effect("revealed", f"{who} discovers {hidden.name} on {where}", aspect=hidden.name, owner=owner)
-        _free_invokes(act, hidden, who, 2 if outcome is Outcome.STYLE else 1)
+        r.effect("aspect_created", f"{named} is in play, but it works against {who}; the GM may reword it",
+                 aspect=named, owner=hidden.owner, rename=True)
+        _enemy_free_invoke(act, hidden, enemy)
+    elif outcome is Outcome.TIE:
+        r.effect("fail", f"{who} does not create {named}", aspect=named)
+        add_boost(act.table, r, who, "advantage", "a tie")
+    else:
+        _discovered(act, outcome, hidden, hidden.owner)
+
+
+def _may_reveal(act: Action, hidden: Aspect | None, owner: str | None, enemy: str | None) -> None:
+    if hidden is None:
+        return
+    where = owner or "the scene"
+    gains = enemy or "the GM's side"
+    act.report.effect("may_reveal", f"For the GM: {act.actor.name} did not find {hidden.name} on {where}; you may "
+                      f"reveal it, and {gains} gets a free invoke on it", aspect=hidden.name, owner=owner,
+                      holder=enemy, gm_only=True)
+
+
+def _discovered(act: Action, outcome: Outcome, hidden: Aspect, owner: str | None) -> None:
+    who, r = act.actor.name, act.report
+    reveal(r, hidden)
+    r.effect("revealed", f"{who} discovers {hidden.name} on {owner or 'the scene'}", aspect=hidden.name, owner=owner)
+    _free_invokes(act, hidden, who, 2 if outcome is Outcome.STYLE else 1)
 
 
 # -- attack --------------------------------------------------------------------------------
@@ -402,7 +440,7 @@ def _defence(act: Action, opposition: Opposition | None, target: Character,
     who = _opponent(act, opposition.character) if opposition and opposition.character else target
     allowed = act.system.defences_against(kind)
     if opposition is not None and opposition.skill:
-        skill, rating = find_skill(who, opposition.skill, act.skills, source=act.source)
+        skill, rating = find_skill(who, opposition.skill, act.skills, source=act.source, opponent=True)
         check_permission(who, skill, allowed, "defend", act.system, source=act.source)
     else:
         skill, rating = best_skill(who, allowed, act.skills)
@@ -466,7 +504,7 @@ def _attacker(act: Action, opposition: Opposition, defence: str | None) -> Oppon
     who = _opponent(act, opposition.character)
     attack_skills = tuple(act.system.attack_skills)
     if opposition.skill:
-        skill, rating = find_skill(who, opposition.skill, act.skills, source=act.source)
+        skill, rating = find_skill(who, opposition.skill, act.skills, source=act.source, opponent=True)
         check_permission(who, skill, attack_skills, "attack", act.system, source=act.source)
         return Opponent(who, skill, rating, "attack")
     canonical = act.system.skill_named(defence) if defence else None

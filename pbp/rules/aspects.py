@@ -25,7 +25,7 @@ from pbp.errors import RulesError
 from pbp.rules.bookkeeping import held_by
 from pbp.rules.bookkeeping import remove_aspect as _drop
 from pbp.rules.names import aspects_in_play, find_aspect, find_character, same_name, unknown, visible_to
-from pbp.rules.results import Change
+from pbp.rules.results import Change, Effect
 from pbp.rules.state import Aspect, Table
 
 GM = "GM"
@@ -61,7 +61,7 @@ def usable_aspects(table: Table, who: str) -> list[InvokeRight]:
     """Every aspect ``who`` could invoke now, with their free invokes on each."""
     rights = []
     for aspect in table.aspects:
-        if not visible_to(aspect, who):
+        if not visible_to(aspect, who, table):
             continue
         owner = aspect.owner if aspect.owner and not same_name(aspect.owner, who) else None
         right = InvokeRight(aspect, aspect.free_for(who), aspect.kind != "boost", owner)
@@ -175,10 +175,10 @@ def add_situation_aspect(table: Table, name: str, owner: str | None = None, free
     return aspect, changes
 
 
-def remove_aspect(table: Table, name: str, owner: str | None = None) -> list[Change]:
+def remove_aspect(table: Table, name: str, owner: str | None = None, viewer: str = GM) -> list[Change]:
     """Take an aspect out of play; the free invokes on it go with it. Consequences are
     refused: they leave play through recovery, which also clears their slot."""
-    aspect = _one(table, name, owner)
+    aspect = _one(table, name, owner, viewer)
     if aspect.kind == "consequence":
         raise RulesError(f"{aspect.name} is a consequence: it leaves play when {aspect.owner} recovers",
                          expected="a situation or character aspect, or a boost",
@@ -190,10 +190,12 @@ def remove_aspect(table: Table, name: str, owner: str | None = None) -> list[Cha
     return changes
 
 
-def rename_aspect(table: Table, name: str, new_name: str, owner: str | None = None) -> list[Change]:
+def rename_aspect(table: Table, name: str, new_name: str, owner: str | None = None,
+                  viewer: str = GM) -> list[Change]:
     """Rename an aspect (a boost named when used, a consequence renamed as it heals); free
-    invokes stay on it, and a consequence's entry on its owner's sheet follows."""
-    aspect = _one(table, name, owner)
+    invokes stay on it, and a consequence's entry on its owner's sheet follows. ``viewer``
+    is who asks (``GM``: any aspect; a character: only the aspects it knows of)."""
+    aspect = _one(table, name, owner, viewer)
     new_name = new_name.strip()
     if not new_name:
         raise RulesError("the new name is empty", expected="a new name in quotes",
@@ -214,6 +216,27 @@ def rename_aspect(table: Table, name: str, new_name: str, owner: str | None = No
     return changes
 
 
+def step_aside(table: Table, name: str, owner: str | None, by: str) -> tuple[list[Change], list[Effect]]:
+    """``by``, a player's character, gives an aspect on ``owner`` (a character; None: the
+    scene) the name ``name`` (a consequence, a renamed boost), and a hidden aspect there has
+    that name already. The player cannot know that, and refusing them would tell them, so
+    the hidden aspect steps aside: it is renamed "NAME (secret)", and an effect marked
+    ``gm_only`` tells the GM. Nothing happens when no hidden aspect has the name."""
+    hidden = next((a for a in table.aspects if a.hidden and same_name(a.name, name.strip())
+                   and same_name(a.owner, owner)), None)
+    if hidden is None:
+        return [], []
+    old, new, n = hidden.name, f"{hidden.name} (secret)", 2
+    while _same_place(table, new, owner) is not None:
+        new, n = f"{old} (secret {n})", n + 1
+    hidden.name = new
+    where = f"on {owner}" if owner else "on the scene"
+    return ([Change("aspect", new, old, new, "renamed")],
+            [Effect("hidden_renamed", f"For the GM: {by} named an aspect {old} {where}, as your hidden aspect "
+                    f"there was named; the hidden one is now {new}", {"aspect": new, "was": old, "owner": owner,
+                                                                        "gm_only": True})])
+
+
 def _same_place(table: Table, name: str, owner: str | None) -> Aspect | None:
     for aspect in table.aspects:
         if same_name(aspect.name, name) and same_name(aspect.owner, owner):
@@ -221,10 +244,11 @@ def _same_place(table: Table, name: str, owner: str | None) -> Aspect | None:
     return None
 
 
-def _one(table: Table, name: str, owner: str | None) -> Aspect:
-    """The aspect called ``name`` (on ``owner`` if given), hidden or not: the GM sees them
-    all. Refused if the name is ambiguous."""
-    in_play = aspects_in_play(table)
+def _one(table: Table, name: str, owner: str | None, viewer: str = GM) -> Aspect:
+    """The aspect called ``name`` (on ``owner`` if given) among those ``viewer`` knows of:
+    the GM sees them all, hidden or not; for anyone else a hidden aspect is not there at all
+    (not found, not suggested, no "more than once"). Refused if the name is ambiguous."""
+    in_play = [a for a in aspects_in_play(table) if visible_to(a, viewer, table)]
     named = [a for a in in_play if same_name(a.name, name)]
     if owner is not None:
         named = [a for a in named if same_name(a.owner, owner)]

@@ -159,7 +159,7 @@ def offer(table: Table, id: int, target: str, aspect: str, kind: str | CompelKin
         raise RulesError(f"{victim.name} is the GM's own character: an NPC's complication needs no compel",
                          expected="a player's character as the target",
                          example=f'/compel Ruth "{aspect}" {kind.value} "{text}"')
-    found = compellable(table, aspect, victim.name if by == GM else by)
+    found = compellable(table, aspect, GM if by == GM else by)
     self_compel = same_name(by, victim.name)
     if self_compel and found.owner is not None and not same_name(found.owner, victim.name):
         raise RulesError(
@@ -185,6 +185,11 @@ def offer(table: Table, id: int, target: str, aspect: str, kind: str | CompelKin
         compel.state = CompelState.AWAITING_GM
         note, tell = f"{by}'s point held in escrow", (GM, by)
         said = f"{by} proposes a compel on {victim.name}'s {found.name} ({kind.value}); the GM approves or denies"
+    if found.hidden:
+        # The compel names it to the table: from now on everyone knows it, as after an invoke.
+        found.hidden = False
+        changes.append(Change("aspect", found.name, "hidden", "revealed",
+                              f"on {found.owner}" if found.owner else "on the scene"))
     compel.history.append(Step(now, by, "offer", compel.state, note))
     return Transition(compel, "offer", None, compel.state, tuple(changes), tell, said)
 

@@ -73,20 +73,39 @@ def lookup_skill(character: Character, name: str, skills: tuple[str, ...]) -> tu
 
 
 def find_skill(character: Character, name: str, skills: tuple[str, ...], *, source: str = "",
-               fallback_example: str = "") -> tuple[str, int]:
+               fallback_example: str = "", opponent: bool = False) -> tuple[str, int]:
+    """A skill of ``character``. ``opponent``: someone else names it (``vs Ghoul using
+    Stealth``); then an NPC's own skills are not suggested, since the players may not know
+    them (a PC's sheet is the table's to see)."""
     found = lookup_skill(character, name, skills)
     if found is None:
+        own = [] if opponent and not character.player else list(character.skills)
         raise unknown(
             "skill", name, f'{character.name} has no skill "{name}"',
-            [*character.skills, *skills], source=source, fallback_example=fallback_example,
+            [*own, *skills], source=source, fallback_example=fallback_example,
             expected=f"a skill on {character.name}'s sheet or in the skill list",
         )
     return found
 
 
-def visible_to(aspect: Aspect, viewer: str) -> bool:
-    """Hidden aspects exist only for their owner until someone discovers them."""
-    return not aspect.hidden or (aspect.owner is not None and aspect.owner.casefold() == viewer.casefold())
+GM = "GM"
+"""The viewer who knows every aspect, hidden or not."""
+
+
+def visible_to(aspect: Aspect, viewer: str, table: Table | None = None) -> bool:
+    """Whether ``viewer`` (a character's name, or ``GM``) knows of ``aspect``.
+
+    Hidden aspects are unknown to the players until someone discovers them (docs/sheets.md),
+    so only the GM knows them, and an NPC its own (the GM plays it: ``/as Ghoul invoke
+    "Afraid of Fire"`` works, and reveals it). A player's character never sees a hidden
+    aspect, not even one on its own sheet. Without ``table`` every owner counts as the GM's.
+    """
+    if not aspect.hidden or viewer == GM:
+        return True
+    if aspect.owner is None or aspect.owner.casefold() != viewer.casefold():
+        return False
+    owner = table.character(aspect.owner) if table is not None else None
+    return owner is None or not owner.player
 
 
 def aspects_in_play(table: Table) -> list[Aspect]:
@@ -107,11 +126,11 @@ def find_aspect(table: Table, name: str, viewer: str, *, source: str = "") -> As
     key = name.casefold()
     in_play = aspects_in_play(table)
     for aspect in in_play:
-        if aspect.name.casefold() == key and visible_to(aspect, viewer):
+        if aspect.name.casefold() == key and visible_to(aspect, viewer, table):
             return aspect
     raise unknown(
         "aspect", name, f'no aspect "{name}" is in play',
-        (a.name for a in in_play if visible_to(a, viewer)), source=source,
+        (a.name for a in in_play if visible_to(a, viewer, table)), source=source,
         expected="an aspect on a character, the scene or a boost",
     )
 

@@ -108,6 +108,14 @@ def snapshot(table: rs.Table) -> Snapshot:
     )
 
 
+def table_as_loaded(before: Snapshot) -> rs.Table:
+    """The table as it was loaded, rebuilt from its snapshot: what a reply compares a
+    changed sheet with (has it changed where the table can see?)."""
+    characters = {name: character_to_state(json.loads(fields)) for name, fields in before.characters.items()}
+    aspects = [aspect_to_state({**json.loads(fields), "id": aspect_id}) for aspect_id, fields in before.aspects.items()]
+    return rs.Table(characters=characters, aspects=aspects)
+
+
 def save_table(campaign: m.Campaign, before: Snapshot, after: rs.Table) -> list[str]:
     """Write the differences between the loaded table and its state now (changed
     characters; new, changed and removed aspects; unchanged rows cost no query) and return

@@ -133,11 +133,14 @@ def discover(table, vs, target="Ghoul"):
 
 def test_discover_fail_lets_the_gm_reveal_it(table, secret):
     """"Se for desconhecido, ele pode escolher revelá-lo para obter uma invocação
-    gratuita": nothing is revealed yet, and the table's text does not name it."""
+    gratuita": nothing is revealed yet. The table reads what it reads when nothing is
+    hidden there; the GM's chance is an effect for the GM alone, which names it."""
     result = discover(table, 2)
+    assert effects(result) == ["fail", "may_reveal"]
+    assert effect(result, "fail").text == "Ethan finds nothing on Ghoul"
     e = effect(result, "may_reveal")
     assert e.data == {"aspect": "Afraid of Fire", "owner": "Ghoul", "holder": "Ghoul", "gm_only": True}
-    assert "Afraid" not in e.text
+    assert "Afraid of Fire" in e.text
     assert secret.hidden and secret.free_invokes == {}
 
 
@@ -164,3 +167,34 @@ def test_naming_a_hidden_aspect_is_a_guess_that_can_uncover_it(table, secret):
     result = molotov(table, 0, aspect="afraid of fire", target="Ghoul")
     assert effects(result) == ["revealed", "free_invoke"] and not secret.hidden
     assert sum(a.name == "Afraid of Fire" for a in table.aspects) == 1
+
+
+def texts(result):
+    return [(e.kind, e.text) for e in result.effects if not e.data.get("gm_only")]
+
+
+@pytest.mark.parametrize("vs", [2, 1], ids=["fail", "tie"])
+def test_a_wrong_guess_reads_as_a_new_aspect_would(table, secret, vs):
+    """What the table reads (the effects not marked gm_only) is word for word what a name
+    that matches nothing gets; the aspect stays hidden and nothing is created beside it."""
+    guessed = molotov(table, vs, aspect="Afraid of Fire", target="Ghoul")
+    assert secret.hidden and secret.free_invokes == {}
+    assert sum(a.name == "Afraid of Fire" for a in table.aspects) == 1
+    table.aspects.remove(secret)
+    table.aspects[:] = [a for a in table.aspects if a.kind != "boost"]
+    fresh = molotov(table, vs, aspect="Afraid of Fire", target="Ghoul")
+    assert texts(guessed) == texts(fresh) and guessed.changes == fresh.changes
+
+
+def test_a_wrong_guess_tells_the_gm_what_was_missed(table, secret):
+    result = molotov(table, 2, aspect="Afraid of Fire", target="Ghoul")
+    assert effects(result) == ["fail", "may_reveal"]
+    assert effect(result, "may_reveal").data["gm_only"] is True
+
+
+def test_a_wrong_guess_at_a_cost_reveals_it_for_the_enemy(table, secret):
+    result = molotov(table, 2, Choice("fail", "cost"), aspect="Afraid of Fire", target="Ghoul")
+    assert effects(result) == ["aspect_created", "enemy_free_invoke"]
+    assert not secret.hidden and secret.free_invokes == {"Ghoul": 1}
+    assert sum(a.name == "Afraid of Fire" for a in table.aspects) == 1
+    assert result.changes[0] == Change("aspect", "Afraid of Fire", "hidden", "revealed", "on Ghoul")

@@ -50,6 +50,32 @@ def test_hidden_aspects_exist_only_for_their_owner(table):
     assert "Secretly Afraid" not in [r.aspect.name for r in usable_aspects(table, "Ruth")]
 
 
+def test_a_players_character_knows_no_hidden_aspect_not_even_its_own(table):
+    """"Unknown to the players until discovered" (docs/sheets.md): the player of the
+    character it is on included. The GM sees them all."""
+    table.character("Ruth").player = "ruth@example.org"
+    add_situation_aspect(table, "Cursed Blood", owner="Ruth", hidden=True)
+    with pytest.raises(UnknownNameError) as info:
+        invoke_right(table, "Cursed Blood", "Ruth")
+    assert info.value.suggestions == []
+    with pytest.raises(UnknownNameError) as info:
+        rename_aspect(table, "Cursed Blod", "Clean Blood", viewer="Ruth")
+    assert "Cursed Blood" not in info.value.suggestions and "did you mean" not in info.value.message
+    assert invoke_right(table, "Cursed Blood", GM).may_pay
+    assert rename_aspect(table, "Cursed Blood", "Boiling Blood")[0].after == "Boiling Blood"
+
+
+def test_a_hidden_aspect_steps_aside_for_a_name_a_player_gives(table):
+    from pbp.rules.aspects import step_aside
+
+    secret, _ = add_situation_aspect(table, "Trip Wire", hidden=True)
+    changes, told = step_aside(table, "trip wire", None, "Ruth")
+    assert secret.name == "Trip Wire (secret)" and secret.hidden
+    assert changes == [Change("aspect", "Trip Wire (secret)", "Trip Wire", "Trip Wire (secret)", "renamed")]
+    assert told[0].data["gm_only"] is True
+    assert step_aside(table, "Deep Shadows", None, "Ruth") == ([], [])      # not hidden: nothing to do
+
+
 def test_usable_aspects_lists_free_invokes(table):
     table.find_aspect("Deep Shadows").free_invokes["Ruth"] = 2
     rights = {r.aspect.name: r.free for r in usable_aspects(table, "Ruth")}

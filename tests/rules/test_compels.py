@@ -328,3 +328,12 @@ def test_unknown_kind_aspect_and_target():
         c.offer(table, 9, "Ruth", "Hair Trigger", "event", JIBE, NOW)
     with pytest.raises(RulesError, match="says what goes wrong"):
         c.offer(table, 9, "Ruth", TEMPER, "event", " ", NOW)
+
+
+def test_a_gm_compel_on_a_hidden_aspect_reveals_it():
+    """The compel names it to the table: from then on everyone knows it (as after an invoke)."""
+    table = make_table()
+    secret, _ = add_situation_aspect(table, "Cursed Blood", owner="Ruth", hidden=True)
+    opened = c.offer(table, 1, "Ruth", "Cursed Blood", "event", "The moon rises", NOW, deadline=DEADLINE)
+    assert not secret.hidden
+    assert opened.changes == (Change("aspect", "Cursed Blood", "hidden", "revealed", "on Ruth"),)
