@@ -290,9 +290,10 @@ def cmd_verify(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from pbp.daemon import run
+    from pbp.daemon import configure_logging, run
 
     config = _open(args)
+    configure_logging("DEBUG" if args.verbose else config.log_level)
     return run(config, dice=_dice(args.dice), once=args.once)
 
 
@@ -300,8 +301,10 @@ def cmd_check_config(args) -> int:
     """Try everything the daemon will need and say what works, with a hint for what not."""
     import asyncio
 
+    from pbp.daemon import configure_logging
     from pbp.store import models as m
 
+    configure_logging("DEBUG" if args.verbose else "WARNING")  # the check lines say the rest
     results: list[tuple[bool, str]] = []
 
     def check(label, fn):

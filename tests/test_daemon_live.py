@@ -222,13 +222,16 @@ def test_reconnects_after_the_server_drops_the_connection(table, mailbox, smtp_a
 
 def test_connection_problems_are_logged_with_a_hint_and_retried(table, mailbox, env, caplog):
     d = daemon(table, {**env, "PBP_IMAP_PASSWORD": "wrong"})
-    with caplog.at_level("ERROR", logger="pbp.daemon"):
-        d.watch(d.watchers[0])
-    (record,) = [r for r in caplog.records if r.name == "pbp.daemon"]
-    assert "hint:" in record.getMessage() and "retrying in" in record.getMessage()
-    assert d.watchers[0].failures == 1
-    d.watch(d.watchers[0])            # within the backoff: not even tried
-    assert d.watchers[0].failures == 1
+    watcher = d.watchers[0]
+    with caplog.at_level("DEBUG", logger="pbp.daemon"):
+        first = d.watch(watcher)
+        second = d.watch(watcher)
+    lines = [r for r in caplog.records if r.name == "pbp.daemon" and "retrying in" in r.getMessage()]
+    assert [r.levelname for r in lines] == ["WARNING", "DEBUG"]   # the same problem again: not repeated loudly
+    assert "hint:" in lines[0].getMessage() and "@@" not in lines[0].getMessage()
+    assert f"retrying in {first}s" in lines[0].getMessage()
+    # a refused login needs the operator: no hammering the account every second
+    assert watcher.failures == 2 and 30 <= first <= second
 
 
 def test_handled_mail_can_be_moved_to_a_folder(tmp_path, mailbox, smtp_auth_server, tls_ca, env, table):
@@ -277,7 +280,8 @@ def test_a_server_without_idle_is_polled(tmp_path, dovecot_factory, smtp_auth_se
     account.append(eml("/fp\n", to=account.user))
     watcher = d.watchers[0]
     started = time.monotonic()
-    d.watch(watcher)                       # one poll, then back to the scheduler (no IDLE to wait in)
-    assert time.monotonic() - started < 5
+    wait = d.watch(watcher)                # one poll, then a sleep of poll_seconds (no IDLE to wait in)
+    assert time.monotonic() - started < 5 and wait == config.poll_seconds
     assert watcher.inbox.supports_idle is False
-    assert m.Message.select().count() == 1 and len(smtp_auth_server.received) == 1
+    assert m.Message.select().count() == 1
+    assert d.deliver() == 1 and len(smtp_auth_server.received) == 1
