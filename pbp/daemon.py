@@ -8,7 +8,7 @@ for another:
   :func:`pbp.pipeline.process_message` (one transaction each: state, the message record and
   its replies), mark the messages handled, wake the sender; then, with IDLE, wait for the
   server's push, else sleep ``poll_seconds``. A connection problem is logged with its hint
-  and retried on the :class:`~pbp.delivery.Backoff` it logs (1 s, 2 s, 5 s ...);
+  and retried on the :class:`~pbp.delivery.Backoff` it logs (1, 2, 3, 5, then every 10 s);
 * the *sender* (:class:`pbp.delivery.OutboxSender`): delivers the outbox at start, when
   woken, and on its backoff; a hung SMTP server holds up nothing but itself;
 * *tick* (APScheduler, every minute): applies deadlines (pending reactions and compels).
@@ -186,13 +186,13 @@ class Daemon:
         server's push. Returns the seconds to wait before the next round: none after IDLE,
         ``poll_seconds`` without it, the backoff after a problem (logged with its hint)."""
         try:
-            self.poll(watcher)
-            idle = bool(getattr(watcher.inbox, "supports_idle", False))
-            watcher.backoff.succeeded()
+            idle = bool(getattr(watcher.inbox, "supports_idle", False))   # connects: the truth, not the config
             if not watcher.announced:
                 watcher.announced = True
                 log.info("%s: watching (%s)", watcher.label, "IDLE: the server wakes pbp when mail arrives" if idle
                          else f"no IDLE: checking every {self.config.poll_seconds:g} s")
+            self.poll(watcher)
+            watcher.backoff.succeeded()
             if self.stopping.is_set():
                 return 0.0
             if not idle:

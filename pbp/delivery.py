@@ -4,7 +4,7 @@ Two kinds of trouble are retried differently, because they mean different things
 
 * the **server cannot be reached** (refused, timed out, TLS or login failed): nothing is wrong
   with any reply, so no reply is charged an attempt; the whole outbox waits on the connection
-  backoff (:class:`Backoff`: 1, 2, 5, 10, 15 s, then every 15 s), so delivery resumes within
+  backoff (:class:`Backoff`: 1, 2, 3, 5, 10 s, then every 10 s), so delivery resumes within
   seconds of the server coming back, however long it was away;
 * the **server refuses one reply** (4xx): that reply backs off on its own (5 s, 15 s, 1 min,
   5 min, 15 min, then hourly) while the others go; a 5xx, or :data:`MAX_ATTEMPTS`, marks it
@@ -38,7 +38,7 @@ log = logging.getLogger("pbp.daemon")
 MAX_ATTEMPTS = 12
 BACKOFF_SECONDS = (5, 15, 60, 300, 900, 3600)
 #: Waits after a connection problem that may pass by itself (server down, network, timeout).
-RECONNECT_SECONDS = (1, 2, 5, 10, 15)
+RECONNECT_SECONDS = (1, 2, 3, 5, 10)
 #: Waits after a problem that needs the operator (login refused, TLS, missing folder): trying
 #: every few seconds would only get the account locked.
 MISCONFIGURED_SECONDS = (30, 60, 120, 300)

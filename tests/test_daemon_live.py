@@ -28,9 +28,10 @@ pytestmark = pytest.mark.live
 REPO = Path(__file__).resolve().parent.parent
 
 
-def write_config(tmp_path, mailbox, smtp, tls_ca, *, imap_security="starttls", poll=1) -> Path:
+def write_config(tmp_path, mailbox, smtp, tls_ca, *, imap_security="starttls", poll=1, smtp_security="starttls",
+                 log_level="INFO") -> Path:
     port = mailbox.imaps_port if imap_security == "tls" else mailbox.imap_port
-    auth = f'username = "{SMTP_USER}"\npassword_env = "PBP_SMTP_PASSWORD"\n' if smtp.auth else ""
+    auth = f'username = "{SMTP_USER}"\npassword_env = "PBP_SMTP_PASSWORD"\n' if getattr(smtp, "auth", None) else ""
     path = tmp_path / "pbp.toml"
     path.write_text(f"""
 [database]
@@ -50,7 +51,7 @@ timeout = 10
 [smtp]
 host = "127.0.0.1"
 port = {smtp.port}
-security = "starttls"
+security = "{smtp_security}"
 ca_file = "{tls_ca}"
 timeout = 10
 {auth}
@@ -59,6 +60,7 @@ name = "INBOX"
 campaign = "chicago"
 [daemon]
 poll_seconds = {poll}
+log_level = "{log_level}"
 """)
     return path
 
@@ -71,13 +73,17 @@ def env(mailbox):
 @pytest.fixture
 def table(tmp_path, mailbox, smtp_auth_server, tls_ca, env):
     """A campaign on the rig's table@ mailbox, replies through STARTTLS+AUTH SMTP."""
-    path = write_config(tmp_path, mailbox, smtp_auth_server, tls_ca)
+    return set_up_table(write_config(tmp_path, mailbox, smtp_auth_server, tls_ca), mailbox.user)
+
+
+def set_up_table(path: Path, address: str):
+    """Open the config's database and create the Chicago campaign with the sample characters."""
     config = load_config(path)
     open_database(config.database_url)
     from pbp.campaigns import create_campaign, import_character
     from pbp.demo import sample_dir
 
-    campaign = create_campaign("chicago", "Chicago Nights", address=mailbox.user, gms=["gm@pbp.localhost"])
+    campaign = create_campaign("chicago", "Chicago Nights", address=address, gms=["gm@pbp.localhost"])
     for sheet in sorted(sample_dir().glob("*.toml")):
         if sheet.name != "campaign.toml":
             import_character(campaign, str(sheet))
