@@ -4,7 +4,7 @@
 
 1. Burst: N posts, spread over C campaigns by plus-address (table+cK@...), are appended to
    the table's mailbox; the daemon then handles them (fetch in batches, one transaction per
-   post, replies delivered over one SMTP session per batch). Prints posts per second from
+   post, replies sent meanwhile by the sender thread, one SMTP session per wake-up). Prints posts per second from
    the first fetch to the last reply accepted by the SMTP server.
 2. Latency: the daemon idles on the mailbox; one post at a time is appended and the time
    until its reply reaches the SMTP server is measured. Dovecot's IDLE wakes 0.5 s after
@@ -120,6 +120,7 @@ def main() -> None:
         appended = time.monotonic() - began
 
         daemon = Daemon(config, dice=RandomDice())
+        daemon.start_sender()          # replies go out from their own thread while posts are read
         start = time.monotonic()
         handled = daemon.poll(daemon.watchers[0])
         done = wait_for(args.posts, smtp, 120)
@@ -130,7 +131,7 @@ def main() -> None:
 
         # latency: the daemon idles; one post at a time
         watcher = daemon.watchers[0]
-        thread = threading.Thread(target=daemon.watch, args=(watcher,), daemon=True)
+        thread = threading.Thread(target=daemon.watch_forever, args=(watcher,), daemon=True)
         thread.start()
         time.sleep(1.0)
         samples = []
@@ -141,8 +142,7 @@ def main() -> None:
             dovecot.append(USER, raw)
             samples.append(wait_for(before + 1, smtp, 10) - t0)
             time.sleep(0.05)
-        daemon.stopping.set()
-        watcher.inbox.interrupt()
+        daemon.stop()
         thread.join(10)
         q = statistics.quantiles(samples, n=20)
         print(f"latency APPEND -> reply at the SMTP server over {len(samples)} posts:")

@@ -205,7 +205,8 @@ class Daemon:
                 return 0.0
             return watcher.backoff.failed(exc)
 
-    def _watch_forever(self, watcher: Watcher) -> None:
+    def watch_forever(self, watcher: Watcher) -> None:
+        """A watcher's thread: rounds of :meth:`watch` and the waits they ask for, until stopped."""
         while not self.stopping.is_set():
             delay = self.watch(watcher)
             if delay:
@@ -233,13 +234,18 @@ class Daemon:
         return handled
 
     # -- running
-    def start(self) -> None:
-        """Start the sender and one watcher thread per mailbox (they run until :meth:`stop`)."""
+    def start_sender(self) -> OutboxSender:
+        """Start the outbox sender's thread (it sends what is pending at once)."""
         label = "outbox" if self.config.transport == "maildir" else f"smtp {self.sender.settings.address}"
         self.outbox = OutboxSender(self.sender, clock=self.ctx.clock, lock=self.db_lock,
                                    on_sent=self.on_sent, what=label).start()
+        return self.outbox
+
+    def start(self) -> None:
+        """Start the sender and one watcher thread per mailbox (they run until :meth:`stop`)."""
+        self.start_sender()
         for i, watcher in enumerate(self.watchers):
-            watcher.thread = threading.Thread(target=self._watch_forever, args=(watcher,),
+            watcher.thread = threading.Thread(target=self.watch_forever, args=(watcher,),
                                               name=f"pbp-watch-{i}", daemon=True)
             watcher.thread.start()
 

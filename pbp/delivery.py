@@ -113,15 +113,16 @@ def seconds_to_next(now: datetime) -> float:
 
 
 async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None = None,
-                       lock=None) -> tuple[int, PbpError | None]:
+                       lock=None, keep_open: bool = False) -> tuple[int, PbpError | None]:
     """Send ``rows`` over one connection, marking each sent as soon as the server took it.
 
     Returns how many were sent and, when the server could not be reached or the session
     broke, that error (the rest wait for the connection backoff). ``lock`` guards the
-    database writes (the daemon's one-writer lock)."""
+    database writes (the daemon's one-writer lock). ``keep_open`` leaves a working session
+    open for the next call (the sender thread, during a burst)."""
     lock = lock or nullcontext()
     sent = 0
-    opened = hasattr(sender, "connect")
+    opened = hasattr(sender, "connect") and not getattr(sender, "connected", False)
     try:
         if opened:
             try:
@@ -158,12 +159,16 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
             if on_sent:
                 on_sent(row)
     finally:
-        if opened:
-            try:
-                await sender.close()
-            except Exception:  # closing a broken connection: nothing left to do
-                pass
+        if hasattr(sender, "connect") and not keep_open:
+            await close_quietly(sender)
     return sent, None
+
+
+async def close_quietly(sender) -> None:
+    try:
+        await sender.close()
+    except Exception:  # closing a broken connection: nothing left to do
+        pass
 
 
 def _note(rows, exc: BaseException) -> None:
@@ -288,10 +293,13 @@ class OutboxSender:
     async def _round(self) -> float:
         with self.lock:
             rows = due_rows(self.clock())
-        if rows:
+        if not rows:
+            await close_quietly(self.sender)   # idle: no session left open on the server
+        else:
             sent, problem = await deliver_rows(rows, self.sender, clock=self.clock, on_sent=self.on_sent,
-                                               lock=self.lock)
+                                               lock=self.lock, keep_open=True)
             if problem is not None:
+                await close_quietly(self.sender)
                 return self.backoff.failed(problem)
             self.backoff.succeeded()
         with self.lock:
