@@ -134,3 +134,39 @@ def test_check_config_refuses_a_typo_with_a_suggestion_and_no_traceback(tmp_path
     assert "FAIL  config file:" in out.stdout and "[daemon] poll_secnds" in out.stdout
     assert "did you mean poll_seconds?" in out.stdout
     assert "Traceback" not in out.stdout + out.stderr and out.stderr == ""
+
+
+# ---- pbp init ------------------------------------------------------------------------------
+
+
+def test_init_imap_writes_a_real_mailbox_config_with_every_option_commented(tmp_path, capsys):
+    from pbp.cli import main
+
+    path = tmp_path / "etc" / "pbp.toml"
+    db = tmp_path / "var" / "pbp.db"
+    assert main(["-c", str(path), "init", "--imap", "imap.example.org", "--smtp", "smtp.example.org",
+                 "--username", "table@example.org", "--database", f"sqlite:///{db}"]) == 0
+    assert "PBP_IMAP_PASSWORD" in capsys.readouterr().out
+    config = load_config(path)
+    assert config.transport == "imap" and config.database_url == f"sqlite:///{db}" and db.exists()
+    assert config.imap == {"host": "imap.example.org", "username": "table@example.org", "password_env": "PBP_IMAP_PASSWORD"}
+    assert config.smtp["host"] == "smtp.example.org" and config.from_address == "table@example.org"
+    assert config.domain == "example.org" and [b.name for b in config.mailboxes] == ["INBOX"]
+    text = path.read_text()
+    for commented in ("# port = 993", "# security = \"tls\"", "# ca_file = ", "# fetch_batch = 50",
+                      "# poll_interval = 60", "# local_hostname = ", "# password_file = "):
+        assert commented in text, commented
+    assert not (tmp_path / "etc" / "maildir").exists()
+
+
+def test_init_example_prints_the_shipped_example(capsys):
+    from pbp.cli import main
+
+    assert main(["init", "--example"]) == 0
+    assert capsys.readouterr().out == (REPO / "pbp" / "config.example.toml").read_text()
+    # one file: the repository's top-level example is a link to the packaged one
+    assert (REPO / "config.example.toml").resolve() == (REPO / "pbp" / "config.example.toml").resolve()
+    import tomllib
+
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert "config.example.toml" in data["pbp"]
