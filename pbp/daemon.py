@@ -29,6 +29,7 @@ import logging
 import signal
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
@@ -41,6 +42,7 @@ from pbp.delivery import (  # noqa: F401  (deliver_outbox and describe_error are
     deliver_outbox,
     describe_error,
 )
+from pbp.leases import STANDBY_SECONDS, Leases, exclusively, shared
 from pbp.pipeline import Context, process_message
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.store import models as m
@@ -100,7 +102,9 @@ class Watcher:
     binding: MailboxBinding
     inbox: object
     backoff: Backoff = None
+    leases: Leases = field(default_factory=Leases)
     announced: bool = False
+    standing_by: bool = False
     thread: threading.Thread | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -186,6 +190,8 @@ class Daemon:
         server's push. Returns the seconds to wait before the next round: none after IDLE,
         ``poll_seconds`` without it, the backoff after a problem (logged with its hint)."""
         try:
+            if not self.holds(watcher):
+                return STANDBY_SECONDS
             idle = bool(getattr(watcher.inbox, "supports_idle", False))   # connects: the truth, not the config
             if not watcher.announced:
                 watcher.announced = True
@@ -201,9 +207,22 @@ class Daemon:
             return 0.0
         except Exception as exc:  # a connection, the database: log it, back off, try again
             _close_quietly(watcher.inbox)
+            watcher.leases.forget()
             if self.stopping.is_set():
                 return 0.0
             return watcher.backoff.failed(exc)
+
+    def holds(self, watcher: Watcher) -> bool:
+        """Whether this daemon watches the mailbox now (always, unless several daemons share
+        a PostgreSQL database and another one has it: :mod:`pbp.leases`)."""
+        held = watcher.leases.hold(watcher.inbox.mailbox)
+        if held and watcher.standing_by:
+            log.info("%s: taking over from the daemon that watched it", watcher.label)
+        elif not held and not watcher.standing_by:
+            log.info("%s: another daemon watches it; standing by", watcher.label)
+            _close_quietly(watcher.inbox)
+        watcher.standing_by = not held
+        return held
 
     def watch_forever(self, watcher: Watcher) -> None:
         """A watcher's thread: rounds of :meth:`watch` and the waits they ask for, until stopped."""
@@ -221,14 +240,14 @@ class Daemon:
         """Deadlines and reminders (pending reactions, compels) at the injected clock."""
         from pbp.pipeline import apply_deadlines
 
-        with self.db_lock:
-            due = apply_deadlines(self.ctx)
+        with self.db_lock, exclusively("deadlines") as ours:   # one daemon at a time applies them
+            due = apply_deadlines(self.ctx) if ours else 0
         if due and self.outbox is not None:
             self.outbox.wake()
 
     def run_once(self) -> int:
         """Handle what is waiting in every mailbox, apply deadlines, deliver, and return."""
-        handled = sum(self.poll(w) for w in self.watchers)
+        handled = sum(self.poll(w) for w in self.watchers if self.holds(w))
         self.tick()
         self.deliver()
         return handled
@@ -237,7 +256,10 @@ class Daemon:
     def start_sender(self) -> OutboxSender:
         """Start the outbox sender's thread (it sends what is pending at once)."""
         label = "outbox" if self.config.transport == "maildir" else f"smtp {self.sender.settings.address}"
-        self.outbox = OutboxSender(self.sender, clock=self.ctx.clock, lock=self.db_lock,
+        # PostgreSQL: a claimed reply's transaction spans its send, so it must not hold the
+        # watchers' lock; the database orders the writes itself
+        lock = nullcontext() if shared() else self.db_lock
+        self.outbox = OutboxSender(self.sender, clock=self.ctx.clock, lock=lock,
                                    on_sent=self.on_sent, what=label).start()
         return self.outbox
 

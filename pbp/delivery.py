@@ -30,6 +30,7 @@ from typing import Callable
 
 from pbp import faults
 from pbp.errors import PbpError
+from pbp.leases import claim
 from pbp.store import models as m
 from pbp.transport.errors import SmtpRejected
 
@@ -131,25 +132,28 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                 with lock:
                     _note(rows, exc)
                 return 0, exc
-        for row in rows:
-            began = time.monotonic()
-            try:
-                receipt = await sender.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
-            except SmtpRejected as exc:
-                if exc.stage == "CONNECT":
+        for index, row in enumerate(rows):
+            with claim(row) as row:   # PostgreSQL: locked until marked, so no other daemon sends it
+                if row is None:
+                    continue
+                began = time.monotonic()
+                try:
+                    receipt = await sender.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
+                except SmtpRejected as exc:
+                    if exc.stage == "CONNECT":
+                        with lock:
+                            _note(rows[index:], exc)
+                        return sent, exc
                     with lock:
-                        _note(rows[sent:], exc)
+                        _refused(row, exc, clock())
+                    continue
+                except PbpError as exc:  # the session broke on this reply: it is charged one attempt
+                    with lock:
+                        _charge(row, exc, clock())
                     return sent, exc
                 with lock:
-                    _refused(row, exc, clock())
-                continue
-            except PbpError as exc:  # the session broke on this reply: it is charged one attempt
-                with lock:
-                    _charge(row, exc, clock())
-                return sent, exc
-            with lock:
-                m.OutboxMail.update(status="sent", sent_at=clock(), attempts=row.attempts + 1).where(
-                    m.OutboxMail.id == row.id).execute()
+                    m.OutboxMail.update(status="sent", sent_at=clock(), attempts=row.attempts + 1).where(
+                        m.OutboxMail.id == row.id).execute()
             faults.reached("after_send")
             sent += 1
             refused = f", refused by {', '.join(receipt.refused)}" if getattr(receipt, "refused", None) else ""
