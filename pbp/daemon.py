@@ -42,7 +42,7 @@ from pbp.delivery import (  # noqa: F401  (deliver_outbox and describe_error are
     deliver_outbox,
     describe_error,
 )
-from pbp.leases import STANDBY_SECONDS, Leases, exclusively, shared
+from pbp.leases import STANDBY_SECONDS, Leases, campaign_writes, exclusively, shared
 from pbp.pipeline import Context, process_message
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.store import models as m
@@ -162,7 +162,7 @@ class Daemon:
             for item in messages:
                 if self.stopping.is_set():
                     break
-                with self.db_lock:   # per message: the sender marks replies sent in between
+                with self.db_lock, campaign_writes():   # per message: the sender marks replies sent in between
                     outcome = process_message(item.raw, self.ctx, mailbox=item.mailbox, uidvalidity=item.uidvalidity,
                                               uid=item.uid, campaign_slug=watcher.binding.campaign or None)
                 faults.reached("after_commit")
@@ -241,7 +241,10 @@ class Daemon:
         from pbp.pipeline import apply_deadlines
 
         with self.db_lock, exclusively("deadlines") as ours:   # one daemon at a time applies them
-            due = apply_deadlines(self.ctx) if ours else 0
+            due = 0
+            if ours:
+                with campaign_writes(exclusive=True):
+                    due = apply_deadlines(self.ctx)
         if due and self.outbox is not None:
             self.outbox.wake()
 

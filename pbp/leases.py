@@ -11,6 +11,10 @@
   the lock go with it.
 * **Deadlines are applied by one daemon at a time**: the tick runs under a
   transaction-level advisory lock (:func:`exclusively`); a second daemon skips that round.
+* **A campaign's changes are applied one at a time**: its posts come through one mailbox,
+  so through one watcher, one after another; each post's transaction holds a shared lock
+  and the deadline tick the exclusive one (:func:`campaign_writes`), so a deadline never
+  interleaves with a post applied by another daemon.
 
 With SQLite (one daemon) every lease is granted at once and nothing is locked here: the
 daemon's own one-writer lock already orders everything.
@@ -82,3 +86,16 @@ def claim(row: m.OutboxMail):
         yield (m.OutboxMail.select()
                .where((m.OutboxMail.id == row.id) & (m.OutboxMail.status == "pending"))
                .for_update("FOR UPDATE SKIP LOCKED").first())
+
+
+@contextmanager
+def campaign_writes(*, exclusive: bool = False):
+    """A transaction in which campaign state may change: posts share it (they do not wait
+    for each other), the deadline tick takes it alone for the few milliseconds it needs."""
+    if not shared():
+        yield
+        return
+    function = "pg_advisory_xact_lock" if exclusive else "pg_advisory_xact_lock_shared"
+    with m.db.atomic():
+        m.db.execute_sql(f"SELECT {function}(%s)", (lock_key("campaign-writes"),))
+        yield
