@@ -58,6 +58,7 @@ class Config:
     poll_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     log_level: str = "INFO"
+    compact_sent_after_days: float = 30.0    # sent replies keep headers and text only after this; 0: never
     invoke_window_hours: float = 24.0
     reaction_deadline_hours: float = 48.0
     reminder_hours: float = 12.0
@@ -102,6 +103,7 @@ BOOL = _Kind(lambda v: isinstance(v, bool), "true or false", "false")
 PORT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536, "a port number", "993")
 SECONDS = _Kind(_number(positive=True), "a number of seconds above 0", "60")
 HOURS = _Kind(_number(), "a number of hours", "24")
+DAYS = _Kind(_number(), "a number of days (0: never)", "30")
 COUNT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "a whole number above 0", "20")
 
 
@@ -119,7 +121,7 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
                               '"sqlite:///pbp.db" or "postgresql://pbp@127.0.0.1/pbp"')},
     "mail": {"transport": _one_of("maildir", "imap"), "domain": TEXT, "from_address": TEXT},
     "maildir": {"inbox": PATH, "outbox": PATH},
-    "daemon": {"poll_seconds": SECONDS, "log_level": _one_of(*LOG_LEVELS),
+    "daemon": {"poll_seconds": SECONDS, "log_level": _one_of(*LOG_LEVELS), "compact_sent_after_days": DAYS,
                "handled": _Kind(lambda v: isinstance(v, str) and (v in ("seen", "none") or v.startswith("move:")),
                                 '"seen", "none" or "move:FOLDER"', '"move:Done"')},
     "play": {"invoke_window_hours": HOURS, "reaction_deadline_hours": HOURS, "reminder_hours": HOURS},
@@ -255,6 +257,7 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         poll_seconds=float(daemon.get("poll_seconds", defaults["poll_seconds"])),
         limits=Limits(**limits),
         log_level=daemon.get("log_level", defaults["log_level"]),
+        compact_sent_after_days=float(daemon.get("compact_sent_after_days", defaults["compact_sent_after_days"])),
         **{key: float(play.get(key, defaults[key])) for key in SCHEMA["play"]},
         trust_authserv_id=security.get("trust_authserv_id", defaults["trust_authserv_id"]),
     )

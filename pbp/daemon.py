@@ -53,6 +53,7 @@ FETCH_BATCH = 50
 IDLE_CHUNK_SECONDS = 300.0
 #: SIGTERM to exit, at most (systemd's TimeoutStopSec is 60 s).
 STOP_SECONDS = 5.0
+COMPACT_EVERY_SECONDS = 3600.0
 
 
 # --------------------------------------------------------------------------- logs
@@ -133,6 +134,7 @@ class Daemon:
         self.watchers = [Watcher(b, make_inbox(config, b, environ)) for b in bindings]
         self.sender = make_sender(config, environ)
         self.outbox: OutboxSender | None = None   # the sender thread, once started
+        self._compact_at = 0.0
 
     # -- one round on one mailbox
     def poll(self, watcher: Watcher) -> int:
@@ -237,8 +239,18 @@ class Daemon:
         return deliver_outbox(self.config, sender=self.sender, clock=self.ctx.clock, on_sent=self.on_sent)
 
     def tick(self) -> None:
-        """Deadlines and reminders (pending reactions, compels) at the injected clock."""
+        """Deadlines and reminders (pending reactions, compels) at the injected clock; once
+        an hour, old sent replies are compacted (:mod:`pbp.retention`)."""
         from pbp.pipeline import apply_deadlines
+
+        if time.monotonic() >= self._compact_at:
+            from pbp.retention import compact_sent
+
+            self._compact_at = time.monotonic() + COMPACT_EVERY_SECONDS
+            with self.db_lock:
+                compacted = compact_sent(self.ctx.clock(), self.config.compact_sent_after_days)
+            if compacted:
+                log.debug("compacted %d sent replies", compacted)
 
         with self.db_lock, exclusively("deadlines") as ours:   # one daemon at a time applies them
             due = 0
