@@ -214,6 +214,8 @@ def test_wrong_password_is_logged_with_a_hint(table, mailbox, env, tmp_path):
     good = subprocess.run([sys.executable, "-m", "pbp.cli", "-c", str(table.path), "check-config"],
                           env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert good.returncode == 0, good.stdout
+    assert good.stderr == "" and out.stderr == "", good.stderr + out.stderr   # no library noise, no traceback
+    assert all(line.startswith(("  ok    ", "  FAIL  ", "      hint: ")) for line in good.stdout.splitlines())
 
 
 def test_reconnects_after_the_server_drops_the_connection(table, mailbox, smtp_auth_server, env, dovecot):
