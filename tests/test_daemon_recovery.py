@@ -119,7 +119,9 @@ def sigterm(child: subprocess.Popen, within: float) -> tuple[float, str]:
     return time.monotonic() - began, out
 
 
-def test_imap_back_after_an_outage_next_post_answered_within_5s(tmp_path, own_dovecot, smtp_come_and_go, tls_ca):
+def test_imap_back_after_an_outage_next_post_answered_within_5s(tmp_path, own_dovecot, smtp_come_and_go, tls_ca,
+                                                                 caplog):
+    caplog.set_level("DEBUG", logger="pbp")
     account = own_dovecot
     config = set_up_table(write_config(tmp_path, account, smtp_come_and_go, tls_ca, poll=SLOW_POLL,
                                        smtp_security="plain"), account.user)
@@ -127,13 +129,13 @@ def test_imap_back_after_an_outage_next_post_answered_within_5s(tmp_path, own_do
     d.start()
     try:
         account.append(eml("/overcome Investigate vs Fair\n", to=account.user))
-        assert wait_until(lambda: len(smtp_come_and_go.received) == 1, 10) is not None
+        assert wait_until(lambda: len(smtp_come_and_go.received) == 1, 30) is not None, caplog.text
         account.server.stop()          # the IDLE session breaks; reconnects are refused
         time.sleep(1.0)
         account.server.start()
         account.append(eml("/overcome Investigate vs Fair\n", to=account.user, message_id="after-outage@t"))
         took = wait_until(lambda: len(smtp_come_and_go.received) == 2, 10)
-        assert took is not None and took < 5, f"answered {took} s after Dovecot came back"
+        assert took is not None and took < 5, f"answered {took} s after Dovecot came back\n{caplog.text}"
         assert d.watchers[0].failures == 0       # the watcher says it is back
     finally:
         d.stop()
