@@ -17,6 +17,7 @@ from pbp.demo import sample_dir
 from pbp.store import models as m
 from pbp.store.db import open_database
 from tests.helpers import eml
+from tests.rig.smtp import SmtpServer
 from tests.test_daemon_live import REPO
 
 pytestmark = pytest.mark.live
@@ -48,6 +49,13 @@ security = "plain"
 [daemon]
 poll_seconds = 1
 """
+
+
+@pytest.fixture
+def smtp_server():
+    """A recording SMTP server of this test's own (the session's counts its queue ids)."""
+    with SmtpServer() as server:
+        yield server
 
 
 def test_three_daemons_one_killed_mid_burst_apply_and_send_everything_once(tmp_path, postgres, mailbox, smtp_server):
