@@ -48,6 +48,8 @@ REPEAT_LOG_SECONDS = 600
 #: The sender looks at the outbox at least this often even when nobody wakes it.
 MAX_WAIT_SECONDS = 60.0
 BATCH = 500
+#: A round that found due replies but sent none (claimed by another daemon) waits this long.
+CLAIMED_ELSEWHERE_SECONDS = 1.0
 
 
 def describe_error(exc: BaseException) -> str:
@@ -297,6 +299,7 @@ class OutboxSender:
     async def _round(self) -> float:
         with self.lock:
             rows = due_rows(self.clock())
+        sent = 0
         if not rows:
             await close_quietly(self.sender)   # idle: no session left open on the server
         else:
@@ -307,4 +310,6 @@ class OutboxSender:
                 return self.backoff.failed(problem)
             self.backoff.succeeded()
         with self.lock:
-            return seconds_to_next(self.clock())
+            delay = seconds_to_next(self.clock())
+        # due replies that another daemon is sending right now: look again shortly, not at once
+        return max(delay, CLAIMED_ELSEWHERE_SECONDS) if rows and not sent else delay
