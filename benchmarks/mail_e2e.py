@@ -4,13 +4,18 @@
 
 1. Burst: N posts, spread over C campaigns by plus-address (table+cK@...), are appended to
    the table's mailbox; the daemon then handles them (fetch in batches, one transaction per
-   post, replies delivered over one SMTP session per batch). Prints posts per second from
+   post, replies sent meanwhile by the sender thread, one SMTP session per wake-up). Prints posts per second from
    the first fetch to the last reply accepted by the SMTP server.
 2. Latency: the daemon idles on the mailbox; one post at a time is appended and the time
    until its reply reaches the SMTP server is measured. Dovecot's IDLE wakes 0.5 s after
    new mail, which is the floor. Prints p50 and p95.
 
 Targets (issue 3): burst >= 100 posts/s; latency p50 < 0.65 s.
+
+    python benchmarks/mail_e2e.py --daemons 1,2,3 [--posts 600]
+
+3. Several daemons: the same burst over six mailboxes on one PostgreSQL, shared out between
+   1, 2, 3 ``pbp run`` processes (each its own ``[[mailboxes]]``); posts per second.
 Needs Dovecot (bash scripts/install-test-services) and root, like the live tests.
 """
 from __future__ import annotations
@@ -98,13 +103,94 @@ def wait_for(count: int, smtp: SmtpServer, timeout: float) -> float:
     return time.monotonic()
 
 
+def several_daemons(counts: list[int], posts: int, folders: int = 6) -> None:
+    """Posts per second with 1, 2, 3... ``pbp run`` processes on one PostgreSQL database,
+    the ``folders`` mailboxes (one campaign each) shared out between them."""
+    import subprocess
+
+    from pbp.campaigns import create_campaign, import_character
+    from pbp.demo import sample_dir
+    from pbp.store import models as m
+    from pbp.store.db import open_database
+    from tests.rig.postgres import Postgres
+
+    names = ["INBOX"] + [f"Table{k}" for k in range(1, folders)]
+    per_folder = posts // folders
+    postgres = Postgres().start()
+    try:
+        with Dovecot() as dovecot, SmtpServer() as smtp:
+            dovecot.add_user(USER, PASSWORD)
+            for name in names[1:]:
+                dovecot.create_folder(USER, name)
+            print(f"several daemons on one PostgreSQL: {per_folder * folders} posts over {folders} mailboxes")
+            for n in counts:
+                dovecot.clear(USER)
+                smtp.clear()
+                url = postgres.create_database(f"bench_{n}")
+                open_database(url)
+                ruth = sample_dir() / "ruth.toml"
+                for k in range(folders):
+                    import_character(create_campaign(f"c{k}", f"Campaign {k}", gms=["gm@example.test"]), str(ruth))
+                m.db.close()
+                for k, name in enumerate(names):
+                    dovecot.append_many(USER, [POST.format(i=f"{n}-{k}-{i}", k=k, sender="ruth@pbp.localhost").encode()
+                                               for i in range(per_folder)], name)
+                root = Path(tempfile.mkdtemp(prefix="pbp-bench-"))
+                paths = []
+                for d in range(n):
+                    mine = [(k, name) for k, name in enumerate(names) if k % n == d]
+                    boxes = "".join(f'[[mailboxes]]\nname = "{name}"\ncampaign = "c{k}"\n' for k, name in mine)
+                    path = root / f"pbp-{d}.toml"
+                    path.write_text(f"""
+[database]
+url = "{url}"
+[mail]
+transport = "imap"
+domain = "bench.test"
+from_address = "{USER}"
+[imap]
+host = "127.0.0.1"
+port = {dovecot.imap_port}
+security = "plain"
+username = "{USER}"
+[smtp]
+host = "127.0.0.1"
+port = {smtp.port}
+security = "plain"
+{boxes}
+[daemon]
+poll_seconds = 1
+log_level = "WARNING"
+""")
+                    paths.append(path)
+                start = time.monotonic()
+                children = [subprocess.Popen([sys.executable, "-m", "pbp.cli", "-c", str(p), "run"], cwd=REPO,
+                                             env={**os.environ, "PBP_IMAP_PASSWORD": PASSWORD}) for p in paths]
+                try:
+                    done = wait_for(per_folder * folders, smtp, 300)
+                finally:
+                    for child in children:
+                        child.terminate()
+                    for child in children:
+                        child.wait(30)
+                elapsed = done - start
+                print(f"  {n} daemon{'s' if n > 1 else ' '}: {per_folder * folders / elapsed:,.0f} posts/s "
+                      f"({elapsed:.2f} s from start, Python start-up included)")
+    finally:
+        postgres.stop()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--posts", type=int, default=1000)
     ap.add_argument("--campaigns", type=int, default=10)
     ap.add_argument("--latency-samples", type=int, default=40)
+    ap.add_argument("--daemons", help="instead: posts/s with this many daemons on one PostgreSQL, e.g. 1,2,3")
     args = ap.parse_args()
     os.environ["PBP_IMAP_PASSWORD"] = PASSWORD
+    if args.daemons:
+        several_daemons([int(n) for n in args.daemons.split(",")], args.posts)
+        return
 
     from pbp.daemon import Daemon
     from pbp.rules.dice import RandomDice
@@ -120,6 +206,7 @@ def main() -> None:
         appended = time.monotonic() - began
 
         daemon = Daemon(config, dice=RandomDice())
+        daemon.start_sender()          # replies go out from their own thread while posts are read
         start = time.monotonic()
         handled = daemon.poll(daemon.watchers[0])
         done = wait_for(args.posts, smtp, 120)
@@ -130,7 +217,7 @@ def main() -> None:
 
         # latency: the daemon idles; one post at a time
         watcher = daemon.watchers[0]
-        thread = threading.Thread(target=daemon.watch, args=(watcher,), daemon=True)
+        thread = threading.Thread(target=daemon.watch_forever, args=(watcher,), daemon=True)
         thread.start()
         time.sleep(1.0)
         samples = []
@@ -141,8 +228,7 @@ def main() -> None:
             dovecot.append(USER, raw)
             samples.append(wait_for(before + 1, smtp, 10) - t0)
             time.sleep(0.05)
-        daemon.stopping.set()
-        watcher.inbox.interrupt()
+        daemon.stop()
         thread.join(10)
         q = statistics.quantiles(samples, n=20)
         print(f"latency APPEND -> reply at the SMTP server over {len(samples)} posts:")

@@ -45,45 +45,48 @@ def _print_json(obj) -> None:
 
 
 def cmd_init(args) -> int:
-    """Write a config file (from config.example.toml's defaults) and create the database."""
+    """Write a config file (config.example.toml with the given settings made: every other
+    option stays in it, commented) and create the database; ``--example`` prints the example."""
+    from pbp.config_template import config_text, example_text
     from pbp.store.db import open_database
 
+    if args.example:
+        print(example_text(), end="")
+        return 0
     path = _config_path(args)
     if path.exists() and not args.force:
         print(f"{path} exists already; leaving it (use --force to overwrite)")
     else:
+        if (args.smtp or args.username) and not args.imap:
+            raise CommandError("--smtp and --username go with --imap", expected="the IMAP server's host name",
+                               example="pbp init --imap imap.example.org --smtp smtp.example.org "
+                                       "--username table@example.org")
+        domain = args.domain or (args.username.rpartition("@")[2] if args.username and "@" in args.username
+                                 else "pbp.localhost")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(default_config_text(args.domain), encoding="utf-8")
+        path.write_text(config_text(domain=domain, database=args.database, imap=args.imap, smtp=args.smtp,
+                                    username=args.username, poll_seconds=None if args.imap else 2),
+                        encoding="utf-8")
         print(f"wrote {path}")
     config = load_config(path)
     open_database(config.database_url)
-    if config.maildir:
+    if config.transport == "maildir":
         from pbp.transport.maildir import ensure_maildir
 
         ensure_maildir(config.maildir.inbox)
         ensure_maildir(config.maildir.outbox)
     print(f"database ready at {config.database_url}")
+    if config.transport == "imap":
+        print("next: export PBP_IMAP_PASSWORD and PBP_SMTP_PASSWORD (or set password_file), "
+              "then `pbp check-config`")
     return 0
 
 
 def default_config_text(domain: str = "pbp.localhost") -> str:
-    return f"""# pbp configuration (every option is explained in config.example.toml)
-[database]
-url = "sqlite:///pbp.db"
+    """The Maildir demo config (``pbp init`` without --imap)."""
+    from pbp.config_template import config_text
 
-[mail]
-transport = "maildir"
-domain = "{domain}"
-from_address = "table@{domain}"
-
-[maildir]
-inbox = "maildir/inbox"
-outbox = "maildir/outbox"
-
-[daemon]
-poll_seconds = 2
-handled = "seen"
-"""
+    return config_text(domain=domain, poll_seconds=2)
 
 
 def cmd_campaign_create(args) -> int:
@@ -315,9 +318,10 @@ def cmd_verify(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from pbp.daemon import run
+    from pbp.daemon import configure_logging, run
 
     config = _open(args)
+    configure_logging("DEBUG" if args.verbose else config.log_level)
     return run(config, dice=_dice(args.dice), once=args.once)
 
 
@@ -325,8 +329,10 @@ def cmd_check_config(args) -> int:
     """Try everything the daemon will need and say what works, with a hint for what not."""
     import asyncio
 
+    from pbp.daemon import configure_logging
     from pbp.store import models as m
 
+    configure_logging("DEBUG" if args.verbose else "WARNING")  # the check lines say the rest
     results: list[tuple[bool, str]] = []
 
     def check(label, fn):
@@ -418,8 +424,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("init", help="write a config file and create the database")
-    s.add_argument("--force", action="store_true")
-    s.add_argument("--domain", default="pbp.localhost")
+    s.add_argument("--force", action="store_true", help="overwrite an existing config file")
+    s.add_argument("--domain", help="right-hand side of pbp's Message-IDs (default: the --username's domain)")
+    s.add_argument("--imap", metavar="HOST", help="read a real mailbox on this IMAP server (993, TLS)")
+    s.add_argument("--smtp", metavar="HOST", help="send replies through this SMTP server (587, STARTTLS; "
+                                                   "default: the IMAP host)")
+    s.add_argument("--username", metavar="ADDRESS", help="the table's login and address, e.g. table@example.org")
+    s.add_argument("--database", metavar="URL", help='e.g. "sqlite:////var/lib/pbp/pbp.db" (default: pbp.db '
+                                                      "next to the config file)")
+    s.add_argument("--example", action="store_true", help="print config.example.toml (every option) and exit")
     s.set_defaults(func=cmd_init)
 
     camp = sub.add_parser("campaign", help="create and list campaigns, add members").add_subparsers(dest="sub", required=True)

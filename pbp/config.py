@@ -1,12 +1,22 @@
 """Configuration: a TOML file read into small validated value objects.
 
-Secrets never live in the TOML: the IMAP and SMTP passwords come from an environment
-variable or a file named there. Every option is shown, commented, in config.example.toml.
+Every key the file may hold is in :data:`SCHEMA` (section -> key -> what it must be), so a
+typo anywhere (``transprt``, ``poll_secnds``) is an error with a "did you mean", and a wrong
+value names its place, what was expected and an example. Plain stdlib on purpose: the
+config is some forty keys, and the errors we want (place, expected, example, suggestion)
+would have to be written on top of a validation library's anyway.
+
+Relative paths (the SQLite file, Maildirs, ``ca_file``, ``password_file``) are relative to
+the config file's folder, whatever the working directory. Secrets never live in the TOML:
+the IMAP and SMTP passwords come from an environment variable or a file named there.
+Every option is shown, commented, in config.example.toml.
 """
 from __future__ import annotations
 
+import difflib
+import math
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from pbp.errors import ConfigError
@@ -50,6 +60,7 @@ class Config:
     poll_seconds: float = 60.0
     limits: Limits = field(default_factory=Limits)
     log_level: str = "INFO"
+    compact_sent_after_days: float = 30.0    # sent replies keep headers and text only after this; 0: never
     invoke_window_hours: float = 24.0
     reaction_deadline_hours: float = 48.0
     reminder_hours: float = 12.0
@@ -74,32 +85,122 @@ class Config:
         return SmtpSettings.from_config(self.smtp, environ=environ)
 
 
-def _section(data: dict, name: str) -> dict:
-    value = data.get(name, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"[{name}] must be a table")
-    return value
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
-def _server(data: dict, name: str) -> dict | None:
-    """The [imap]/[smtp] table, checked now (everything but the password, which is read
-    from the environment or a file when the daemon connects)."""
-    table = data.get(name)
+class _Kind:
+    """What one key must hold: a check, the words for it, and an example value."""
+
+    def __init__(self, check, expected: str, example: str) -> None:
+        self.check, self.expected, self.example = check, expected, example
+
+
+def _number(positive: bool = False):
+    return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and (v > 0 if positive else v >= 0)
+
+
+TEXT = _Kind(lambda v: isinstance(v, str), "a string", '"..."')
+PATH = _Kind(lambda v: isinstance(v, str), "a path (relative to this file's folder)", '"certs/ca.pem"')
+BOOL = _Kind(lambda v: isinstance(v, bool), "true or false", "false")
+PORT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536, "a port number", "993")
+SECONDS = _Kind(_number(positive=True), "a number of seconds above 0", "60")
+HOURS = _Kind(lambda v: _number()(v) and math.isfinite(v), "a number of hours", "24")
+DAYS = _Kind(_number(), "a number of days (0: never)", "30")
+COUNT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "a whole number above 0", "20")
+
+
+def _one_of(*choices: str) -> _Kind:
+    return _Kind(lambda v: v in choices, "one of " + ", ".join(f'"{c}"' for c in choices), f'"{choices[0]}"')
+
+
+SECURITY = _one_of("tls", "starttls", "plain")
+_SERVER = {"host": TEXT, "port": PORT, "username": TEXT, "password_env": TEXT, "password_file": PATH,
+           "ca_file": PATH, "timeout": SECONDS, "allow_insecure": BOOL, "security": SECURITY}
+
+#: Every section and key a config file may hold (``mailboxes`` is an array of tables).
+SCHEMA: dict[str, dict[str, _Kind]] = {
+    "database": {"url": _Kind(lambda v: isinstance(v, str) and "://" in v, "a database URL",
+                              '"sqlite:///pbp.db" or "postgresql://pbp@127.0.0.1/pbp"')},
+    "mail": {"transport": _one_of("maildir", "imap"), "domain": TEXT, "from_address": TEXT},
+    "maildir": {"inbox": PATH, "outbox": PATH},
+    "daemon": {"poll_seconds": SECONDS, "log_level": _one_of(*LOG_LEVELS), "compact_sent_after_days": DAYS,
+               "handled": _Kind(lambda v: isinstance(v, str) and (v in ("seen", "none") or v.startswith("move:")),
+                                '"seen", "none" or "move:FOLDER"', '"move:Done"')},
+    "play": {"invoke_window_hours": HOURS, "reaction_deadline_hours": HOURS, "reminder_hours": HOURS,
+             "show_npc_skills": BOOL},
+    "security": {"trust_authserv_id": TEXT},
+    "limits": {"max_message_bytes": COUNT, "max_commands": COUNT},
+    "imap": {**_SERVER, "mailbox": TEXT, "fetch_batch": COUNT, "poll_interval": SECONDS},
+    "smtp": {**_SERVER, "local_hostname": TEXT},
+    "mailboxes": {"name": TEXT, "campaign": TEXT},
+}
+#: Keys holding paths that are resolved against the config file's folder.
+PATH_KEYS = ("ca_file", "password_file")
+
+
+def did_you_mean(word: str, choices) -> str:
+    """ "did you mean poll_seconds?" for a near miss, else the list of what there is."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if close:
+        return f"did you mean {close[0]}?"
+    return "known: " + ", ".join(sorted(choices))
+
+
+def check_keys(data: dict) -> list[tuple[str, str]]:
+    """Every unknown section or key and every value of the wrong kind, as (problem, hint)."""
+    problems: list[tuple[str, str]] = []
+    for name, table in data.items():
+        if name not in SCHEMA:
+            problems.append((f"[{name}] is not a section pbp knows", did_you_mean(name, SCHEMA)))
+            continue
+        if name == "mailboxes":
+            if not isinstance(table, list) or not all(isinstance(t, dict) for t in table):
+                problems.append(("mailboxes must be tables: [[mailboxes]]",
+                                 'e.g. [[mailboxes]] then name = "INBOX" and campaign = "chicago"'))
+                continue
+            tables = [(f"[[mailboxes]] #{i + 1}", t) for i, t in enumerate(table)]
+        elif not isinstance(table, dict):
+            problems.append((f"{name} must be a section: [{name}]", f"write [{name}] on a line of its own, "
+                             "then its keys below it"))
+            continue
+        else:
+            tables = [(f"[{name}]", table)]
+        for place, values in tables:
+            for key, value in values.items():
+                kind = SCHEMA[name].get(key)
+                if kind is None:
+                    if key == "password" and name in ("imap", "smtp"):
+                        continue  # refused by the settings with its own hint
+                    problems.append((f"{place} {key} is not a setting pbp knows", did_you_mean(key, SCHEMA[name])))
+                elif not kind.check(value):
+                    problems.append((f"{place} {key} = {_toml(value)}: expected {kind.expected}",
+                                     f"e.g. {key} = {kind.example}"))
+    return problems
+
+
+def _toml(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def _server(data: dict, name: str, rel) -> dict | None:
+    """The [imap]/[smtp] table with its paths made absolute, checked now (everything but the
+    password, which is read from the environment or a file when the daemon connects).
+    An empty string means "not set", as the commented example shows."""
+    table = {k: v for k, v in (data.get(name) or {}).items() if v != ""}
     if not table:
         return None
+    for key in PATH_KEYS:
+        if key in table:
+            table[key] = str(rel(table[key]))
     from pbp.transport.settings import ImapSettings, SmtpSettings
 
     cls = ImapSettings if name == "imap" else SmtpSettings
     probe = {k: v for k, v in table.items() if k not in ("password_env", "password_file")}
     cls.from_config({**probe, "password_env": "PBP_CONFIG_CHECK"}, environ={"PBP_CONFIG_CHECK": "-"})
-    return dict(table)
-
-
-def _flag(section: dict, name: str, default: bool = False) -> bool:
-    value = section.get(name, default)
-    if not isinstance(value, bool):
-        raise ConfigError(f"{name} = {value!r} must be true or false")
-    return value
+    return table
 
 
 def load_config(path: str | Path) -> Config:
@@ -110,18 +211,22 @@ def load_config(path: str | Path) -> Config:
     except FileNotFoundError:
         raise ConfigError(f"no config file at {path}", hint="run `pbp init` to write one") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+        raise ConfigError(f"{path} is not valid TOML: {exc}",
+                          hint='strings need quotes (domain = "example.org"); sections are [name]') from None
     return config_from_dict(data, base=path.parent, path=path)
 
 
 def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = None) -> Config:
-    database = _section(data, "database")
-    mail = _section(data, "mail")
-    maildir = _section(data, "maildir")
-    limits = _section(data, "limits")
-    daemon = _section(data, "daemon")
-    play = _section(data, "play")
-    security = _section(data, "security")
+    where = f"{path}: " if path else ""
+    problems = check_keys(data)
+    if len(problems) == 1:
+        raise ConfigError(where + problems[0][0], hint=problems[0][1])
+    if problems:
+        raise ConfigError(f"{where}{len(problems)} problems:\n" + "\n".join(f"    {p} ({h})" for p, h in problems),
+                          hint="fix each line above; every key is explained in config.example.toml")
+    base = Path(base).expanduser().resolve()
+    database, mail, maildir, limits, daemon, play, security = (
+        data.get(name, {}) for name in ("database", "mail", "maildir", "limits", "daemon", "play", "security"))
 
     def rel(p: str) -> Path:
         q = Path(p).expanduser()
@@ -131,29 +236,24 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         url = "sqlite:///" + str(rel(url[len("sqlite:///"):]))
     transport = mail.get("transport", "maildir")
-    if transport not in ("maildir", "imap"):
-        raise ConfigError(f"[mail] transport = {transport!r} is not maildir or imap")
     md = None
     if maildir or transport == "maildir":
         md = MaildirConfig(inbox=rel(maildir.get("inbox", "maildir/inbox")), outbox=rel(maildir.get("outbox", "maildir/outbox")))
-    imap = _server(data, "imap")
-    smtp = _server(data, "smtp")
+    imap = _server(data, "imap", rel)
+    smtp = _server(data, "smtp", rel)
     if transport == "imap" and (imap is None or smtp is None):
-        raise ConfigError("[mail] transport = \"imap\" needs both an [imap] and an [smtp] section")
-    boxes = tuple(
-        MailboxBinding(name=b.get("name", "INBOX"), campaign=b.get("campaign", ""))
-        for b in data.get("mailboxes", [{}])
-    )
-    handled = daemon.get("handled", "seen")
-    if handled not in ("seen", "none") and not handled.startswith("move:"):
-        raise ConfigError(f"[daemon] handled = {handled!r}", hint='use "seen", "none" or "move:FolderName"')
-    domain = mail.get("domain", "pbp.localhost")
-    from_address = mail.get("from_address", "table@pbp.localhost")
+        raise ConfigError(where + '[mail] transport = "imap" needs both an [imap] and an [smtp] section',
+                          hint="copy them from config.example.toml (pbp init --imap writes them)")
+    boxes = tuple(MailboxBinding(name=b.get("name", "INBOX"), campaign=b.get("campaign", ""))
+                  for b in data.get("mailboxes", [{}]))
+    defaults = {f.name: f.default for f in fields(Config) if not callable(f.default)}
+    domain = mail.get("domain", defaults["domain"])
+    from_address = mail.get("from_address", defaults["from_address"])
     # both are written into every reply's headers (Message-ID, From): no room for a line break
-    if not isinstance(domain, str) or not is_addr_spec(f"x@{domain}"):
-        raise ConfigError(f"[mail] domain = {domain!r} is not a domain name", hint='e.g. domain = "example.org"')
-    if not isinstance(from_address, str) or not is_addr_spec(from_address):
-        raise ConfigError(f"[mail] from_address = {from_address!r} is not a plain mail address",
+    if not is_addr_spec(f"x@{domain}"):
+        raise ConfigError(f"{where}[mail] domain = {domain!r} is not a domain name", hint='e.g. domain = "example.org"')
+    if not is_addr_spec(from_address):
+        raise ConfigError(f"{where}[mail] from_address = {from_address!r} is not a plain mail address",
                           hint='e.g. from_address = "table@example.org"')
     return Config(
         path=path,
@@ -165,16 +265,12 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         imap=imap,
         smtp=smtp,
         mailboxes=boxes,
-        handled=handled,
-        poll_seconds=float(daemon.get("poll_seconds", 60.0)),
-        limits=Limits(
-            max_message_bytes=int(limits.get("max_message_bytes", 1_000_000)),
-            max_commands=int(limits.get("max_commands", 20)),
-        ),
-        log_level=daemon.get("log_level", "INFO"),
-        invoke_window_hours=float(play.get("invoke_window_hours", 24.0)),
-        reaction_deadline_hours=float(play.get("reaction_deadline_hours", 48.0)),
-        reminder_hours=float(play.get("reminder_hours", 12.0)),
-        show_npc_skills=_flag(play, "show_npc_skills"),
-        trust_authserv_id=security.get("trust_authserv_id", ""),
+        handled=daemon.get("handled", defaults["handled"]),
+        poll_seconds=float(daemon.get("poll_seconds", defaults["poll_seconds"])),
+        limits=Limits(**limits),
+        log_level=daemon.get("log_level", defaults["log_level"]),
+        compact_sent_after_days=float(daemon.get("compact_sent_after_days", defaults["compact_sent_after_days"])),
+        **{key: float(play.get(key, defaults[key])) for key, kind in SCHEMA["play"].items() if kind is HOURS},
+        show_npc_skills=play.get("show_npc_skills", defaults["show_npc_skills"]),
+        trust_authserv_id=security.get("trust_authserv_id", defaults["trust_authserv_id"]),
     )

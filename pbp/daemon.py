@@ -1,14 +1,22 @@
-"""The daemon: wires inboxes, the pipeline and the outbox sender, and schedules them.
+"""The daemon: wires inboxes, the pipeline and the outbox sender, and runs them.
 
-It owns no game logic. APScheduler 3.x runs the jobs:
+It owns no game logic. Three kinds of worker, each in its own thread so that none waits
+for another:
 
-* one *watch* job per mailbox: fetch what is new (``BODY.PEEK[]`` above the last UID
-  handled), run each message through :func:`pbp.pipeline.process_message` (one transaction
-  each: state, the message record and its replies), deliver the replies, then mark the
-  messages handled; with IDLE it then waits for the server's push, else it returns and
-  the interval brings it back;
-* *deliver*: retries the outbox with backoff (replies that could not be sent at once);
-* *tick*: applies deadlines (pending reactions and compels) with the injected clock.
+* one *watcher* per mailbox (:meth:`Daemon.watch` in a loop): fetch what is new
+  (``BODY.PEEK[]`` above the last UID handled), run each message through
+  :func:`pbp.pipeline.process_message` (one transaction each: state, the message record and
+  its replies), mark the messages handled, wake the sender; then, with IDLE, wait for the
+  server's push, else sleep ``poll_seconds``. A connection problem is logged with its hint
+  and retried on the :class:`~pbp.delivery.Backoff` it logs (1, 2, 3, 5, then every 10 s);
+* the *sender* (:class:`pbp.delivery.OutboxSender`): delivers the outbox at start, when
+  woken, and on its backoff; a hung SMTP server holds up nothing but itself;
+* *tick* (APScheduler, every minute): applies deadlines (pending reactions and compels).
+
+Watchers and the sender are long-running loops, not scheduled jobs: they own their waits
+and retries, and as daemon threads they cannot keep a stopping process alive. SIGTERM stops
+all of them within :data:`STOP_SECONDS` whatever a server does; what was not sent stays in
+the outbox.
 
 Exactly once: a message is recorded by UIDVALIDITY+UID and by Message-ID in the same
 transaction as its state change and its replies (a transactional outbox); a reply is
@@ -17,29 +25,49 @@ sent again. ``pbp.faults`` names the points where the tests kill the process.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import signal
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Callable
 
 from pbp import faults
 from pbp.config import Config, MailboxBinding
-from pbp.errors import PbpError
+from pbp.delivery import (  # noqa: F401  (deliver_outbox and describe_error are used from here)
+    Backoff,
+    OutboxSender,
+    deliver_outbox,
+    describe_error,
+)
+from pbp.leases import STANDBY_SECONDS, Leases, campaign_writes, exclusively, shared
 from pbp.pipeline import Context, process_message
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.store import models as m
 
 log = logging.getLogger("pbp.daemon")
 
-MAX_ATTEMPTS = 12
-BACKOFF_SECONDS = (5, 15, 60, 300, 900, 3600)
-RECONNECT_BACKOFF = (1, 2, 5, 10, 30, 60, 120, 300)
 FETCH_BATCH = 50
 IDLE_CHUNK_SECONDS = 300.0
+#: SIGTERM to exit, at most (systemd's TimeoutStopSec is 60 s).
+STOP_SECONDS = 5.0
+COMPACT_EVERY_SECONDS = 3600.0
+
+
+# --------------------------------------------------------------------------- logs
+
+#: Libraries whose INFO lines are routine (APScheduler logs every job run): WARNING unless DEBUG.
+CHATTY_LIBRARIES = ("apscheduler", "peewee", "aiosmtplib", "imapclient", "asyncio")
+
+
+def configure_logging(level: str) -> None:
+    """Apply ``[daemon] log_level`` (DEBUG, INFO, WARNING, ERROR) to pbp's own loggers;
+    libraries speak only about problems unless the level is DEBUG."""
+    logging.getLogger().setLevel(level)
+    for name in CHATTY_LIBRARIES:
+        logging.getLogger(name).setLevel(logging.DEBUG if level == "DEBUG" else logging.WARNING)
 
 
 # --------------------------------------------------------------------------- transports
@@ -65,75 +93,6 @@ def make_sender(config: Config, environ=None):
     return SmtpSender(config.smtp_settings(environ=environ))
 
 
-def describe_error(exc: BaseException) -> str:
-    """One log line for a connection problem, with its fix-it hint."""
-    hint = getattr(exc, "hint", "")
-    return f"{exc}" + (f" (hint: {hint})" if hint else "")
-
-
-# --------------------------------------------------------------------------- outbox
-
-
-def deliver_outbox(config: Config, *, sender=None, clock=m.utcnow, on_sent: Callable | None = None,
-                   limit: int = 500) -> int:
-    """Send every due outbox mail over one connection. Each is marked sent right after the
-    server accepted it; a failure is retried with backoff, a permanent one (5xx, or too many
-    attempts) is marked failed. Returns how many were sent."""
-    now = clock()
-    due = list(m.OutboxMail.select()
-               .where((m.OutboxMail.status == "pending") & (m.OutboxMail.next_attempt_at <= now))
-               .order_by(m.OutboxMail.id).limit(limit))
-    if not due:
-        return 0
-    sender = sender or make_sender(config)
-    return asyncio.run(_deliver(due, sender, clock, on_sent))
-
-
-async def _deliver(rows, sender, clock, on_sent) -> int:
-    sent = 0
-    opened = hasattr(sender, "connect")
-    try:
-        if opened:
-            await sender.connect()
-        for row in rows:
-            try:
-                await sender.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
-            except PbpError as exc:
-                _failed(row, exc, clock())
-                if not getattr(exc, "recipients", None) and not getattr(exc, "permanent", False):
-                    break  # the connection is the problem: the rest wait for the next round
-                continue
-            m.OutboxMail.update(status="sent", sent_at=clock(), attempts=row.attempts + 1).where(
-                m.OutboxMail.id == row.id).execute()
-            sent += 1
-            if on_sent:
-                on_sent(row)
-    except PbpError as exc:  # could not connect at all
-        log.warning("outbox: cannot reach the mail server: %s", describe_error(exc))
-        for row in rows[sent:]:
-            if row.status == "pending":
-                _failed(row, exc, clock())
-                break
-    finally:
-        if opened:
-            try:
-                await sender.close()
-            except Exception:  # closing a broken connection: nothing left to do
-                pass
-    return sent
-
-
-def _failed(row: m.OutboxMail, exc: BaseException, now: datetime) -> None:
-    row.attempts += 1
-    permanent = getattr(exc, "permanent", False) or row.attempts >= MAX_ATTEMPTS
-    row.status = "failed" if permanent else "pending"
-    row.next_attempt_at = now + timedelta(seconds=BACKOFF_SECONDS[min(row.attempts - 1, len(BACKOFF_SECONDS) - 1)])
-    row.last_error = str(exc)[:2000]
-    row.save()
-    log.warning("reply %s %s (attempt %d): %s", row.message_id, "failed for good" if permanent else "not sent yet",
-                row.attempts, describe_error(exc))
-
-
 # --------------------------------------------------------------------------- watching a mailbox
 
 
@@ -143,9 +102,23 @@ class Watcher:
 
     binding: MailboxBinding
     inbox: object
-    failures: int = 0
-    retry_at: float = 0.0
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    backoff: Backoff = None
+    leases: Leases = field(default_factory=Leases)
+    announced: bool = False
+    standing_by: bool = False
+    thread: threading.Thread | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.backoff is None:
+            self.backoff = Backoff(self.label)
+
+    @property
+    def label(self) -> str:
+        return getattr(self.inbox, "label", self.inbox.mailbox)
+
+    @property
+    def failures(self) -> int:
+        return self.backoff.failures
 
 
 class Daemon:
@@ -160,132 +133,199 @@ class Daemon:
         bindings = config.mailboxes if config.transport == "imap" else (MailboxBinding(),)
         self.watchers = [Watcher(b, make_inbox(config, b, environ)) for b in bindings]
         self.sender = make_sender(config, environ)
+        self.outbox: OutboxSender | None = None   # the sender thread, once started
+        self._compact_at = 0.0
 
     # -- one round on one mailbox
     def poll(self, watcher: Watcher) -> int:
-        """Handle everything waiting in one mailbox; returns how many messages."""
+        """Handle everything waiting in one mailbox; returns how many messages. Stops between
+        two messages when the daemon is stopping (the rest are read at the next start)."""
         inbox = watcher.inbox
-        state, _ = m.MailboxState.get_or_create(mailbox=inbox.mailbox)
+        with self.db_lock:
+            state, _ = m.MailboxState.get_or_create(mailbox=inbox.mailbox)
         handled = 0
         while not self.stopping.is_set():
             batch = inbox.fetch_new(state.last_uid, state.uidvalidity, limit=FETCH_BATCH)
             if batch.uidvalidity_changed:
                 log.warning("%s: UIDVALIDITY changed from %s to %s; reading the mailbox again "
                             "(Message-IDs keep posts from being applied twice)",
-                            inbox.mailbox, batch.previous_uidvalidity, batch.uidvalidity)
+                            watcher.label, batch.previous_uidvalidity, batch.uidvalidity)
             if state.uidvalidity != batch.uidvalidity:
                 state.uidvalidity = batch.uidvalidity
                 if batch.uidvalidity_changed:
                     state.last_uid = 0
-                state.save()
+                with self.db_lock:
+                    state.save()
             messages = list(batch)
             if not messages:
                 return handled
             faults.reached("after_fetch")
-            with self.db_lock:
-                for item in messages:
+            done = []
+            for item in messages:
+                if self.stopping.is_set():
+                    break
+                with self.db_lock, campaign_writes():   # per message: the sender marks replies sent in between
                     outcome = process_message(item.raw, self.ctx, mailbox=item.mailbox, uidvalidity=item.uidvalidity,
                                               uid=item.uid, campaign_slug=watcher.binding.campaign or None)
-                    faults.reached("after_commit")
-                    log.info("message %s campaign=%s author=%s status=%s%s %.1f ms", outcome.message_id,
-                             outcome.campaign or "-", outcome.author or "-", outcome.status,
-                             f" ({outcome.reason})" if outcome.reason else "", outcome.elapsed_ms)
-                    handled += 1
-                self.deliver()
-            faults.reached("after_send")
-            inbox.mark_handled([item.uid for item in messages], self.config.handled)
+                faults.reached("after_commit")
+                log.info("message %s campaign=%s author=%s status=%s%s commands=%d %.1f ms", outcome.message_id,
+                         outcome.campaign or "-", outcome.author or "-", outcome.status,
+                         f" ({outcome.reason})" if outcome.reason else "", len(outcome.results), outcome.elapsed_ms)
+                done.append(item.uid)
+                if self.outbox is not None and outcome.replies:
+                    self.outbox.wake()
+            handled += len(done)
+            if not done:
+                return handled
+            inbox.mark_handled(done, self.config.handled)
             # only now: a crash before this line refetches the batch, and the UID record
             # in the database makes each message a silent duplicate that is then marked
-            state.last_uid = messages[-1].uid
-            state.save()
-            if not batch.more:
+            state.last_uid = done[-1]
+            with self.db_lock:
+                state.save()
+            if not batch.more or len(done) < len(messages):
                 return handled
         return handled
 
-    def watch(self, watcher: Watcher) -> None:
-        """The scheduled job of one mailbox: poll, then (with IDLE) wait for pushes until
-        stopped; connection problems are logged with a hint and retried with backoff."""
-        if not watcher.lock.acquire(blocking=False):
-            return
+    def watch(self, watcher: Watcher) -> float:
+        """One round on one mailbox: handle what waits, then (with IDLE) wait for the
+        server's push. Returns the seconds to wait before the next round: none after IDLE,
+        ``poll_seconds`` without it, the backoff after a problem (logged with its hint)."""
         try:
-            if time.monotonic() < watcher.retry_at:
-                return
-            while not self.stopping.is_set():
-                self.poll(watcher)
-                watcher.failures = 0
-                if self.stopping.is_set() or not getattr(watcher.inbox, "supports_idle", False):
-                    return
-                watcher.inbox.idle_wait(min(IDLE_CHUNK_SECONDS, self.config.poll_seconds * 10))
-        except Exception as exc:  # a connection, the database: log it, back off, try again
+            if not self.holds(watcher):
+                return STANDBY_SECONDS
+            idle = bool(getattr(watcher.inbox, "supports_idle", False))   # connects: the truth, not the config
+            if not watcher.announced:
+                watcher.announced = True
+                log.info("%s: watching (%s)", watcher.label, "IDLE: the server wakes pbp when mail arrives" if idle
+                         else f"no IDLE: checking every {self.config.poll_seconds:g} s")
+            self.poll(watcher)
+            watcher.backoff.succeeded()
             if self.stopping.is_set():
-                return
-            delay = RECONNECT_BACKOFF[min(watcher.failures, len(RECONNECT_BACKOFF) - 1)]
-            watcher.failures += 1
-            watcher.retry_at = time.monotonic() + delay
-            if isinstance(exc, PbpError):
-                log.error("%s: %s; retrying in %ss", watcher.inbox.mailbox, describe_error(exc), delay)
-            else:
-                log.exception("%s: %s; retrying in %ss", watcher.inbox.mailbox, exc, delay)
+                return 0.0
+            if not idle:
+                return self.config.poll_seconds
+            watcher.inbox.idle_wait(min(IDLE_CHUNK_SECONDS, self.config.poll_seconds * 10))
+            return 0.0
+        except Exception as exc:  # a connection, the database: log it, back off, try again
             _close_quietly(watcher.inbox)
-        finally:
-            watcher.lock.release()
+            watcher.leases.forget()
+            if self.stopping.is_set():
+                return 0.0
+            return watcher.backoff.failed(exc)
+
+    def holds(self, watcher: Watcher) -> bool:
+        """Whether this daemon watches the mailbox now (always, unless several daemons share
+        a PostgreSQL database and another one has it: :mod:`pbp.leases`)."""
+        held = watcher.leases.hold(watcher.inbox.mailbox)
+        if held and watcher.standing_by:
+            log.info("%s: taking over from the daemon that watched it", watcher.label)
+        elif not held and not watcher.standing_by:
+            log.info("%s: another daemon watches it; standing by", watcher.label)
+            _close_quietly(watcher.inbox)
+        watcher.standing_by = not held
+        return held
+
+    def watch_forever(self, watcher: Watcher) -> None:
+        """A watcher's thread: rounds of :meth:`watch` and the waits they ask for, until stopped."""
+        while not self.stopping.is_set():
+            delay = self.watch(watcher)
+            if delay:
+                self.stopping.wait(delay)
 
     # -- the outbox and the clock
     def deliver(self) -> int:
+        """Send what is due now, in this thread (``run --once``)."""
         return deliver_outbox(self.config, sender=self.sender, clock=self.ctx.clock, on_sent=self.on_sent)
 
-    def deliver_job(self) -> None:
-        with self.db_lock:
-            self.deliver()
-
     def tick(self) -> None:
-        """Deadlines and reminders (pending reactions, compels) at the injected clock."""
+        """Deadlines and reminders (pending reactions, compels) at the injected clock; once
+        an hour, old sent replies are compacted (:mod:`pbp.retention`)."""
         from pbp.pipeline import apply_deadlines
 
-        with self.db_lock:
-            apply_deadlines(self.ctx)
-            self.deliver()
+        if time.monotonic() >= self._compact_at:
+            from pbp.retention import compact_sent
+
+            self._compact_at = time.monotonic() + COMPACT_EVERY_SECONDS
+            with self.db_lock:
+                compacted = compact_sent(self.ctx.clock(), self.config.compact_sent_after_days)
+            if compacted:
+                log.debug("compacted %d sent replies", compacted)
+
+        with self.db_lock, exclusively("deadlines") as ours:   # one daemon at a time applies them
+            due = 0
+            if ours:
+                with campaign_writes(exclusive=True):
+                    due = apply_deadlines(self.ctx)
+        if due and self.outbox is not None:
+            self.outbox.wake()
 
     def run_once(self) -> int:
         """Handle what is waiting in every mailbox, apply deadlines, deliver, and return."""
-        handled = sum(self.poll(w) for w in self.watchers)
+        handled = sum(self.poll(w) for w in self.watchers if self.holds(w))
         self.tick()
+        self.deliver()
         return handled
 
     # -- running
-    def run_forever(self) -> int:
-        from apscheduler.executors.pool import ThreadPoolExecutor
-        from apscheduler.schedulers.background import BackgroundScheduler
+    def start_sender(self) -> OutboxSender:
+        """Start the outbox sender's thread (it sends what is pending at once)."""
+        label = "outbox" if self.config.transport == "maildir" else f"smtp {self.sender.settings.address}"
+        # PostgreSQL: a claimed reply's transaction spans its send, so it must not hold the
+        # watchers' lock; the database orders the writes itself
+        lock = nullcontext() if shared() else self.db_lock
+        self.outbox = OutboxSender(self.sender, clock=self.ctx.clock, lock=lock,
+                                   on_sent=self.on_sent, what=label).start()
+        return self.outbox
 
-        scheduler = BackgroundScheduler(executors={"default": ThreadPoolExecutor(len(self.watchers) + 3)},
-                                        job_defaults={"coalesce": True, "max_instances": 1})
-        now = datetime.now()
+    def start(self) -> None:
+        """Start the sender and one watcher thread per mailbox (they run until :meth:`stop`)."""
+        self.start_sender()
         for i, watcher in enumerate(self.watchers):
-            scheduler.add_job(self.watch, "interval", args=[watcher], seconds=self.config.poll_seconds,
-                              id=f"watch-{i}", next_run_time=now)
-        scheduler.add_job(self.deliver_job, "interval", seconds=max(30.0, self.config.poll_seconds), id="deliver")
-        scheduler.add_job(self.tick, "interval", seconds=60, id="tick", next_run_time=now)
+            watcher.thread = threading.Thread(target=self.watch_forever, args=(watcher,),
+                                              name=f"pbp-watch-{i}", daemon=True)
+            watcher.thread.start()
+
+    def stop(self, timeout: float = STOP_SECONDS) -> None:
+        """Stop every thread: IDLE is interrupted, a send in flight cancelled. Returns within
+        about ``timeout`` seconds even if a server hangs (its thread is abandoned)."""
+        self.stopping.set()
+        deadline = time.monotonic() + timeout
+        for w in self.watchers:
+            interrupt = getattr(w.inbox, "interrupt", None)
+            if interrupt:
+                interrupt()
+        if self.outbox is not None:
+            self.outbox.stop(timeout=max(0.1, deadline - time.monotonic()))
+        for w in self.watchers:
+            if w.thread is not None:
+                w.thread.join(max(0.1, deadline - time.monotonic()))
+        for w in self.watchers:
+            if w.thread is None or not w.thread.is_alive():
+                _close_quietly(w.inbox)
+
+    def run_forever(self) -> int:
+        from apscheduler.schedulers.background import BackgroundScheduler
 
         done = threading.Event()
 
-        def stop(signum, frame):
+        def on_signal(signum, frame):
             log.info("signal %s: stopping after the message in hand", signal.Signals(signum).name)
-            self.stopping.set()
-            for w in self.watchers:
-                interrupt = getattr(w.inbox, "interrupt", None)
-                if interrupt:
-                    interrupt()
             done.set()
 
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        scheduler = BackgroundScheduler(job_defaults={"coalesce": True, "max_instances": 1})
+        scheduler.add_job(self.tick, "interval", seconds=60, id="tick", next_run_time=datetime.now())
+        mode = "IMAP" if self.config.transport == "imap" else "Maildir"
+        log.info("pbp running: %d %s mailbox%s (%s), log level %s", len(self.watchers), mode,
+                 "es" if len(self.watchers) != 1 else "", ", ".join(w.label for w in self.watchers),
+                 self.config.log_level)
+        self.start()
         scheduler.start()
-        names = ", ".join(w.inbox.mailbox for w in self.watchers)
-        log.info("pbp running: %s; polling every %ss", names, self.config.poll_seconds)
         done.wait()
-        scheduler.shutdown(wait=True)  # waits for the message in hand
-        for w in self.watchers:
-            _close_quietly(w.inbox)
+        scheduler.shutdown(wait=False)
+        self.stop()
         log.info("pbp stopped")
         return 0
 

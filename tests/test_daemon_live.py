@@ -28,9 +28,10 @@ pytestmark = pytest.mark.live
 REPO = Path(__file__).resolve().parent.parent
 
 
-def write_config(tmp_path, mailbox, smtp, tls_ca, *, imap_security="starttls", poll=1) -> Path:
+def write_config(tmp_path, mailbox, smtp, tls_ca, *, imap_security="starttls", poll=1, smtp_security="starttls",
+                 log_level="INFO") -> Path:
     port = mailbox.imaps_port if imap_security == "tls" else mailbox.imap_port
-    auth = f'username = "{SMTP_USER}"\npassword_env = "PBP_SMTP_PASSWORD"\n' if smtp.auth else ""
+    auth = f'username = "{SMTP_USER}"\npassword_env = "PBP_SMTP_PASSWORD"\n' if getattr(smtp, "auth", None) else ""
     path = tmp_path / "pbp.toml"
     path.write_text(f"""
 [database]
@@ -50,7 +51,7 @@ timeout = 10
 [smtp]
 host = "127.0.0.1"
 port = {smtp.port}
-security = "starttls"
+security = "{smtp_security}"
 ca_file = "{tls_ca}"
 timeout = 10
 {auth}
@@ -59,6 +60,7 @@ name = "INBOX"
 campaign = "chicago"
 [daemon]
 poll_seconds = {poll}
+log_level = "{log_level}"
 """)
     return path
 
@@ -71,13 +73,17 @@ def env(mailbox):
 @pytest.fixture
 def table(tmp_path, mailbox, smtp_auth_server, tls_ca, env):
     """A campaign on the rig's table@ mailbox, replies through STARTTLS+AUTH SMTP."""
-    path = write_config(tmp_path, mailbox, smtp_auth_server, tls_ca)
+    return set_up_table(write_config(tmp_path, mailbox, smtp_auth_server, tls_ca), mailbox.user)
+
+
+def set_up_table(path: Path, address: str):
+    """Open the config's database and create the Chicago campaign with the sample characters."""
     config = load_config(path)
     open_database(config.database_url)
     from pbp.campaigns import create_campaign, import_character
     from pbp.demo import sample_dir
 
-    campaign = create_campaign("chicago", "Chicago Nights", address=mailbox.user, gms=["gm@pbp.localhost"])
+    campaign = create_campaign("chicago", "Chicago Nights", address=address, gms=["gm@pbp.localhost"])
     for sheet in sorted(sample_dir().glob("*.toml")):
         if sheet.name != "campaign.toml":
             import_character(campaign, str(sheet))
@@ -208,6 +214,8 @@ def test_wrong_password_is_logged_with_a_hint(table, mailbox, env, tmp_path):
     good = subprocess.run([sys.executable, "-m", "pbp.cli", "-c", str(table.path), "check-config"],
                           env=env, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert good.returncode == 0, good.stdout
+    assert good.stderr == "" and out.stderr == "", good.stderr + out.stderr   # no library noise, no traceback
+    assert all(line.startswith(("  ok    ", "  FAIL  ", "      hint: ")) for line in good.stdout.splitlines())
 
 
 def test_reconnects_after_the_server_drops_the_connection(table, mailbox, smtp_auth_server, env, dovecot):
@@ -222,13 +230,16 @@ def test_reconnects_after_the_server_drops_the_connection(table, mailbox, smtp_a
 
 def test_connection_problems_are_logged_with_a_hint_and_retried(table, mailbox, env, caplog):
     d = daemon(table, {**env, "PBP_IMAP_PASSWORD": "wrong"})
-    with caplog.at_level("ERROR", logger="pbp.daemon"):
-        d.watch(d.watchers[0])
-    (record,) = [r for r in caplog.records if r.name == "pbp.daemon"]
-    assert "hint:" in record.getMessage() and "retrying in" in record.getMessage()
-    assert d.watchers[0].failures == 1
-    d.watch(d.watchers[0])            # within the backoff: not even tried
-    assert d.watchers[0].failures == 1
+    watcher = d.watchers[0]
+    with caplog.at_level("DEBUG", logger="pbp.daemon"):
+        first = d.watch(watcher)
+        second = d.watch(watcher)
+    lines = [r for r in caplog.records if r.name == "pbp.daemon" and "retrying in" in r.getMessage()]
+    assert [r.levelname for r in lines] == ["WARNING", "DEBUG"]   # the same problem again: not repeated loudly
+    assert "hint:" in lines[0].getMessage() and "@@" not in lines[0].getMessage()
+    assert f"retrying in {first}s" in lines[0].getMessage()
+    # a refused login needs the operator: no hammering the account every second
+    assert watcher.failures == 2 and 30 <= first <= second
 
 
 def test_handled_mail_can_be_moved_to_a_folder(tmp_path, mailbox, smtp_auth_server, tls_ca, env, table):
@@ -277,7 +288,8 @@ def test_a_server_without_idle_is_polled(tmp_path, dovecot_factory, smtp_auth_se
     account.append(eml("/fp\n", to=account.user))
     watcher = d.watchers[0]
     started = time.monotonic()
-    d.watch(watcher)                       # one poll, then back to the scheduler (no IDLE to wait in)
-    assert time.monotonic() - started < 5
+    wait = d.watch(watcher)                # one poll, then a sleep of poll_seconds (no IDLE to wait in)
+    assert time.monotonic() - started < 5 and wait == config.poll_seconds
     assert watcher.inbox.supports_idle is False
-    assert m.Message.select().count() == 1 and len(smtp_auth_server.received) == 1
+    assert m.Message.select().count() == 1
+    assert d.deliver() == 1 and len(smtp_auth_server.received) == 1

@@ -102,6 +102,10 @@ class Inbox(Protocol):
     mailbox: str
 
     @property
+    def label(self) -> str:
+        """The mailbox as log lines name it, e.g. "INBOX of table@example.org on imap.example.org:993"."""
+
+    @property
     def supports_idle(self) -> bool:
         """True when ``idle_wait`` is pushed by the server; False when it polls."""
 

@@ -76,6 +76,12 @@ class ImapInbox:
         return f"imap://{s.username}@{s.host}/{s.mailbox}"
 
     @property
+    def label(self) -> str:
+        """How log lines name the mailbox (``mailbox`` is a stored key, not for reading)."""
+        s = self.settings
+        return f"{s.mailbox} of {s.username} on {s.address}"
+
+    @property
     def capabilities(self) -> frozenset[str]:
         """The server's post-login capabilities (connects if needed)."""
         self._ensure_connected()

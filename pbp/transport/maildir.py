@@ -65,6 +65,10 @@ class MaildirInbox:
     def mailbox(self) -> str:
         return f"maildir:{self.path}"
 
+    @property
+    def label(self) -> str:
+        return f"Maildir {self.path}"
+
     # ---- reading -------------------------------------------------------------------------
 
     def fetch_new(

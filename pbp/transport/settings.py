@@ -185,8 +185,10 @@ def _table_values(cls: type, table: Mapping[str, Any]) -> dict[str, Any]:
     known = {f.name for f in fields(cls)} - {"password"}
     unknown = sorted(set(table) - known - {"password_env", "password_file"})
     if unknown:
+        from pbp.config import did_you_mean
+
         raise ConfigError(
             f"{kind}: unknown setting(s): {', '.join(unknown)}",
-            hint="known settings: " + ", ".join(sorted(known | {"password_env", "password_file"})),
+            hint=did_you_mean(unknown[0], known | {"password_env", "password_file"}),
         )
     return {key: value for key, value in table.items() if key in known}

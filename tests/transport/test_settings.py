@@ -88,7 +88,7 @@ def test_from_config_refuses_a_password_in_the_file_and_unknown_keys():
     assert "PBP_IMAP_PASSWORD" in caught.value.hint
     with pytest.raises(ConfigError) as caught:
         ImapSettings.from_config({"host": "h.example", "username": "u", "hots": "x"}, environ={"PBP_IMAP_PASSWORD": "p"})
-    assert "hots" in str(caught.value)
+    assert "hots" in str(caught.value) and "did you mean host?" in caught.value.hint
 
 
 # ---- resolve_secret ------------------------------------------------------------------------

@@ -1,0 +1,315 @@
+"""Delivering the outbox: replies are written in the post's own transaction, sent from here.
+
+Two kinds of trouble are retried differently, because they mean different things:
+
+* the **server cannot be reached** (refused, timed out, TLS or login failed): nothing is wrong
+  with any reply, so no reply is charged an attempt; the whole outbox waits on the connection
+  backoff (:class:`Backoff`: 1, 2, 3, 5, 10 s, then every 10 s), so delivery resumes within
+  seconds of the server coming back, however long it was away;
+* the **server refuses one reply** (4xx): that reply backs off on its own (5 s, 15 s, 1 min,
+  5 min, 15 min, then hourly) while the others go; a 5xx, or :data:`MAX_ATTEMPTS`, marks it
+  failed for good (``pbp outbox --retry`` puts it back).
+
+A reply is marked sent in its own short transaction right after the server accepted it: a
+crash in between (the one duplicate window) sends it again under the same Message-ID.
+
+:class:`OutboxSender` runs delivery in a thread of its own with its own event loop, so a
+slow or hung SMTP server never holds up reading posts, and stopping cancels a send in flight
+(the reply stays pending and goes at the next start).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Callable
+
+from pbp import faults
+from pbp.errors import PbpError
+from pbp.leases import claim
+from pbp.store import models as m
+from pbp.transport.errors import SmtpRejected
+
+log = logging.getLogger("pbp.daemon")
+
+MAX_ATTEMPTS = 12
+BACKOFF_SECONDS = (5, 15, 60, 300, 900, 3600)
+#: Waits after a connection problem that may pass by itself (server down, network, timeout).
+RECONNECT_SECONDS = (1, 2, 3, 5, 10)
+#: Waits after a problem that needs the operator (login refused, TLS, missing folder): trying
+#: every few seconds would only get the account locked.
+MISCONFIGURED_SECONDS = (30, 60, 120, 300)
+#: A connection problem that goes on is logged again at most this often (the rest at DEBUG).
+REPEAT_LOG_SECONDS = 600
+#: The sender looks at the outbox at least this often even when nobody wakes it.
+MAX_WAIT_SECONDS = 60.0
+BATCH = 500
+#: A round that found due replies but sent none (claimed by another daemon) waits this long.
+CLAIMED_ELSEWHERE_SECONDS = 1.0
+
+
+def describe_error(exc: BaseException) -> str:
+    """One log line for a problem, with its fix-it hint."""
+    if not isinstance(exc, PbpError):
+        return f"unexpected {type(exc).__name__}: {exc}"
+    hint = getattr(exc, "hint", "")
+    return f"{exc}" + (f" (hint: {hint})" if hint else "")
+
+
+@dataclass
+class Backoff:
+    """When to try a connection again, and which failures deserve a log line.
+
+    The first failure, a different failure and the same failure every
+    :data:`REPEAT_LOG_SECONDS` are logged at WARNING with their hint; the retries in
+    between at DEBUG; the recovery once at INFO. A day-long outage is a handful of lines.
+    """
+
+    what: str
+    failures: int = 0
+    down_since: float | None = None
+    _last_text: str = ""
+    _last_logged: float = field(default=-1e9)
+
+    def failed(self, exc: BaseException) -> float:
+        steps = RECONNECT_SECONDS if getattr(exc, "temporary", False) else MISCONFIGURED_SECONDS
+        delay = steps[min(self.failures, len(steps) - 1)]
+        now = time.monotonic()
+        if self.down_since is None:
+            self.down_since = now
+        self.failures += 1
+        text = describe_error(exc)
+        loud = text != self._last_text or now - self._last_logged >= REPEAT_LOG_SECONDS
+        log.log(logging.WARNING if loud else logging.DEBUG, "%s: %s; retrying in %ss", self.what, text, delay)
+        log.debug("%s: failure %d", self.what, self.failures, exc_info=not isinstance(exc, PbpError))
+        if loud:
+            self._last_text, self._last_logged = text, now
+        return delay
+
+    def succeeded(self) -> None:
+        if self.down_since is not None:
+            log.info("%s: working again after %.0f s (%d failed attempts)", self.what,
+                     time.monotonic() - self.down_since, self.failures)
+        self.failures, self.down_since, self._last_text = 0, None, ""
+
+
+# --------------------------------------------------------------------------- one round
+
+
+def due_rows(now: datetime, limit: int = BATCH) -> list[m.OutboxMail]:
+    return list(m.OutboxMail.select()
+                .where((m.OutboxMail.status == "pending") & (m.OutboxMail.next_attempt_at <= now))
+                .order_by(m.OutboxMail.id).limit(limit))
+
+
+def seconds_to_next(now: datetime) -> float:
+    """Seconds until the next pending reply is due (:data:`MAX_WAIT_SECONDS` at most)."""
+    row = (m.OutboxMail.select(m.OutboxMail.next_attempt_at).where(m.OutboxMail.status == "pending")
+           .order_by(m.OutboxMail.next_attempt_at).first())
+    if row is None:
+        return MAX_WAIT_SECONDS
+    return min(MAX_WAIT_SECONDS, max(0.0, (row.next_attempt_at - now).total_seconds()))
+
+
+async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None = None,
+                       lock=None, keep_open: bool = False) -> tuple[int, PbpError | None]:
+    """Send ``rows`` over one connection, marking each sent as soon as the server took it.
+
+    Returns how many were sent and, when the server could not be reached or the session
+    broke, that error (the rest wait for the connection backoff). ``lock`` guards the
+    database writes (the daemon's one-writer lock). ``keep_open`` leaves a working session
+    open for the next call (the sender thread, during a burst)."""
+    lock = lock or nullcontext()
+    sent = 0
+    opened = hasattr(sender, "connect") and not getattr(sender, "connected", False)
+    try:
+        if opened:
+            try:
+                await sender.connect()
+            except PbpError as exc:
+                with lock:
+                    _note(rows, exc)
+                return 0, exc
+        for index, row in enumerate(rows):
+            with claim(row) as row:   # PostgreSQL: locked until marked, so no other daemon sends it
+                if row is None:
+                    continue
+                began = time.monotonic()
+                try:
+                    receipt = await sender.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
+                except SmtpRejected as exc:
+                    if exc.stage == "CONNECT":
+                        with lock:
+                            _note(rows[index:], exc)
+                        return sent, exc
+                    with lock:
+                        _refused(row, exc, clock())
+                    continue
+                except PbpError as exc:  # the session broke on this reply: it is charged one attempt
+                    with lock:
+                        _charge(row, exc, clock())
+                    return sent, exc
+                with lock:
+                    m.OutboxMail.update(status="sent", sent_at=clock(), attempts=row.attempts + 1).where(
+                        m.OutboxMail.id == row.id).execute()
+            faults.reached("after_send")
+            sent += 1
+            refused = f", refused by {', '.join(receipt.refused)}" if getattr(receipt, "refused", None) else ""
+            log.info("reply %s sent campaign=%s to=%d%s %.1f ms", row.message_id,
+                     row.campaign.slug if row.campaign_id else "-", len(row.recipients), refused,
+                     (time.monotonic() - began) * 1000)
+            if on_sent:
+                on_sent(row)
+    finally:
+        if hasattr(sender, "connect") and not keep_open:
+            await close_quietly(sender)
+    return sent, None
+
+
+async def close_quietly(sender) -> None:
+    try:
+        await sender.close()
+    except Exception:  # closing a broken connection: nothing left to do
+        pass
+
+
+def _note(rows, exc: BaseException) -> None:
+    """Keep the reason on the waiting rows (``pbp outbox`` shows it), without charging them."""
+    ids = [row.id for row in rows]
+    if ids:
+        m.OutboxMail.update(last_error=str(exc)[:2000]).where(m.OutboxMail.id.in_(ids)).execute()
+
+
+def _charge(row: m.OutboxMail, exc: BaseException, now: datetime) -> None:
+    """The connection broke while this reply was going out: one attempt, retried with the
+    connection (a reply that breaks every session fails for good after MAX_ATTEMPTS)."""
+    row.attempts += 1
+    row.status = "failed" if row.attempts >= MAX_ATTEMPTS else "pending"
+    row.next_attempt_at = now
+    row.last_error = str(exc)[:2000]
+    row.save()
+
+
+def _refused(row: m.OutboxMail, exc: BaseException, now: datetime) -> None:
+    row.attempts += 1
+    permanent = getattr(exc, "permanent", False) or row.attempts >= MAX_ATTEMPTS
+    row.status = "failed" if permanent else "pending"
+    row.next_attempt_at = now + timedelta(seconds=BACKOFF_SECONDS[min(row.attempts - 1, len(BACKOFF_SECONDS) - 1)])
+    row.last_error = str(exc)[:2000]
+    row.save()
+    log.warning("reply %s %s (attempt %d): %s", row.message_id, "failed for good" if permanent else "not sent yet",
+                row.attempts, describe_error(exc)
+                + ("; fix the address, then `pbp outbox --retry`" if permanent else ""))
+
+
+def deliver_outbox(config, *, sender=None, clock=m.utcnow, on_sent: Callable | None = None,
+                   limit: int = BATCH) -> int:
+    """Send every due reply now, over one connection (``pbp process``, ``pbp tick``,
+    ``pbp run --once``). Returns how many were sent."""
+    rows = due_rows(clock(), limit)
+    if not rows:
+        return 0
+    if sender is None:
+        from pbp.daemon import make_sender
+
+        sender = make_sender(config)
+    sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent))
+    if problem is not None:
+        log.warning("outbox: %s; %d repl%s wait for the next run", describe_error(problem),
+                    len(rows) - sent, "y" if len(rows) - sent == 1 else "ies")
+    return sent
+
+
+# --------------------------------------------------------------------------- the sender thread
+
+
+class OutboxSender:
+    """Delivers the outbox from its own thread and event loop until stopped.
+
+    It sends at start (replies left by the last run), whenever :meth:`wake` says new replies
+    were committed, when the next refused reply is due, and after a connection problem on
+    the :class:`Backoff`. :meth:`stop` cancels a send in flight at once: whatever was not
+    sent stays pending.
+    """
+
+    def __init__(self, sender, *, clock=m.utcnow, lock=None, on_sent: Callable | None = None,
+                 what: str = "smtp") -> None:
+        self.sender = sender
+        self.clock = clock
+        self.lock = lock or threading.Lock()
+        self.on_sent = on_sent
+        self.backoff = Backoff(what)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._event: asyncio.Event | None = None
+        self._task: asyncio.Task | None = None
+        self._stopped = False
+        self.thread = threading.Thread(target=self._run, name="pbp-outbox", daemon=True)
+
+    def start(self) -> "OutboxSender":
+        self.thread.start()
+        return self
+
+    def wake(self) -> None:
+        """Thread-safe: replies were committed, send them now."""
+        loop, event = self._loop, self._event
+        if loop is not None and event is not None:
+            try:
+                loop.call_soon_threadsafe(event.set)
+            except RuntimeError:  # the loop has closed: the daemon is stopping
+                pass
+
+    def stop(self, timeout: float = 3.0) -> None:
+        self._stopped = True
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None:
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:
+                pass
+        if self.thread.is_alive():
+            self.thread.join(timeout)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except asyncio.CancelledError:
+            pass
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._event = asyncio.Event()
+        self._task = asyncio.current_task()
+        while not self._stopped:
+            self._event.clear()
+            try:
+                delay = await self._round()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the database, most likely: keep the thread alive
+                delay = self.backoff.failed(exc)
+            try:
+                await asyncio.wait_for(self._event.wait(), delay)
+            except TimeoutError:
+                pass
+
+    async def _round(self) -> float:
+        with self.lock:
+            rows = due_rows(self.clock())
+        sent = 0
+        if not rows:
+            await close_quietly(self.sender)   # idle: no session left open on the server
+        else:
+            sent, problem = await deliver_rows(rows, self.sender, clock=self.clock, on_sent=self.on_sent,
+                                               lock=self.lock, keep_open=True)
+            if problem is not None:
+                await close_quietly(self.sender)
+                return self.backoff.failed(problem)
+            self.backoff.succeeded()
+        with self.lock:
+            delay = seconds_to_next(self.clock())
+        # due replies that another daemon is sending right now: look again shortly, not at once
+        return max(delay, CLAIMED_ELSEWHERE_SECONDS) if rows and not sent else delay
