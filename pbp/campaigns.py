@@ -5,6 +5,7 @@ import re
 
 from pbp.errors import ConfigError
 from pbp.rules.systems import get_system
+from pbp.settingvalues import flag_value, hours_value
 from pbp.sheetfile import SheetFile, load_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -94,6 +95,7 @@ SETTINGS = {
     "invoke_window_hours": "hours a roll stays open for /invoke after the dice",
     "reminder_hours": "hours before a deadline that its reminder goes out",
     "ranged_reach": "how far shots and Provoke reach: same, adjacent or any (zones)",
+    "free_bonuses": "yes: a player's plain +N applies at once; no (default): it waits for the GM",
 }
 
 
@@ -114,12 +116,8 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
         if value not in ("same", "adjacent", "any"):
             raise ConfigError(f'ranged_reach "{value}" is not same, adjacent or any')
         campaign.settings = {**(campaign.settings or {}), key: value}
+    elif key == "free_bonuses":
+        campaign.settings = {**(campaign.settings or {}), key: flag_value(key, value)}
     else:
-        try:
-            hours = float(value)
-        except ValueError:
-            raise ConfigError(f'{key} = "{value}" is not a number of hours') from None
-        if hours < 0 or (hours == 0 and key != "invoke_window_hours"):
-            raise ConfigError(f"{key} must be more than 0 hours" + (" (0: no window)" if key == "invoke_window_hours" else ""))
-        campaign.settings = {**(campaign.settings or {}), key: hours}
+        campaign.settings = {**(campaign.settings or {}), key: hours_value(key, value)}
     campaign.save()

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbp.errors import ConfigError
+from pbp.settingvalues import flag_value, hours_value
 
 DEFAULT_CONFIG_NAME = "pbp.toml"
 
@@ -52,6 +53,7 @@ class Config:
     invoke_window_hours: float = 24.0
     reaction_deadline_hours: float = 48.0
     reminder_hours: float = 12.0
+    free_bonuses: bool = False       # a player's plain +N applies at once (else it waits for the GM)
     trust_authserv_id: str = ""              # trust Authentication-Results from this host
 
     def imap_settings(self, mailbox: str = "INBOX", environ=None):
@@ -155,8 +157,9 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
             max_commands=int(limits.get("max_commands", 20)),
         ),
         log_level=daemon.get("log_level", "INFO"),
-        invoke_window_hours=float(play.get("invoke_window_hours", 24.0)),
-        reaction_deadline_hours=float(play.get("reaction_deadline_hours", 48.0)),
-        reminder_hours=float(play.get("reminder_hours", 12.0)),
+        invoke_window_hours=hours_value("invoke_window_hours", play.get("invoke_window_hours", 24.0)),
+        reaction_deadline_hours=hours_value("reaction_deadline_hours", play.get("reaction_deadline_hours", 48.0)),
+        reminder_hours=hours_value("reminder_hours", play.get("reminder_hours", 12.0)),
+        free_bonuses=flag_value("free_bonuses", play.get("free_bonuses", False)),
         trust_authserv_id=security.get("trust_authserv_id", ""),
     )

@@ -11,7 +11,7 @@ someone, with a deadline) and :meth:`Post.tell` (a private mail).
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Callable
 
@@ -190,6 +190,12 @@ def campaign_hours(campaign, config, name: str) -> float:
     return float(own) if own is not None else float(getattr(config, name))
 
 
+def campaign_flag(campaign, config, name: str) -> bool:
+    """A yes/no setting (``free_bonuses``): the campaign's own, else the config's."""
+    own = (getattr(campaign, "settings", None) or {}).get(name)
+    return bool(own) if own is not None else bool(getattr(config, name, False))
+
+
 def quote(name: str) -> str:
     return f'"{name}"' if " " in name else name
 
@@ -226,15 +232,38 @@ def after_action(fn):
 
 def resolve_action(post: Post, cmd, actor: str):
     """Resolve an action or roll through the rules engine, with the registered hooks
-    around it. Every handler that rolls for an action goes through here."""
-    from pbp.rules.actions import resolve
+    around it. Every handler that rolls for an action goes through here.
 
+    A plain ``+N`` is bounded for everyone; a player's (unless the campaign has
+    ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,
+    and the GM's approval re-runs it with the bonus (:mod:`pbp.play.bonuses`)."""
+    from pbp.rules.actions import check_plain_bonus, resolve
+
+    check_plain_bonus(getattr(cmd, "modifier", 0), cmd.source)
+    held = held_bonus(post, cmd)
+    if held:
+        cmd = replace(cmd, modifier=cmd.modifier - held)
     for hook in BEFORE_ACTION:
         hook(post, cmd, actor)
     result = resolve(cmd, post.table, post.dice, actor, post.system)
     for hook in AFTER_ACTION:
         hook(post, cmd, actor, result)
+    if held:
+        from pbp.play.bonuses import ask_for_bonus
+
+        ask_for_bonus(post, cmd, actor, result, held)
     return result
+
+
+def held_bonus(post: Post, cmd) -> int:
+    """The part of ``cmd``'s plain bonus that waits for the GM: a player's positive ``+N``
+    on an action, unless the campaign allows free bonuses. Penalties a player takes on
+    their own roll apply at once."""
+    from pbp.commands import ActionCommand
+
+    if post.author.is_gm or not isinstance(cmd, ActionCommand) or cmd.modifier <= 0:
+        return 0
+    return 0 if campaign_flag(post.campaign, post.settings, "free_bonuses") else cmd.modifier
 
 
 def run_deadline_jobs(post: Post) -> list:

@@ -239,6 +239,11 @@ def open_roll_refs(play) -> list[RollRecordRef]:
     return [_load(RollRecordRef, json.loads(entry[3])) for entry in play.open_rolls]
 
 
+def roll_ref_of(post: Post, result: ActionResult) -> RollRecordRef | None:
+    """The open roll this post's ``result`` was kept as (None: not kept open)."""
+    return next((ref for r, ref in _stash(post)["results"] if r is result), None)
+
+
 def open_rolls(post: Post) -> list[RollRecordRef]:
     """The open rolls, decoded once per post."""
     stash = _stash(post)
@@ -515,12 +520,18 @@ def _run(open_roll: OpenRoll, table: Table, post: Post, pool: int, fresh=None) -
 
 
 def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invoker: str | None = None,
-           veto: str | None = None, note: str = "") -> ActionResult:
-    """Re-run an open roll with an invoke added or an aspect vetoed, replace its effects on
-    the table, and return the new result for the reply (its changes are the net ones)."""
+           veto: str | None = None, bonus: int = 0, note: str = "") -> ActionResult:
+    """Re-run an open roll with an invoke added, an aspect vetoed or a plain bonus the GM
+    approved (:mod:`pbp.play.bonuses`), replace its effects on the table, and return the
+    new result for the reply (its changes are the net ones)."""
     label = f"#{ref.ids[0]}" if ref.ids else "above"
     current = OpenRoll(ref.cmd, ref.actor, ref.throws, ref.added, ref.vetoed)
-    wanted = current.with_invoke(invoke, invoker) if invoke is not None else current.with_veto(veto)
+    if invoke is not None:
+        wanted = current.with_invoke(invoke, invoker)
+    elif veto is not None:
+        wanted = current.with_veto(veto)
+    else:
+        wanted = current.with_bonus(bonus)
     ledger = post.play.ledger
     start = _marks(post.table, ledger.gm_pool)
 
@@ -541,7 +552,8 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
     for owed in ref.owed:
         if owed in ledger.owed:
             ledger.owed.remove(owed)
-    ref.throws, ref.added, ref.vetoed, ref.delta = new_open.throws, new_open.added, new_open.vetoed, delta
+    ref.cmd, ref.throws, ref.added, ref.vetoed, ref.delta = (new_open.cmd, new_open.throws, new_open.added,
+                                                            new_open.vetoed, delta)
     ref.owed = _owe(post, new)
 
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))

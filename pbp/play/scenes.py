@@ -202,9 +202,16 @@ def _zone_aspect(post: Post, cmd: c.AspectCmd, zone: str) -> tuple[Aspect, list[
     return aspect, changes
 
 
+FREE_RENAMES = ("consequence", "boost")
+"""What a player renames at once: a consequence (a placeholder name given at a deadline,
+a wound as it heals) or a boost. Any other aspect on their character (high concept,
+trouble, the other sheet aspects, a situation aspect someone put on them) is an aspect
+change the GM approves (:mod:`pbp.play.bonuses`)."""
+
+
 def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
-    """The GM renames any aspect; a player renames aspects on their own character (a
-    consequence given a placeholder name at a deadline, a boost)."""
+    """The GM renames any aspect; a player renames the consequences and boosts on their own
+    character at once, and asks the GM for anything else."""
     owner = _owner(post, cmd.target) if cmd.target and not _zone(post, cmd.target) else None
     matches = [a for a in post.table.aspects if same_name(a.name, cmd.name) and (owner is None or same_name(a.owner, owner))]
     if not post.author.is_gm:
@@ -214,6 +221,10 @@ def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
             raise NotAllowedError(f"{cmd.name} is not on your character: the GM renames it",
                                   source=cmd.source, expected="an aspect on your own character")
         owner = owner or (mine[0].owner if mine else None)
+        if mine and mine[0].kind not in FREE_RENAMES and cmd.new_name.strip():
+            from pbp.play.bonuses import ask_for_rename
+
+            return ask_for_rename(post, post.speaker(), mine[0], cmd.new_name.strip(), cmd.source)
     changes = ra.rename_aspect(post.table, cmd.name, cmd.new_name, owner)
     return NoteResult(cmd.source, post.speaker(), "aspect",
                       text=f'"{cmd.name}" is now "{cmd.new_name.strip()}".', changes=changes)

@@ -60,6 +60,10 @@ from pbp.rules.systems import FATE_CONDENSED, AttackKind, System
 
 MAX_DICE = 100
 MAX_SIDES = 1000
+MAX_PLAIN_BONUS = 4
+"""The largest plain ``+N`` (or ``-N``) written on one action, from anyone: twice an
+invoke. Teamwork, scale and situation bonuses fit; a ``+99`` that makes every roll a
+success with style is refused (not capped, so nobody is surprised by a smaller number)."""
 DEFENCE_LATER = Opposition()
 
 # Branches of the outcome tables a player may choose ahead of the roll ("on tie boost").
@@ -115,6 +119,17 @@ def resolve(cmd: Command, table: Table, dice: DiceSource, actor: str,
         if isinstance(cmd, kind):
             return handler(cmd, table, dice, actor, system)
     raise RulesError(f"/{cmd.name} is not a roll the rules engine resolves", source=cmd.source)
+
+
+def check_plain_bonus(modifier: int, source: str = "") -> None:
+    """Refuse a written ``+N``/``-N`` beyond :data:`MAX_PLAIN_BONUS`."""
+    if abs(modifier) > MAX_PLAIN_BONUS:
+        sign = "+" if modifier > 0 else "-"
+        raise RulesError(
+            f"a plain bonus of {modifier:+d} is too big: a roll takes at most {sign}{MAX_PLAIN_BONUS} "
+            f"(for more, invoke an aspect or set a lower difficulty)", source=source,
+            expected=f"a plain +N or -N from -{MAX_PLAIN_BONUS} to +{MAX_PLAIN_BONUS}",
+            example="/overcome Athletics vs Fair +1")
 
 
 def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor: str, system: System) -> Action:

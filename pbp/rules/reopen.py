@@ -392,6 +392,10 @@ class OpenRoll:
     def with_invoke(self, invoke: Invoke, invoker: str | None = None) -> "OpenRoll":
         return replace(self, added=(*self.added, _after(AfterInvoke(invoke, invoker), self.actor)))
 
+    def with_bonus(self, bonus: int) -> "OpenRoll":
+        """The roll with a plain ``+bonus`` added to its command (one the GM approved)."""
+        return replace(self, cmd=replace(self.cmd, modifier=self.cmd.modifier + bonus))
+
     def with_veto(self, aspect: str) -> "OpenRoll":
         return replace(self, vetoed=(*self.vetoed, aspect))
 
