@@ -127,7 +127,10 @@ def action_rows(res: ActionResult) -> list[Row]:
     for mod in effort.modifiers:
         if mod.source == "skill":
             continue
-        rows.append(Row(mod.source, mod.label, signed(mod.value)))
+        if mod.source == "modifier":       # a plain +N: "bonus" fits the column, the label says nothing more
+            rows.append(Row("bonus" if mod.value > 0 else "penalty", "", signed(mod.value)))
+        else:
+            rows.append(Row(mod.source, mod.label, signed(mod.value)))
     for use in effort.invokes:
         if use.paid_with == "skipped":
             rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
