@@ -224,7 +224,8 @@ class Renderer:
         return self._both("tell", campaign=campaign, tell=tell)
 
     def error(self, *, mail, campaign, errors, status=()) -> tuple[str, str]:
-        return self._both("error", mail=mail, campaign=campaign, errors=errors, status=list(status))
+        shown = [e.shown() if hasattr(e, "shown") else e for e in errors]
+        return self._both("error", mail=mail, campaign=campaign, errors=shown, status=list(status))
 
     def stranger(self, *, mail, campaign) -> tuple[str, str]:
         return self._both("stranger", mail=mail, campaign=campaign)

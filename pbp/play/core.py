@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Callable
 
 from pbp import commands as c
-from pbp.errors import NotAllowedError, UnknownNameError
+from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.play.state import PlayState
 from pbp.rules.state import Character, Table
 from pbp.rules.systems import System
@@ -285,9 +285,66 @@ def deadline_job(fn: Callable[[Post], list]) -> Callable[[Post], list]:
 
 
 def apply_command(post: Post, cmd: c.Command):
-    """Resolve one command with the handler registered for its type."""
+    """Resolve one command with the handler registered for its type. A refusal always
+    leaves here with what was expected and an example (:func:`complete_error`)."""
     handler = HANDLERS.get(type(cmd))
     if handler is None:
         raise NotAllowedError(f"/{type(cmd).__name__.lower()} cannot be used here yet",
                               expected="a command listed in docs/commands.md", example="/sheet")
-    return handler(post, cmd)
+    try:
+        return handler(post, cmd)
+    except CommandError as exc:
+        raise complete_error(exc, cmd)
+
+
+_EXPECTED = {
+    "RulesError": "a command the rules allow at this point of the game",
+    "NotAllowedError": "a command you may give now",
+    "UnknownNameError": "a name known in this campaign",
+}
+
+
+def complete_error(exc: CommandError, cmd: c.Command) -> CommandError:
+    """Fill in what a refusal left out: ``expected`` in general words for its kind, and as
+    the example the documented one for the command word (``/as NAME ...`` for the GM's
+    actions), which parses. The raise site's own words, where it gave them, always win."""
+    from pbp.parser import EXAMPLES, _GM_EXAMPLES
+
+    if exc.source != cmd.source:     # a re-run's refusal names the roll's line: show the post's
+        exc.source, exc.column = cmd.source, None
+    if not exc.expected:
+        exc.expected = _EXPECTED.get(type(exc).__name__, "a command that can be applied now")
+    if not exc.example or not example_parses(exc.example):
+        words = cmd.source.lstrip().lstrip("/").split()
+        word = words[0].lower() if words else ""
+        if word == "as":
+            verb = _as_verb(cmd.source)
+            exc.example = _GM_EXAMPLES.get(verb, EXAMPLES["as"])
+        else:
+            exc.example = EXAMPLES.get(word, "/sheet")
+    return exc
+
+
+def example_parses(example: str) -> bool:
+    """Whether every command line of an example reads (prose advice such as "ask the GM to
+    run: pbp character import ..." has none, and passes)."""
+    from pbp.parser import parse_command
+
+    for line in example.splitlines():
+        if line.strip().startswith("/"):
+            try:
+                parse_command(line.strip())
+            except CommandError:
+                return False
+    return True
+
+
+def _as_verb(source: str) -> str:
+    """The command word after ``/as NAME`` (the name may be quoted)."""
+    rest = source.lstrip()[3:].lstrip()
+    if rest[:1] in "\"“„«'‘":
+        close = next((i for i, ch in enumerate(rest[1:], 1) if ch in "\"”“»'’"), len(rest))
+        rest = rest[close + 1:]
+    else:
+        rest = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""
+    return (rest.split() or [""])[0].lower()

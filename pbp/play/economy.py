@@ -238,6 +238,7 @@ def compel(post: Post, cmd: c.Compel):
         proposer = GM
         if cmd.target.lower() == "me":
             raise RulesError("the GM compels a player's character: name them", source=cmd.source,
+                             expected="the character to compel instead of me",
                              example=f'/compel Ruth "{cmd.aspect}" {cmd.kind} "{cmd.text or "..."}"')
         target = cmd.target
     else:
@@ -357,7 +358,7 @@ def _find_item(post: Post, cmd: c.Answer):
         found = items.get(("compel", cmd.ref)) or items.get(("detail", cmd.ref))
         if found is None and str(cmd.ref) in play.settled:
             raise RulesError(play.settled[str(cmd.ref)], source=cmd.source, expected=_open_items(post, cmd.verb),
-                             example='/compel Ruth "Hair-Trigger Temper" event "..." (a new compel)')
+                             example='/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"')
         if found is None:
             raise RulesError(f"there is no compel or story detail #{cmd.ref}", source=cmd.source,
                              expected=_open_items(post, cmd.verb), example=f"/{cmd.verb} #{_first_open(post)}")
@@ -382,7 +383,9 @@ def _find_item(post: Post, cmd: c.Answer):
             return mine[0]
     if not mine:
         raise RulesError(f"there is no compel or story detail for you to {cmd.verb} now", source=cmd.source,
-                         expected=_open_items(post, None), hint="answers name one with #ID, e.g. /accept #12")
+                         expected=_open_items(post, None), hint="answers name one with #ID, e.g. /accept #12",
+                         example=(f"/{cmd.verb} #{_first_open(post)}" if _open_items(post, None).startswith("one of")
+                                  else '/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"'))
     raise RulesError(f"several compels or story details could be meant; say which with #ID", source=cmd.source,
                      expected=", ".join(f"#{x.id}" for x in mine), example=f"/{cmd.verb} #{mine[-1].id}")
 

@@ -403,7 +403,7 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
                              example='/attack Ghoul with Fight +invoke "Deep Shadows"',
                              hint="the GM can still give back a fate point by hand: /fp give NAME 1")
         raise RulesError(f"there is no open roll #{roll_id}", expected=_open_list(rolls),
-                         example=f"/{verb} #{rolls[-1].ids[-1]}" if rolls and rolls[-1].ids else f"/{verb} #142")
+                         example=_roll_example(verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else 142))
     threaded = [int(ref[5:]) for ref in post.thread_refs() if ref.startswith("roll:")]
     about = [r for r in rolls if any(i in r.ids for i in threaded)]
     own = [r for r in about if invoker and same_name(r.actor, invoker)]
@@ -413,7 +413,7 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
         return about[0]
     if about:
         raise RulesError("the mail you reply to is about several rolls; say which one",
-                         expected=_open_list(about), example=f"/{verb} #{about[0].ids[-1]}" if about[0].ids else "")
+                         expected=_open_list(about), example=_roll_example(verb, about[0].ids[-1] if about[0].ids else 142))
     own = [r for r in rolls if invoker and same_name(r.actor, invoker)]
     if own:
         return own[-1]
@@ -421,6 +421,11 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
     raise RulesError(f"{who} has no open roll to {verb} on", expected=_open_list(rolls),
                      example='/invoke "Deep Shadows" on #142' if verb == "invoke" else '/veto #142 "Deep Shadows"',
                      hint="a roll closes when the next action starts, at /done, or when the invoke window passes")
+
+
+def _roll_example(verb: str, roll_id: int) -> str:
+    """A working ``/invoke`` or ``/veto`` on roll ``roll_id``."""
+    return f'/veto #{roll_id} "Deep Shadows"' if verb == "veto" else f'/invoke "Deep Shadows" on #{roll_id}'
 
 
 def _open_list(rolls: list[RollRecordRef]) -> str:

@@ -74,7 +74,7 @@ def start_scene(post: Post, cmd: c.SceneCmd) -> NoteResult:
     play = post.play
     if play.scene is not None:
         raise RulesError(f'the scene "{play.scene.name}" is still open', source=cmd.source,
-                         expected="end it first with /scene end")
+                         expected="end it first with /scene end", example="/scene end")
     zones = ZoneMap.build(cmd.zones, cmd.borders) if cmd.zones else None
     if cmd.borders and not cmd.zones:
         raise RulesError("borders need zones", source=cmd.source,
@@ -97,11 +97,13 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     play = post.play
     if pc.active(post) is not None:
         raise RulesError("a conflict is still going on", source=cmd.source,
-                         expected="end the conflict first with /conflict end (conceders are paid then)")
+                         expected="end the conflict first with /conflict end (conceders are paid then)",
+                         example="/conflict end")
     if play.scene is None:
         if quiet_if_none:
             return None
-        raise RulesError("no scene is open", source=cmd.source, example='/scene start "Warehouse"')
+        raise RulesError("no scene is open", source=cmd.source, expected="an open scene to end",
+                         example='/scene start "Warehouse"')
     report = recovery.end_scene(post.table)
     changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
     lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: stress clears, boosts and situation '
@@ -241,16 +243,20 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     name = cmd.name.strip()
     if post.table.character(name) is not None:
         raise RulesError(f'there is already a character called "{name}"', source=cmd.source,
-                         expected="a new name (major NPCs come from sheet files: pbp character import)")
+                         expected="a new name (major NPCs come from sheet files: pbp character import)",
+                         example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
     if not 1 <= len(cmd.aspects) <= MAX_NPC_ASPECTS:
         raise RulesError(f"a minor NPC has one or two aspects, not {len(cmd.aspects)}", source=cmd.source,
+                         expected="one or two aspects",
                          example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
     if not 1 <= len(cmd.skills) <= MAX_NPC_SKILLS:
         raise RulesError(f"a minor NPC has one or two skills, not {len(cmd.skills)}", source=cmd.source,
                          example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair, Athletics Average')
     limit = post.system.minor_npc_max_boxes
     if not 0 <= cmd.stress <= limit:
-        raise RulesError(f"a minor NPC has 0 to {limit} stress boxes, not {cmd.stress}", source=cmd.source)
+        raise RulesError(f"a minor NPC has 0 to {limit} stress boxes, not {cmd.stress}", source=cmd.source,
+                         expected=f"stress 0 to {limit}",
+                         example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
     skills: dict[str, int] = {}
     for skill, rating in cmd.skills:
         spelled = post.system.skill_named(skill) or skill.strip()

@@ -168,8 +168,19 @@ def _result(act: Action, skill: str, contest: Contest) -> ActionResult:
 def _opponent(act: Action, name: str) -> Character:
     who = find_character(act.table, name, source=act.source)
     if who is act.actor:
-        raise RulesError(f"{act.actor.name} cannot oppose their own {act.name}", source=act.source)
+        raise RulesError(f"{act.actor.name} cannot oppose their own {act.name}", source=act.source,
+                         expected="a difficulty or another character after vs", example=_with_difficulty(act, act.cmd.skill))
     return who
+
+
+def _with_difficulty(act: Action, skill: str) -> str:
+    """The action as written, reduced to its skill (and aspect) with a difficulty added."""
+    skill = skill or "Athletics"
+    skill = f'"{skill}"' if " " in skill else skill
+    aspect = getattr(act.cmd, "aspect", None)
+    what = f' "{aspect}"' if act.name == "advantage" and aspect else (" discover" if act.name == "advantage" else "")
+    verb = "advantage" if act.name == "advantage" else act.name
+    return f"/{verb} {skill}{what} vs Fair"
 
 
 def _difficulty(act: Action, opposition: Opposition | None, skill: str) -> Opponent | OppositionResult:
@@ -178,7 +189,7 @@ def _difficulty(act: Action, opposition: Opposition | None, skill: str) -> Oppon
         raise RulesError(
             f"/{act.name} needs a difficulty or an opponent", source=act.source,
             expected="vs DIFFICULTY (a ladder word or number) or vs CHARACTER",
-            example=f"{act.source.rstrip()} vs Fair" if act.source else f"/{act.name} {skill} vs Fair",
+            example=_with_difficulty(act, skill),
         )
     if opposition.rating is not None:
         return passive(opposition.rating)

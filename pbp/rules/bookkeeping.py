@@ -39,7 +39,7 @@ def spend_fate_point(report: Report, character: Character, why: str) -> None:
     if before < 1:
         raise RulesError(
             f"{character.name} has {before} fate points; {why} needs one",
-            expected="a free invoke, or a fate point in hand",
+            expected="a free invoke, or a fate point in hand", example="/fp",
             hint="use a free invoke (add 'free') or drop the invoke",
         )
     character.fate_points = before - 1

@@ -60,7 +60,7 @@ def spend_fate_point(ch: Character, reason: str = "") -> Change:
         raise RulesError(
             f"{ch.name} has {_points(ch.fate_points)}; there are no fate points to spend{why}",
             expected="a fate point in hand",
-            example="/fp (to see your points); earn points by accepting compels",
+            example="/fp", hint="earn fate points by accepting compels (/accept)",
         )
     before = ch.fate_points
     ch.fate_points -= 1

@@ -277,8 +277,10 @@ def find_consequence(character: Character, name: str) -> Consequence:
         if slot.aspect and slot.aspect.casefold() == key:
             return slot
     held = ", ".join(f'"{s.aspect}"' for s in character.consequences if s.aspect) or "none"
+    first = next((s.aspect for s in character.consequences if s.aspect), "")
     raise RulesError(f'{character.name} has no consequence "{name}" (consequences: {held})',
-                     expected=f"one of {held}")
+                     expected=f"one of {held}", example=f'/sheet {_named(character.name)}' if not first else
+                     f'/treat {_named(character.name)} "{first}" with Academics')
 
 
 def clear_consequence(table: Table, character: Character, slot: Consequence, report: Report, why: str) -> None:
@@ -551,3 +553,7 @@ def _taken_out(table: Table, ch: Character, track: str, shifts: int, attacker: s
 def _example(ch: Character, track: str, shifts: int, system: System) -> str:
     plan = cheapest_absorption(ch, track, shifts, system)
     return plan.command() if plan else ""
+
+
+def _named(name: str) -> str:
+    return f'"{name}"' if " " in name else name

@@ -200,7 +200,8 @@ def _name(order: TurnOrder, who: str) -> str:
     for p in order.participants:
         if p.casefold() == key:
             if p in order.removed:
-                raise RulesError(f"{p} is out of this conflict (taken out or conceded)")
+                raise RulesError(f"{p} is out of this conflict (taken out or conceded)",
+                                 expected="someone still in the fight", example="/sheet")
             return p
     raise RulesError(
         f"{who} is not in this conflict (participants: {', '.join(order.active)})",
@@ -214,11 +215,12 @@ def _check_turn(order: TurnOrder, name: str, doing: str) -> None:
         return
     if order.current is None:
         raise OutOfTurnError(f"it is not {name}'s turn: nobody holds the turn, the GM names who goes next",
+                             expected=f"the GM to hand the turn to {name}", example=f"/next {_named(name)}",
                              hint="a defence is a reaction and needs no turn")
     state = " (who has acted and must hand off with /next)" if order.phase == "awaiting_handoff" else ""
     raise OutOfTurnError(
         f"it is {order.current}'s turn{state}, not {name}'s: {name} cannot {doing} now",
-        expected=f"wait for {order.current} to hand off to {name}",
+        expected=f"wait for {order.current} to hand off to {name}", example=f"/next {_named(name)}",
         hint="a defence is a reaction and needs no turn",
     )
 
@@ -226,3 +228,8 @@ def _check_turn(order: TurnOrder, name: str, doing: str) -> None:
 def _example_next(order: TurnOrder) -> str:
     waiting = still_to_act(order)
     return waiting[0] if waiting else (order.active[0] if order.active else "NAME")
+
+
+def _named(name: str) -> str:
+    """A name as a command writes it (quoted when it has spaces)."""
+    return f'"{name}"' if " " in name else name
