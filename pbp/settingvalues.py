@@ -24,8 +24,8 @@ _NO = ("no", "false", "off", "0")
 def hours_value(key: str, value: object) -> float:
     """``value`` as a number of hours for ``key``, or a :class:`ConfigError` that says why not."""
     zero = key in ZERO_MEANS
-    low = "0" if zero else "more than 0"
-    expected = f"a number of hours from {low} to {MAX_HOURS}" + (f" (0: {ZERO_MEANS[key]})" if zero else "")
+    low = "0 or more" if zero else "more than 0"
+    expected = f"a number of hours, {low} and at most {MAX_HOURS}" + (f" (0: {ZERO_MEANS[key]})" if zero else "")
     hint = f"expected {expected}, e.g. pbp campaign set {key}=24 (or {key} = 24 under [play] in pbp.toml)"
     if isinstance(value, bool):
         raise ConfigError(f"{key} = {value!r} is not a number of hours", hint=hint)
