@@ -453,7 +453,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--role", choices=["player", "gm"], default="player")
     s.set_defaults(func=cmd_campaign_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
-                                     "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach)")
+                                     "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
+                                     "free_bonuses)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE")
     s.add_argument("--campaign")
     s.set_defaults(func=cmd_campaign_set)

@@ -144,3 +144,34 @@ def test_every_play_error_has_expected_and_an_example_that_parses(chicago, confi
                     bad.append((sender, line, error["message"], problems))
     assert errors > 100
     assert not bad, f"{len(bad)} of {errors} errors: " + "\n".join(map(repr, bad[:40]))
+
+
+LONG = "Quixotic" * 1250          # a 10,000-character name
+LONG_LINES = [f"/sheet {LONG}", f'/sheet "{LONG}"', f"/attack {LONG}", f'/invoke "{LONG}"',
+              f"/overcome Athletics vs {LONG}", f'/aspect rename "{LONG}" to "Calm"', f"/roll 4dF+{'1' * 5000}",
+              f'/compel Ruth "{LONG}" event "now"', f"/next {LONG}", f'/give "{LONG}" Charles',
+              f"/atack {LONG} with Fight", f'/attack Ghoul with Fight +invoke "{LONG}"']
+
+
+@pytest.mark.parametrize("line", LONG_LINES, ids=[l.split()[0] + str(i) for i, l in enumerate(LONG_LINES)])
+def test_a_long_name_is_cut_in_the_reply_source_and_caret_line(chicago, config, line):
+    import email
+    from email import policy
+
+    from pbp.pipeline import process_message
+    from pbp.store import models as m
+
+    out = process_message(eml(line + "\n", sender="ruth@pbp.localhost", message_id="long@t"), make_ctx(config, "0000,0000,0000"))
+    assert out.status == "rejected"
+    row = m.OutboxMail.get(m.OutboxMail.message_id == out.replies[0]["message_id"])
+    msg = email.message_from_string(row.raw, policy=policy.default)
+    for part in ("plain", "html"):
+        text = msg.get_body((part,)).get_content()
+        assert "Quixotic" * 20 not in text and "1" * 200 not in text, part
+        assert max(len(x) for x in text.splitlines()) < 600, part
+    text = msg.get_body(("plain",)).get_content().splitlines()
+    caret = next(i for i, x in enumerate(text) if x.lstrip().startswith("^"))
+    shown, pointer = text[caret - 1], text[caret]
+    assert pointer.index("^") <= len(shown)            # the caret points into the line shown
+    for error in out.errors:
+        assert all(len(str(v)) < 1000 for v in error.values()), error
