@@ -187,3 +187,20 @@ def test_the_config_file_refuses_nonsense_hours(tmp_path):
 
     with pytest.raises(ConfigError, match="reminder_hours"):
         config_from_dict({"play": {"reminder_hours": float("nan")}}, base=tmp_path)
+
+
+def test_an_approved_bonus_on_a_defence_changes_the_hit_waiting_to_be_absorbed(mt, chicago):
+    attack = mt.post("GM", "/as Ghoul attack Ruth with Fight\n", dice="++00")
+    assert attack.status == "applied", attack.text
+    defence = mt.post("Ruth", "/defend Athletics +2\n", dice="0000")
+    assert defence.status == "applied", defence.text
+    pending = (m.Campaign.get_by_id(chicago.id).play or {})["pending"]
+    assert [p["kind"] for p in pending] == ["absorb"]
+    shifts = pending[0]["shifts"]
+    assert shifts == 1
+    request = (m.Campaign.get_by_id(chicago.id).play or {})["details"][0]
+    assert request["kind"] == "bonus" and request["data"] == {"bonus": 2, "roll": 2}
+    approved = mt.post("GM", f"/approve #{request['id']}\n")
+    assert approved.status == "applied", approved.text
+    assert (m.Campaign.get_by_id(chicago.id).play or {})["pending"] == []   # +2: the 1-shift hit is gone
+    assert "Roll #2 revised" in approved.text and "Ruth no longer has a hit to absorb" in approved.text
