@@ -360,7 +360,7 @@ def _find_item(post: Post, cmd: c.Answer):
             raise RulesError(play.settled[str(cmd.ref)], source=cmd.source, expected=_open_items(post, cmd.verb),
                              example='/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"')
         if found is None:
-            raise RulesError(f"there is no compel or story detail #{cmd.ref}", source=cmd.source,
+            raise RulesError(f"there is no compel, story detail or request #{cmd.ref}", source=cmd.source,
                              expected=_open_items(post, cmd.verb), example=f"/{cmd.verb} #{_first_open(post)}")
         return found
     threaded, gone = [], []
@@ -382,7 +382,7 @@ def _find_item(post: Post, cmd: c.Answer):
         if len(mine) == 1:
             return mine[0]
     if not mine:
-        raise RulesError(f"there is no compel or story detail for you to {cmd.verb} now", source=cmd.source,
+        raise RulesError(f"there is no compel, story detail or request for you to {cmd.verb} now", source=cmd.source,
                          expected=_open_items(post, None), hint="answers name one with #ID, e.g. /accept #12",
                          example=(f"/{cmd.verb} #{_first_open(post)}" if _open_items(post, None).startswith("one of")
                                   else '/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"'))
@@ -393,7 +393,7 @@ def _find_item(post: Post, cmd: c.Answer):
 def _open_items(post: Post, verb: str | None) -> str:
     open_ = [f"compel #{x.id} ({_state_word(x)})" for x in post.play.compels if x.is_open]
     open_ += [f"{x.label} #{x.id}" for x in post.play.details if x.state == "pending"]
-    return "one of " + ", ".join(open_) if open_ else "an open compel or story detail (there is none now)"
+    return "one of " + ", ".join(open_) if open_ else "an open compel, story detail or request (there is none now)"
 
 
 def _first_open(post: Post) -> int:
