@@ -234,12 +234,15 @@ def resolve_action(post: Post, cmd, actor: str):
     """Resolve an action or roll through the rules engine, with the registered hooks
     around it. Every handler that rolls for an action goes through here.
 
-    A plain ``+N`` is bounded for everyone; a player's (unless the campaign has
+    A plain ``+N`` on an action is bounded for everyone; a player's (unless the campaign has
     ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,
     and the GM's approval re-runs it with the bonus (:mod:`pbp.play.bonuses`)."""
     from pbp.rules.actions import check_plain_bonus, resolve
 
-    check_plain_bonus(getattr(cmd, "modifier", 0), cmd.source)
+    from pbp.commands import ActionCommand
+
+    if isinstance(cmd, ActionCommand):      # a plain /roll decides nothing: its +N is just arithmetic
+        check_plain_bonus(cmd.modifier, cmd.source)
     held = held_bonus(post, cmd)
     if held:
         cmd = replace(cmd, modifier=cmd.modifier - held)

@@ -126,7 +126,7 @@ def check_plain_bonus(modifier: int, source: str = "") -> None:
     if abs(modifier) > MAX_PLAIN_BONUS:
         sign = "+" if modifier > 0 else "-"
         raise RulesError(
-            f"a plain bonus of {modifier:+d} is too big: a roll takes at most {sign}{MAX_PLAIN_BONUS} "
+            f"a plain bonus of {modifier:+d} is too big: an action takes at most {sign}{MAX_PLAIN_BONUS} "
             f"(for more, invoke an aspect or set a lower difficulty)", source=source,
             expected=f"a plain +N or -N from -{MAX_PLAIN_BONUS} to +{MAX_PLAIN_BONUS}",
             example="/overcome Athletics vs Fair +1")

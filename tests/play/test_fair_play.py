@@ -33,10 +33,12 @@ def test_a_huge_bonus_is_refused_for_players_and_the_gm_alike(mt, chicago):
                       ("Ruth", "/attack Ghoul with Fight -7")):
         step = mt.post(who, line + "\n", dice="0000")
         assert step.status == "rejected", step.text
-        assert "too big: a roll takes at most" in step.text
+        assert "too big: an action takes at most" in step.text
         assert "example:  /overcome Athletics vs Fair +1" in step.text
         assert step.replies[0].to == [address(who)]
     assert state_snapshot(chicago) == before
+    step = mt.post("Ruth", "/roll 3d6+10\n", dice="6 6 6")   # a plain roll decides nothing
+    assert step.status == "applied" and step.outcome.results[0]["effort"] == 28
 
 
 def test_the_docs_show_the_real_refusal(mt, chicago):
