@@ -506,7 +506,8 @@ def conflict_cmd(post: Post, cmd: c.ConflictCmd):
     out = [n for n in names if post.table.character(n).taken_out]
     if out:
         raise RulesError(f"{', '.join(out)} {'is' if len(out) == 1 else 'are'} taken out until the scene ends",
-                         source=cmd.source)
+                         source=cmd.source, expected="characters not taken out this scene",
+                         example="/scene end")
     zones = post.play.scene.zones if post.play.scene is not None else None
     conflict = rc.start_conflict(post.table, names, post.find(cmd.first).name if post.table.character(cmd.first)
                                  else cmd.first, kind=cmd.kind, zones=zones)
@@ -537,7 +538,8 @@ def place(post: Post, cmd: c.ConflictCmd):
     if conflict is not None:
         if member(conflict, ch.name) is None:
             if ch.taken_out:
-                raise RulesError(f"{ch.name} is taken out until the scene ends", source=cmd.source)
+                raise RulesError(f"{ch.name} is taken out until the scene ends", source=cmd.source,
+                                 expected="a character not taken out this scene", example="/scene end")
             sides = dict(conflict.sides)
             sides[ch.name] = "pcs" if ch.kind == "pc" else "npcs"
             conflict = replace(conflict, sides=sides, turns=rt.join(conflict.turns, ch.name))

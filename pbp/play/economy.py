@@ -371,7 +371,9 @@ def _find_item(post: Post, cmd: c.Answer):
         elif kind in ("compel", "detail") and n in play.settled:
             gone.append(play.settled[n])
     if gone and not threaded:
-        raise RulesError(gone[-1], source=cmd.source, expected=_open_items(post, cmd.verb))
+        raise RulesError(gone[-1], source=cmd.source, expected=_open_items(post, cmd.verb),
+                         example=(f"/{cmd.verb} #{_first_open(post)}" if _open_items(post, None).startswith("one of")
+                                  else "/sheet"))
     mine = [x for x in threaded if _answerable(post, cmd.verb, x)]
     if len(mine) == 1:
         return mine[0]
@@ -456,7 +458,8 @@ def _transition(post: Post, compel: Compel, verb: str, by: str, reason: str) -> 
         return rc.deny(compel, table, by, now, reason)
     if verb == "withdraw":
         return rc.withdraw(compel, table, by, now, gm_agrees=by == GM, reason=reason)
-    raise RulesError(f"/{verb} is not an answer to a compel", expected="/accept, /refuse, /approve, /deny or /withdraw")
+    raise RulesError(f"/{verb} is not an answer to a compel", expected="/accept, /refuse, /approve, /deny or /withdraw",
+                     example=f"/accept #{compel.id}")
 
 
 # --------------------------------------------------------------------------- deadlines and status

@@ -518,7 +518,8 @@ def _run(open_roll: OpenRoll, table: Table, post: Post, pool: int, fresh=None) -
     except RulesError as error:
         raise _Pool.reword(error, table)
     except (DiceExhausted, DiceMismatch) as error:
-        raise RulesError(f"the roll cannot be replayed: {error}") from None
+        raise RulesError(f"the roll cannot be replayed: {error}", expected="a roll that can be replayed",
+                         example="/done", hint="the GM can adjust by hand: /fp give NAME 1") from None
     finally:
         left = npc_pool.settle()
     return new_open, result, left

@@ -67,7 +67,8 @@ def scene_cmd(post: Post, cmd: c.SceneCmd):
         return end_session(post, cmd)
     if cmd.op == "milestone":
         return milestone(post, cmd)
-    raise RulesError(f"unknown scene command {cmd.op!r}", source=cmd.source)
+    raise RulesError(f"unknown scene command {cmd.op!r}", source=cmd.source,
+                     expected="/scene start NAME or /scene end", example='/scene start "Warehouse"')
 
 
 def start_scene(post: Post, cmd: c.SceneCmd) -> NoteResult:
@@ -77,7 +78,7 @@ def start_scene(post: Post, cmd: c.SceneCmd) -> NoteResult:
                          expected="end it first with /scene end", example="/scene end")
     zones = ZoneMap.build(cmd.zones, cmd.borders) if cmd.zones else None
     if cmd.borders and not cmd.zones:
-        raise RulesError("borders need zones", source=cmd.source,
+        raise RulesError("borders need zones", source=cmd.source, expected="zones before borders",
                          example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
     reach = (getattr(post.campaign, "settings", None) or {}).get("ranged_reach", "adjacent")
     play.scenes_played += 1
@@ -194,7 +195,8 @@ def _owner(post: Post, target: str) -> str:
 def _zone_aspect(post: Post, cmd: c.AspectCmd, zone: str) -> tuple[Aspect, list[Change]]:
     name = cmd.name.strip()
     if any(same_name(a.name, name) and same_name(a.owner, zone) for a in post.table.aspects):
-        raise RulesError(f"{name} is already in play on {zone}", source=cmd.source)
+        raise RulesError(f"{name} is already in play on {zone}", source=cmd.source, expected="a new aspect name",
+                         example=f'/aspect rename "{name}" to "{name} (worse)"')
     aspect = Aspect(name, kind="zone", owner=zone, hidden=cmd.hidden)
     changes = [Change("aspect", name, None, "created", f"on {zone}")]
     if cmd.free:
@@ -221,7 +223,8 @@ def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
                 or (a.kind == "boost" and any(post.controls(h) for h in a.free_invokes))]
         if matches and not mine:
             raise NotAllowedError(f"{cmd.name} is not on your character: the GM renames it",
-                                  source=cmd.source, expected="an aspect on your own character")
+                                  source=cmd.source, expected="an aspect on your own character",
+                                  example=f'/detail "{cmd.new_name.strip() or "The guard is my cousin"}"')
         owner = owner or (mine[0].owner if mine else None)
         if mine and mine[0].kind not in FREE_RENAMES and cmd.new_name.strip():
             from pbp.play.bonuses import ask_for_rename
@@ -261,7 +264,9 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     for skill, rating in cmd.skills:
         spelled = post.system.skill_named(skill) or skill.strip()
         if spelled.casefold() in {s.casefold() for s in skills}:
-            raise RulesError(f'the skill "{spelled}" is listed twice', source=cmd.source)
+            raise RulesError(f'the skill "{spelled}" is listed twice', source=cmd.source,
+                             expected="each skill once",
+                             example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair, Athletics Average')
         skills[spelled] = rating
     ch = Character(name=name, kind="minor", player=None, skills=skills, refresh=0, fate_points=0,
                    stress={"physical": [False] * cmd.stress})

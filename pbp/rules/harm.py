@@ -258,9 +258,11 @@ def rename_consequence(table: Table, character: Character | str, old: str, new: 
     slot = find_consequence(ch, old)
     new = new.strip()
     if not new:
-        raise RulesError("a consequence needs a name", example='as "Stitched Up"')
+        raise RulesError("a consequence needs a name", expected="the new name in quotes after as",
+                         example='/treat me "Nasty Bite" with Academics as "Stitched Up"')
     if new.casefold() != slot.aspect.casefold() and new.casefold() in _names_on(table, ch):
-        raise RulesError(f'{ch.name} already has an aspect called "{new}"')
+        raise RulesError(f'{ch.name} already has an aspect called "{new}"', expected="a name not in use on the sheet",
+                         example='/treat me "Nasty Bite" with Academics as "Stitched Up"')
     before = slot.aspect
     aspect = _consequence_aspect(table, ch, before)
     slot.aspect = new
@@ -315,9 +317,11 @@ def _check_hit(ch: Character, track: str, shifts: int, system: System, source: s
         raise RulesError(f'"{track}" is not a stress track (tracks: {tracks})', source=source,
                          expected=f"one of {tracks}")
     if shifts < 1:
-        raise RulesError(f"a hit of {shifts} shifts needs no absorbing", source=source)
+        raise RulesError(f"a hit of {shifts} shifts needs no absorbing", source=source,
+                         expected="a hit of 1 shift or more", example="/sheet")
     if ch.taken_out:
-        raise RulesError(f"{ch.name} is already taken out", source=source)
+        raise RulesError(f"{ch.name} is already taken out", source=source,
+                         expected="someone still in the fight", example="/sheet")
 
 
 def _boxes(ch: Character, track: str, system: System) -> list[bool]:
@@ -392,7 +396,8 @@ def is_placeholder(name: str) -> bool:
 def _chosen_slots(ch: Character, slots: list[Consequence], track: str,
                   consequences, source: str) -> list[_Slot]:
     if consequences and ch.kind == "minor":
-        raise RulesError(f"{ch.name} is a minor NPC: no consequences, only stress boxes", source=source)
+        raise RulesError(f"{ch.name} is a minor NPC: no consequences, only stress boxes", source=source,
+                         expected="stress only", example="/absorb stress 1")
     chosen: list[_Slot] = []
     for severity, _ in consequences:
         sev = severity.strip().casefold()
