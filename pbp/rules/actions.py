@@ -140,7 +140,8 @@ def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor:
             valid = ", ".join(f"on {o} {t}" for o, t in sorted(allowed)) or "none"
             raise RulesError(
                 f'"on {choice.outcome} {choice.take}" is not a choice for {name} (choices: {valid})',
-                source=cmd.source,
+                source=cmd.source, expected=f"one of: {valid}",
+                example="/overcome Athletics vs Good on tie boost",
             )
     return Action(cmd, name, table, dice, system, character, Report(), skill_list(table, system))
 

@@ -228,6 +228,7 @@ def end_conflict(conflict: Conflict, table: Table, *, by_gm: bool = False) -> Co
         raise RulesError("the conflict is already over")
     if not is_over(conflict) and not by_gm:
         raise RulesError("the conflict goes on: nobody's whole side has conceded or been taken out",
+                         expected="a side that has conceded or been taken out", example='/concede "I flee"',
                          hint="the GM can end it anyway with /conflict end")
     changes = payout_on_end(conflict, table)
     winner = winning_side(conflict)

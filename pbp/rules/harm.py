@@ -425,7 +425,8 @@ def _pick_slot(ch: Character, slots: list[Consequence], track: str, sev: str, us
             raise RulesError(f"{ch.name}'s extra mild slot is for {other[0]} hits only, not {track}",
                              source=source, expected="mild, moderate or severe")
         raise RulesError(f"{ch.name} has no {_severity_words(sev)} consequence slot for {track} hits",
-                         source=source)
+                         source=source, expected="a consequence slot on the sheet (mild, moderate or severe)",
+                         example='/absorb stress 1 mild "Nasty Bite"')
     full = [s.aspect for s in slots if s.severity in wanted and _usable(s, track) and s.aspect]
     why = f" ({', '.join(full)})" if full else " (used twice in this answer)"
     raise RulesError(f"{ch.name}'s {_severity_words(sev)} consequence slot is already filled{why}",

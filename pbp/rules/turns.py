@@ -82,7 +82,8 @@ def start_order(participants: Iterable[str], first: str) -> TurnOrder:
 def join(order: TurnOrder, who: str) -> TurnOrder:
     """Someone enters the conflict mid-way; they have not acted this exchange."""
     if any(p.casefold() == who.casefold() for p in order.active):
-        raise RulesError(f"{who} is already in this conflict")
+        raise RulesError(f"{who} is already in this conflict", expected="someone not in the conflict yet",
+                         example=f"/place {_named(who)} in Dock")
     back = tuple(p for p in order.removed if p.casefold() != who.casefold())
     if len(back) < len(order.removed):
         return replace(order, removed=back)
@@ -175,7 +176,8 @@ def hand_off(order: TurnOrder, by: str, to: str, *, by_gm: bool = False) -> Turn
     acted = order.acted
     if not by_gm:
         if order.current is None:
-            raise OutOfTurnError("nobody holds the turn: the GM names who goes next")
+            raise OutOfTurnError("nobody holds the turn: the GM names who goes next",
+                                 expected="the GM to name who goes next", example="/next Ruth")
         name = _name(order, by)
         _check_turn(order, name, "hand off")
         if name not in acted:
@@ -189,7 +191,8 @@ def hand_off(order: TurnOrder, by: str, to: str, *, by_gm: bool = False) -> Turn
             expected=f"one of {', '.join(waiting)}", example=f"/next {waiting[0]}",
         )
     if target == order.current:
-        raise RulesError(f"it is already {target}'s turn")
+        raise RulesError(f"it is already {target}'s turn", expected="someone else to hand the turn to",
+                         example="/done")
     return replace(order, current=target, acted=acted)
 
 
