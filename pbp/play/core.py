@@ -311,20 +311,14 @@ def complete_error(exc: CommandError, cmd: c.Command) -> CommandError:
     """Fill in what a refusal left out: ``expected`` in general words for its kind, and as
     the example the documented one for the command word (``/as NAME ...`` for the GM's
     actions), which parses. The raise site's own words, where it gave them, always win."""
-    from pbp.parser import EXAMPLES, _GM_EXAMPLES
+    from pbp.parser import example_for
 
     if exc.source != cmd.source:     # a re-run's refusal names the roll's line: show the post's
         exc.source, exc.column = cmd.source, None
     if not exc.expected:
         exc.expected = _EXPECTED.get(type(exc).__name__, "a command that can be applied now")
     if not exc.example or not example_parses(exc.example):
-        words = cmd.source.lstrip().lstrip("/").split()
-        word = words[0].lower() if words else ""
-        if word == "as":
-            verb = _as_verb(cmd.source)
-            exc.example = _GM_EXAMPLES.get(verb, EXAMPLES["as"])
-        else:
-            exc.example = EXAMPLES.get(word, "/sheet")
+        exc.example = example_for(cmd.source)
     return exc
 
 
@@ -340,14 +334,3 @@ def example_parses(example: str) -> bool:
             except CommandError:
                 return False
     return True
-
-
-def _as_verb(source: str) -> str:
-    """The command word after ``/as NAME`` (the name may be quoted)."""
-    rest = source.lstrip()[3:].lstrip()
-    if rest[:1] in "\"“„«'‘":
-        close = next((i for i, ch in enumerate(rest[1:], 1) if ch in "\"”“»'’"), len(rest))
-        rest = rest[close + 1:]
-    else:
-        rest = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""
-    return (rest.split() or [""])[0].lower()
