@@ -57,6 +57,9 @@ CASES = [
     (["campaign", "create"], "the following arguments are required: slug"),
     (["sheet"], "the following arguments are required: name"),
     (["demo", "--dir", "/proc/no/such/dir"], "error:"),
+    (["-c", "/proc/no/such/pbp.toml", "init", "--force"], "error: /proc/no"),
+    (["campaign", "add-member", "x@y", "--role", "king"], "invalid choice: 'king'"),
+    (["outbox", "--retry", "now"], "unrecognized arguments: now"),
 ]
 if os.geteuid() != 0:       # root reads any file
     CASES.append((["process", "locked.eml"], "cannot read locked.eml: Permission denied"))
