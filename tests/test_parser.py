@@ -10,6 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbp import parser as parser_module
+from pbp.parser import grammar as grammar_module
+from pbp.parser import spec as spec_module
 from pbp.commands import (
     Absorb,
     Advantage,
@@ -873,7 +875,7 @@ def test_the_grammar_has_no_conflicts():
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
     try:
-        Lark(parser_module._grammar(), parser="lalr", lexer="contextual", maybe_placeholders=True, debug=True)
+        Lark(grammar_module.grammar(), parser="lalr", lexer="contextual", maybe_placeholders=True, debug=True)
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
@@ -900,8 +902,8 @@ def test_grammar_is_found_by_resource_path():
 
 
 @pytest.mark.parametrize("example", sorted(
-    set(EXAMPLES.values()) | set(parser_module._GM_EXAMPLES.values())
-    | {example for part in parser_module._PART_EXAMPLES.values() for example in part.values()}))
+    set(EXAMPLES.values()) | set(spec_module.GM_EXAMPLES.values())
+    | {example for part in spec_module.PART_EXAMPLES.values() for example in part.values()}))
 def test_every_example_given_with_an_error_parses(example):
     assert isinstance(parse_command(example), Command)
 
@@ -924,10 +926,6 @@ def test_resource_path_prefers_the_installed_package_folder(tmp_path, monkeypatc
 
 def test_resource_path_gives_the_templates_folder():
     assert resource_path("templates", "").is_dir()
-
-
-def test_fast_path_is_in_use():
-    assert parser_module._fast_parser() is not None
 
 
 # ---------------------------------------------------------------------------- properties
@@ -974,27 +972,6 @@ def test_random_token_sequences_only_give_commands_or_syntax_errors(text):
     outcome("/" + text)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fragment_lines)
-def test_fast_path_agrees_with_lark(text):
-    """The fast driver must accept exactly what Lark accepts, with the same result."""
-    fast_and_lark_agree("/" + text.strip())
-
-
-def fast_and_lark_agree(line: str) -> None:
-    fast = parser_module._fast_parser()
-    try:
-        via_lark = ("ok", get_parser().parse(line))
-    except Exception as error:  # noqa: BLE001 - compared by kind only
-        via_lark = ("error", type(error).__name__ == "_Invalid")
-    try:
-        via_fast = fast.parse(line)
-        via_fast = ("ok", via_fast) if via_fast is not None else ("error", False)
-    except Exception as error:  # noqa: BLE001
-        via_fast = ("error", type(error).__name__ == "_Invalid")
-    assert via_fast == via_lark
-
-
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300))
 def test_posts_never_raise_anything_else(text):
@@ -1021,11 +998,11 @@ play_lines = st.lists(st.sampled_from(PLAY_FRAGMENTS), max_size=14).flatmap(
 
 def pieces(line: str) -> list[str]:
     """The words of a working command line after its "/" (quoted names stay whole)."""
-    return [line[t.start_pos:t.end_pos] for t in parser_module._tokens(line)[1:]]
+    return [line[t.start_pos:t.end_pos] for t in grammar_module.tokens(line)[1:]]
 
 
 # A working line with up to three words dropped, repeated or replaced: mostly near misses,
-# often still commands, so the builder's checks and the fast path's results are exercised.
+# often still commands, so the builder's checks are exercised.
 near_misses = st.tuples(
     st.sampled_from([source for source, _, _ in PLAY_FORMS]),
     st.lists(st.tuples(st.sampled_from(["drop", "repeat", "replace"]), st.integers(0, 30),
@@ -1052,7 +1029,6 @@ def mutate(source: str, changes: list[tuple[str, int, str]]) -> str:
 @given(near_misses)
 def test_near_misses_of_play_commands(line):
     outcome(line)
-    fast_and_lark_agree(line)
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -1060,12 +1036,6 @@ def test_near_misses_of_play_commands(line):
 def test_random_play_token_sequences_only_give_commands_or_syntax_errors(text):
     outcome(text)
     outcome("/" + text)
-
-
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(play_lines)
-def test_fast_path_agrees_with_lark_on_play_commands(text):
-    fast_and_lark_agree("/" + text.strip())
 
 
 # ---------------------------------------------------------------------------- the docs
