@@ -15,36 +15,50 @@ from lark import Token, Transformer
 
 from pbp.commands import (
     Absorb,
+    Accept,
     Advantage,
     Again,
-    Answer,
-    AspectCmd,
+    Approve,
+    AspectAdd,
+    AspectRemove,
+    AspectRename,
     Attack,
     Choice,
-    Command,
     Compel,
     Concede,
-    ConflictCmd,
+    ConflictEnd,
+    ConflictStart,
     Defend,
+    Deny,
     Detail,
     Done,
-    FatePoints,
+    FpGive,
+    FpShow,
+    FpSpend,
+    FpTake,
     GiveInvoke,
     Invoke,
     InvokeAfter,
     InvokeMode,
+    Milestone,
     Move,
     Next,
     NpcCmd,
     Opposition,
     Overcome,
     Payment,
+    Place,
+    Refuse,
     Roll,
     Say,
-    SceneCmd,
+    SceneEnd,
+    SceneStart,
+    SessionEnd,
     Sheet,
     StuntUse,
     Treat,
+    Veto,
+    Withdraw,
 )
 from pbp.rules.ladder import LADDER as _RULES_LADDER
 
@@ -60,6 +74,7 @@ MAX_REF = 999_999_999
 """Ids (``#142``) go from 1 to 999,999,999."""
 
 _SPACES = re.compile(r"\s+")
+_ANSWERS = {"accept": Accept, "refuse": Refuse, "approve": Approve, "deny": Deny, "withdraw": Withdraw}
 
 
 def short(text: str, limit: int = 60) -> str:
@@ -309,21 +324,21 @@ class Builder(Transformer):
         return Sheet, {"character": c[0]}
 
     def fp_show(self, c):
-        return FatePoints, {"op": "show", "character": c[1]}
+        return FpShow, {"character": c[1]}
 
     def fp_spend(self, c):
         reason = c[1]
-        fields = {"op": "spend"}
+        fields = {}
         if reason is not None:
             fields["reason"] = _clean_name(reason.value[1:-1], reason)
-        return FatePoints, fields
+        return FpSpend, fields
 
     def fp_move(self, c):
-        op, character, amount = c[1], c[2], c[3]
-        fields = {"op": op.lower(), "character": character}
+        verb, character, amount = c[1], c[2], c[3]
+        fields = {"character": character}
         if amount is not None:
             fields["amount"] = _number(amount, 1, MAX_NUMBER, "the number of fate points")
-        return FatePoints, fields
+        return (FpGive if verb.type == "GIVE" else FpTake), fields
 
     # -- play by post
     def next(self, c):
@@ -397,36 +412,36 @@ class Builder(Transformer):
 
     def answer(self, c):
         verb, ref, reason = c
-        fields: dict[str, Any] = {"verb": verb.lower(), "reason": _text(reason, "a reason")}
+        fields: dict[str, Any] = {"reason": _text(reason, "a reason")}
         if ref is not None:
             fields["ref"] = _ref(ref)
-        return Answer, fields
+        return _ANSWERS[verb.lower()], fields
 
     def again(self, c):
         return Again, {"changed": _text(c[0], "what has changed")}
 
     def veto(self, c):
         ref, aspect, reason = c
-        fields: dict[str, Any] = {"verb": "veto", "aspect": aspect, "reason": _text(reason, "a reason")}
+        fields: dict[str, Any] = {"aspect": aspect, "reason": _text(reason, "a reason")}
         if ref is not None:
             fields["ref"] = _ref(ref)
-        return Answer, fields
+        return Veto, fields
 
     # -- GM: scenes, aspects, conflicts, NPCs
     def scene_start(self, c):
         name, zones, borders = c
         zones = zones or []
         pairs = tuple(_split_border(b.token, zones) if type(b) is _Joined else b for b in borders or ())
-        return SceneCmd, {"op": "scene_start", "name": name, "zones": tuple(zones), "borders": pairs}
+        return SceneStart, {"name": name, "zones": tuple(zones), "borders": pairs}
 
     def scene_end(self, c):
-        return SceneCmd, {"op": "scene_end"}
+        return SceneEnd, {}
 
     def session_end(self, c):
-        return SceneCmd, {"op": "session_end"}
+        return SessionEnd, {}
 
     def milestone(self, c):
-        return SceneCmd, {"op": "milestone", "level": c[0].lower()}
+        return Milestone, {"level": c[0].lower()}
 
     def border_list(self, c):
         return c
@@ -441,7 +456,7 @@ class Builder(Transformer):
         return c
 
     def aspect_add(self, c):
-        fields: dict[str, Any] = {"op": "add", "name": c[0]}
+        fields: dict[str, Any] = {"name": c[0]}
         for keyword, value in c[1:]:
             kind = keyword.type
             if kind in ("WORD", "QUOTED"):  # on PLACE
@@ -454,7 +469,7 @@ class Builder(Transformer):
                       '"free" once')
             else:
                 fields["hidden"] = True
-        return AspectCmd, fields
+        return AspectAdd, fields
 
     def aspect_on(self, c):
         return c[0], None
@@ -466,13 +481,13 @@ class Builder(Transformer):
         return c[0], None
 
     def aspect_remove(self, c):
-        return AspectCmd, {"op": "remove", "name": c[0]}
+        return AspectRemove, {"name": c[0]}
 
     def aspect_rename(self, c):
-        return AspectCmd, {"op": "rename", "name": c[0], "new_name": c[1]}
+        return AspectRename, {"name": c[0], "new_name": c[1]}
 
     def conflict_start(self, c):
-        fields: dict[str, Any] = {"op": "start", "participants": tuple(c[0])}
+        fields: dict[str, Any] = {"participants": tuple(c[0])}
         for keyword, value in c[1:]:
             if keyword.type == "_FIRST":
                 _once(fields, "first", value, keyword, '"first" names two characters; only one acts first',
@@ -480,7 +495,7 @@ class Builder(Transformer):
             else:
                 _once(fields, "kind", value, keyword, "a conflict is either physical or mental, not both",
                       "physical or mental, not both")
-        return ConflictCmd, fields
+        return ConflictStart, fields
 
     def conflict_first(self, c):
         return c[0], c[1]
@@ -489,10 +504,10 @@ class Builder(Transformer):
         return c[0], c[0].lower()
 
     def conflict_end(self, c):
-        return ConflictCmd, {"op": "end"}
+        return ConflictEnd, {}
 
     def place(self, c):
-        return ConflictCmd, {"op": "place", "character": c[0], "zone": c[1]}
+        return Place, {"character": c[0], "zone": c[1]}
 
     def npc(self, c):
         name, level = c[0], c[1]
