@@ -21,7 +21,7 @@ from pbp import faults
 from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError
 from pbp.mail.reading import Mail, read_message
-from pbp.parser import find_commands, parse_command
+from pbp.parser import find_commands, find_near_commands, parse_command
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
 from pbp.play import Author, Post, apply_command, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours
@@ -35,6 +35,7 @@ from pbp.sheets_view import sheet_dict
 from pbp.store import models as m
 from pbp.store import repo
 from pbp.store.prepared import Insert, Select
+from pbp.textsafety import shorten
 
 log = logging.getLogger("pbp.pipeline")
 
@@ -242,9 +243,22 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
 
     try:
         with m.db.atomic():
-            return _apply(base, record, mail, campaign, member, members, parsed, ctx)
+            return _apply(base, record, mail, campaign, member, members, parsed, ctx, notes=reader_notes(mail))
     except CommandError as exc:
         return _reject(base, record, mail, campaign, member, ctx, [exc])
+
+
+def reader_notes(mail: Mail) -> list[str]:
+    """What the result reply says about lines of the new text that look like commands but
+    were not read as ones (``／roll``, ``/ roll``): a post that applies nothing is then
+    never silent about the command its author meant."""
+    return [f'line {number}, "{shorten(line)}", was not read as a command: {why}; '
+            f"write it as {_as_command(line)}" for number, line, why in find_near_commands(mail.new_text)]
+
+
+def _as_command(line: str) -> str:
+    word, _, rest = line[1:].strip().partition(" ")
+    return shorten(f"/{word} {rest}".strip())
 
 
 BARE_ANSWERS = ("approve", "deny", "accept", "refuse")
@@ -267,7 +281,7 @@ def _bare_answer(mail: Mail, campaign: m.Campaign) -> tuple[int, str] | None:
 
 
 def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member: Author,
-           members: list[Author], commands: list[c.Command], ctx: Context) -> Outcome:
+           members: list[Author], commands: list[c.Command], ctx: Context, notes: list[str] = ()) -> Outcome:
     """Resolve every command against the campaign's table and play state; the caller's
     transaction makes it all-or-nothing."""
     post = _open_post(campaign, member, ctx, replied_to=mail.in_reply_to)
@@ -278,7 +292,7 @@ def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member
         except CommandError as exc:
             raise exc.at(cmd.line, cmd.source)
     replies = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
-                           relay=campaign.delivery == "relay")
+                           relay=campaign.delivery == "relay", notes=notes)
     base.status = "applied"
     base.results = [r.to_dict() for r in results]
     for d, res in zip(base.results, results):
@@ -299,7 +313,8 @@ def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: s
 
 
 def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
-                 source: Mail | None, commands: list[c.Command] | None, relay: bool, thread=None) -> list:
+                 source: Mail | None, commands: list[c.Command] | None, relay: bool, thread=None,
+                 notes: list[str] = ()) -> list:
     """Persist what a post (or a deadline round) changed, record its rolls in the ledger
     and write its replies: the result to the table (threaded to ``source``, or for a
     deadline round to ``thread``: the mail that asked), then any private mails."""
@@ -317,7 +332,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     changed = [sheet_dict(post.table.characters[name], post.table) for name in changed_names]
     subject_suffix = f" — {post.asks[0].subject}" if post.asks and post.asks[0].subject else ""
     body = ctx.renderer.result(mail=source, campaign=campaign, results=results, ledger=post.ledger, commands=commands,
-                               sheets=changed, relay=relay, asks=post.asks, status=status_lines(post))
+                               sheets=changed, relay=relay, asks=post.asks, status=status_lines(post), notes=notes)
     replies = []
     if source is not None or results or post.asks:   # a deadline round with only reminders tells only
         replies.append(build_reply(ctx, mail=source or thread, campaign=campaign, kind="result",

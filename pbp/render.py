@@ -194,10 +194,11 @@ class Renderer:
         return (tidy(text), self.html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
-               status=()) -> tuple[str, str]:
+               status=(), notes=()) -> tuple[str, str]:
         """The post with each command replaced by its result (relay), or the results alone
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
-        for, whose turn it is, and the sheets that changed."""
+        for, whose turn it is, the reader's notes (lines that looked like commands but were
+        not read as ones) and the sheets that changed."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
@@ -215,7 +216,7 @@ class Renderer:
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
         return self._both("result", campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets,
-                          relay=relay, asks=list(asks), status=list(status))
+                          relay=relay, asks=list(asks), status=list(status), notes=list(notes))
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)

@@ -242,6 +242,19 @@ def is_sender_header(name: str | None) -> bool:
     return name in _SENDER_HEADERS
 
 
+def is_date_header(name: str | None) -> bool:
+    return name in _DATE_HEADERS
+
+
+#: the headers that name who a mail went to (a subset of the text headers above)
+_RECIPIENT_HEADERS = ("to", "an", "para", "à", "destinataire", "a", "aan", "till", "til", "do", "komu",
+                      "кому", "收件人", "收件者", "kime")
+
+
+def is_recipient_header(name: str | None) -> bool:
+    return name in _RECIPIENT_HEADERS
+
+
 def _mark_wrapped_attributions(lines: list[str], kinds: list[str]) -> None:
     """Give ``b`` to every line of an attribution that a client wrapped over several lines.
 
@@ -294,18 +307,20 @@ def _is_dated(line: str) -> bool:
 
 
 def _mark_tab_quotes(lines: list[str], kinds: list[str]) -> None:
-    """mailx and s-nail quote with a tab, not ``>``: the tab-indented lines right below an
-    attribution (blank lines between them allowed) are the quoted older mail."""
-    quoting = False
+    """mailx and s-nail quote with a tab, not ``>``: once an attribution has a tab-indented
+    line right below it (blank lines between allowed), that line and every later
+    tab-indented line (the quote resumed between inline answers) are the older mail."""
+    after_attribution = quoting = False
     for i, line in enumerate(lines):
         if kinds[i] == ATTRIBUTION:
-            quoting = True
+            after_attribution = True
         elif kinds[i] == EMPTY:
             continue
-        elif quoting and line.startswith("\t"):
+        elif line.startswith("\t") and (quoting or after_attribution):
             kinds[i] = QUOTE
+            quoting = True
         else:
-            quoting = False
+            after_attribution = False
 
 
 def _mark_code(lines: list[str], kinds: list[str]) -> None:

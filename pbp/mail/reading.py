@@ -26,6 +26,7 @@ from email.message import Message
 from pbp.mail.decoding import decode_bytes, unflow
 from pbp.mail.html_text import html_to_text
 from pbp.mail.trim import trim_reply
+from pbp.textsafety import strip_invisible
 
 #: the headers later stages check (loops, bounces, routing, spoofing); see :attr:`Mail.headers`
 KEY_HEADERS = ("Auto-Submitted", "Precedence", "X-Autoreply", "X-Auto-Response-Suppress",
@@ -37,7 +38,9 @@ SYNTHETIC_ID_DOMAIN = "pbp.invalid"
 class Mail:
     """One received mail, decoded. Addresses are lower-cased; message ids carry no angle
     brackets. ``body`` is the whole text (HTML converted, quoted parts marked ``>``);
-    ``new_text`` is what the author wrote in this mail, quotes and signature cut."""
+    ``new_text`` is what the author wrote in this mail, quotes and signature cut, without
+    the invisible characters clients slip in (a zero-width space before ``>`` must not turn
+    a quote into the author's text, nor one before ``/`` hide a command)."""
 
     message_id: str
     from_addr: str
@@ -99,7 +102,7 @@ def read_message(raw: bytes) -> Mail:
         in_reply_to=_first_id(heads.first("In-Reply-To")),
         references=_ids(heads.first("References")),
         body=body,
-        new_text=trim_reply(body),
+        new_text=trim_reply(strip_invisible(body)),
         html=html,
         raw_headers=raw_headers,
     )
