@@ -100,19 +100,31 @@ def cut_footer(kinds: str, lines: list[str]) -> Kept:
 
     Except a scene break: players separate scenes with ``---``, ``***`` or ``===``, so such a
     line followed by a command line before any other delimiter, quote, attribution or
-    header line is the author's own text, and the search goes on. The same for a phone's
-    ``Sent from my iPhone``: it is a footer only where it ends the new text, so a command
-    typed below it is kept. The mail conventions (``--`` and ``-- `` before a signature,
-    Outlook's ``____`` line) always cut."""
+    header line is the author's own text, and the search goes on. A phone's ``Sent from my
+    iPhone`` is a footer only where it ends the new text: when the author typed a command
+    right below it (the next line that is not blank) and no older mail follows (no quote,
+    attribution, header, delimiter or other footer), it is passed too. Prose below a footer
+    is taken for an older mail that the phone appended unquoted. The mail conventions
+    (``--`` and ``-- `` before a signature, Outlook's ``____`` line) always cut."""
     pos = 0
     while (found := _FOOTER_START.search(kinds, pos)) is not None:
         at = found.start()
-        passable = kinds[at] == "s" or _SCENE_BREAK.match(lines[at])
-        if passable and _command_follows(kinds, lines, at + 1):
+        if kinds[at] == "d" and _SCENE_BREAK.match(lines[at]) and _command_follows(kinds, lines, at + 1):
+            pos = at + 1
+            continue
+        if kinds[at] == "s" and _only_commands_follow(kinds, lines, at + 1):
             pos = at + 1
             continue
         return range(at)
     return None
+
+
+def _only_commands_follow(kinds: str, lines: list[str], start: int) -> bool:
+    rest = kinds[start:]
+    first = len(rest) - len(rest.lstrip(EMPTY))
+    if first == len(rest) or not _COMMAND_LINE.match(lines[start + first]):
+        return False
+    return not any(kind in "qbhsd" for kind in rest)
 
 
 _SCENE_BREAK = re.compile(r"^\s*([-*=~#])(?:\s*\1){2,}\s*$")

@@ -16,9 +16,11 @@ from tests.mail.test_reader_posts import ATTRIBUTIONS, PROSE
 NEW = "/overcome Athletics vs Fair"
 OLD = "/attack Ghoul with Fight"
 
-_WORDS = st.sampled_from("Ruth Charles ghoul dock 12 2024 at on On the @ruth x@y.org 10:00 Am Le Den , . ! wrote said".split())
-_PROSE_LINE = st.one_of(st.sampled_from(PROSE), st.lists(_WORDS, min_size=1, max_size=8).map(" ".join),
-                        st.just(""))
+# no "wrote": a line "at 2024 wrote" is an attribution by design, whoever typed it
+_WORDS = st.sampled_from("Ruth Charles ghoul dock 12 2024 at on On the @ruth x@y.org 10:00 Am Le Den , . ! said".split())
+# a line of punctuation alone ("--", ",") is a signature delimiter, not prose
+_PROSE_LINE = st.one_of(st.sampled_from(PROSE), st.just(""),
+                        st.lists(_WORDS, min_size=1, max_size=8).map(" ".join).filter(lambda s: any(map(str.isalnum, s))))
 _QUOTED = st.sampled_from(["> {}", ">{}", "> > {}", "\t{}"])
 _FOOTER = st.sampled_from(["", "\nSent from my iPhone\n", "\n-- \nRuth\n", "\nGet Outlook for iOS\n"])
 
