@@ -20,7 +20,7 @@ from pbp import commands as c
 from pbp import faults
 from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError
-from pbp.mail.reading import Mail, read_message
+from pbp.mail.reading import Mail, read_headers, read_message
 from pbp.parser import find_commands, find_near_commands, parse_command
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
 from pbp.play import Author, Post, apply_command, run_deadline_jobs, status_lines
@@ -135,12 +135,15 @@ def process_message(
     uidvalidity: int | None = None,
     uid: int | None = None,
     campaign_slug: str | None = None,
+    size: int | None = None,
 ) -> Outcome:
     """Run one raw message through the whole pipeline. Never raises for anything a sender
-    can cause; the returned :class:`Outcome` says what happened."""
+    can cause; the returned :class:`Outcome` says what happened. ``size`` is the mail's
+    real size when ``raw`` holds only its headers (an IMAP fetch of an oversized mail)."""
     started = time.perf_counter()
     try:
-        outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
+        outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug,
+                           size=size)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
     except Exception as exc:  # a bug: this post must not block the ones behind it
@@ -175,14 +178,14 @@ def _internal_error(raw, ctx, exc: Exception, *, mailbox, uidvalidity, uid, camp
     return base
 
 
-def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
+def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -> Outcome:
     if mailbox is not None and uid is not None and uidvalidity is not None:
         found = _SEEN_UID(mailbox, uidvalidity, uid)
         if found:
             return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
                            reason="this mailbox copy was handled already")
 
-    mail = read_message(raw)
+    mail = read_within_limits(raw, ctx.config, size)
     found = _SEEN_ID(mail.message_id)
     if found:
         return _answer_duplicate(m.Message.get_by_id(found[0]["id"]), mail, ctx)
@@ -212,12 +215,10 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
             return _finish(base, record, campaign)
         return _answer_stranger(base, record, mail, campaign, ctx)
 
-    if len(raw) > ctx.config.limits.max_message_bytes:
-        err = CommandError(
-            f"the message is {len(raw):,} bytes; this table accepts at most {ctx.config.limits.max_message_bytes:,}",
-            expected="a shorter post (attachments are not needed)",
-            example="/overcome Athletics vs Fair",
-        )
+    if mail.unread:
+        err = CommandError(f"pbp did not read this post: {mail.unread}",
+                           expected="a shorter post in plain text or HTML, without attachments",
+                           example="/overcome Athletics vs Fair")
         return _reject(base, record, mail, campaign, member, ctx, [err])
 
     lines = find_commands(mail.new_text)
@@ -246,6 +247,17 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
             return _apply(base, record, mail, campaign, member, members, parsed, ctx, notes=reader_notes(mail))
     except CommandError as exc:
         return _reject(base, record, mail, campaign, member, ctx, [exc])
+
+
+def read_within_limits(raw: bytes, config: Config, size: int | None = None) -> Mail:
+    """The mail, with its body read only when the raw bytes are within the size limit
+    (checked before any decoding); over it, only the headers, to route the mail and tell
+    its author. ``size`` is the size the mailbox reported when ``raw`` is just the headers."""
+    size = max(len(raw), size or 0)
+    limit = config.limits.max_message_bytes
+    if size > limit:
+        return read_headers(raw, f"the message is {size:,} bytes; this table accepts at most {limit:,}")
+    return read_message(raw)
 
 
 def reader_notes(mail: Mail) -> list[str]:
