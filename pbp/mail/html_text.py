@@ -101,7 +101,8 @@ def _tokenize(html: str, out: "_TextParser") -> None:
         if closing:
             out.handle_endtag(name)
             continue
-        attrs = _attributes(rest) if rest.strip(" \t\n\r\f/") else []
+        # attributes shape the text only on a div or blockquote, or where they name a quote
+        attrs = _attributes(rest) if (name in _ATTRIBUTED or _names_a_quote(rest)) else []
         if rest.endswith("/"):
             out.handle_startendtag(name, attrs)
             continue
@@ -149,6 +150,16 @@ def _strip_inline_tags(html: str) -> str:
     if _quoting_inline_tag(html):
         return html
     return _INLINE_TAGS.sub("", html)
+
+
+_ATTRIBUTED = frozenset(("div", "blockquote"))
+
+
+def _names_a_quote(rest: str) -> bool:
+    if len(rest) < 4:
+        return False
+    low = rest.lower()
+    return any(word in low for word in _QUOTING_WORDS)
 
 
 def _attributes(text: str) -> list[tuple[str, str | None]]:
