@@ -73,8 +73,8 @@ def test_mime_within_the_depth_is_read(chicago, config):
 ])
 def test_html_to_text_grows_linearly(unit):
     """A generous guard, not a speed test (benchmarks/throughput.py times the 5 MB mail):
-    eight times the input may take at most about sixteen times as long, where the old
-    parser's quadratic cases took sixty-four."""
+    eight times the input may take at most about twenty-four times as long (a busy machine's
+    noise), where a quadratic case takes sixty-four."""
     def took(n):
         html = unit * (n // len(unit))
         start = time.perf_counter()
@@ -83,7 +83,7 @@ def test_html_to_text_grows_linearly(unit):
 
     small = min(took(40_000) for _ in range(3))
     large = min(took(320_000) for _ in range(2))
-    assert large < 16 * small + 0.05, (small, large)
+    assert large < 24 * small + 0.1, (small, large)
 
 
 def test_deep_html_quotes_keep_their_marks_bounded():
