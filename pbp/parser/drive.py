@@ -15,6 +15,7 @@ from pbp.errors import CommandError
 from pbp.parser.build import Invalid
 from pbp.parser.explain import invalid_error, syntax_error, unsafe_error
 from pbp.parser.grammar import get_parser
+from pbp.parser.lines import find_commands
 from pbp.textsafety import bad_char
 
 
@@ -39,23 +40,6 @@ def parse_command(text: str, line: int = 1) -> Command:
     except LarkError as exc:
         raise syntax_error(exc, readable, source, line) from None
     return cls(line=line, source=source, **fields)
-
-
-def find_commands(text: str) -> list[tuple[int, str]]:
-    """The command lines of a post as ``(line number, stripped line)``, numbered from 1.
-
-    A command line's first non-blank character is ``/`` followed at once by a letter, and its
-    first word has no other ``/``: ``/roll 4dF`` is a command, while ``/ roll``, ``//``,
-    ``/2`` and paths such as ``/usr/bin/env`` are prose.
-    """
-    found = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if len(stripped) > 1 and stripped[0] == "/" and stripped[1].isalpha():
-            first = stripped.split(None, 1)[0]
-            if "/" not in first[1:]:
-                found.append((number, stripped))
-    return found
 
 
 def parse_post(text: str) -> list[Command]:
