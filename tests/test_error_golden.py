@@ -76,3 +76,19 @@ def test_a_gm_only_command_from_a_player_is_refused_golden(chicago, config, line
     [error] = out.errors
     assert (error["type"], error["message"], error["expected"], error["example"]) == (
         "NotAllowedError", f"{what} is for the GM", "a GM address", example)
+
+
+def test_who_in_each_row_is_what_the_handlers_allow(chicago, config):
+    """A player sending each row's example is refused as "for the GM" exactly when the row
+    says ``who="gm"`` (the spec and the handlers' require_gm must not drift apart)."""
+    from pbp.parser import SPECS
+    from pbp.pipeline import process_message
+
+    wrong = []
+    for n, spec in enumerate(SPECS):
+        out = process_message(eml(spec.example + "\n", sender="ruth@pbp.localhost", message_id=f"who-{n}@t"),
+                              make_ctx(config))
+        gm_only = any(e["type"] == "NotAllowedError" and "for the GM" in e["message"] for e in out.errors)
+        if gm_only != (spec.who == "gm"):
+            wrong.append((spec.word, spec.who, out.status, [e["message"] for e in out.errors]))
+    assert not wrong
