@@ -126,6 +126,9 @@ class DiscourseSettings:
             raise ConfigError(f"{KIND}: unknown setting(s): {', '.join(unknown)}",
                               hint=did_you_mean(unknown[0], known | cls.SECRET_KEYS))
         values = {key: value for key, value in table.items() if key in known}
+        for required, example in (("url", '"https://forum.example.org"'), ("username", '"pbp-bot"')):
+            if required not in values:
+                raise ConfigError(f"{KIND}: {required} is missing", hint=f"set {required} = {example}")
         if "categories" in values and isinstance(values["categories"], list):
             values["categories"] = tuple(values["categories"])
         values["api_key"] = resolve_secret(table.get("api_key_env", API_KEY_ENV), table.get("api_key_file"),
