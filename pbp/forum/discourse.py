@@ -11,16 +11,24 @@ response it reads against that description:
 
 Polling keeps a cursor, the highest post id seen: ids only grow, so every post with a larger id
 is new. A poll reads pages back (``before`` = the lowest id of the last page) until it reaches
-the cursor, at most ``max_pages`` pages. A first poll (no cursor) yields nothing and sets the
-cursor to the newest post, so starting pbp on a busy forum never rolls old posts.
+the cursor, a page brings nothing new, or ``max_pages`` pages were read. The description says
+``before`` loads ids "lower than" it; Discourse's posts_controller.rb uses ``id <= before``, so
+a page may repeat the last one's lowest post: pages are merged by id, which is right either way.
+A first poll (no cursor) yields nothing and sets the cursor to the newest post, so starting pbp
+on a busy forum never rolls old posts.
 
 What a poll yields are ``InboundPost`` objects in id order, the bot's own posts, small-action,
 moderator, whisper and deleted posts left out. A post whose ``version`` is above 1 has been
 edited: it is marked ``edited`` so the pipeline shows it and never rolls it again.
 
 Every call goes through ``_call``: 429 waits for the time the forum names, 5xx and network
-errors back off exponentially, both bounded by the settings (see ``retry.py``); a write is
-retried only when it cannot have been applied (429, 502, 503, a refused connection).
+errors back off exponentially, both bounded by the settings (see ``retry.py``). A write is
+retried when it cannot have been applied (429, 502, 503, a refused connection), and after an
+answer that leaves it unknown (500, 504, a timeout) only within ``WRITE_REPLAY_WINDOW`` seconds
+of the first attempt: Discourse memoizes an API create by its parameters for 120 seconds
+(``DistributedMemoizer.memoize(signature_for(params), 120)`` in posts_controller.rb#create), so
+the same body sent again inside that window returns the post already made instead of a second
+one. Past the window the error says ``maybe_sent`` and nothing is sent again.
 """
 from __future__ import annotations
 
@@ -45,7 +53,8 @@ log = logging.getLogger(__name__)
 SOURCE = "discourse"
 REGULAR_POST = 1             # Discourse's post_type: 1 regular, 2 moderator action, 3 small action, 4 whisper
 DEFAULT_PM_TITLE = "A private note from the table"
-WRITE_RETRYABLE = frozenset({502, 503})
+WRITE_RETRYABLE = frozenset({502, 503})   # the request never reached the application
+WRITE_REPLAY_WINDOW = 100.0               # seconds; Discourse replays an identical API create for 120
 
 
 @dataclass(frozen=True)
@@ -102,9 +111,11 @@ class DiscourseClient:
     that validates against the published API description); ``sleep`` is how backoff waits."""
 
     def __init__(self, settings: DiscourseSettings, *, transport: httpx.BaseTransport | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
         self._sleep = sleep
+        self._clock = clock
         self._http = httpx.Client(
             base_url=settings.url,
             headers={"Api-Key": settings.api_key, "Api-Username": settings.username,
@@ -133,12 +144,12 @@ class DiscourseClient:
         complete = False
         for _ in range(self.settings.max_pages):
             page = self._latest_posts(before)
-            if not page:
+            new = {_int(item, "id"): item for item in page if _int(item, "id") not in items}
+            if not new:
                 complete = True
                 break
-            for item in page:
-                items[_int(item, "id")] = item
-            lowest = min(_int(item, "id") for item in page)
+            items.update(new)
+            lowest = min(new)
             if cursor is None or lowest <= cursor + 1:
                 complete = True
                 break
@@ -206,57 +217,68 @@ class DiscourseClient:
 
     def _call(self, method: str, path: str, *, params: dict | None = None, body: dict | None = None,
               write: bool = False) -> Any:
+        """One API call with its bounded retries; the decoded JSON of its 200 answer."""
         backoff = self.settings.backoff
-        attempt = 0
-        while True:
+        started = self._clock()
+        uncertain = False          # a write whose earlier attempt may have been applied
+        where = f"{method} {path}"
+        for attempt in range(backoff.retries + 1):
+            last = attempt == backoff.retries
             try:
                 response = self._http.request(method, path, params=params, json=body)
             except httpx.TransportError as exc:
-                if write and not isinstance(exc, httpx.ConnectError):
-                    raise ForumUnavailable(f"{method} {path}: {exc!r}; the post may have been made",
-                                           maybe_sent=True) from exc
-                if attempt >= backoff.retries:
-                    raise ForumUnavailable(f"{method} {path}: {exc!r} after {attempt} retries") from exc
-                self._wait(backoff.delay(attempt), f"{method} {path}: {exc!r}")
-                attempt += 1
-                continue
-            status = response.status_code
-            if status == 429:
-                wait = rate_limit_wait(response.headers, _json_or_none(response))
-                wait = backoff.delay(attempt) if wait is None else wait
-                if wait > backoff.max_wait or attempt >= backoff.retries:
-                    raise ForumRateLimited(f"{method} {path}: rate limited, the forum asks to wait "
-                                           f"{wait:g}s (after {attempt} retries)", wait=wait)
-                self._wait(wait, f"{method} {path}: rate limited")
-                attempt += 1
-                continue
-            if status >= 500:
-                if write and status not in WRITE_RETRYABLE:
-                    raise ForumUnavailable(f"{method} {path}: HTTP {status}; the post may have been made",
-                                           status=status, maybe_sent=True)
-                if attempt >= backoff.retries:
-                    raise ForumUnavailable(f"{method} {path}: HTTP {status} after {attempt} retries",
-                                           status=status)
-                self._wait(backoff.delay(attempt), f"{method} {path}: HTTP {status}")
-                attempt += 1
-                continue
-            if status >= 400:
-                raise _refused(method, path, response)
-            if status != 200:
-                raise ForumResponseError(f"{method} {path}: unexpected HTTP {status}"
-                                         + (f" to {response.headers.get('location')}" if status < 400 else ""),
-                                         hint="check the forum's url (a redirect often means a login page)")
-            data = _json_or_none(response)
-            if data is None:
-                raise ForumResponseError(f"{method} {path}: the answer is not JSON")
-            return data
+                unknown = write and not isinstance(exc, httpx.ConnectError)
+                why, status = repr(exc), None
+            else:
+                status = response.status_code
+                if status == 429:
+                    wait = rate_limit_wait(response.headers, _json_or_none(response))
+                    wait = backoff.delay(attempt) if wait is None else wait
+                    if wait > backoff.max_wait or last:
+                        self._give_up(uncertain, where, f"rate limited for {wait:g}s", status)
+                        raise ForumRateLimited(f"{where}: rate limited, the forum asks to wait {wait:g}s "
+                                               f"(after {attempt} retries)", wait=wait)
+                    self._wait(wait, f"{where}: rate limited")
+                    continue
+                if status < 500:
+                    if uncertain and status >= 400:
+                        self._give_up(True, where, f"HTTP {status}", status)
+                    return _answer(where, response)
+                unknown = write and status not in WRITE_RETRYABLE
+                why = f"HTTP {status}"
+            uncertain = uncertain or unknown
+            if uncertain and (last or self._clock() - started + backoff.delay(attempt) >= WRITE_REPLAY_WINDOW):
+                self._give_up(True, where, why, status)
+            if last:
+                raise ForumUnavailable(f"{where}: {why} after {attempt} retries", status=status)
+            self._wait(backoff.delay(attempt), f"{where}: {why}")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _give_up(self, uncertain: bool, where: str, why: str, status: int | None) -> None:
+        if uncertain:
+            raise ForumUnavailable(f"{where}: {why}; the post may have been made", status=status,
+                                   maybe_sent=True, hint="look in the topic before sending it again")
 
     def _wait(self, seconds: float, why: str) -> None:
         log.info("discourse %s: %s; waiting %.1fs", self.settings.site, why, seconds)
         self._sleep(seconds)
 
 
-def _refused(method: str, path: str, response: httpx.Response) -> ForumRefused:
+def _answer(where: str, response: httpx.Response) -> Any:
+    status = response.status_code
+    if status >= 400:
+        raise _refused(where, response)
+    if status != 200:
+        location = response.headers.get("location")
+        raise ForumResponseError(f"{where}: unexpected HTTP {status}" + (f" to {location}" if location else ""),
+                                 hint="check the forum's url (a redirect often means a login page)")
+    data = _json_or_none(response)
+    if data is None:
+        raise ForumResponseError(f"{where}: the answer is not JSON")
+    return data
+
+
+def _refused(where: str, response: httpx.Response) -> ForumRefused:
     data = _json_or_none(response)
     errors = data.get("errors") if isinstance(data, Mapping) else None
     errors = tuple(str(e) for e in errors) if isinstance(errors, list) else ()
@@ -264,7 +286,7 @@ def _refused(method: str, path: str, response: httpx.Response) -> ForumRefused:
             "API key's scope and the category's permissions", 404: "no such topic or post, or the bot cannot see it",
             422: "the forum refused the post (too short, too similar to a recent one, closed topic)"}
     detail = f": {'; '.join(errors)}" if errors else ""
-    return ForumRefused(f"{method} {path}: HTTP {response.status_code}{detail}", status=response.status_code,
+    return ForumRefused(f"{where}: HTTP {response.status_code}{detail}", status=response.status_code,
                         errors=errors, hint=hint.get(response.status_code, ""))
 
 

@@ -72,11 +72,12 @@ def forum(contract, settings):
     against the contract and answered by the script; ``sleeps`` records each backoff wait."""
     made = []
 
-    def make(*steps, settings=settings, check_responses=True):
+    def make(*steps, settings=settings, check_responses=True, clock=None):
         script = Script(*steps)
         transport = ContractTransport(contract, script, check_responses=check_responses)
         sleeps: list[float] = []
-        client = DiscourseClient(settings, transport=transport, sleep=sleeps.append)
+        clock = clock or (lambda: sum(sleeps))       # time passes only while backing off
+        client = DiscourseClient(settings, transport=transport, sleep=sleeps.append, clock=clock)
         made.append((client, script))
         client.script = script
         return client, transport, sleeps

@@ -116,6 +116,18 @@ def test_the_cursor_reads_back_across_pages_and_yields_in_id_order(forum, contra
     assert [e.request.url.params.get("before") for e in transport.exchanges] == [None, "8", "5"]
 
 
+def test_pages_that_repeat_their_edge_as_discourse_does_are_merged(forum, contract):
+    # The description says before= loads lower ids; Discourse's controller uses id <= before.
+    item = lambda i: latest_item(contract, i)  # noqa: E731
+    client, _, _ = forum(
+        ("GET", "/posts.json", None, page(contract, item(9), item(8))),
+        ("GET", "/posts.json", {"before": "8"}, page(contract, item(8), item(7))),
+        ("GET", "/posts.json", {"before": "7"}, page(contract, item(7))),     # the oldest post: nothing new
+    )
+    poll = client.poll(2)
+    assert [p.post_id for p in poll.posts] == [7, 8, 9] and poll.complete and poll.cursor == 9
+
+
 def test_a_cursor_inside_the_first_page_needs_one_request(forum, contract):
     client, _, _ = forum(("GET", "/posts.json", None, page(contract, *(latest_item(contract, i) for i in (12, 11, 10)))))
     poll = client.poll(10)
@@ -251,12 +263,35 @@ def test_5xx_gives_up_after_the_retries_with_the_delay_capped(forum):
     assert sleeps == [1.0, 2.0, 3.0, 3.0] and caught.value.status == 503 and not caught.value.maybe_sent
 
 
-@pytest.mark.parametrize("failure", [(500, b""), (504, b""), httpx.ReadTimeout("slow")])
-def test_a_write_that_may_have_been_made_is_not_repeated(forum, failure):
-    client, _, sleeps = forum(("POST", "/posts.json", None, failure))
+UNKNOWN = [(500, b""), (504, b""), httpx.ReadTimeout("slow")]
+
+
+@pytest.mark.parametrize("failure", UNKNOWN)
+def test_a_write_with_an_unknown_outcome_is_replayed_inside_discourses_window(forum, contract, failure):
+    # Discourse answers an identical API create within 120 s with the post already made.
+    client, transport, sleeps = forum(("POST", "/posts.json", None, failure),
+                                      ("POST", "/posts.json", None, created(contract, id=77)))
+    assert client.send(OutboundReply(Audience.TABLE, "x", topic_id=7)).post_id == 77
+    assert sleeps == [1.0] and transport.exchanges[0].body == transport.exchanges[1].body
+
+
+@pytest.mark.parametrize("failure", UNKNOWN)
+def test_a_write_with_an_unknown_outcome_is_not_repeated_past_the_window(forum, failure):
+    times = iter([0.0, 150.0])
+    client, _, sleeps = forum(("POST", "/posts.json", None, failure), clock=lambda: next(times))
     with pytest.raises(ForumUnavailable) as caught:
         client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
-    assert caught.value.maybe_sent and sleeps == []
+    assert caught.value.maybe_sent and sleeps == [] and "may have been made" in str(caught.value)
+
+
+@pytest.mark.parametrize("then", [(503, b""), (422, {"errors": ["Body is too similar to what you recently posted"]}),
+                                  (429, {"extras": {"wait_seconds": 3600}})])
+def test_once_a_write_may_have_been_made_every_later_failure_says_so(forum, then):
+    client, _, sleeps = forum(("POST", "/posts.json", None, (500, b"")),
+                              *[("POST", "/posts.json", None, then)] * (3 if then[0] == 503 else 1))
+    with pytest.raises(ForumUnavailable) as caught:
+        client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
+    assert caught.value.maybe_sent
 
 
 @pytest.mark.parametrize("failure", [(502, b""), (503, b""), httpx.ConnectError("refused")])
