@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from pbp.errors import ConfigError
 
-from .discourse import parse_post
+from .discourse import REGULAR_POST, parse_post
 from .errors import WebhookError, WebhookSignatureError
 from .models import InboundPost
 
@@ -45,9 +45,12 @@ def verify_signature(body: bytes, signature: str | None, secret: str) -> None:
         raise WebhookSignatureError("webhook signature does not match the body")
 
 
-def parse_webhook(headers: Mapping[str, str], body: bytes, *, secret: str, site: str) -> InboundPost | None:
+def parse_webhook(headers: Mapping[str, str], body: bytes, *, secret: str, site: str,
+                  bot_username: str | None = None) -> InboundPost | None:
     """The post a verified ``post_created`` or ``post_edited`` delivery carries; None for any
-    other event (``ping``, topics, users...). The signature is checked first, always."""
+    other event (``ping``, topics, users...), for small-action, moderator and whisper posts and
+    for the bot's own posts (``bot_username``), as polling leaves them out. The signature is
+    checked first, always."""
     lowered = {str(k).lower(): v for k, v in headers.items()}
     verify_signature(body, lowered.get(SIGNATURE_HEADER), secret)
     event = (lowered.get(EVENT_HEADER) or "").strip()
@@ -60,4 +63,8 @@ def parse_webhook(headers: Mapping[str, str], body: bytes, *, secret: str, site:
     post = payload.get("post") if isinstance(payload, dict) else None
     if not isinstance(post, dict):
         raise WebhookError(f"webhook {event}: the body has no post object")
+    if post.get("post_type", REGULAR_POST) != REGULAR_POST:
+        return None
+    if bot_username and str(post.get("username", "")).casefold() == bot_username.casefold():
+        return None
     return parse_post(post, site=site, edited=POST_EVENTS[event])

@@ -18,9 +18,11 @@ SITE = "forum.example.org"
 
 
 def delivery(contract, event="post_created", **fields):
-    post = single_post(contract, 77, topic_id=7, post_number=5, reply_to_post_number="2", username="charles",
-                       raw="/defend Athletics", **fields)
-    body = json.dumps({"post": {**post, "topic_title": "The warehouse", "category_id": 5}}).encode()
+    values = dict(topic_id=7, post_number=5, reply_to_post_number="2", username="charles", raw="/defend Athletics")
+    post = single_post(contract, 77, **{**values, **fields})
+    # WebHookPostSerializer: a PostSerializer with raw, category_id and topic fields added.
+    body = json.dumps({"post": {**post, "topic_title": "The warehouse", "category_id": 5, "category_slug": "chicago",
+                                "topic_archetype": "regular", "topic_posts_count": 5}}).encode()
     headers = {"X-Discourse-Event": event, "X-Discourse-Event-Type": "post", "X-Discourse-Event-Id": "9",
                "X-Discourse-Instance": "https://forum.example.org",
                "X-Discourse-Event-Signature": sign(body, SECRET)}
@@ -43,6 +45,13 @@ def test_a_signed_post_created_is_an_inbound_post(contract):
 def test_post_edited_is_an_edit_even_inside_the_grace_period(contract):
     headers, body = delivery(contract, "post_edited", version=1)
     assert parse_webhook(headers, body, secret=SECRET, site=SITE).edited
+
+
+@pytest.mark.parametrize("fields, bot", [({"post_type": 3}, None), ({"post_type": 4}, None),
+                                         ({"username": "PBP-Bot"}, "pbp-bot")])
+def test_what_polling_leaves_out_the_webhook_leaves_out(contract, fields, bot):
+    headers, body = delivery(contract, **fields)
+    assert parse_webhook(headers, body, secret=SECRET, site=SITE, bot_username=bot) is None
 
 
 def test_header_names_are_case_insensitive(contract):
