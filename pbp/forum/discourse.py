@@ -161,9 +161,16 @@ class DiscourseClient:
             log.warning("discourse %s: more than %d pages of new posts since post %d; posts between "
                         "were skipped (raise max_pages or poll more often)",
                         self.settings.site, self.settings.max_pages, cursor)
-        fresh = [items[post_id] for post_id in sorted(items) if post_id > cursor]
-        posts = tuple(parse_post(item, site=self.settings.site) for item in fresh if self._wanted(item))
-        return Poll(posts=posts, cursor=max(cursor, newest or cursor), complete=complete)
+        posts = []
+        for post_id in sorted(items):
+            if post_id > cursor and self._wanted(items[post_id]):
+                try:
+                    posts.append(parse_post(items[post_id], site=self.settings.site))
+                except ForumResponseError as exc:
+                    # One unreadable post must not stop the table: it is logged and passed over.
+                    log.warning("discourse %s: post %d cannot be read, passed over: %s",
+                                self.settings.site, post_id, exc)
+        return Poll(posts=tuple(posts), cursor=max(cursor, newest or cursor), complete=complete)
 
     def post(self, post_id: int) -> InboundPost:
         """One post by id, with its raw Markdown (``GET /posts/{id}.json``)."""
@@ -234,7 +241,8 @@ class DiscourseClient:
                 if status == 429:
                     wait = rate_limit_wait(response.headers, _json_or_none(response))
                     wait = backoff.delay(attempt) if wait is None else wait
-                    if wait > backoff.max_wait or last:
+                    if wait > backoff.max_wait or last or (
+                            uncertain and self._clock() - started + wait >= WRITE_REPLAY_WINDOW):
                         self._give_up(uncertain, where, f"rate limited for {wait:g}s", status)
                         raise ForumRateLimited(f"{where}: rate limited, the forum asks to wait {wait:g}s "
                                                f"(after {attempt} retries)", wait=wait)

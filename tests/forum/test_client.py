@@ -158,6 +158,16 @@ def test_more_new_posts_than_pages_says_so_and_moves_on(forum, contract, caplog)
     assert "skipped" in caplog.text and "max_pages" in caplog.text
 
 
+def test_one_unreadable_post_is_logged_and_passed_over(forum, contract, caplog):
+    bad = latest_item(contract, 12)
+    bad["created_at"] = "yesterday"
+    client, _, _ = forum(("GET", "/posts.json", None, page(contract, latest_item(contract, 13), bad)))
+    with caplog.at_level(logging.WARNING, logger="pbp.forum.discourse"):
+        poll = client.poll(11)
+    assert [p.post_id for p in poll.posts] == [13] and poll.cursor == 13
+    assert "post 12 cannot be read" in caplog.text
+
+
 def test_a_post_reads_every_field_the_pipeline_needs(forum, contract):
     client, _, _ = forum(("GET", "/posts.json", None, page(contract, latest_item(
         contract, 21, topic_id=7, post_number=6, reply_to_post_number="4", username="ruth",
@@ -282,6 +292,15 @@ def test_a_write_with_an_unknown_outcome_is_not_repeated_past_the_window(forum, 
     with pytest.raises(ForumUnavailable) as caught:
         client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
     assert caught.value.maybe_sent and sleeps == [] and "may have been made" in str(caught.value)
+
+
+def test_a_rate_limit_wait_past_the_replay_window_gives_up_an_uncertain_write(forum):
+    client, _, sleeps = forum(("POST", "/posts.json", None, (500, b"")),
+                              ("POST", "/posts.json", None, rate_limited(wait=55)),
+                              ("POST", "/posts.json", None, rate_limited(wait=55)))
+    with pytest.raises(ForumUnavailable) as caught:
+        client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
+    assert caught.value.maybe_sent and sleeps == [1.0, 55.0]
 
 
 @pytest.mark.parametrize("then", [(503, b""), (422, {"errors": ["Body is too similar to what you recently posted"]}),
