@@ -83,7 +83,7 @@ def reply_body(reply: OutboundReply) -> dict[str, Any]:
     }
 
 
-def parse_post(data: Any, *, site: str, private: bool = False, edited: bool = False) -> InboundPost:
+def parse_post(data: Any, *, site: str, edited: bool = False) -> InboundPost:
     """An ``InboundPost`` from Discourse's JSON for one post (a latest-posts item, a single post,
     a webhook's ``post``). Raises ``ForumResponseError`` naming the field that does not fit."""
     if not isinstance(data, Mapping):
@@ -102,7 +102,7 @@ def parse_post(data: Any, *, site: str, private: bool = False, edited: bool = Fa
         edited=edited or version > 1,
         created_at=_time(data.get("created_at")),
         category_id=data.get("category_id") if _is_int(data.get("category_id")) else None,
-        private=private or data.get("topic_archetype") == "private_message",
+        private=data.get("topic_archetype") == "private_message",
     )
 
 
