@@ -190,6 +190,21 @@ def cmd_sheet(args) -> int:
     return 0
 
 
+def cmd_table(args) -> int:
+    """What the campaign's table looks like now, as the GM sees it (``/table`` by the GM)."""
+    from pbp.campaigns import get_campaign
+    from pbp.pipeline import Context, read_post
+    from pbp.play.overview import overview, overview_lines, to_json
+
+    config = _open(args)
+    view = overview(read_post(get_campaign(args.campaign), Context(config=config, dice=_dice(None))), gm=True)
+    if args.json:
+        _print_json(to_json(view))
+    else:
+        print("\n".join(overview_lines(view)))
+    return 0
+
+
 def cmd_roll(args) -> int:
     """A roll outside any campaign: ``pbp roll 4dF+2`` / ``pbp roll 2d10``."""
     from pbp.parser import parse_command
@@ -471,6 +486,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--campaign")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_sheet)
+
+    s = sub.add_parser("table", help="show the table now: scene, zones, aspects, turns, what is waited for")
+    s.add_argument("--campaign", help="the campaign's slug (needed when there are several)")
+    s.add_argument("--json", action="store_true", help="one JSON object (see docs/json.md)")
+    s.set_defaults(func=cmd_table)
 
     s = sub.add_parser("roll", help="roll dice: pbp roll 4dF+2")
     s.add_argument("expr", nargs="+")

@@ -55,6 +55,7 @@ from pbp.commands import (
     SceneCmd,
     Sheet,
     StuntUse,
+    TableView,
     Treat,
 )
 from pbp.errors import CommandError, CommandSyntaxError
@@ -95,6 +96,7 @@ EXAMPLES = {
     "defend": "/defend Athletics",
     "sheet": "/sheet",
     "fp": "/fp spend",
+    "table": "/table",
     "as": "/as Ghoul attack Charles with Fight",
     # play by post
     "next": "/next Ruth",
@@ -164,7 +166,7 @@ _ACTION_NAMES = tuple(_GM_EXAMPLES)
 """The commands ``/as NAME`` may come before."""
 _PLAY_ACTOR_NAMES = _ACTION_NAMES[_ACTION_NAMES.index("next"):]
 _COMMAND_TERMINALS = {
-    "_ROLL", "_OVERCOME", "_ADVANTAGE", "_ATTACK", "_DEFEND", "_SHEET", "FP", "_AS",
+    "_ROLL", "_OVERCOME", "_ADVANTAGE", "_ATTACK", "_DEFEND", "_SHEET", "_TABLE", "FP", "_AS",
     "_NEXT", "_DONE", "_MOVE", "_INVOKE", "_ABSORB", "_CONCEDE", "_TREAT", "_COMPEL", "ANSWER", "_VETO", "_AGAIN",
     "_DETAIL", "GIVE", "_SCENE", "_SESSION", "_MILESTONE", "_ASPECT", "_CONFLICT", "_PLACE", "_NPC",
 }
@@ -419,6 +421,9 @@ class _Builder(Transformer):
     # -- out of the action
     def sheet(self, c):
         return Sheet, {"character": c[0]}
+
+    def table_view(self, c):
+        return TableView, {}
 
     def fp_show(self, c):
         return FatePoints, {"op": "show", "character": c[1]}

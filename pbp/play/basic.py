@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pbp import commands as c
-from pbp.play.core import NoteResult, Post, handles
+from pbp.play.core import GM, NoteResult, Post, handles
 from pbp.rules.fate_points import adjust_fate_points, spend_fate_point
 from pbp.sheets_view import sheet_dict, table_sheet
 
@@ -26,6 +26,8 @@ def fate_points(post: Post, cmd: c.FatePoints):
         change = adjust_fate_points(ch, cmd.amount if cmd.op == "give" else -cmd.amount, cmd.reason or cmd.op)
         return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name}: fate points {change.before} -> {change.after}",
                           changes=[change])
+    if cmd.op == "show" and post.author.is_gm and not cmd.character:
+        return NoteResult(cmd.source, GM, "fp", text=gm_pool_text(post), gm_only=True)
     ch = post.character(cmd.character, cmd, for_reading=cmd.op == "show")
     if cmd.op == "spend":
         change = spend_fate_point(ch, cmd.reason)
@@ -33,7 +35,26 @@ def fate_points(post: Post, cmd: c.FatePoints):
         return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} spends a fate point{why}: "
                           f"{change.before} -> {change.after}", changes=[change])
     s = "s" if ch.fate_points != 1 else ""
-    return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} has {ch.fate_points} fate point{s} (refresh {ch.refresh})")
+    text = f"{ch.name} has {ch.fate_points} fate point{s} (refresh {ch.refresh})"
+    if ch.kind == "pc" or not post.author.is_gm:
+        return NoteResult(cmd.source, ch.name, "fp", text=text)
+    # what an NPC carries for a later scene's pool is the GM's business, answered to the GM alone
+    s = "s" if ch.carried_points != 1 else ""
+    return NoteResult(cmd.source, ch.name, "fp", gm_only=True,
+                      text=f"{text}; carries {ch.carried_points} point{s} into a later scene's GM pool")
+
+
+def gm_pool_text(post: Post) -> str:
+    """The GM's ``/fp``: the pool of the current scene and what NPCs carry."""
+    scene = post.play.scene
+    opened = post.play.pool_scene == (f"{scene.number}:{scene.name}" if scene is not None else "")
+    pool = post.play.ledger.gm_pool
+    text = (f"The GM's pool: {pool} fate point{'s' if pool != 1 else ''}" if opened
+            else "The GM's pool opens with the scene's first need (one point per PC)")
+    carried = [(ch.name, ch.carried_points) for ch in post.table.characters.values() if ch.carried_points]
+    if carried:
+        text += "; NPCs carry " + ", ".join(f"{n} {p}" for n, p in carried) + " for a later scene"
+    return text + "."
 
 
 @handles(c.Again)
