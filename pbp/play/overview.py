@@ -32,7 +32,7 @@ SHOWN_KINDS = ("situation", "zone", "boost", "consequence")
 troubles and other character aspects are on the sheets (``/sheet NAME``), unless someone
 holds free invokes on one."""
 
-INVOCABLE_SHOWN = 6
+INVOCABLE_SHOWN = 3
 """How many aspects the "could invoke" line names before it says "and N more"."""
 
 
@@ -198,7 +198,8 @@ def invocable(post: Post, actor: str) -> list[str]:
 
 @after_action
 def _could_invoke(post: Post, cmd, actor: str, result) -> None:
-    """Under a player's own roll, one line with what they could still invoke on it."""
+    """Under a player's own roll, one line with what they could still invoke on it (as the
+    table stands after the roll)."""
     if post.author.is_gm or not kept_open(post, result) or not post.controls(actor):
         return
     names = invocable(post, actor)
@@ -206,5 +207,7 @@ def _could_invoke(post: Post, cmd, actor: str, result) -> None:
         return
     shown = ", ".join(names[:INVOCABLE_SHOWN])
     more = f" and {len(names) - INVOCABLE_SHOWN} more (/table)" if len(names) > INVOCABLE_SHOWN else ""
-    result.effects.append(Effect("could_invoke", f"{actor} could invoke: {shown}{more}.", {"aspects": names}))
+    line = Effect("could_invoke", f"{actor} could invoke: {shown}{more}.", {"aspects": names})
+    # added once the roll is in the ledger: a hint for the reader, not part of what was rolled
+    post.after_ledger.append(lambda ledger: result.effects.append(line))
 
