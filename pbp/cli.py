@@ -14,6 +14,12 @@ from pbp.errors import CommandError, PbpError, SheetError
 
 log = logging.getLogger("pbp")
 
+EXIT_CODES = """exit status:
+  0  done
+  1  failed: a server, the database or a check did not work (the error says which)
+  2  usage: an option or argument pbp does not take (see pbp COMMAND --help)
+  3  bad input: a sheet file, a post, a value or a name was refused; nothing changed"""
+
 
 # --------------------------------------------------------------------------- helpers
 
@@ -432,11 +438,29 @@ def cmd_demo(args) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+def version() -> str:
+    """The installed pbp's version (``pbp --version``)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("pbp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+CAMPAIGN_HELP = "the campaign's slug (may be left out when there is only one campaign)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="pbp", description="Run Fate-family games by post.")
+    from pbp.rules.systems import SYSTEMS
+
+    p = argparse.ArgumentParser(prog="pbp", description="Run Fate-family games by post.", epilog=EXIT_CODES,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"pbp {version()}", help="print pbp's version and exit")
     p.add_argument("--config", "-c", help=f"config file (default: $PBP_CONFIG or ./{DEFAULT_CONFIG_NAME})")
-    p.add_argument("--verbose", "-v", action="store_true")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--verbose", "-v", action="store_true", help="log more (DEBUG), for finding out what went wrong")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("init", help="write a config file and create the database")
     s.add_argument("--force", action="store_true", help="overwrite an existing config file")
@@ -450,56 +474,61 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--example", action="store_true", help="print config.example.toml (every option) and exit")
     s.set_defaults(func=cmd_init)
 
-    camp = sub.add_parser("campaign", help="create and list campaigns, add members").add_subparsers(dest="sub", required=True)
-    s = camp.add_parser("create")
-    s.add_argument("slug")
-    s.add_argument("--name")
-    s.add_argument("--system", default="fate-condensed")
-    s.add_argument("--address", help="the table's address (To: of posts)")
-    s.add_argument("--delivery", choices=["relay", "list"], default="relay")
-    s.add_argument("--gm", action="append", metavar="EMAIL")
-    s.add_argument("--player", action="append", metavar="EMAIL")
+    camp = sub.add_parser("campaign", help="create and list campaigns, add members, change settings")
+    camp = camp.add_subparsers(dest="sub", required=True, metavar="SUBCOMMAND")
+    s = camp.add_parser("create", help="create a campaign")
+    s.add_argument("slug", help="a short name for the campaign, used in addresses and --campaign (e.g. chicago)")
+    s.add_argument("--name", help="the campaign's name, in every subject (default: the slug)")
+    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS),
+                   help="the game system (default: %(default)s)")
+    s.add_argument("--address", help="the table's address (To: of posts), e.g. table+chicago@example.org")
+    s.add_argument("--delivery", choices=["relay", "list"], default="relay",
+                   help="relay: pbp sends each result to every member; list: pbp replies to a mailing list "
+                        "(default: %(default)s)")
+    s.add_argument("--gm", action="append", metavar="EMAIL", help="a GM's address (repeat for more GMs)")
+    s.add_argument("--player", action="append", metavar="EMAIL", help="a player's address (repeat for more)")
     s.set_defaults(func=cmd_campaign_create)
-    s = camp.add_parser("add-member")
-    s.add_argument("email")
-    s.add_argument("--campaign")
-    s.add_argument("--role", choices=["player", "gm"], default="player")
+    s = camp.add_parser("add-member", help="add a player or GM to a campaign")
+    s.add_argument("email", help="the member's address")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.add_argument("--role", choices=["player", "gm"], default="player", help="(default: %(default)s)")
     s.set_defaults(func=cmd_campaign_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
                                      "show_npc_skills)")
-    s.add_argument("settings", nargs="+", metavar="KEY=VALUE")
-    s.add_argument("--campaign")
+    s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.set_defaults(func=cmd_campaign_set)
-    s = camp.add_parser("list")
+    s = camp.add_parser("list", help="list the campaigns with their settings and members")
     s.set_defaults(func=cmd_campaign_list)
 
-    ch = sub.add_parser("character", help="import character sheets").add_subparsers(dest="sub", required=True)
-    s = ch.add_parser("import")
-    s.add_argument("files", nargs="+")
-    s.add_argument("--campaign")
-    s.add_argument("--replace", action="store_true")
+    ch = sub.add_parser("character", help="import character sheets")
+    ch = ch.add_subparsers(dest="sub", required=True, metavar="SUBCOMMAND")
+    s = ch.add_parser("import", help="import sheet files (each is tried; the others are imported all the same)")
+    s.add_argument("files", nargs="+", metavar="FILE", help="sheet files (.toml, see docs/sheets.md)")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.add_argument("--replace", action="store_true", help="replace characters of the same name")
     s.set_defaults(func=cmd_character_import)
 
-    s = sub.add_parser("sheet", help="show a character sheet")
-    s.add_argument("name")
-    s.add_argument("--campaign")
-    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("sheet", help="show a character sheet (everything, as the GM sees it)")
+    s.add_argument("name", help="the character's name")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.add_argument("--json", action="store_true", help="one JSON object (see docs/json.md)")
     s.set_defaults(func=cmd_sheet)
 
     s = sub.add_parser("table", help="show the table now: scene, zones, aspects, turns, what is waited for")
-    s.add_argument("--campaign", help="the campaign's slug (needed when there are several)")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.add_argument("--json", action="store_true", help="one JSON object (see docs/json.md)")
     s.set_defaults(func=cmd_table)
 
     s = sub.add_parser("roll", help="roll dice: pbp roll 4dF+2")
-    s.add_argument("expr", nargs="+")
+    s.add_argument("expr", nargs="+", metavar="DICE", help="dice and modifiers, e.g. 4dF+2 or 2d10 - 1")
     s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="the result as one JSON object")
     s.set_defaults(func=cmd_roll)
 
     s = sub.add_parser("process", help="run saved .eml files through the pipeline")
-    s.add_argument("files", nargs="+", help="message files, or - for standard input")
+    s.add_argument("files", nargs="+", metavar="FILE", help="message files, or - for standard input")
     s.add_argument("--json", action="store_true", help="one JSON object per message")
     s.add_argument("--dice", help='fixed faces of the next rolls, e.g. "0++-,+0-0" (or $PBP_DICE)')
     s.add_argument("--campaign", help="the campaign (when the addresses do not say)")
@@ -517,7 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_outbox)
 
     s = sub.add_parser("verify", help="check the dice ledger's hash chain")
-    s.add_argument("--campaign")
+    s.add_argument("--campaign", help="one campaign's slug (default: every campaign)")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("run", help="run the daemon")
@@ -529,8 +558,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_check_config)
 
     s = sub.add_parser("demo", help="set up a sample table on local Maildirs and run the daemon on it")
-    s.add_argument("--dir", default="demo")
-    s.add_argument("--once", action="store_true")
+    s.add_argument("--dir", default="demo", help="where the demo's config, database and Maildirs go "
+                                                  "(default: %(default)s; an existing one is used again)")
+    s.add_argument("--once", action="store_true", help="handle what is waiting, print the replies, and exit")
     s.set_defaults(func=cmd_demo)
     return p
 
