@@ -10,9 +10,16 @@ import sys
 from pathlib import Path
 
 from pbp.config import DEFAULT_CONFIG_NAME, Config, load_config
-from pbp.errors import CommandError, PbpError, SheetError
+from pbp.errors import CommandError, DiceExhausted, PbpError, SheetError
+from pbp.textsafety import shorten
+from pbp.transport.errors import TransportError
 
 log = logging.getLogger("pbp")
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_INPUT = 0, 1, 2, 3
+"""Exit statuses: done; a failure (a server, the database, a check, a bug); the command line
+itself is wrong (argparse's own 2); the input was refused (a sheet file, a post, a value,
+a name, a path): a script can tell "fix what you gave" from "try again later"."""
 
 EXIT_CODES = """exit status:
   0  done
@@ -39,8 +46,35 @@ def _open(args) -> Config:
 def _dice(spec: str | None):
     from pbp.rules.dice import FixedDice, RandomDice
 
+    where = "--dice" if spec is not None else "PBP_DICE"
     spec = spec if spec is not None else os.environ.get("PBP_DICE")
-    return FixedDice(spec) if spec else RandomDice()
+    if not spec:
+        return RandomDice()
+    try:
+        return FixedDice(spec)
+    except ValueError as exc:
+        raise PbpError(f"{where} {shorten(spec)!r}: {exc}",
+                       hint='faces of each throw, throws separated by commas: --dice "0++-,+0-0" (Fate) '
+                            'or --dice "6 2 5" (numbered dice)') from None
+
+
+def _read_posts(paths: list[str]) -> list[tuple[str, bytes]]:
+    """Every message file named, read before any is processed: a missing, unreadable or
+    directory path stops the run with one line each, before anything changes."""
+    read, problems = [], []
+    for path in paths:
+        if path == "-":
+            read.append((path, sys.stdin.buffer.read()))
+            continue
+        try:
+            read.append((path, Path(path).read_bytes()))
+        except IsADirectoryError:
+            problems.append(f"{path} is a directory; give the message files in it, e.g. {path.rstrip('/')}/*.eml")
+        except OSError as exc:
+            problems.append(f"cannot read {path}: {exc.strerror or exc}")
+    if problems:
+        raise PbpError("; ".join(problems), hint="pbp process takes saved mails (.eml files), or - for standard input")
+    return read
 
 
 def _print_json(obj) -> None:
@@ -148,7 +182,7 @@ def cmd_campaign_list(args) -> int:
 
 def cmd_character_import(args) -> int:
     """Import every sheet file given and report each: imported, or all its problems. Exit
-    status 2 when any file failed (the others are imported all the same)."""
+    status 3 (bad input) when any file failed (the others are imported all the same)."""
     from pbp.campaigns import get_campaign, import_sheets
 
     _open(args)
@@ -162,9 +196,9 @@ def cmd_character_import(args) -> int:
         else:
             print(f"{path}: imported {outcome.name} ({outcome.kind}) into {campaign.slug}")
     if len(report) > 1:
-        print(f"{len(report) - failed} of {len(report)} sheets imported" + (f", {failed} failed" if failed else ""),
-              file=sys.stderr if failed else sys.stdout)
-    return 2 if failed else 0
+        said = f"{len(report) - failed} of {len(report)} sheets imported" + (f", {failed} failed" if failed else "")
+        print(f"error: {said}" if failed else said, file=sys.stderr if failed else sys.stdout)
+    return EXIT_BAD_INPUT if failed else EXIT_OK
 
 
 def _print_sheet_error(exc: SheetError) -> None:
@@ -186,8 +220,8 @@ def cmd_sheet(args) -> int:
     ch = table.character(args.name)
     if ch is None:
         names = ", ".join(sorted(table.characters)) or "none"
-        print(f'no character "{args.name}" (characters: {names})', file=sys.stderr)
-        return 2
+        print(f'error: no character "{shorten(args.name)}" (characters: {names})', file=sys.stderr)
+        return EXIT_BAD_INPUT
     sheet = sheet_dict(ch, table)
     if args.json:
         _print_json(sheet)
@@ -222,9 +256,12 @@ def cmd_roll(args) -> int:
     cmd = parse_command("/roll " + expr)
     table = Table(characters={"you": Character(name="you", skills={})})
     if getattr(cmd, "skill", None):
-        print("pbp roll outside a campaign takes dice only, e.g. 4dF+2", file=sys.stderr)
-        return 2
-    res = resolve(cmd, table, _dice(args.dice), "you")
+        print("error: pbp roll outside a campaign takes dice only, e.g. pbp roll 4dF+2", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        res = resolve(cmd, table, _dice(args.dice), "you")
+    except DiceExhausted as exc:
+        raise PbpError(f"--dice: {exc}", hint="give one throw of the same dice, e.g. pbp roll 4dF --dice 0++-") from None
     if args.json:
         _print_json(res.to_dict())
     else:
@@ -236,18 +273,19 @@ def cmd_process(args) -> int:
     """Run saved .eml files through the daemon's pipeline."""
     from pbp.pipeline import Context, process_message
 
+    dice = _dice(args.dice)
+    posts = _read_posts(args.files)
     config = _open(args)
-    ctx = Context(config=config, dice=_dice(args.dice))
+    ctx = Context(config=config, dice=dice)
     worst = 0
-    for path in args.files:
-        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    for path, raw in posts:
         outcome = process_message(raw, ctx, campaign_slug=args.campaign)
         if args.json:
             _print_json(outcome.to_dict())
         else:
             _print_outcome(path, outcome)
         if outcome.status == "rejected":
-            worst = max(worst, 1)
+            worst = EXIT_BAD_INPUT      # the post was answered with why; nothing of it applied
     if not args.no_send:
         from pbp.daemon import deliver_outbox
 
@@ -335,7 +373,7 @@ def cmd_verify(args) -> int:
         for p in problems:
             print("  " + p)
         bad += len(problems)
-    return 1 if bad else 0
+    return EXIT_FAILED if bad else EXIT_OK
 
 
 def cmd_run(args) -> int:
@@ -452,11 +490,19 @@ def version() -> str:
 CAMPAIGN_HELP = "the campaign's slug (may be left out when there is only one campaign)"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse that says what is wrong in one line (``error: ...``), with where to look,
+    instead of the usage block; every subcommand's parser is one too."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from pbp.rules.systems import SYSTEMS
 
-    p = argparse.ArgumentParser(prog="pbp", description="Run Fate-family games by post.", epilog=EXIT_CODES,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = _Parser(prog="pbp", description="Run Fate-family games by post.", epilog=EXIT_CODES,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"pbp {version()}", help="print pbp's version and exit")
     p.add_argument("--config", "-c", help=f"config file (default: $PBP_CONFIG or ./{DEFAULT_CONFIG_NAME})")
     p.add_argument("--verbose", "-v", action="store_true", help="log more (DEBUG), for finding out what went wrong")
@@ -495,7 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_campaign_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
-                                     "show_npc_skills)")
+                                     "show_npc_skills, free_bonuses)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.set_defaults(func=cmd_campaign_set)
@@ -528,7 +574,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_roll)
 
     s = sub.add_parser("process", help="run saved .eml files through the pipeline")
-    s.add_argument("files", nargs="+", metavar="FILE", help="message files, or - for standard input")
+    s.add_argument("files", nargs="+", help="message files, or - for standard input")
     s.add_argument("--json", action="store_true", help="one JSON object per message")
     s.add_argument("--dice", help='fixed faces of the next rolls, e.g. "0++-,+0-0" (or $PBP_DICE)')
     s.add_argument("--campaign", help="the campaign (when the addresses do not say)")
@@ -585,22 +631,40 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except SheetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  - {problem}", file=sys.stderr)
-        return 2
+        _print_sheet_error(exc)
+        return EXIT_BAD_INPUT
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if exc.expected:
             print(f"  expected: {exc.expected}", file=sys.stderr)
         if exc.example:
             print(f"  example:  {exc.example}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except PbpError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)
-        return 2
+        return EXIT_FAILED if isinstance(exc, TransportError) else EXIT_BAD_INPUT
+    except OSError as exc:          # a path the operator gave: unreadable, missing, a directory
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT if where else EXIT_FAILED
+    except Exception as exc:        # never a traceback for the operator; -v shows it
+        log.debug("traceback", exc_info=True)
+        print(f"error: {_unexpected(exc)}" + ("" if args.verbose else " (run with -v for the details)"),
+              file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _unexpected(exc: Exception) -> str:
+    """One line for an error nobody raised on purpose (the database, mostly)."""
+    try:
+        import peewee
+    except ImportError:  # pragma: no cover
+        peewee = None
+    if peewee is not None and isinstance(exc, peewee.PeeweeException):
+        return f"the database cannot be used: {shorten(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, 200)}"
+    return f"internal error ({type(exc).__name__}): {shorten(str(exc), 200)}"
 
 
 if __name__ == "__main__":  # pragma: no cover
