@@ -147,3 +147,13 @@ def test_pbp_table_shows_the_gms_view(tmp_path, monkeypatch, capsys):
     assert view["scene"]["name"] == "Cellar" and view["conflict"]["turn"] == "Ruth"
     assert {"name": "Trip Wire", "kind": "situation", "on": None, "free_invokes": {}, "hidden": True} in view["aspects"]
     assert view["gm_pool"]["points"] == 4
+
+
+def test_asking_again_in_reply_to_the_same_mail_is_answered_again(mt, chicago):
+    """/table only reads: a second one in answer to the same mail is not held back as a copy."""
+    setup = _scene(mt)
+    first = mt.post("Ruth", "/table\n", reply_to=setup)
+    mt.post("GM", '/aspect add "Smoke" free 1\n')
+    again = mt.post("Ruth", "/table\n", reply_to=setup)
+    assert first.status == again.status == "applied", again.text
+    assert '"Smoke"' not in first.text and "\"Smoke\" on the scene (the GM's side: 1 free invoke)" in again.text
