@@ -32,8 +32,9 @@ SHOWN_KINDS = ("situation", "zone", "boost", "consequence")
 troubles and other character aspects are on the sheets (``/sheet NAME``), unless someone
 holds free invokes on one."""
 
-INVOCABLE_SHOWN = 3
-"""How many aspects the "could invoke" line names before it says "and N more"."""
+INVOCABLE_WIDTH = 76
+"""The "could invoke" line names aspects while it fits this width (a reply's lines stay
+within 78 characters with its indent), then says "and N more (/table)"; it always names one."""
 
 
 # --------------------------------------------------------------------------- the data
@@ -196,6 +197,18 @@ def invocable(post: Post, actor: str) -> list[str]:
     return free + other
 
 
+def could_invoke_line(actor: str, names: list[str]) -> str:
+    """``Ruth could invoke: "Deep Shadows" (1 free), "Dark" and 3 more (/table).``, as many
+    names as fit :data:`INVOCABLE_WIDTH`."""
+    head = f"{actor} could invoke: "
+    for n in range(len(names), 0, -1):
+        rest = len(names) - n
+        text = head + ", ".join(names[:n]) + (f" and {rest} more (/table)" if rest else "") + "."
+        if len(text) <= INVOCABLE_WIDTH or n == 1:
+            return text
+    return head.rstrip(": ") + "."
+
+
 @after_action
 def _could_invoke(post: Post, cmd, actor: str, result) -> None:
     """Under a player's own roll, one line with what they could still invoke on it (as the
@@ -205,9 +218,7 @@ def _could_invoke(post: Post, cmd, actor: str, result) -> None:
     names = invocable(post, actor)
     if not names:
         return
-    shown = ", ".join(names[:INVOCABLE_SHOWN])
-    more = f" and {len(names) - INVOCABLE_SHOWN} more (/table)" if len(names) > INVOCABLE_SHOWN else ""
-    line = Effect("could_invoke", f"{actor} could invoke: {shown}{more}.", {"aspects": names})
+    line = Effect("could_invoke", could_invoke_line(actor, names), {"aspects": names})
     # added once the roll is in the ledger: a hint for the reader, not part of what was rolled
     post.after_ledger.append(lambda ledger: result.effects.append(line))
 

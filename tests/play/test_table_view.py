@@ -103,7 +103,8 @@ def test_a_players_roll_says_what_they_could_invoke(mt, chicago):
     step = mt.post("Ruth", "/attack Ghoul with Fight\n", dice="-000,+000")
     assert step.status == "applied", step.text
     line = next(li for li in step.text.splitlines() if "could invoke" in li)
-    assert line.strip() == "Ruth could invoke: \"Boost from Ruth's attack\" (1 free), \"Deep Shadows\", \"Slick Steps\"."
+    # free ones first; as many as fit in a line that a phone shows whole, then how many more
+    assert line == "  Ruth could invoke: \"Boost from Ruth's attack\" (1 free) and 2 more (/table)."
     assert_players_never_told("Trip Wire", "Loose Step")
     # the GM's roll for an NPC gets no such line
     gm = mt.post("GM", "/next Ghoul\n/as Ghoul attack Ruth with Fight\n", dice="0000")
@@ -118,7 +119,17 @@ def test_a_zone_aspect_elsewhere_is_not_offered(mt, chicago):
     assert step.status == "applied", step.text
     step = mt.post("Ruth", "/overcome Athletics vs Fair\n", dice="0000")
     assert step.status == "applied", step.text
-    assert 'Ruth could invoke: "Cold Air".' in step.text
+    assert '  Ruth could invoke: "Cold Air".\n' in step.text
+
+
+def test_the_could_invoke_line_names_what_fits():
+    from pbp.play.overview import could_invoke_line
+
+    names = ['"Shadows" (1 free)', '"Slick Steps"', '"Loose Boards"', '"Smoke"', '"Cold Air"']
+    assert could_invoke_line("Ruth", names[:3]) == 'Ruth could invoke: "Shadows" (1 free), "Slick Steps", "Loose Boards".'
+    line = could_invoke_line("Ruth", names)
+    assert line == 'Ruth could invoke: "Shadows" (1 free), "Slick Steps" and 3 more (/table).'
+    assert len(line) <= 76
 
 
 def test_table_is_parsed_with_an_example_when_something_follows(mt, chicago):
