@@ -27,6 +27,8 @@ def fate_points(post: Post, cmd: c.FatePoints):
         return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name}: fate points {change.before} -> {change.after}",
                           changes=[change])
     if cmd.op == "show" and post.author.is_gm and not cmd.character:
+        from pbp.play.economy import gm_pool_text   # the pool's bookkeeping lives there
+
         return NoteResult(cmd.source, GM, "fp", text=gm_pool_text(post), gm_only=True)
     ch = post.character(cmd.character, cmd, for_reading=cmd.op == "show")
     if cmd.op == "spend":
@@ -43,18 +45,6 @@ def fate_points(post: Post, cmd: c.FatePoints):
     return NoteResult(cmd.source, ch.name, "fp", gm_only=True,
                       text=f"{text}; carries {ch.carried_points} point{s} into a later scene's GM pool")
 
-
-def gm_pool_text(post: Post) -> str:
-    """The GM's ``/fp``: the pool of the current scene and what NPCs carry."""
-    scene = post.play.scene
-    opened = post.play.pool_scene == (f"{scene.number}:{scene.name}" if scene is not None else "")
-    pool = post.play.ledger.gm_pool
-    text = (f"The GM's pool: {pool} fate point{'s' if pool != 1 else ''}" if opened
-            else "The GM's pool opens with the scene's first need (one point per PC)")
-    carried = [(ch.name, ch.carried_points) for ch in post.table.characters.values() if ch.carried_points]
-    if carried:
-        text += "; NPCs carry " + ", ".join(f"{n} {p}" for n, p in carried) + " for a later scene"
-    return text + "."
 
 
 @handles(c.Again)

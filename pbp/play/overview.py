@@ -21,9 +21,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pbp import commands as c
-from pbp.play.basic import gm_pool_text
 from pbp.play.conflict import active, when
 from pbp.play.core import GM, NoteResult, Post, after_action, handles, status_lines
+from pbp.play.economy import gm_pool_text, pool_is_open
 from pbp.play.invoking import kept_open, open_rolls
 from pbp.rules.results import Effect
 
@@ -88,8 +88,7 @@ def overview(post: Post, *, gm: bool) -> dict:
                                    "until": until.isoformat() if until else None, "_until": until})
     view["waiting"] = status_lines(post)
     if gm:
-        opened = play.pool_scene == (f"{scene.number}:{scene.name}" if scene is not None else "")
-        view["gm_pool"] = {"points": play.ledger.gm_pool if opened else None,
+        view["gm_pool"] = {"points": play.ledger.gm_pool if pool_is_open(post) else None,
                            "carried": {ch.name: ch.carried_points for ch in table.characters.values()
                                        if ch.carried_points},
                            "owed": [{"to": o.to, "points": o.points, "aspect": o.aspect} for o in play.ledger.owed]}
