@@ -373,6 +373,8 @@ def cmd_verify(args) -> int:
         for p in problems:
             print("  " + p)
         bad += len(problems)
+    if bad:
+        print(f"error: the dice ledger has {bad} problem{'s' if bad != 1 else ''} (listed above)", file=sys.stderr)
     return EXIT_FAILED if bad else EXIT_OK
 
 

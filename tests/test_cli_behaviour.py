@@ -144,3 +144,20 @@ def test_every_folder_with_package_files_is_listed_so_setuptools_does_not_warn()
     folders = {".".join(p.relative_to(REPO).parts) for p in (REPO / "pbp").rglob("*")
                if p.is_dir() and p.name != "__pycache__" and any(f.is_file() for f in p.iterdir())}
     assert folders <= listed, f"add to [tool.setuptools] packages: {sorted(folders - listed)}"
+
+
+def test_a_broken_ledger_is_a_failure_with_an_error_line(cwd, capsys):
+    from pbp.store import models as m
+
+    assert main(["character", "import", str(sample_dir() / "ruth.toml"), "--campaign", "chicago"]) == 0
+    post = cwd / "post.eml"
+    post.write_bytes((sample_dir() / "first-post.eml").read_bytes())
+    assert main(["process", str(post), "--no-send", "--dice", "00++"]) == 0
+    assert main(["verify"]) == 0
+    row = m.RollRecord.select().first()
+    m.RollRecord.update(effort=row.effort + 1).where(m.RollRecord.id == row.id).execute()   # a roll made better
+    capsys.readouterr()
+    assert main(["verify"]) == EXIT_FAILED
+    out, err = capsys.readouterr()
+    assert "contents do not match its hash" in out
+    assert err == "error: the dice ledger has 1 problem (listed above)\n"
