@@ -236,8 +236,10 @@ def cmd_table(args) -> int:
     from pbp.pipeline import Context, read_post
     from pbp.play.overview import overview, overview_lines, to_json
 
+    from pbp.rules.dice import RandomDice
+
     config = _open(args)
-    view = overview(read_post(get_campaign(args.campaign), Context(config=config, dice=_dice(None))), gm=True)
+    view = overview(read_post(get_campaign(args.campaign), Context(config=config, dice=RandomDice())), gm=True)
     if args.json:
         _print_json(to_json(view))
     else:
