@@ -12,8 +12,20 @@ from pathlib import Path
 from pbp.config import DEFAULT_CONFIG_NAME, Config, load_config
 from pbp.errors import CommandError, DiceExhausted, PbpError, SheetError
 from pbp.textsafety import shorten
+from pbp.transport.errors import TransportError
 
 log = logging.getLogger("pbp")
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_INPUT = 0, 1, 2, 3
+"""Exit statuses: done; a failure (a server, the database, a check, a bug); the command line
+itself is wrong (argparse's own 2); the input was refused (a sheet file, a post, a value,
+a name, a path): a script can tell "fix what you gave" from "try again later"."""
+
+EXIT_CODES = """exit status:
+  0  done
+  1  failed: a server, the database or a check did not work (the error says which)
+  2  usage: an option or argument pbp does not take (see pbp COMMAND --help)
+  3  bad input: a sheet file, a post, a value or a name was refused; nothing changed"""
 
 
 # --------------------------------------------------------------------------- helpers
@@ -170,7 +182,7 @@ def cmd_campaign_list(args) -> int:
 
 def cmd_character_import(args) -> int:
     """Import every sheet file given and report each: imported, or all its problems. Exit
-    status 2 when any file failed (the others are imported all the same)."""
+    status 3 (bad input) when any file failed (the others are imported all the same)."""
     from pbp.campaigns import get_campaign, import_sheets
 
     _open(args)
@@ -184,9 +196,9 @@ def cmd_character_import(args) -> int:
         else:
             print(f"{path}: imported {outcome.name} ({outcome.kind}) into {campaign.slug}")
     if len(report) > 1:
-        print(f"{len(report) - failed} of {len(report)} sheets imported" + (f", {failed} failed" if failed else ""),
-              file=sys.stderr if failed else sys.stdout)
-    return 2 if failed else 0
+        said = f"{len(report) - failed} of {len(report)} sheets imported" + (f", {failed} failed" if failed else "")
+        print(f"error: {said}" if failed else said, file=sys.stderr if failed else sys.stdout)
+    return EXIT_BAD_INPUT if failed else EXIT_OK
 
 
 def _print_sheet_error(exc: SheetError) -> None:
@@ -209,12 +221,29 @@ def cmd_sheet(args) -> int:
     if ch is None:
         names = ", ".join(sorted(table.characters)) or "none"
         print(f'error: no character "{shorten(args.name)}" (characters: {names})', file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     sheet = sheet_dict(ch, table)
     if args.json:
         _print_json(sheet)
     else:
         print(Renderer().sheet(sheet), end="")
+    return 0
+
+
+def cmd_table(args) -> int:
+    """What the campaign's table looks like now, as the GM sees it (``/table`` by the GM)."""
+    from pbp.campaigns import get_campaign
+    from pbp.pipeline import Context, read_post
+    from pbp.play.overview import overview, overview_lines, to_json
+
+    from pbp.rules.dice import RandomDice
+
+    config = _open(args)
+    view = overview(read_post(get_campaign(args.campaign), Context(config=config, dice=RandomDice())), gm=True)
+    if args.json:
+        _print_json(to_json(view))
+    else:
+        print("\n".join(overview_lines(view)))
     return 0
 
 
@@ -230,7 +259,7 @@ def cmd_roll(args) -> int:
     table = Table(characters={"you": Character(name="you", skills={})})
     if getattr(cmd, "skill", None):
         print("error: pbp roll outside a campaign takes dice only, e.g. pbp roll 4dF+2", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     try:
         res = resolve(cmd, table, _dice(args.dice), "you")
     except DiceExhausted as exc:
@@ -258,7 +287,7 @@ def cmd_process(args) -> int:
         else:
             _print_outcome(path, outcome)
         if outcome.status == "rejected":
-            worst = max(worst, 1)
+            worst = EXIT_BAD_INPUT      # the post was answered with why; nothing of it applied
     if not args.no_send:
         from pbp.daemon import deliver_outbox
 
@@ -346,7 +375,9 @@ def cmd_verify(args) -> int:
         for p in problems:
             print("  " + p)
         bad += len(problems)
-    return 1 if bad else 0
+    if bad:
+        print(f"error: the dice ledger has {bad} problem{'s' if bad != 1 else ''} (listed above)", file=sys.stderr)
+    return EXIT_FAILED if bad else EXIT_OK
 
 
 def cmd_run(args) -> int:
@@ -449,19 +480,37 @@ def cmd_demo(args) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+def version() -> str:
+    """The installed pbp's version (``pbp --version``)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("pbp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+CAMPAIGN_HELP = "the campaign's slug (may be left out when there is only one campaign)"
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that says what is wrong in one line (``error: ...``), with where to look,
     instead of the usage block; every subcommand's parser is one too."""
 
     def error(self, message: str):
-        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_USAGE, f"error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="pbp", description="Run Fate-family games by post.")
+    from pbp.rules.systems import SYSTEMS
+
+    p = _Parser(prog="pbp", description="Run Fate-family games by post.", epilog=EXIT_CODES,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"pbp {version()}", help="print pbp's version and exit")
     p.add_argument("--config", "-c", help=f"config file (default: $PBP_CONFIG or ./{DEFAULT_CONFIG_NAME})")
-    p.add_argument("--verbose", "-v", action="store_true")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--verbose", "-v", action="store_true", help="log more (DEBUG), for finding out what went wrong")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     s = sub.add_parser("init", help="write a config file and create the database")
     s.add_argument("--force", action="store_true", help="overwrite an existing config file")
@@ -475,47 +524,57 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--example", action="store_true", help="print config.example.toml (every option) and exit")
     s.set_defaults(func=cmd_init)
 
-    camp = sub.add_parser("campaign", help="create and list campaigns, add members").add_subparsers(dest="sub", required=True)
-    s = camp.add_parser("create")
-    s.add_argument("slug")
-    s.add_argument("--name")
-    s.add_argument("--system", default="fate-condensed")
-    s.add_argument("--address", help="the table's address (To: of posts)")
-    s.add_argument("--delivery", choices=["relay", "list"], default="relay")
-    s.add_argument("--gm", action="append", metavar="EMAIL")
-    s.add_argument("--player", action="append", metavar="EMAIL")
+    camp = sub.add_parser("campaign", help="create and list campaigns, add members, change settings")
+    camp = camp.add_subparsers(dest="sub", required=True, metavar="SUBCOMMAND")
+    s = camp.add_parser("create", help="create a campaign")
+    s.add_argument("slug", help="a short name for the campaign, used in addresses and --campaign (e.g. chicago)")
+    s.add_argument("--name", help="the campaign's name, in every subject (default: the slug)")
+    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS),
+                   help="the game system (default: %(default)s)")
+    s.add_argument("--address", help="the table's address (To: of posts), e.g. table+chicago@example.org")
+    s.add_argument("--delivery", choices=["relay", "list"], default="relay",
+                   help="relay: pbp sends each result to every member; list: pbp replies to a mailing list "
+                        "(default: %(default)s)")
+    s.add_argument("--gm", action="append", metavar="EMAIL", help="a GM's address (repeat for more GMs)")
+    s.add_argument("--player", action="append", metavar="EMAIL", help="a player's address (repeat for more)")
     s.set_defaults(func=cmd_campaign_create)
-    s = camp.add_parser("add-member")
-    s.add_argument("email")
-    s.add_argument("--campaign")
-    s.add_argument("--role", choices=["player", "gm"], default="player")
+    s = camp.add_parser("add-member", help="add a player or GM to a campaign")
+    s.add_argument("email", help="the member's address")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.add_argument("--role", choices=["player", "gm"], default="player", help="(default: %(default)s)")
     s.set_defaults(func=cmd_campaign_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
                                      "show_npc_skills, free_bonuses)")
-    s.add_argument("settings", nargs="+", metavar="KEY=VALUE")
-    s.add_argument("--campaign")
+    s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.set_defaults(func=cmd_campaign_set)
-    s = camp.add_parser("list")
+    s = camp.add_parser("list", help="list the campaigns with their settings and members")
     s.set_defaults(func=cmd_campaign_list)
 
-    ch = sub.add_parser("character", help="import character sheets").add_subparsers(dest="sub", required=True)
-    s = ch.add_parser("import")
-    s.add_argument("files", nargs="+")
-    s.add_argument("--campaign")
-    s.add_argument("--replace", action="store_true")
+    ch = sub.add_parser("character", help="import character sheets")
+    ch = ch.add_subparsers(dest="sub", required=True, metavar="SUBCOMMAND")
+    s = ch.add_parser("import", help="import sheet files (each is tried; the others are imported all the same)")
+    s.add_argument("files", nargs="+", metavar="FILE", help="sheet files (.toml, see docs/sheets.md)")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.add_argument("--replace", action="store_true", help="replace characters of the same name")
     s.set_defaults(func=cmd_character_import)
 
-    s = sub.add_parser("sheet", help="show a character sheet")
-    s.add_argument("name")
-    s.add_argument("--campaign")
-    s.add_argument("--json", action="store_true")
+    s = sub.add_parser("sheet", help="show a character sheet (everything, as the GM sees it)")
+    s.add_argument("name", help="the character's name")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.add_argument("--json", action="store_true", help="one JSON object (see docs/json.md)")
     s.set_defaults(func=cmd_sheet)
 
+    s = sub.add_parser("table", help="show the table now: scene, zones, aspects, turns, what is waited for")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.add_argument("--json", action="store_true", help="one JSON object (see docs/json.md)")
+    s.set_defaults(func=cmd_table)
+
     s = sub.add_parser("roll", help="roll dice: pbp roll 4dF+2")
-    s.add_argument("expr", nargs="+")
+    s.add_argument("expr", nargs="+", metavar="DICE", help="dice and modifiers, e.g. 4dF+2 or 2d10 - 1")
     s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
-    s.add_argument("--json", action="store_true")
+    s.add_argument("--json", action="store_true", help="the result as one JSON object")
     s.set_defaults(func=cmd_roll)
 
     s = sub.add_parser("process", help="run saved .eml files through the pipeline")
@@ -537,7 +596,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_outbox)
 
     s = sub.add_parser("verify", help="check the dice ledger's hash chain")
-    s.add_argument("--campaign")
+    s.add_argument("--campaign", help="one campaign's slug (default: every campaign)")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("run", help="run the daemon")
@@ -549,8 +608,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_check_config)
 
     s = sub.add_parser("demo", help="set up a sample table on local Maildirs and run the daemon on it")
-    s.add_argument("--dir", default="demo")
-    s.add_argument("--once", action="store_true")
+    s.add_argument("--dir", default="demo", help="where the demo's config, database and Maildirs go "
+                                                  "(default: %(default)s; an existing one is used again)")
+    s.add_argument("--once", action="store_true", help="handle what is waiting, print the replies, and exit")
     s.set_defaults(func=cmd_demo)
     return p
 
@@ -575,31 +635,29 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except SheetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        for problem in exc.problems:
-            print(f"  - {problem}", file=sys.stderr)
-        return 2
+        _print_sheet_error(exc)
+        return EXIT_BAD_INPUT
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if exc.expected:
             print(f"  expected: {exc.expected}", file=sys.stderr)
         if exc.example:
             print(f"  example:  {exc.example}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except PbpError as exc:
         print(f"error: {exc}", file=sys.stderr)
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)
-        return 2
+        return EXIT_FAILED if isinstance(exc, TransportError) else EXIT_BAD_INPUT
     except OSError as exc:          # a path the operator gave: unreadable, missing, a directory
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT if where else EXIT_FAILED
     except Exception as exc:        # never a traceback for the operator; -v shows it
         log.debug("traceback", exc_info=True)
         print(f"error: {_unexpected(exc)}" + ("" if args.verbose else " (run with -v for the details)"),
               file=sys.stderr)
-        return 1
+        return EXIT_FAILED
 
 
 def _unexpected(exc: Exception) -> str:

@@ -132,6 +132,13 @@ class Sheet(Command):
 
 
 @dataclass(frozen=True)
+class TableView(Command):
+    """``/table``: what the table may know now (the scene, its zones and who is where,
+    aspects and free invokes, turns, what pbp waits for); the GM also gets what only the GM
+    knows (hidden aspects, the GM's pool)."""
+
+
+@dataclass(frozen=True)
 class FatePoints(Command):
     """The ``/fp`` forms, one type each: :class:`FpShow`, :class:`FpSpend`, and the GM's
     :class:`FpGive` and :class:`FpTake`."""

@@ -28,7 +28,7 @@ special case here: it is one of the post's command lines, so the post's fingerpr
 from the earlier one's, and an edited copy of the ``/again`` post is caught in turn (a
 third attempt says what changed this time, or answers a newer mail).
 
-Posts that only read (``/sheet``, ``/fp``) change nothing, so they are never held back.
+Posts that only read (``/sheet``, ``/fp``, ``/table``) change nothing, so they are never held back.
 """
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _forward_key(campaign_id: int, author: str, lines: list[str]) -> str:
 
 def counts(commands: list[c.Command]) -> bool:
     """Whether a post's commands may be held back as a copy: not when it only reads."""
-    return any(not (isinstance(cmd, c.Sheet) or isinstance(cmd, c.FpShow))
+    return any(not (isinstance(cmd, (c.Sheet, c.TableView, c.FpShow)))
                for cmd in commands)
 
 

@@ -25,9 +25,13 @@ def sample_dir() -> Path:
 
 
 def set_up(directory: Path):
-    """Config, database, Maildirs and the sample campaign (idempotent)."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Config, database, Maildirs and the sample campaign (idempotent: a demo directory
+    set up before is used again as it is, and the newcomer is told how to start afresh)."""
     config_path = directory / "pbp.toml"
+    if config_path.exists():
+        print(f"{directory}/ exists already: playing on with its campaign and mail "
+              f"(for a fresh start: rm -r {directory} and run the demo again)")
+    directory.mkdir(parents=True, exist_ok=True)
     if not config_path.exists():
         config_path.write_text(default_config_text(), encoding="utf-8")
     config = load_config(config_path)

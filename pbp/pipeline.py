@@ -338,6 +338,12 @@ def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: s
     return post
 
 
+def read_post(campaign: m.Campaign, ctx: Context) -> Post:
+    """The campaign as its GM sees it, for tools that only read (``pbp table``): nothing
+    is saved."""
+    return _open_post(campaign, Author("", "gm"), ctx)
+
+
 def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
                  source: Mail | None, commands: list[c.Command] | None, relay: bool, thread=None,
                  notes: list[str] = ()) -> list:

@@ -100,7 +100,7 @@ def test_sheet_text(table, capsys):
 def test_import_lists_every_problem(table, capsys, tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text('name = "Bad"\nkind = "pc"\nrefresh = 0\n[skills]\nFight = 4\nShoot = 4\nJuggling = 1\n')
-    assert main(["character", "import", str(bad), "--campaign", "chicago"]) == 2
+    assert main(["character", "import", str(bad), "--campaign", "chicago"]) == 3
     err = capsys.readouterr().err
     for needle in ("refresh", "Juggling", "player", "high_concept"):
         assert needle in err, needle
@@ -120,12 +120,12 @@ def test_verify_reports_an_intact_ledger(table, capsys):
     assert "1 rolls, ledger intact" in capsys.readouterr().out
 
 
-def test_a_rejected_post_exits_1_and_says_why(table, capsys, tmp_path):
+def test_a_rejected_post_exits_3_and_says_why(table, capsys, tmp_path):
     post = tmp_path / "bad.eml"
     post.write_bytes((sample_dir() / "first-post.eml").read_bytes()
                      .replace(b"/overcome Investigate vs Fair", b"/overcome Investigate vs Fiar")
                      .replace(b"demo-first-post", b"bad-post"))
-    assert main(["process", str(post)]) == 1
+    assert main(["process", str(post)]) == 3
     out = capsys.readouterr().out
     assert "rejected" in out and "Fiar" in out
 
@@ -145,9 +145,9 @@ def test_campaign_settings_override_the_config(table, capsys, tmp_path):
     from tests.helpers import FIXED_NOW, eml
 
     assert main(["campaign", "set", "reaction_deadline_hours=2", "ranged_reach=any", "--campaign", "chicago"]) == 0
-    assert main(["campaign", "set", "reaction_deadline_hours=soon"]) == 2
+    assert main(["campaign", "set", "reaction_deadline_hours=soon"]) == 3
     assert "is not a number of hours" in capsys.readouterr().err
-    assert main(["campaign", "set", "colour=blue"]) == 2
+    assert main(["campaign", "set", "colour=blue"]) == 3
     assert "no campaign setting" in capsys.readouterr().err
     config = load_config(table / "pbp.toml")
     ctx = Context(config=config, dice=FixedDice("00++,0000"), clock=lambda: FIXED_NOW)

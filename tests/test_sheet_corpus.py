@@ -315,9 +315,9 @@ def test_every_hostile_sheet_is_a_clear_problem_fast_and_changes_nothing(cli_tab
     assert grown_kib < 128 * 1024, f"peak memory grew by {grown_kib / 1024:.0f} MiB"
     assert state() == before
 
-    # The whole corpus in one command line: every file reported, exit status 2, no traceback.
+    # The whole corpus in one command line: every file reported, exit status 3 (bad input), no traceback.
     capsys.readouterr()
-    assert main(["character", "import", *map(str, paths), "--campaign", "chicago"]) == 2
+    assert main(["character", "import", *map(str, paths), "--campaign", "chicago"]) == 3
     out = capsys.readouterr()
     assert "Traceback" not in out.err and out.out == ""
     assert f"0 of {len(paths)} sheets imported, {len(paths)} failed" in out.err

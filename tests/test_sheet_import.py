@@ -86,7 +86,7 @@ def test_every_file_is_tried_and_reported(cli_table, capsys):
              str(d),
              str(sample_dir() / "ghoul.toml")]
     capsys.readouterr()
-    assert main(["character", "import", *files, "--campaign", "chicago"]) == 2
+    assert main(["character", "import", *files, "--campaign", "chicago"]) == 3
     out = capsys.readouterr()
     assert out.out.splitlines() == [f"{files[0]}: imported Nora (pc) into chicago",
                                     f"{files[6]}: imported Ghoul (npc) into chicago"]
@@ -110,7 +110,7 @@ def test_a_refused_sheet_leaves_nothing_behind(cli_table, capsys):
     before = stored()
     stunts = "".join(f'[[stunts]]\nname = "Trick {i}"\nskill = "Empathy"\n' for i in range(4))
     path = write(cli_table, "nora.toml", NORA + stunts)
-    assert main(["character", "import", path]) == 2
+    assert main(["character", "import", path]) == 3
     err = capsys.readouterr().err
     assert ("refresh: Nora has refresh 3 with 4 stunts; the first 3 stunts are free and each further one costs "
             "1 refresh, starting from refresh 3, so refresh is 2, or count refresh gained at major milestones "
@@ -127,7 +127,7 @@ def test_case_twins_in_one_import_and_against_the_campaign(cli_table, capsys):
     a = write(d, "a.toml", NORA)
     b = write(d, "b.toml", NORA.replace('name = "Nora"', 'name = "NORA"'))
     capsys.readouterr()
-    assert main(["character", "import", a, b]) == 2
+    assert main(["character", "import", a, b]) == 3
     err = capsys.readouterr().err
     assert f'name: "Nora" is also the name in {b} (names are matched case-insensitively)' in err
     assert f'name: "NORA" is also the name in {a}' in err
@@ -135,7 +135,7 @@ def test_case_twins_in_one_import_and_against_the_campaign(cli_table, capsys):
 
     assert main(["character", "import", a]) == 0
     capsys.readouterr()
-    assert main(["character", "import", b]) == 2
+    assert main(["character", "import", b]) == 3
     err = capsys.readouterr().err
     assert 'name: chicago already has the character "NORA" as "Nora" (names are matched case-insensitively)' in err
     assert "hint: add --replace to overwrite it" in err
@@ -354,7 +354,7 @@ def test_a_file_that_cannot_be_read_is_one_line(cli_table, capsys):
     }
     paths = [write(cli_table, name, content) for name, (content, _) in cases.items()]
     capsys.readouterr()
-    assert main(["character", "import", *paths]) == 2
+    assert main(["character", "import", *paths]) == 3
     err = capsys.readouterr().err.splitlines()
     for path, (_, message) in zip(paths, cases.values()):
         (line,) = [x for x in err if x.startswith(f"error: {path}")]

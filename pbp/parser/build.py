@@ -55,6 +55,7 @@ from pbp.commands import (
     SceneStart,
     SessionEnd,
     Sheet,
+    TableView,
     StuntUse,
     Treat,
     Veto,
@@ -322,6 +323,9 @@ class Builder(Transformer):
     # -- out of the action
     def sheet(self, c):
         return Sheet, {"character": c[0]}
+
+    def table_view(self, c):
+        return TableView, {}
 
     def fp_show(self, c):
         return FpShow, {"character": c[1]}

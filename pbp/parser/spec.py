@@ -75,6 +75,7 @@ SPECS: tuple[Spec, ...] = (
          parts={"GIVE": "/fp give Ruth 1", "TAKE": "/fp take Ruth 1", "_SPEND": '/fp spend "for the story detail"'},
          roles={"FP": "a character name", "_SHOW": "a character name", "GIVE": "a character name",
                 "TAKE": "a character name"}),
+    Spec("table", "_TABLE", "/table", "Sheets and fate points"),
     Spec("as", "_AS", "/as Ghoul attack Charles with Fight", "The GM prefix `/as`", who="gm",
          roles={"_AS": "a character name"}),
     # -- play by post

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pbp import commands as c
-from pbp.play.core import NoteResult, Post, handles
+from pbp.play.core import GM, NoteResult, Post, handles
 from pbp.rules.fate_points import adjust_fate_points, spend_fate_point
 from pbp.sheets_view import sheet_dict, table_sheet
 
@@ -39,9 +39,20 @@ def fp_spend(post: Post, cmd: c.FpSpend):
 
 @handles(c.FpShow)
 def fp_show(post: Post, cmd: c.FpShow):
+    if post.author.is_gm and not cmd.character:
+        from pbp.play.economy import gm_pool_text   # the pool's bookkeeping lives there
+
+        return NoteResult(cmd.source, GM, "fp", text=gm_pool_text(post), gm_only=True)
     ch = post.character(cmd.character, cmd, for_reading=True)
     s = "s" if ch.fate_points != 1 else ""
-    return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} has {ch.fate_points} fate point{s} (refresh {ch.refresh})")
+    text = f"{ch.name} has {ch.fate_points} fate point{s} (refresh {ch.refresh})"
+    if ch.kind == "pc" or not post.author.is_gm:
+        return NoteResult(cmd.source, ch.name, "fp", text=text)
+    # what an NPC carries for a later scene's pool is the GM's business, answered to the GM alone
+    s = "s" if ch.carried_points != 1 else ""
+    return NoteResult(cmd.source, ch.name, "fp", gm_only=True,
+                      text=f"{text}; carries {ch.carried_points} point{s} into a later scene's GM pool")
+
 
 
 @handles(c.Again)

@@ -74,11 +74,28 @@ def open_scene_pool(post: Post, npcs: list[str] | None = None) -> list[Change]:
     return changes
 
 
+def pool_is_open(post: Post) -> bool:
+    """Whether the current scene's pool has been opened (at its start, or when first needed)."""
+    return post.play.pool_scene == _scene_key(post)
+
+
 def ensure_pool(post: Post) -> list[Change]:
     """The pool of the current scene, opened now if no scene start opened it."""
-    if post.play.pool_scene == _scene_key(post):
+    if pool_is_open(post):
         return []
     return open_scene_pool(post)
+
+
+def gm_pool_text(post: Post) -> str:
+    """The GM's ``/fp`` (and a line of the GM's ``/table``): the current scene's pool and
+    what NPCs carry for a later one."""
+    pool = post.play.ledger.gm_pool
+    text = (f"The GM's pool: {pool} fate point{'s' if pool != 1 else ''}" if pool_is_open(post)
+            else "The GM's pool opens with the scene's first need (one point per PC)")
+    carried = [(ch.name, ch.carried_points) for ch in post.table.characters.values() if ch.carried_points]
+    if carried:
+        text += "; NPCs carry " + ", ".join(f"{n} {p}" for n, p in carried) + " for a later scene"
+    return text + "."
 
 
 def pay_owed_at_scene_end(post: Post) -> list[Change]:

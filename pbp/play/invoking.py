@@ -361,6 +361,11 @@ def _after(post: Post, cmd, actor: str, result) -> None:
     stash["results"].append((result, ref))
 
 
+def kept_open(post: Post, result) -> bool:
+    """Whether this post kept ``result``'s roll open for invokes after the dice."""
+    return any(r is result for r, _ in _stash(post)["results"])
+
+
 def _owe(post: Post, result: ActionResult) -> tuple:
     ledger = post.play.ledger
     n = len(ledger.owed)

@@ -41,9 +41,9 @@ class Select:
     def __call__(self, *args) -> list[dict]:
         database = db.obj
         entry = self._cache.get(id(database))
-        if entry is None:
-            entry = self._cache[id(database)] = self._prepare(args)
-        sql, params, slots, converters = entry
+        if entry is None or entry[0] is not database:   # an id is reused once its database is gone
+            entry = self._cache[id(database)] = (database, *self._prepare(args))
+        _, sql, params, slots, converters = entry
         bound = [args[s] if s is not None else p for s, p in zip(slots, params)]
         cursor = database.execute_sql(sql, bound)
         rows = []
@@ -60,18 +60,19 @@ class Insert:
         self.model = model
         self.fields = [model._meta.fields[name] for name in fields]
         self.names = tuple(fields)
-        self._cache: dict[int, str] = {}
+        self._cache: dict[int, tuple] = {}
 
     def __call__(self, **values) -> int:
         database = db.obj
-        sql = self._cache.get(id(database))
+        cached = self._cache.get(id(database))
+        sql = cached[1] if cached is not None and cached[0] is database else None
         if sql is None:
             columns = ", ".join(f'"{f.column_name}"' for f in self.fields)  # SQLite and PostgreSQL
             marks = ", ".join([database.param] * len(self.fields))
             sql = f'INSERT INTO "{self.model._meta.table_name}" ({columns}) VALUES ({marks})'
             if isinstance(database, PostgresqlDatabase):
                 sql += ' RETURNING "id"'
-            self._cache[id(database)] = sql
+            self._cache[id(database)] = (database, sql)
         params = []
         for f in self.fields:
             value = values[f.name] if f.name in values else f.default() if callable(f.default) else f.default

@@ -178,7 +178,7 @@ def test_zero_is_no_window_but_no_deadline(chicago):
 def test_the_cli_says_one_clear_line_for_a_bad_setting(chicago, config, capsys, monkeypatch, tmp_path):
     cfg = tmp_path / "pbp.toml"
     cfg.write_text(f'[database]\nurl = "{config.database_url}"\n')
-    assert main(["-c", str(cfg), "campaign", "set", "reaction_deadline_hours=nan", "--campaign", "chicago"]) == 2
+    assert main(["-c", str(cfg), "campaign", "set", "reaction_deadline_hours=nan", "--campaign", "chicago"]) == 3
     err = capsys.readouterr().err
     assert "reaction_deadline_hours = 'nan' is not a finite number of hours" in err
     assert "Traceback" not in err

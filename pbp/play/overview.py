@@ -1,0 +1,223 @@
+"""The table at a glance: ``/table`` (and ``pbp table``), and the "could invoke" line under
+a player's roll.
+
+By post nobody sees the table; they read mails, each about one thing. ``/table`` answers
+"where are we": the scene and its zones, who stands where, the situation, zone and
+consequence aspects and boosts in play with their free invokes, the rolls still open for
+invokes, and (in the reply's footer, which every reply has: :func:`pbp.play.status_lines`)
+whose turn it is, who still acts, the reactions and compels waited for, with deadlines.
+
+Who sees what follows :mod:`pbp.views`: a player's ``/table`` is part of the table's mail,
+so it shows only what every player may know (``public_text``); the GM's own ``/table`` is
+answered to the GM alone, whole: hidden aspects marked "(hidden)", the GM's fate point pool
+and the points NPCs carry for a later scene. ``pbp table`` on the server is the GM's view.
+
+The overview is built once as plain data (:func:`overview`, the ``pbp table --json``
+shape) and written out as lines (:func:`overview_lines`), so the mail and the command line
+cannot disagree.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pbp import commands as c
+from pbp.play.conflict import active, when
+from pbp.play.core import GM, NoteResult, Post, after_action, handles, status_lines
+from pbp.play.economy import gm_pool_text, pool_is_open
+from pbp.play.invoking import kept_open, open_rolls
+from pbp.rules.results import Effect
+
+SHOWN_KINDS = ("situation", "zone", "boost", "consequence")
+"""The aspects an overview lists: those of the scene and its fights. High concepts,
+troubles and other character aspects are on the sheets (``/sheet NAME``), unless someone
+holds free invokes on one."""
+
+INVOCABLE_WIDTH = 76
+"""The "could invoke" line names aspects while it fits this width (a reply's lines stay
+within 78 characters with its indent), then says "and N more (/table)"; it always names one."""
+
+
+# --------------------------------------------------------------------------- the data
+
+
+def _zones(post: Post):
+    conflict = active(post)
+    if conflict is not None and conflict.zones is not None:
+        return conflict.zones
+    scene = post.play.scene
+    return scene.zones if scene is not None else None
+
+
+def _holder(name: str) -> str:
+    return "the GM's side" if name == GM else name
+
+
+def overview(post: Post, *, gm: bool) -> dict:
+    """What the table may know now (``gm``: and what only the GM knows), as plain data."""
+    play, table = post.play, post.table
+    scene = play.scene
+    zones = _zones(post)
+    conflict = active(post)
+    view: dict = {"scene": None, "conflict": None, "aspects": [], "open_rolls": []}
+    if scene is not None:
+        view["scene"] = {"number": scene.number, "name": scene.name, "zones": [], "borders": []}
+    if zones is not None and view["scene"] is not None:
+        view["scene"]["zones"] = [{"name": z, "here": sorted(n for n, at in zones.positions.items() if at == z)}
+                                  for z in zones.zones]
+        view["scene"]["borders"] = sorted(sorted(p, key=zones.zones.index) for p in zones.border_pairs)
+        if conflict is not None:
+            view["scene"]["not_placed"] = [n for n in conflict.turns.active if zones.zone_of(n) is None]
+    if conflict is not None:
+        order = conflict.turns
+        view["conflict"] = {"kind": conflict.kind, "exchange": order.exchange, "turn": order.current,
+                            "acted": list(order.acted), "out": list(conflict.out())}
+    for a in table.aspects:
+        if a.hidden and not gm:
+            continue
+        free = {h: n for h, n in a.free_invokes.items() if n}
+        if a.kind not in SHOWN_KINDS and not free:
+            continue
+        view["aspects"].append({"name": a.name, "kind": a.kind, "on": a.owner, "free_invokes": free,
+                                "hidden": a.hidden})
+    hours = post.hours("invoke_window_hours")
+    for roll in open_rolls(post):
+        if not roll.ids:
+            continue
+        until = roll.rolled_at + timedelta(hours=hours) if hours and hours > 0 else None
+        view["open_rolls"].append({"id": roll.ids[-1], "actor": roll.actor, "what": roll.summary,
+                                   "until": until.isoformat() if until else None, "_until": until})
+    view["waiting"] = status_lines(post)
+    if gm:
+        view["gm_pool"] = {"points": play.ledger.gm_pool if pool_is_open(post) else None,
+                           "carried": {ch.name: ch.carried_points for ch in table.characters.values()
+                                       if ch.carried_points},
+                           "owed": [{"to": o.to, "points": o.points, "aspect": o.aspect} for o in play.ledger.owed]}
+        view["gm_pool_text"] = gm_pool_text(post)
+    return view
+
+
+def to_json(view: dict) -> dict:
+    """The overview without the values kept only for writing it out."""
+    out = dict(view)
+    out.pop("gm_pool_text", None)
+    out["open_rolls"] = [{k: v for k, v in r.items() if not k.startswith("_")} for r in view["open_rolls"]]
+    return out
+
+
+# --------------------------------------------------------------------------- the words
+
+
+def _free_words(free: dict) -> str:
+    return ", ".join(f"{_holder(h)}: {n} free invoke{'s' if n != 1 else ''}" for h, n in free.items())
+
+
+def _aspect_line(a: dict) -> str:
+    where = {"boost": "a boost", "consequence": f"a consequence on {a['on']}"}.get(a["kind"])
+    if where is None:
+        where = f"on {a['on']}" if a["on"] else "on the scene"
+    if a["kind"] == "boost":
+        holders = ", ".join(_holder(h) for h in a["free_invokes"])
+        line = f'"{a["name"]}" ({where}' + (f", held by {holders})" if holders else ")")
+    else:
+        free = _free_words(a["free_invokes"])
+        line = f'"{a["name"]}" {where}' + (f" ({free})" if free else "")
+    return line + (" (hidden)" if a.get("hidden") else "")
+
+
+def overview_lines(view: dict, *, waiting: bool = True) -> list[str]:
+    """The overview as lines (nested ones indented by two spaces). ``waiting``: with the
+    turn and what pbp waits for (a mail's footer says those already)."""
+    lines = []
+    scene, conflict = view["scene"], view["conflict"]
+    if scene is None:
+        lines.append("No scene is open.")
+    else:
+        fight = f" ({conflict['kind']} conflict, exchange {conflict['exchange']})" if conflict else ""
+        lines.append(f'Scene {scene["number"]}: "{scene["name"]}"{fight}.')
+        if scene["zones"]:
+            lines.append("  Zones: " + " · ".join(z["name"] + (f" ({', '.join(z['here'])})" if z["here"] else "")
+                                               for z in scene["zones"]) + ".")
+        if scene.get("not_placed"):
+            lines.append("  Not on the map yet: " + ", ".join(scene["not_placed"]) + ".")
+        if scene["borders"]:
+            lines.append("  Borders: " + "; ".join(" - ".join(p) for p in scene["borders"]) + ".")
+    if conflict is None and scene is not None:
+        lines.append("No conflict is going on.")
+    if view["aspects"]:
+        lines.append("Aspects in play:")
+        lines += ["  " + _aspect_line(a) for a in view["aspects"]]
+    else:
+        lines.append("No situation aspects or boosts are in play.")
+    for r in view["open_rolls"]:
+        until = f" until {when(r['_until'])}" if r.get("_until") else ""
+        lines.append(f"Roll #{r['id']}, {r['what']}, is open for invokes{until}.")
+    if waiting:
+        lines += view["waiting"]
+    if view.get("gm_pool_text"):
+        lines.append(view["gm_pool_text"])
+    return lines
+
+
+@handles(c.TableView)
+def table_view(post: Post, cmd: c.TableView):
+    """A player's ``/table`` is in the table's mail (what everyone may know); the GM's is
+    answered to the GM alone, whole, as the GM's ``/sheet`` is."""
+    if post.author.is_gm:           # the GM's mail has no footer: the turn and what is waited for go in it
+        whole = "\n  ".join(overview_lines(overview(post, gm=True)))
+        return NoteResult(cmd.source, GM, "table", text=whole, gm_only=True)
+    whole = "\n  ".join(overview_lines(overview(post, gm=True), waiting=False))
+    public = "\n  ".join(overview_lines(overview(post, gm=False), waiting=False))
+    return NoteResult(cmd.source, post.speaker(), "table", text=whole, public_text=public)
+
+
+# --------------------------------------------------------------------------- under a player's roll
+
+
+def invocable(post: Post, actor: str) -> list[str]:
+    """The aspects ``actor`` could invoke on their roll that the table knows of, free ones
+    first: boosts and free invokes they hold, then the scene's aspects (on a zone map,
+    those of their own zone), then consequences. Their own character aspects are on their
+    sheet and are not listed."""
+    zones = _zones(post)
+    here = zones.zone_of(actor) if zones is not None else None
+    free, other = [], []
+    for a in post.table.aspects:
+        if a.hidden or a.kind in ("high_concept", "trouble", "character") and not a.free_for(actor):
+            continue
+        if a.kind == "zone" and here is not None and a.owner != here and not a.free_for(actor):
+            continue
+        if a.kind == "boost" and not a.free_for(actor):
+            continue
+        n = a.free_for(actor)
+        if n:
+            free.append(f'"{a.name}" ({n} free)')
+        elif a.kind in SHOWN_KINDS:
+            other.append(f'"{a.name}"')
+    return free + other
+
+
+def could_invoke_line(actor: str, names: list[str]) -> str:
+    """``Ruth could invoke: "Deep Shadows" (1 free), "Dark" and 3 more (/table).``, as many
+    names as fit :data:`INVOCABLE_WIDTH`."""
+    head = f"{actor} could invoke: "
+    for n in range(len(names), 0, -1):
+        rest = len(names) - n
+        text = head + ", ".join(names[:n]) + (f" and {rest} more (/table)" if rest else "") + "."
+        if len(text) <= INVOCABLE_WIDTH or n == 1:
+            return text
+    return head.rstrip(": ") + "."
+
+
+@after_action
+def _could_invoke(post: Post, cmd, actor: str, result) -> None:
+    """Under a player's own roll, one line with what they could still invoke on it (as the
+    table stands after the roll)."""
+    if post.author.is_gm or not kept_open(post, result) or not post.controls(actor):
+        return
+    names = invocable(post, actor)
+    if not names:
+        return
+    line = Effect("could_invoke", could_invoke_line(actor, names), {"aspects": names})
+    # added once the roll is in the ledger: a hint for the reader, not part of what was rolled
+    post.after_ledger.append(lambda ledger: result.effects.append(line))
+
