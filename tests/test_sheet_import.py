@@ -275,8 +275,10 @@ CHARACTER_SLOTS = [
 
 
 def grammar_keywords() -> set[str]:
-    """Every whole word the grammar's keyword terminals match."""
-    text = (__import__("pbp.resources", fromlist=["x"]).resource_path("grammar", "commands.lark")).read_text()
+    """Every whole word the grammar's keyword terminals match (the ladder's filled in)."""
+    from pbp.parser.grammar import grammar
+
+    text = grammar()
     words: set[str] = set()
 
     def expand(body: str) -> list[str]:
