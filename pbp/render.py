@@ -7,6 +7,7 @@ changes into the glyphs players read ("[+] [0] [-] [+]", "Great (+4)", "FP 3 -> 
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import timezone
@@ -287,6 +288,12 @@ MAX_REFERENCES = 20
 MAX_REPLY_SUBJECT = 2 * MAX_SUBJECT
 
 
+#: What pbp itself once added to a subject (" — for the GM only"; before threads kept their
+#: subject, " — Charles, defend by Tue 18:00 UTC"): cut when a reply to such a mail comes
+#: back, while a player's own " — part 2" stays.
+OUR_SUFFIX = re.compile(r" — (for the GM only|[^—]*, (defend|absorb|compel #\d+) by [^—]*)$")
+
+
 def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:
     """"Re: [Campaign] subject": one Re:, one campaign tag. The incoming subject is
     cleaned and shortened to :data:`~pbp.textsafety.MAX_SUBJECT` (a 5,000-character
@@ -294,7 +301,7 @@ def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:
     base = header_text(subject, 10 * MAX_SUBJECT)
     while base[:3].lower() in ("re:", "aw:", "sv:"):
         base = base[3:].strip()
-    base = header_text(base.split(" — ", 1)[0], MAX_SUBJECT)  # our own "— Charles, defend by ..."
+    base = header_text(OUR_SUFFIX.sub("", base), MAX_SUBJECT)
     tag = f"[{header_text(campaign_name, MAX_NAME)}]"
     if tag.lower() not in base.lower():
         base = f"{tag} {base}".strip()
@@ -323,9 +330,12 @@ def _threading(mail) -> tuple[str | None, list[str]]:
 
 
 def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, str], to: list[str],
-                subject: str | None = None, subject_suffix: str = "") -> Reply:
+                subject: str | None = None, thread_subject: str | None = None) -> Reply:
     """The outgoing mail to ``to``, threaded to ``mail`` when there is one (a deadline round
-    starts a thread of its own).
+    starts a thread of its own). Its subject is "Re: [Campaign] ..." of ``thread_subject``,
+    the subject the thread began with (:func:`pbp.pipeline.thread_subject`), or of
+    ``mail``'s own: so a reply to a private mail, or a subject edited mid-thread, does not
+    rename the table's thread; deadlines and private matters are said in the body.
 
     Nothing that reaches a header here is trusted, even what pbp checked when it was
     stored: recipients and the sender must be addr-specs (others are dropped and logged; a
@@ -341,9 +351,9 @@ def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, s
         log.warning("campaign %s: not writing to invalid address(es) %s", campaign.slug,
                     ", ".join(repr(shorten(a, 80)) for a in to if not is_addr_spec(a)))
     if subject is None:
-        suffix = " (not applied)" if kind == "error" else subject_suffix
-        subject = reply_subject(mail.subject, name, suffix) if mail is not None else \
-            f"[{name}] {subject_suffix.lstrip(' —') or 'Deadlines'}"
+        suffix = " (not applied)" if kind == "error" else ""
+        base = thread_subject if thread_subject is not None else mail.subject if mail is not None else None
+        subject = reply_subject(base, name, suffix) if base is not None else f"[{name}] Deadlines"
     elif f"[{name}]" not in subject:
         subject = f"[{name}] {subject}"
     subject = header_text(subject, MAX_REPLY_SUBJECT)

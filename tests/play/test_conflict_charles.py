@@ -26,7 +26,9 @@ def test_charles_against_the_ghoul_by_mail(chicago, config):
     assert first.status == "applied", first.outcome.errors
     attack = first.outcome.results[0]
     assert attack["effort"] == 4 and attack["opposition"] is None
-    assert "Charles, defend by" in first.replies[0].subject
+    # the table's thread keeps its subject; the deadline is in the body
+    assert first.replies[0].subject == "Re: [Chicago Nights] The conflict"
+    assert "If you have not answered by Tue 1 Dec" in first.text
     assert "/defend Athletics" in first.text and "Athletics, Good (+3)" in first.text
     assert sheet(chicago, "Charles").stress["physical"] == [False, False, False]
 
