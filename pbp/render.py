@@ -250,8 +250,36 @@ class Renderer:
         return self.text_env.get_template("sheet.txt.j2").render(sheet=sheet)
 
 
+#: Longest line of the plain text part as sent (RFC 5322's "SHOULD" of 78 characters).
+TEXT_WIDTH = 78
+_STUFF = (" ", ">", "From ")
+
+
+def flow(text: str, width: int = TEXT_WIDTH) -> str:
+    """Plain text as ``format=flowed`` (RFC 3676): a line longer than ``width`` is cut at
+    spaces into lines that end in a space (soft breaks), which a phone's client joins and
+    reflows to its screen, and other clients show as they are, within ``width``. Lines
+    starting with a space, ">" or "From " are space-stuffed, so the working table keeps its
+    indentation. :func:`pbp.mail.decoding.unflow` gives back the text exactly (the text
+    comes from :func:`tidy`: no line ends in a space of its own)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        while len(line) + line.startswith(_STUFF) > width:
+            indent = len(line) - len(line.lstrip(" "))
+            cut = line.rfind(" ", indent + 1, width - 1)   # the piece keeps its space: <= width - 1
+            if cut < 0:
+                cut = line.find(" ", width - 1)             # a word longer than the line: cut after it
+                if cut < 0:
+                    break
+            piece, line = line[:cut + 1], line[cut + 1:]
+            out.append(" " + piece if piece.startswith(_STUFF) else piece)
+        out.append(" " + line if line.startswith(_STUFF) else line)
+    return "\n".join(out)
+
+
 def mime_alternative(headers: list[tuple[str, str]], text: str, html: str) -> str:
-    """A multipart/alternative mail (text, then HTML), both parts UTF-8 quoted-printable.
+    """A multipart/alternative mail (text, then HTML), both parts UTF-8 quoted-printable;
+    the text ``format=flowed`` (:func:`flow`), so no line of it is longer than 78 characters.
 
     Written directly rather than through ``email.message``: our header values are already
     encoded (and folded where long), and the generator's header folding cost more than
@@ -261,8 +289,8 @@ def mime_alternative(headers: list[tuple[str, str]], text: str, html: str) -> st
     lines = [f"{name}: {value}" for name, value in headers]
     lines += ["MIME-Version: 1.0", f'Content-Type: multipart/alternative;\n boundary="{boundary}"', "",
               "This is a multi-part message in MIME format.", ""]
-    for subtype, body in (("plain", text), ("html", html)):
-        lines += [f"--{boundary}", f'Content-Type: text/{subtype}; charset="utf-8"',
+    for subtype, body in (("plain; charset=\"utf-8\"; format=flowed", flow(text)), ("html; charset=\"utf-8\"", html)):
+        lines += [f"--{boundary}", f'Content-Type: text/{subtype}',
                   "Content-Transfer-Encoding: quoted-printable", "",
                   # quoprimime encodes code points below 256 as bytes: hand it UTF-8 bytes as latin-1
                   body_encode(body.replace("\r\n", "\n").encode("utf-8").decode("latin-1"), eol="\n").rstrip("\n"), ""]

@@ -10,7 +10,7 @@ from email import policy
 from pbp.pipeline import Context, apply_deadlines, process_message
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m
-from tests.helpers import FIXED_NOW, eml
+from tests.helpers import FIXED_NOW, eml, plain_text
 
 ADDRESS = {"GM": "gm@pbp.localhost"}
 
@@ -90,6 +90,6 @@ class MailTable:
 def _read(message_id: str) -> Reply:
     row = m.OutboxMail.get(m.OutboxMail.message_id == message_id)
     msg = email.message_from_string(row.raw, policy=policy.default)
-    text = msg.get_body(("plain",)).get_content()
+    text = plain_text(msg)
     refs = [r.strip("<>") for r in (msg["References"] or "").split()]
     return Reply(to=list(row.recipients), subject=row.subject, text=text, message_id=message_id, references=refs)
