@@ -17,6 +17,7 @@ from email.utils import format_datetime, formataddr
 from typing import TYPE_CHECKING
 
 import jinja2
+from markupsafe import Markup, escape
 
 from pbp.mail.reading import SYNTHETIC_ID_DOMAIN
 from pbp.resources import resource_path
@@ -37,11 +38,6 @@ VERBS = {
     "attack": "{actor} attacks {target} with {skill}",
     "defend": "{actor} defends with {skill}",
 }
-CHANGE_WORDS = {"fate_points": "FP", "free_invokes": "free invokes", "stress": "stress", "aspect": "aspect",
-                "boost": "boost", "consequence": "consequence", "gm_pool": "pool", "escrow": "escrow",
-                "carried_points": "carried points"}
-
-
 def faces(roll) -> str:
     if roll.sides == "F":
         return " ".join(FACE[f] for f in roll.faces)
@@ -54,21 +50,84 @@ def ladder(n: int) -> str:
     return f"{signed(n)} {word}" if word else signed(n)
 
 
-def change_text(ch) -> str:
-    """One change as players read it: "Ruth FP 3 -> 2", "Ethan's free invokes on On Fire
-    0 -> 1", "On Fire created"."""
+def _boost(name: str) -> str:
+    return name if name.casefold().startswith("boost") else f"boost {name}"
+
+
+def change_parts(ch) -> tuple[str, str]:
+    """One change as players read it, as (who or what, what happened to it): ("Ruth",
+    "FP 3 -> 2"), ("Ethan's free invokes on On Fire", "0 -> 1"), ("On Fire", "created"),
+    ("Shoggoth", "taken out"). Things to which the same happened are listed together
+    (:func:`change_lines`), so the second part never names the first."""
     before = "none" if ch.before is None else ch.before
-    if ch.what == "aspect" and ch.detail == "renamed":
-        return f"{ch.before} renamed {ch.after}"
-    if ch.what == "aspect":
-        return f"{ch.subject} {ch.after}"
-    if ch.what == "free_invokes" and " (held by " in ch.subject:
-        aspect, holder = ch.subject[:-1].split(" (held by ", 1)
-        after = "gone" if ch.after in (None, 0) else ch.after
-        return f"{holder}'s free invokes on {aspect} {before} -> {after}"
-    what = CHANGE_WORDS.get(ch.what, ch.what.replace("_", " "))
-    after = "gone" if ch.after in (None, 0) and ch.what == "boost" else ch.after
-    return f"{ch.subject} {what} {before} -> {after}"
+    what, subject, after = ch.what, ch.subject, ch.after
+    if what == "aspect":
+        if ch.detail == "renamed":
+            return str(ch.before), f"is now {after}"
+        return subject, {"removed": "gone"}.get(after, str(after))
+    if what == "free_invokes" and " (held by " in subject:
+        aspect, holder = subject[:-1].split(" (held by ", 1)
+        return f"{holder}'s free invokes on {aspect}", f"{before} -> {'gone' if after in (None, 0) else after}"
+    if what == "boost":
+        if isinstance(after, str) and after.startswith("held by "):
+            return _boost(subject), f"passed to {after[8:]}"
+        return _boost(subject), {"removed": "gone", None: "gone", 0: "gone"}.get(after, str(after))
+    if what == "stress":
+        name, _, track = subject.partition(" (")
+        track = track.rstrip(")")
+        if isinstance(after, str) and "x" not in after:
+            return name, f"{track} stress cleared".strip()
+        return name, f"{track} stress {before} -> {after}".strip()
+    if what == "taken_out":
+        return subject, "taken out" if after else "back in play"
+    if what == "consequence":
+        if ch.before is None:
+            return subject, f'takes the {ch.detail + " " if ch.detail else ""}consequence "{after}"'
+        if after is None:
+            return subject, f'is rid of "{ch.before}"'
+        return subject, f'"{ch.before}" is now "{after}"'
+    if what == "character":
+        return subject, f"joins as a new {ch.detail or 'character'}"
+    if what == "gm_pool":
+        return "GM's pool", f"{before} -> {after}"
+    if what == "escrow":
+        return subject, f"holds {after} FP" if after else f"FP goes {ch.detail}".strip()
+    if what == "carried_points":
+        return subject, f"carries {after} FP into the GM's next pool" if after else "carries no FP"
+    if what == "fate_points":
+        return subject, f"FP {before} -> {after}"
+    if what == "owed":
+        return subject, f"owed FP {before} -> {after}"
+    if what == "recovering":
+        return subject, "recovering" if after else "no longer recovering"
+    return subject, f"{what.replace('_', ' ')} {before} -> {after}"
+
+
+def change_text(ch) -> str:
+    who, happened = change_parts(ch)
+    return f"{who} {happened}"
+
+
+def change_lines(changes) -> list[str]:
+    """The "Changed" list: one entry per thing changed, and things to which the same
+    happened in one entry ("physical stress cleared: Cassandra, Ethan, Ruth"), so a scene's
+    end fits on a phone screen. A consequence renamed is said once, by its aspect."""
+    renamed = {(ch.before, ch.after) for ch in changes if ch.what == "aspect" and ch.detail == "renamed"}
+    groups: dict[str, list[str]] = {}
+    for ch in changes:
+        if ch.what == "consequence" and (ch.before, ch.after) in renamed:
+            continue
+        who, happened = change_parts(ch)
+        groups.setdefault(happened, []).append(who)
+    return [f"{whos[0]} {happened}" if len(whos) == 1 else f"{_heading(happened)}: {', '.join(whos)}"
+            for happened, whos in groups.items()]
+
+
+def _heading(happened: str) -> str:
+    """What happened to several things, as the head of their list ("new minor NPCs")."""
+    if happened.startswith("joins as a new "):
+        return happened[len("joins as a "):] + "s"
+    return happened
 
 
 def tidy(text: str) -> str:
@@ -115,25 +174,83 @@ def brief(sheet: dict) -> str:
     return " · ".join(parts)
 
 
+def brief_html(sheet: dict) -> Markup:
+    """:func:`brief` for the HTML part: fate points as a counter, stress as boxes (filled
+    when marked), consequences and held invokes as words, each piece wrapping as a whole."""
+    e = escape
+    parts = [Markup('<b>{}</b> <span style="{}">{} FP</span>').format(sheet["name"], FP_STYLE, sheet["fate_points"])]
+    for track, boxes in sheet["stress"].items():
+        if boxes:
+            drawn = Markup("").join(Markup('<span style="{}"></span>').format(BOX_MARKED if b else BOX_FREE) for b in boxes)
+            parts.append(Markup("{} {}").format(track, drawn))
+    for q in sheet["consequences"]:
+        if q["aspect"]:
+            parts.append(Markup("{} &ldquo;{}&rdquo;{}").format(q["severity"], q["aspect"],
+                                                              " (recovering)" if q["recovering"] else ""))
+    if sheet.get("carried_points"):
+        parts.append(Markup("carries {} FP into the GM's next pool").format(sheet["carried_points"]))
+    held = sheet.get("free_invokes_held") or {}
+    if held:
+        parts.append(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items())))
+    if sheet["taken_out"]:
+        parts.append(Markup("<b>taken out</b>"))
+    keep = 1 + sum(1 for boxes in sheet["stress"].values() if boxes)   # the counter and the boxes do not break
+    return Markup(" · ").join([*(Markup('<span style="white-space:nowrap">{}</span>').format(p) for p in parts[:keep]),
+                               *parts[keep:]])
+
+
+FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius:9px; background:#e8e0c8; "
+            "color:#5a4500; font-size:13px; text-align:center;")
+_BOX = "display:inline-block; width:11px; height:11px; margin-right:2px; vertical-align:-1px; border:1.5px solid #555;"
+BOX_FREE = _BOX + " background:#fff;"
+BOX_MARKED = _BOX + " background:#b33; border-color:#b33;"
+DIE_STYLE = ("display:inline-block; width:1.3em; height:1.3em; line-height:1.3em; margin-right:3px; text-align:center; "
+             "border:1px solid #888; border-radius:3px; background:#fff; font-weight:bold;")
+
+
+def paragraphs(blocks: list) -> list:
+    """The blocks of a reply for HTML: the author's hard-wrapped prose lines joined into
+    paragraphs (a blank line ends one), results as they are."""
+    out: list = []
+    for kind, item, extra in blocks:
+        if kind != "prose":
+            out.append((kind, item, extra))
+        elif not item.strip():
+            out.append(("break", "", None))
+        elif out and out[-1][0] == "prose":
+            out[-1] = ("prose", f"{out[-1][1]} {item.strip()}", None)
+        else:
+            out.append(("prose", item.strip(), None))
+    return [b for b in out if b[0] != "break"]
+
+
 @dataclass(frozen=True)
 class Row:
+    """One row of a roll's working. ``text`` is what the plain text shows; a row of dice
+    also keeps its faces (``dice``) and what follows them (``rest``), so HTML can draw the
+    dice as boxes."""
+
     label: str
     text: str
     value: str = ""
+    dice: tuple = ()
+    rest: str = ""
 
 
 def action_rows(res: ActionResult) -> list[Row]:
     """The working of a roll, one row per term: dice, each modifier with its source,
     rerolls, effort, opposition."""
     effort = res.effort
-    rows = [Row("dice", faces(effort.rolls[0]), signed(effort.rolls[0].total))]
+    first = effort.rolls[0]
+    rows = [Row("dice", faces(first), signed(first.total), dice=_glyphs(first))]
     for use in effort.invokes:
         if use.reroll is not None:
-            rows.append(Row("reroll", f"{faces(use.reroll)} (invoke {use.aspect}, {_paid(use)})", signed(use.reroll.total)))
+            rest = f"(invoke {use.aspect}, {_paid(use)})"
+            rows.append(Row("reroll", f"{faces(use.reroll)} {rest}", signed(use.reroll.total), _glyphs(use.reroll), rest))
     for mod in effort.modifiers:
         if mod.source == "skill":
             continue
-        rows.append(Row(mod.source, mod.label, signed(mod.value)))
+        rows.append(_modifier_row(mod))
     for use in effort.invokes:
         if use.paid_with == "skipped":
             rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
@@ -142,13 +259,33 @@ def action_rows(res: ActionResult) -> list[Row]:
     if opp is not None:
         if opp.effort is None:
             rows.append(Row("vs", opp.label or describe(opp.value), ""))
-        else:
+        else:  # a rolled opposition shows its working too: which number is its dice, which its total
             o = opp.effort
-            mods = "".join(f", {m.label} {signed(m.value)}" for m in o.modifiers if m.source != "skill")
             skill = next((m for m in o.modifiers if m.source == "skill"), None)
-            skill_txt = f"{skill.label} {describe(skill.value)}" if skill else (o.skill or "")
-            rows.append(Row("vs", f"{opp.character}: {skill_txt}, dice {faces(o.dice)}{mods}", ladder(opp.value)))
+            skill_txt = f"{skill.label} {describe(skill.value)}" if skill else (o.skill or "no skill")
+            rows.append(Row("vs", f"{opp.character}: {skill_txt}", ""))
+            rows.append(Row("", f"  dice {faces(o.dice)}", signed(o.dice.total), _glyphs(o.dice)))
+            for m in o.modifiers:
+                if m.source != "skill":
+                    row = _modifier_row(m)
+                    rows.append(Row("", f"  {row.label} {row.text}".rstrip(), row.value))
+            rows.append(Row("", "  total", ladder(opp.value)))
     return rows
+
+
+def _glyphs(roll) -> tuple[str, ...]:
+    """The faces as drawn in HTML boxes: "+", "−", a blank for 0 (Fate dice), or numbers."""
+    if roll.sides == "F":
+        return tuple({1: "+", 0: "\u00a0", -1: "\u2212"}[f] for f in roll.faces)
+    return tuple(str(f) for f in roll.faces)
+
+
+def _modifier_row(mod) -> Row:
+    """An effort's term other than the skill: "invoke Distracted (free)", "stunt Screaming
+    Charge", a bonus or penalty written in the command."""
+    if mod.source == "modifier":
+        return Row("bonus" if mod.value >= 0 else "penalty", "", signed(mod.value))
+    return Row(mod.source, mod.label, signed(mod.value))
 
 
 def _paid(use) -> str:
@@ -180,6 +317,11 @@ def verdict(res: ActionResult) -> str:
     return f"{word}, {s} shift{'s' if s != 1 else ''}"
 
 
+#: More changed sheets than this (a scene's end clears everyone's stress) are named, not
+#: drawn, so the reply still fits on a phone screen.
+MAX_SHEETS = 4
+
+
 class Renderer:
     """The Jinja environment (built once) and one method per kind of reply, each
     returning (plain text, HTML)."""
@@ -191,8 +333,10 @@ class Renderer:
         self.text_env = jinja2.Environment(autoescape=False, **common)
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, change=change_text, brief=brief)
-            env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict,
+            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, change=change_text, brief=brief,
+                               changes=change_lines)
+            env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
+                               die_style=DIE_STYLE, brief_html=brief_html,
                                is_action=lambda r: isinstance(r, ActionResult))
 
     def _both(self, name: str, **data) -> tuple[str, str]:
@@ -222,7 +366,7 @@ class Renderer:
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
         return self._both(template, campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets,
-                          relay=relay, asks=list(asks), status=list(status))
+                          relay=relay, asks=list(asks), status=list(status), max_sheets=MAX_SHEETS)
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)

@@ -70,7 +70,7 @@ def test_charles_against_the_ghoul_by_mail(chicago, config):
     assert d3.outcome.results[0]["effort"] == -1 and d3.outcome.results[0]["shifts"] == -9
     assert sheet(chicago, "Charles").taken_out
     assert "Charles is taken out" in d3.text
-    assert "The conflict is over: the npcs win" in d3.text
+    assert "The conflict is over: Ghoul wins" in d3.text
     assert "absorb" not in d3.replies[0].subject
     from pbp.play.state import load_play
     from pbp.store import models as m
