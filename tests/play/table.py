@@ -26,6 +26,7 @@ class Reply:
     text: str
     message_id: str
     references: list[str] = field(default_factory=list)
+    html: str = ""
 
 
 @dataclass
@@ -92,4 +93,6 @@ def _read(message_id: str) -> Reply:
     msg = email.message_from_string(row.raw, policy=policy.default)
     text = plain_text(msg)
     refs = [r.strip("<>") for r in (msg["References"] or "").split()]
-    return Reply(to=list(row.recipients), subject=row.subject, text=text, message_id=message_id, references=refs)
+    html = msg.get_body(("html",)).get_content()
+    return Reply(to=list(row.recipients), subject=row.subject, text=text, message_id=message_id, references=refs,
+                 html=html)
