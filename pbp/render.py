@@ -284,7 +284,7 @@ def _modifier_row(mod) -> Row:
     """An effort's term other than the skill: "invoke Distracted (free)", "stunt Screaming
     Charge", a bonus or penalty written in the command."""
     if mod.source == "modifier":
-        return Row("bonus" if mod.value >= 0 else "penalty", "", signed(mod.value))
+        return Row("bonus" if mod.value > 0 else "penalty", "", signed(mod.value))
     return Row(mod.source, mod.label, signed(mod.value))
 
 
@@ -344,11 +344,12 @@ class Renderer:
         return (tidy(text), self.html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
-               status=(), template: str = "result") -> tuple[str, str]:
+               status=(), template: str = "result", notes=()) -> tuple[str, str]:
         """The post with each command replaced by its result (relay), or the results alone
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
-        for, whose turn it is, and the sheets that changed. ``template`` "gm_copy": the
-        same, as the GM's own copy of what the table's mail left out (:mod:`pbp.views`)."""
+        for, whose turn it is, the reader's notes (lines that looked like commands but were
+        not read as ones) and the sheets that changed. ``template`` "gm_copy": the same, as
+        the GM's own copy of what the table's mail left out (:mod:`pbp.views`)."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
@@ -366,13 +367,15 @@ class Renderer:
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
         return self._both(template, campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets,
-                          relay=relay, asks=list(asks), status=list(status), max_sheets=MAX_SHEETS)
+                          relay=relay, asks=list(asks), status=list(status), notes=list(notes),
+                          max_sheets=MAX_SHEETS)
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)
 
     def error(self, *, mail, campaign, errors, status=()) -> tuple[str, str]:
-        return self._both("error", mail=mail, campaign=campaign, errors=errors, status=list(status))
+        shown = [e.shown() if hasattr(e, "shown") else e for e in errors]
+        return self._both("error", mail=mail, campaign=campaign, errors=shown, status=list(status))
 
     def stranger(self, *, mail, campaign) -> tuple[str, str]:
         return self._both("stranger", mail=mail, campaign=campaign)
