@@ -208,6 +208,17 @@ DIE_STYLE = ("display:inline-block; width:1.3em; height:1.3em; line-height:1.3em
              "border:1px solid #888; border-radius:3px; background:#fff; font-weight:bold;")
 
 
+_STRESS_BOXES = re.compile(r"(?:\[[x ]\])+")
+
+
+def boxes_html(line: str) -> Markup:
+    """A "Changed" line for HTML, its stress boxes ("[x][ ]") drawn as boxes."""
+    def draw(found: re.Match) -> str:
+        return "".join(f'<span style="{BOX_MARKED if box == "[x]" else BOX_FREE}"></span>'
+                       for box in re.findall(r"\[[x ]\]", found.group(0)))
+    return Markup(_STRESS_BOXES.sub(draw, str(escape(line))))
+
+
 def paragraphs(blocks: list) -> list:
     """The blocks of a reply for HTML: the author's hard-wrapped prose lines joined into
     paragraphs (a blank line ends one), results as they are."""
@@ -336,7 +347,7 @@ class Renderer:
             env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, change=change_text, brief=brief,
                                changes=change_lines)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
-                               die_style=DIE_STYLE, brief_html=brief_html,
+                               die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult))
 
     def _both(self, name: str, **data) -> tuple[str, str]:
