@@ -400,8 +400,7 @@ class Renderer:
             from email import policy
 
             msg = _email.message_from_string(original.raw, policy=policy.default)
-            part = msg.get_body(("plain",))
-            body = part.get_content() if part is not None else ""
+            body = plain_text(msg) if msg.get_body(("plain",)) is not None else ""
         return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body, kind=kind)
 
     def sheet(self, sheet: dict) -> str:
@@ -433,6 +432,16 @@ def flow(text: str, width: int = TEXT_WIDTH) -> str:
             out.append(" " + piece if piece.startswith(_STUFF) else piece)
         out.append(" " + line if line.startswith(_STUFF) else line)
     return "\n".join(out)
+
+
+def plain_text(msg) -> str:
+    """The plain text of a reply (an ``email.message``) as pbp wrote it: its flowed lines
+    joined again, for printing (``pbp process``, the demo)."""
+    from pbp.mail.decoding import unflow
+
+    part = msg.get_body(("plain",))
+    text = part.get_content()
+    return unflow(text.replace("\r\n", "\n")) if (part.get_param("format") or "").lower() == "flowed" else text
 
 
 def mime_alternative(headers: list[tuple[str, str]], text: str, html: str) -> str:
