@@ -304,9 +304,11 @@ def _print_outcome(path, outcome) -> None:
         import email
         from email import policy
 
+        from pbp.render import plain_text
+
         msg = email.message_from_string(row.raw, policy=policy.default)
         print(f"-- reply to {', '.join(reply['to'])}: {reply['subject']}")
-        print(msg.get_body(("plain",)).get_content())
+        print(plain_text(msg))
 
 
 def cmd_tick(args) -> int:

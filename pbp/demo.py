@@ -56,7 +56,9 @@ def print_reply(row: m.OutboxMail) -> None:
     msg = email.message_from_string(row.raw, policy=policy.default)
     print("\n" + "=" * 72)
     print(f"To: {msg['To']}\nSubject: {msg['Subject']}\n")
-    print(msg.get_body(("plain",)).get_content().rstrip())
+    from pbp.render import plain_text
+
+    print(plain_text(msg).rstrip())
     print("=" * 72 + "\n")
 
 

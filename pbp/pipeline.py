@@ -366,7 +366,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     seen = views(results, post.table, names_at_start=post.names_at_start, author_is_gm=post.author.is_gm)
     table_ledger = {id(shown): post.ledger[id(res)] for shown, res in zip(seen.table, results) if id(res) in post.ledger}
     changed = _table_sheets(post, changed_names)
-    subject_suffix = f" — {post.asks[0].subject}" if post.asks and post.asks[0].subject else ""
+    subject = thread_subject(source) if source is not None else None  # None: the thread's (mail=thread)
     body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
                                commands=commands, sheets=changed, relay=relay, asks=post.asks,
                                status=status_lines(post), notes=notes)
@@ -374,7 +374,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     # a deadline round with only reminders tells only; a post with only the GM's business, too
     if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
         replies.append(build_reply(ctx, mail=source or thread, campaign=campaign, kind="result",
-                                   to=table_recipients(campaign, members), body=body, subject_suffix=subject_suffix))
+                                   to=table_recipients(campaign, members), body=body, thread_subject=subject))
     table_reply = replies[0] if replies else None
     # the thread map names only what is still open, so it does not grow with the campaign
     open_ids = open_roll_ids(post.play)
@@ -384,7 +384,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     for tell in post.tells:
         to = _addresses(post, members, tell.to)
         if to:
-            replies.append(build_reply(ctx, mail=source, campaign=campaign, kind="tell", to=to,
+            replies.append(build_reply(ctx, mail=source or thread, campaign=campaign, kind="tell", to=to,
                                        body=ctx.renderer.tell(campaign=campaign, tell=tell), subject=tell.subject))
             if tell.refs:
                 post.play.threads[replies[-1].message_id] = list(tell.refs)
@@ -393,12 +393,29 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         origin = source or thread
         replies.append(build_reply(
             ctx, mail=origin, campaign=campaign, kind="tell", to=gms,
-            subject=reply_subject(origin.subject if origin is not None else "Deadlines", campaign.name,
+            subject=reply_subject(subject or (origin.subject if origin is not None else "Deadlines"), campaign.name,
                                   " — for the GM only"),
             body=ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
                                      commands=None, sheets=[], relay=False, template="gm_copy")))
     _save_play(campaign, post.play, ctx.config)
     return replies
+
+
+_SUBJECT_OF = Select(lambda message_id: m.Message.select(m.Message.subject).where(m.Message.message_id == message_id))
+_OUR_SUBJECT = Select(lambda message_id: m.OutboxMail.select(m.OutboxMail.subject)
+                      .where(m.OutboxMail.message_id == message_id))
+
+
+def thread_subject(mail: Mail) -> str:
+    """The subject the mail's thread began with: that of the thread's first mail
+    (References' first id, else In-Reply-To) when pbp has it, else the mail's own. Replies
+    keep it, so the table's thread is not renamed by a player answering a private mail
+    ("Re: [Campaign] Compel #3 on ...: accept or refuse") nor by one who edits the subject."""
+    for msgid in dict.fromkeys(i for i in (*mail.references[:1], mail.in_reply_to) if i):
+        rows = _SUBJECT_OF(msgid) or _OUR_SUBJECT(msgid)
+        if rows:
+            return rows[0]["subject"]
+    return mail.subject
 
 
 def _table_sheets(post: Post, changed_names: list[str]) -> list[dict]:
@@ -477,7 +494,8 @@ def _reject(base, record, mail, campaign, member, ctx, errors: list[CommandError
     with m.db.atomic():
         reply = build_reply(ctx, mail=mail, campaign=campaign, kind="error", to=[mail.from_addr],
                             body=ctx.renderer.error(mail=mail, campaign=campaign, errors=errors,
-                                                    status=_status_after_error(campaign, member, ctx)))
+                                                    status=_status_after_error(campaign, member, ctx)),
+                            thread_subject=thread_subject(mail))
         base.replies = _enqueue([reply], campaign, mail.message_id)
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base

@@ -7,6 +7,7 @@ changes into the glyphs players read ("[+] [0] [-] [+]", "Great (+4)", "FP 3 -> 
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from dataclasses import dataclass
 from datetime import timezone
@@ -16,6 +17,7 @@ from email.utils import format_datetime, formataddr
 from typing import TYPE_CHECKING
 
 import jinja2
+from markupsafe import Markup, escape
 
 from pbp.mail.reading import SYNTHETIC_ID_DOMAIN
 from pbp.resources import resource_path
@@ -36,11 +38,6 @@ VERBS = {
     "attack": "{actor} attacks {target} with {skill}",
     "defend": "{actor} defends with {skill}",
 }
-CHANGE_WORDS = {"fate_points": "FP", "free_invokes": "free invokes", "stress": "stress", "aspect": "aspect",
-                "boost": "boost", "consequence": "consequence", "gm_pool": "pool", "escrow": "escrow",
-                "carried_points": "carried points"}
-
-
 def faces(roll) -> str:
     if roll.sides == "F":
         return " ".join(FACE[f] for f in roll.faces)
@@ -53,21 +50,84 @@ def ladder(n: int) -> str:
     return f"{signed(n)} {word}" if word else signed(n)
 
 
-def change_text(ch) -> str:
-    """One change as players read it: "Ruth FP 3 -> 2", "Ethan's free invokes on On Fire
-    0 -> 1", "On Fire created"."""
+def _boost(name: str) -> str:
+    return name if name.casefold().startswith("boost") else f"boost {name}"
+
+
+def change_parts(ch) -> tuple[str, str]:
+    """One change as players read it, as (who or what, what happened to it): ("Ruth",
+    "FP 3 -> 2"), ("Ethan's free invokes on On Fire", "0 -> 1"), ("On Fire", "created"),
+    ("Shoggoth", "taken out"). Things to which the same happened are listed together
+    (:func:`change_lines`), so the second part never names the first."""
     before = "none" if ch.before is None else ch.before
-    if ch.what == "aspect" and ch.detail == "renamed":
-        return f"{ch.before} renamed {ch.after}"
-    if ch.what == "aspect":
-        return f"{ch.subject} {ch.after}"
-    if ch.what == "free_invokes" and " (held by " in ch.subject:
-        aspect, holder = ch.subject[:-1].split(" (held by ", 1)
-        after = "gone" if ch.after in (None, 0) else ch.after
-        return f"{holder}'s free invokes on {aspect} {before} -> {after}"
-    what = CHANGE_WORDS.get(ch.what, ch.what.replace("_", " "))
-    after = "gone" if ch.after in (None, 0) and ch.what == "boost" else ch.after
-    return f"{ch.subject} {what} {before} -> {after}"
+    what, subject, after = ch.what, ch.subject, ch.after
+    if what == "aspect":
+        if ch.detail == "renamed":
+            return str(ch.before), f"is now {after}"
+        return subject, {"removed": "gone"}.get(after, str(after))
+    if what == "free_invokes" and " (held by " in subject:
+        aspect, holder = subject[:-1].split(" (held by ", 1)
+        return f"{holder}'s free invokes on {aspect}", f"{before} -> {'gone' if after in (None, 0) else after}"
+    if what == "boost":
+        if isinstance(after, str) and after.startswith("held by "):
+            return _boost(subject), f"passed to {after[8:]}"
+        return _boost(subject), {"removed": "gone", None: "gone", 0: "gone"}.get(after, str(after))
+    if what == "stress":
+        name, _, track = subject.partition(" (")
+        track = track.rstrip(")")
+        if isinstance(after, str) and "x" not in after:
+            return name, f"{track} stress cleared".strip()
+        return name, f"{track} stress {before} -> {after}".strip()
+    if what == "taken_out":
+        return subject, "taken out" if after else "back in play"
+    if what == "consequence":
+        if ch.before is None:
+            return subject, f'takes the {ch.detail + " " if ch.detail else ""}consequence "{after}"'
+        if after is None:
+            return subject, f'is rid of "{ch.before}"'
+        return subject, f'"{ch.before}" is now "{after}"'
+    if what == "character":
+        return subject, f"joins as a new {ch.detail or 'character'}"
+    if what == "gm_pool":
+        return "GM's pool", f"{before} -> {after}"
+    if what == "escrow":
+        return subject, f"holds {after} FP" if after else f"FP goes {ch.detail}".strip()
+    if what == "carried_points":
+        return subject, f"carries {after} FP into the GM's next pool" if after else "carries no FP"
+    if what == "fate_points":
+        return subject, f"FP {before} -> {after}"
+    if what == "owed":
+        return subject, f"owed FP {before} -> {after}"
+    if what == "recovering":
+        return subject, "recovering" if after else "no longer recovering"
+    return subject, f"{what.replace('_', ' ')} {before} -> {after}"
+
+
+def change_text(ch) -> str:
+    who, happened = change_parts(ch)
+    return f"{who} {happened}"
+
+
+def change_lines(changes) -> list[str]:
+    """The "Changed" list: one entry per thing changed, and things to which the same
+    happened in one entry ("physical stress cleared: Cassandra, Ethan, Ruth"), so a scene's
+    end fits on a phone screen. A consequence renamed is said once, by its aspect."""
+    renamed = {(ch.before, ch.after) for ch in changes if ch.what == "aspect" and ch.detail == "renamed"}
+    groups: dict[str, list[str]] = {}
+    for ch in changes:
+        if ch.what == "consequence" and (ch.before, ch.after) in renamed:
+            continue
+        who, happened = change_parts(ch)
+        groups.setdefault(happened, []).append(who)
+    return [f"{whos[0]} {happened}" if len(whos) == 1 else f"{_heading(happened)}: {', '.join(whos)}"
+            for happened, whos in groups.items()]
+
+
+def _heading(happened: str) -> str:
+    """What happened to several things, as the head of their list ("new minor NPCs")."""
+    if happened.startswith("joins as a new "):
+        return happened[len("joins as a "):] + "s"
+    return happened
 
 
 def tidy(text: str) -> str:
@@ -114,28 +174,94 @@ def brief(sheet: dict) -> str:
     return " · ".join(parts)
 
 
+def brief_html(sheet: dict) -> Markup:
+    """:func:`brief` for the HTML part: fate points as a counter, stress as boxes (filled
+    when marked), consequences and held invokes as words, each piece wrapping as a whole."""
+    e = escape
+    parts = [Markup('<b>{}</b> <span style="{}">{} FP</span>').format(sheet["name"], FP_STYLE, sheet["fate_points"])]
+    for track, boxes in sheet["stress"].items():
+        if boxes:
+            drawn = Markup("").join(Markup('<span style="{}"></span>').format(BOX_MARKED if b else BOX_FREE) for b in boxes)
+            parts.append(Markup("{} {}").format(track, drawn))
+    for q in sheet["consequences"]:
+        if q["aspect"]:
+            parts.append(Markup("{} &ldquo;{}&rdquo;{}").format(q["severity"], q["aspect"],
+                                                              " (recovering)" if q["recovering"] else ""))
+    if sheet.get("carried_points"):
+        parts.append(Markup("carries {} FP into the GM's next pool").format(sheet["carried_points"]))
+    held = sheet.get("free_invokes_held") or {}
+    if held:
+        parts.append(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items())))
+    if sheet["taken_out"]:
+        parts.append(Markup("<b>taken out</b>"))
+    keep = 1 + sum(1 for boxes in sheet["stress"].values() if boxes)   # the counter and the boxes do not break
+    return Markup(" · ").join([*(Markup('<span style="white-space:nowrap">{}</span>').format(p) for p in parts[:keep]),
+                               *parts[keep:]])
+
+
+FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius:9px; background:#e8e0c8; "
+            "color:#5a4500; font-size:13px; text-align:center;")
+_BOX = "display:inline-block; width:11px; height:11px; margin-right:2px; vertical-align:-1px; border:1.5px solid #555;"
+BOX_FREE = _BOX + " background:#fff;"
+BOX_MARKED = _BOX + " background:#b33; border-color:#b33;"
+DIE_STYLE = ("display:inline-block; width:1.3em; height:1.3em; line-height:1.3em; margin-right:3px; text-align:center; "
+             "border:1px solid #888; border-radius:3px; background:#fff; font-weight:bold;")
+
+
+_STRESS_BOXES = re.compile(r"(?:\[[x ]\])+")
+
+
+def boxes_html(line: str) -> Markup:
+    """A "Changed" line for HTML, its stress boxes ("[x][ ]") drawn as boxes."""
+    def draw(found: re.Match) -> str:
+        return "".join(f'<span style="{BOX_MARKED if box == "[x]" else BOX_FREE}"></span>'
+                       for box in re.findall(r"\[[x ]\]", found.group(0)))
+    return Markup(_STRESS_BOXES.sub(draw, str(escape(line))))
+
+
+def paragraphs(blocks: list) -> list:
+    """The blocks of a reply for HTML: the author's hard-wrapped prose lines joined into
+    paragraphs (a blank line ends one), results as they are."""
+    out: list = []
+    for kind, item, extra in blocks:
+        if kind != "prose":
+            out.append((kind, item, extra))
+        elif not item.strip():
+            out.append(("break", "", None))
+        elif out and out[-1][0] == "prose":
+            out[-1] = ("prose", f"{out[-1][1]} {item.strip()}", None)
+        else:
+            out.append(("prose", item.strip(), None))
+    return [b for b in out if b[0] != "break"]
+
+
 @dataclass(frozen=True)
 class Row:
+    """One row of a roll's working. ``text`` is what the plain text shows; a row of dice
+    also keeps its faces (``dice``) and what follows them (``rest``), so HTML can draw the
+    dice as boxes."""
+
     label: str
     text: str
     value: str = ""
+    dice: tuple = ()
+    rest: str = ""
 
 
 def action_rows(res: ActionResult) -> list[Row]:
     """The working of a roll, one row per term: dice, each modifier with its source,
     rerolls, effort, opposition."""
     effort = res.effort
-    rows = [Row("dice", faces(effort.rolls[0]), signed(effort.rolls[0].total))]
+    first = effort.rolls[0]
+    rows = [Row("dice", faces(first), signed(first.total), dice=_glyphs(first))]
     for use in effort.invokes:
         if use.reroll is not None:
-            rows.append(Row("reroll", f"{faces(use.reroll)} (invoke {use.aspect}, {_paid(use)})", signed(use.reroll.total)))
+            rest = f"(invoke {use.aspect}, {_paid(use)})"
+            rows.append(Row("reroll", f"{faces(use.reroll)} {rest}", signed(use.reroll.total), _glyphs(use.reroll), rest))
     for mod in effort.modifiers:
         if mod.source == "skill":
             continue
-        if mod.source == "modifier":       # a plain +N: "bonus" fits the column, the label says nothing more
-            rows.append(Row("bonus" if mod.value > 0 else "penalty", "", signed(mod.value)))
-        else:
-            rows.append(Row(mod.source, mod.label, signed(mod.value)))
+        rows.append(_modifier_row(mod))
     for use in effort.invokes:
         if use.paid_with == "skipped":
             rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
@@ -144,13 +270,33 @@ def action_rows(res: ActionResult) -> list[Row]:
     if opp is not None:
         if opp.effort is None:
             rows.append(Row("vs", opp.label or describe(opp.value), ""))
-        else:
+        else:  # a rolled opposition shows its working too: which number is its dice, which its total
             o = opp.effort
-            mods = "".join(f", {m.label} {signed(m.value)}" for m in o.modifiers if m.source != "skill")
             skill = next((m for m in o.modifiers if m.source == "skill"), None)
-            skill_txt = f"{skill.label} {describe(skill.value)}" if skill else (o.skill or "")
-            rows.append(Row("vs", f"{opp.character}: {skill_txt}, dice {faces(o.dice)}{mods}", ladder(opp.value)))
+            skill_txt = f"{skill.label} {describe(skill.value)}" if skill else (o.skill or "no skill")
+            rows.append(Row("vs", f"{opp.character}: {skill_txt}", ""))
+            rows.append(Row("", f"  dice {faces(o.dice)}", signed(o.dice.total), _glyphs(o.dice)))
+            for m in o.modifiers:
+                if m.source != "skill":
+                    row = _modifier_row(m)
+                    rows.append(Row("", f"  {row.label} {row.text}".rstrip(), row.value))
+            rows.append(Row("", "  total", ladder(opp.value)))
     return rows
+
+
+def _glyphs(roll) -> tuple[str, ...]:
+    """The faces as drawn in HTML boxes: "+", "−", a blank for 0 (Fate dice), or numbers."""
+    if roll.sides == "F":
+        return tuple({1: "+", 0: "\u00a0", -1: "\u2212"}[f] for f in roll.faces)
+    return tuple(str(f) for f in roll.faces)
+
+
+def _modifier_row(mod) -> Row:
+    """An effort's term other than the skill: "invoke Distracted (free)", "stunt Screaming
+    Charge", a bonus or penalty written in the command."""
+    if mod.source == "modifier":
+        return Row("bonus" if mod.value > 0 else "penalty", "", signed(mod.value))
+    return Row(mod.source, mod.label, signed(mod.value))
 
 
 def _paid(use) -> str:
@@ -182,6 +328,11 @@ def verdict(res: ActionResult) -> str:
     return f"{word}, {s} shift{'s' if s != 1 else ''}"
 
 
+#: More changed sheets than this (a scene's end clears everyone's stress) are named, not
+#: drawn, so the reply still fits on a phone screen.
+MAX_SHEETS = 4
+
+
 class Renderer:
     """The Jinja environment (built once) and one method per kind of reply, each
     returning (plain text, HTML)."""
@@ -193,8 +344,10 @@ class Renderer:
         self.text_env = jinja2.Environment(autoescape=False, **common)
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, change=change_text, brief=brief)
-            env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict,
+            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, change=change_text, brief=brief,
+                               changes=change_lines)
+            env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
+                               die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult))
 
     def _both(self, name: str, **data) -> tuple[str, str]:
@@ -225,7 +378,8 @@ class Renderer:
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
         return self._both(template, campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets,
-                          relay=relay, asks=list(asks), status=list(status), notes=list(notes))
+                          relay=relay, asks=list(asks), status=list(status), notes=list(notes),
+                          max_sheets=MAX_SHEETS)
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)
@@ -246,16 +400,53 @@ class Renderer:
             from email import policy
 
             msg = _email.message_from_string(original.raw, policy=policy.default)
-            part = msg.get_body(("plain",))
-            body = part.get_content() if part is not None else ""
+            body = plain_text(msg) if msg.get_body(("plain",)) is not None else ""
         return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body, kind=kind)
 
     def sheet(self, sheet: dict) -> str:
         return self.text_env.get_template("sheet.txt.j2").render(sheet=sheet)
 
 
+#: Longest line of the plain text part as sent (RFC 5322's "SHOULD" of 78 characters).
+TEXT_WIDTH = 78
+_STUFF = (" ", ">", "From ")
+
+
+def flow(text: str, width: int = TEXT_WIDTH) -> str:
+    """Plain text as ``format=flowed`` (RFC 3676): a line longer than ``width`` is cut at
+    spaces into lines that end in a space (soft breaks), which a phone's client joins and
+    reflows to its screen, and other clients show as they are, within ``width``. Lines
+    starting with a space, ">" or "From " are space-stuffed, so the working table keeps its
+    indentation. :func:`pbp.mail.decoding.unflow` gives back the text exactly (the text
+    comes from :func:`tidy`: no line ends in a space of its own)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        while len(line) + line.startswith(_STUFF) > width:
+            indent = len(line) - len(line.lstrip(" "))
+            cut = line.rfind(" ", indent + 1, width - 1)   # the piece keeps its space: <= width - 1
+            if cut < 0:
+                cut = line.find(" ", width - 1)             # a word longer than the line: cut after it
+                if cut < 0:
+                    break
+            piece, line = line[:cut + 1], line[cut + 1:]
+            out.append(" " + piece if piece.startswith(_STUFF) else piece)
+        out.append(" " + line if line.startswith(_STUFF) else line)
+    return "\n".join(out)
+
+
+def plain_text(msg) -> str:
+    """The plain text of a reply (an ``email.message``) as pbp wrote it: its flowed lines
+    joined again, for printing (``pbp process``, the demo)."""
+    from pbp.mail.decoding import unflow
+
+    part = msg.get_body(("plain",))
+    text = part.get_content()
+    return unflow(text.replace("\r\n", "\n")) if (part.get_param("format") or "").lower() == "flowed" else text
+
+
 def mime_alternative(headers: list[tuple[str, str]], text: str, html: str) -> str:
-    """A multipart/alternative mail (text, then HTML), both parts UTF-8 quoted-printable.
+    """A multipart/alternative mail (text, then HTML), both parts UTF-8 quoted-printable;
+    the text ``format=flowed`` (:func:`flow`), so no line of it is longer than 78 characters.
 
     Written directly rather than through ``email.message``: our header values are already
     encoded (and folded where long), and the generator's header folding cost more than
@@ -265,8 +456,8 @@ def mime_alternative(headers: list[tuple[str, str]], text: str, html: str) -> st
     lines = [f"{name}: {value}" for name, value in headers]
     lines += ["MIME-Version: 1.0", f'Content-Type: multipart/alternative;\n boundary="{boundary}"', "",
               "This is a multi-part message in MIME format.", ""]
-    for subtype, body in (("plain", text), ("html", html)):
-        lines += [f"--{boundary}", f'Content-Type: text/{subtype}; charset="utf-8"',
+    for subtype, body in (("plain; charset=\"utf-8\"; format=flowed", flow(text)), ("html; charset=\"utf-8\"", html)):
+        lines += [f"--{boundary}", f'Content-Type: text/{subtype}',
                   "Content-Transfer-Encoding: quoted-printable", "",
                   # quoprimime encodes code points below 256 as bytes: hand it UTF-8 bytes as latin-1
                   body_encode(body.replace("\r\n", "\n").encode("utf-8").decode("latin-1"), eol="\n").rstrip("\n"), ""]
@@ -292,6 +483,12 @@ MAX_REFERENCES = 20
 MAX_REPLY_SUBJECT = 2 * MAX_SUBJECT
 
 
+#: What pbp itself once added to a subject (" — for the GM only"; before threads kept their
+#: subject, " — Charles, defend by Tue 18:00 UTC"): cut when a reply to such a mail comes
+#: back, while a player's own " — part 2" stays.
+OUR_SUFFIX = re.compile(r" — (for the GM only|[^—]*, (defend|absorb|compel #\d+) by [^—]*)$")
+
+
 def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:
     """"Re: [Campaign] subject": one Re:, one campaign tag. The incoming subject is
     cleaned and shortened to :data:`~pbp.textsafety.MAX_SUBJECT` (a 5,000-character
@@ -299,7 +496,7 @@ def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:
     base = header_text(subject, 10 * MAX_SUBJECT)
     while base[:3].lower() in ("re:", "aw:", "sv:"):
         base = base[3:].strip()
-    base = header_text(base.split(" — ", 1)[0], MAX_SUBJECT)  # our own "— Charles, defend by ..."
+    base = header_text(OUR_SUFFIX.sub("", base), MAX_SUBJECT)
     tag = f"[{header_text(campaign_name, MAX_NAME)}]"
     if tag.lower() not in base.lower():
         base = f"{tag} {base}".strip()
@@ -328,9 +525,12 @@ def _threading(mail) -> tuple[str | None, list[str]]:
 
 
 def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, str], to: list[str],
-                subject: str | None = None, subject_suffix: str = "") -> Reply:
+                subject: str | None = None, thread_subject: str | None = None) -> Reply:
     """The outgoing mail to ``to``, threaded to ``mail`` when there is one (a deadline round
-    starts a thread of its own).
+    starts a thread of its own). Its subject is "Re: [Campaign] ..." of ``thread_subject``,
+    the subject the thread began with (:func:`pbp.pipeline.thread_subject`), or of
+    ``mail``'s own: so a reply to a private mail, or a subject edited mid-thread, does not
+    rename the table's thread; deadlines and private matters are said in the body.
 
     Nothing that reaches a header here is trusted, even what pbp checked when it was
     stored: recipients and the sender must be addr-specs (others are dropped and logged; a
@@ -346,9 +546,9 @@ def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, s
         log.warning("campaign %s: not writing to invalid address(es) %s", campaign.slug,
                     ", ".join(repr(shorten(a, 80)) for a in to if not is_addr_spec(a)))
     if subject is None:
-        suffix = " (not applied)" if kind == "error" else subject_suffix
-        subject = reply_subject(mail.subject, name, suffix) if mail is not None else \
-            f"[{name}] {subject_suffix.lstrip(' —') or 'Deadlines'}"
+        suffix = " (not applied)" if kind == "error" else ""
+        base = thread_subject if thread_subject is not None else mail.subject if mail is not None else None
+        subject = reply_subject(base, name, suffix) if base is not None else f"[{name}] Deadlines"
     elif f"[{name}]" not in subject:
         subject = f"[{name}] {subject}"
     subject = header_text(subject, MAX_REPLY_SUBJECT)

@@ -32,7 +32,8 @@ def plain_only(raw: str) -> str:
     for key, value in msg.items():
         if key.lower() not in ("content-type", "content-transfer-encoding", "mime-version"):
             out[key] = value
-    out.set_content(part.get_content())
+    flowed = (part.get_param("format") or "").lower() == "flowed"   # pbp's replies are (pbp.render.flow)
+    out.set_content(part.get_content(), params={"format": "flowed"} if flowed else None)
     return out.as_string()
 
 

@@ -21,3 +21,17 @@ def eml(body: str, *, sender: str = "ruth@pbp.localhost", subject: str = "The wa
             f"Date: Sun, 29 Nov 2026 18:00:00 +0000\nMIME-Version: 1.0\n{extra}"
             "Content-Type: text/plain; charset=utf-8\n\n")
     return (head + textwrap.dedent(body).lstrip("\n")).encode("utf-8")
+
+
+def plain_text(msg) -> str:
+    """The plain text of one of pbp's replies as a reader's client shows it, checked as it
+    travels: ``format=flowed`` with no line longer than 78 characters (only a single word
+    longer than a line may be), then unflowed (RFC 3676) back to the lines pbp wrote."""
+    from pbp.mail.decoding import unflow
+
+    part = msg.get_body(("plain",))
+    assert part.get_param("format") == "flowed", part["Content-Type"]
+    wire = part.get_content()
+    long = [line for line in wire.splitlines() if len(line) > 78 and " " in line.strip()]
+    assert not long, f"lines longer than 78 characters: {long}"
+    return unflow(wire.replace("\r\n", "\n"))

@@ -153,7 +153,16 @@ def test_campaign_settings_override_the_config(table, capsys, tmp_path):
     ctx = Context(config=config, dice=FixedDice("00++,0000"), clock=lambda: FIXED_NOW)
     out = process_message(eml("/as Ghoul attack Ruth with Fight\n", sender="gm@pbp.localhost"), ctx)
     assert out.status == "applied", out.errors
-    assert "20:00 UTC" in out.replies[0]["subject"]       # 18:00 + 2 hours, not the config's 48
+    import email
+    from email import policy
+
+    from pbp.store import models as m
+    from tests.helpers import plain_text
+
+    row = m.OutboxMail.get(m.OutboxMail.message_id == out.replies[0]["message_id"])
+    text = plain_text(email.message_from_string(row.raw, policy=policy.default))
+    assert "by Sun 29 Nov 20:00 UTC" in text           # 18:00 + 2 hours, not the config's 48 (in the body:
+    assert "UTC" not in out.replies[0]["subject"]       # the table's subject stays the thread's)
 
 
 def test_the_sample_posts_play_in_order(tmp_path, capsys):

@@ -11,7 +11,7 @@ import pytest
 
 from pbp.pipeline import process_message
 from pbp.store import models as m
-from tests.helpers import eml, make_ctx
+from tests.helpers import eml, make_ctx, plain_text
 from tests.test_pipeline import snapshot_db
 
 RUTH, CHARLES, CASSANDRA = "ruth@pbp.localhost", "charles@pbp.localhost", "cassandra@pbp.localhost"
@@ -25,7 +25,8 @@ def replies(outcome) -> list[tuple[list[str], str]]:
     for r in outcome.replies:
         row = m.OutboxMail.get(m.OutboxMail.message_id == r["message_id"])
         msg = email.message_from_string(row.raw, policy=policy.default)
-        parts = [p.get_content() for p in msg.walk() if p.get_content_maintype() == "text"]
+        parts = [(plain_text(msg) if p.get_content_subtype() == "plain" else p.get_content())
+                  for p in msg.walk() if p.get_content_maintype() == "text"]
         out.append((list(row.recipients), "\n".join([str(msg["Subject"]), *parts])))
     return out
 

@@ -20,7 +20,7 @@ from pbp.daemon import Daemon
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m
 from pbp.store.db import open_database
-from tests.helpers import eml
+from tests.helpers import eml, plain_text
 from tests.rig.fixtures import SMTP_PASSWORD, SMTP_USER
 
 pytestmark = pytest.mark.live
@@ -95,7 +95,7 @@ def daemon(config, env, dice="0+00,0000,0000,0000"):
 
 
 def body_of(raw: bytes) -> str:
-    return email.message_from_bytes(raw, policy=policy.default).get_body(("plain",)).get_content()
+    return plain_text(email.message_from_bytes(raw, policy=policy.default))
 
 
 def test_post_in_over_imap_reply_out_over_smtp_threaded(table, mailbox, smtp_auth_server, env):

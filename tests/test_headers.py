@@ -12,7 +12,7 @@ import pytest
 from pbp.parser import parse_command
 from pbp.pipeline import process_message
 from pbp.store import models as m
-from tests.helpers import eml, make_ctx
+from tests.helpers import eml, make_ctx, plain_text
 from tests.test_pipeline import snapshot_db
 
 BASE = {"from", "to", "subject", "date", "message-id", "auto-submitted", "x-pbp-campaign", "mime-version",
@@ -160,7 +160,7 @@ def test_a_command_with_a_control_bidi_or_zero_width_character_is_refused(chicag
     parse_command(err["example"])  # the example itself parses
     ((msg, raw),) = replies(out)
     check(msg, raw, THREADED, [sender])
-    text = msg.get_body(("plain",)).get_content()
+    text = plain_text(msg)
     assert "cannot be part of a command" in text
     assert not any(ch in text for ch in "\u202e\u202d\u2066\u2062\u2063\0\x07")  # the echo shows "?" instead
 

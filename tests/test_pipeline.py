@@ -10,7 +10,7 @@ import pytest
 from pbp.pipeline import process_message
 from pbp.store import models as m
 from pbp.store import repo
-from tests.helpers import FIXED_NOW, eml, make_ctx
+from tests.helpers import FIXED_NOW, eml, make_ctx, plain_text
 
 
 def sheet(campaign, name):
@@ -28,7 +28,7 @@ def snapshot_db():
 
 def reply_text(outcome) -> str:
     row = m.OutboxMail.get(m.OutboxMail.message_id == outcome.replies[0]["message_id"])
-    return email.message_from_string(row.raw, policy=policy.default).get_body(("plain",)).get_content()
+    return plain_text(email.message_from_string(row.raw, policy=policy.default))
 
 
 def test_charles_investigates_antarctica(chicago, config):
@@ -331,4 +331,4 @@ def test_a_deadline_answers_in_the_thread_of_the_mail_that_asked(chicago, config
     msg = email.message_from_string(row.raw, policy=policy.default)
     assert msg["In-Reply-To"] == f"<{asked}>" and asked in msg["References"]
     assert msg["Subject"].startswith("Re: [Chicago Nights] The warehouse")
-    assert "Ruth did not answer" in msg.get_body(("plain",)).get_content()
+    assert "Ruth did not answer" in plain_text(msg)

@@ -4,17 +4,22 @@ from __future__ import annotations
 import email
 from email import policy
 
-from pbp.render import mime_alternative, reply_subject
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pbp.mail.decoding import unflow
+from pbp.render import flow, mime_alternative, reply_subject
+from tests.helpers import plain_text
 
 
 def test_mime_alternative_round_trips_non_ascii_text_and_html():
-    text = "Ruth · Fantástico (+6) — “On Fire” ✓\n" + "a long line " * 20 + "\n=equals= and trailing space \n"
+    text = "Ruth · Fantástico (+6) — “On Fire” ✓\n" + ("a long line " * 20).rstrip() + "\n=equals= and  two spaces\n"
     html = "<p>Ruth · “On Fire” ✓</p>"
     raw = mime_alternative([("From", "t@x"), ("Subject", "s")], text, html)
     assert raw.isascii()
     msg = email.message_from_string(raw, policy=policy.default)
     assert msg.get_content_type() == "multipart/alternative"
-    assert msg.get_body(("plain",)).get_content() == text
+    assert plain_text(msg) == text
     assert msg.get_body(("html",)).get_content().rstrip("\n") == html
     assert all(len(line) <= 78 for line in raw.splitlines())
 
@@ -23,3 +28,13 @@ def test_reply_subject_keeps_one_re_and_one_tag():
     assert reply_subject("The warehouse", "Chicago Nights") == "Re: [Chicago Nights] The warehouse"
     assert reply_subject("Re: RE: [Chicago Nights] The warehouse", "Chicago Nights") == "Re: [Chicago Nights] The warehouse"
     assert reply_subject("AW: Sv: hello", "X") == "Re: [X] hello"
+
+
+@given(st.lists(st.text(st.sampled_from(" ab>F-·"), max_size=200).map(str.rstrip), max_size=6))
+def test_flowed_text_gives_back_its_lines_and_keeps_within_78(lines):
+    """Any tidy text (no line ends in a space) sent format=flowed reads back exactly, and
+    only a word longer than a line may make a line longer than 78 characters."""
+    text = "\n".join(lines)
+    wire = flow(text)
+    assert unflow(wire) == text
+    assert all(len(line) <= 78 or " " not in line[1:-1] for line in wire.split("\n"))

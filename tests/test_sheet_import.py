@@ -22,7 +22,7 @@ from pbp.rules.systems import FATE_CONDENSED as FC
 from pbp.sheetfile import load_sheet, parse_sheet
 from pbp.store import models as m
 from pbp.store import repo
-from tests.helpers import eml, make_ctx
+from tests.helpers import eml, make_ctx, plain_text
 
 NORA = '''name = "Nora"
 kind = "pc"
@@ -251,7 +251,7 @@ def test_names_are_kept_as_players_type_them(chicago, config, tmp_path):
     import_character(chicago, sheet)
     out = process_message(eml('/sheet "Jack O’Malley"\n'), make_ctx(config))
     assert out.status == "applied", out.errors
-    assert "Jack O'Malley" in mails(out)[0].get_body(("plain",)).get_content()
+    assert "Jack O'Malley" in plain_text(mails(out)[0])
     assert "holds a quote character, so no command could name it" in problems(_npc('Jack "The Knife"'))
 
 

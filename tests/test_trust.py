@@ -12,7 +12,7 @@ import pytest
 from pbp.pipeline import Context, process_message
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m
-from tests.helpers import FIXED_NOW, eml, make_ctx
+from tests.helpers import FIXED_NOW, eml, make_ctx, plain_text
 from tests.test_headers import THREADED, check, replies
 from tests.test_pipeline import sheet, snapshot_db
 
@@ -58,7 +58,7 @@ def test_a_forged_pass_does_not_let_a_player_give_fate_points_as_the_gm(chicago,
     assert "did not confirm" in out.errors[0]["message"] and "DKIM or SPF" in out.errors[0]["message"]
     ((msg, raw),) = replies(out)
     check(msg, raw, THREADED, ["gm@pbp.localhost"])
-    text = msg.get_body(("plain",)).get_content()
+    text = plain_text(msg)
     assert "Nothing in your post was applied" in text and "did not confirm" in text
 
 

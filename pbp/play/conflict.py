@@ -181,7 +181,7 @@ def attack(post: Post, cmd: c.Attack, actor: Character, target: Character, confl
         reach = post.play.scene.ranged_reach if post.play.scene is not None else "adjacent"
         try:
             rc.check_reach(conflict, actor.name, target.name, ranged=kind is not None and kind.name != "melee",
-                           policy=reach)
+                           policy=reach, how=f"a {cmd.skill} attack" if kind is not None and kind.name == "mental" else "")
         except RulesError as exc:
             exc.source = exc.source or cmd.source
             raise

@@ -142,8 +142,10 @@ def move(conflict: Conflict, who: str, to: str) -> Conflict:
     return replace(conflict, zones=conflict.zones.move(name, to), turns=turns)
 
 
-def check_reach(conflict: Conflict, attacker: str, target: str, ranged: bool, policy: str = "adjacent") -> None:
-    """Refuse an attack out of reach: close combat in one's own zone, shots per ``policy``.
+def check_reach(conflict: Conflict, attacker: str, target: str, ranged: bool, policy: str = "adjacent",
+                how: str = "") -> None:
+    """Refuse an attack out of reach: close combat in one's own zone, shots (and other
+    attacks at a distance, ``how``: "a Provoke attack") per ``policy``.
     Without a zone map, or with someone not placed yet, everything is in reach."""
     zones = conflict.zones
     if zones is None:
@@ -153,7 +155,7 @@ def check_reach(conflict: Conflict, attacker: str, target: str, ranged: bool, po
         return
     ok = zones.in_ranged_range(a, b, policy) if ranged else zones.in_melee_range(a, b)
     if not ok:
-        how = "a shot" if ranged else "close combat"
+        how = how or ("a shot" if ranged else "close combat")
         raise RulesError(f'{target} is in "{b}", out of reach of {how} from "{a}"',
                          expected=f"a target in reach of {how}",
                          example=f'/move "{b}"' if not ranged else f'/move "{b}"',
@@ -232,13 +234,21 @@ def end_conflict(conflict: Conflict, table: Table, *, by_gm: bool = False) -> Co
                          hint="the GM can end it anyway with /conflict end")
     changes = payout_on_end(conflict, table)
     winner = winning_side(conflict)
-    text = f"The conflict is over: the {winner} win" if winner else "The conflict is over"
+    winners = standing(conflict, winner) if winner else ()
+    text = f"The conflict is over: {_names(winners)} win{'s' if len(winners) == 1 else ''}" if winners \
+        else "The conflict is over"
     effect = Effect("conflict_over", text, {"winner": winner, "conceded": list(conflict.conceded),
                                            "taken_out": list(conflict.taken_out)})
     return ConflictOutcome(replace(conflict, ended=True), [effect], changes)
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _names(names) -> str:
+    """"Ruth", "Ruth and Ethan", "Ruth, Ethan and Cassandra": the winners, not a side's id."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 def _member(conflict: Conflict, who: str) -> str:
     key = who.casefold()

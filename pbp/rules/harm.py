@@ -454,19 +454,23 @@ def _check_names(table: Table, ch: Character, consequences, source: str) -> list
     return names
 
 
+def _shifts(n: int) -> str:
+    return f"{n} shift" if n == 1 else f"{n} shifts"
+
+
 def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], absorbed: int, source: str) -> None:
     spare = absorbed - shifts
     if stress and spare >= 1:
         keep = stress - min(stress, spare)
         raise RulesError(
-            f"{ch.name} needs {shifts} shifts absorbed and this absorbs {absorbed}: "
+            f"{ch.name} needs {_shifts(shifts)} absorbed and this absorbs {absorbed}: "
             f"mark {keep} stress box{'es' if keep != 1 else ''}, not {stress}",
             source=source, expected="no more stress boxes than the hit needs",
         )
     for s in chosen:
         if absorbed - s.shifts >= shifts:
             raise RulesError(
-                f"{ch.name} needs {shifts} shifts absorbed and this absorbs {absorbed} without the "
+                f"{ch.name} needs {_shifts(shifts)} absorbed and this absorbs {absorbed} without the "
                 f"{_severity_words(s.severity)} consequence: leave it out",
                 source=source, expected="only consequences the hit needs",
             )

@@ -10,7 +10,7 @@ from email import policy
 from pbp.pipeline import Context, apply_deadlines, process_message
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m
-from tests.helpers import FIXED_NOW, eml
+from tests.helpers import FIXED_NOW, eml, plain_text
 
 ADDRESS = {"GM": "gm@pbp.localhost"}
 
@@ -25,6 +25,8 @@ class Reply:
     subject: str
     text: str
     message_id: str
+    references: list[str] = field(default_factory=list)
+    html: str = ""
 
 
 @dataclass
@@ -52,12 +54,18 @@ class MailTable:
     step: timedelta = timedelta(minutes=10)
 
     def post(self, who: str, body: str, *, dice: str = "", reply_to: Step | None = None,
-             at: datetime | None = None, subject: str = "The conflict") -> Step:
+             at: datetime | None = None, subject: str | None = None) -> Step:
+        """A post from ``who``; one that answers ``reply_to`` has that mail's subject with "Re: "
+        in front and its id in In-Reply-To and References, as a mail client writes them."""
         self.count += 1
         self.now = at or (self.now + self.step)
         extra = ""
         if reply_to is not None and reply_to.replies:
-            extra = f"In-Reply-To: <{reply_to.replies[0].message_id}>\nReferences: <{reply_to.replies[0].message_id}>\n"
+            parent = reply_to.replies[0]
+            chain = " ".join(f"<{r}>" for r in [*parent.references, parent.message_id])
+            extra = f"In-Reply-To: <{parent.message_id}>\nReferences: {chain}\n"
+            subject = subject or f"Re: {parent.subject}"
+        subject = subject or "The conflict"
         raw = eml(body, sender=address(who), message_id=f"post-{self.count}@pbp.test", subject=subject, extra=extra)
         dice_source = FixedDice(dice or "")
         outcome = process_message(raw, Context(config=self.config, dice=dice_source, clock=lambda: self.now))
@@ -83,5 +91,8 @@ class MailTable:
 def _read(message_id: str) -> Reply:
     row = m.OutboxMail.get(m.OutboxMail.message_id == message_id)
     msg = email.message_from_string(row.raw, policy=policy.default)
-    text = msg.get_body(("plain",)).get_content()
-    return Reply(to=list(row.recipients), subject=row.subject, text=text, message_id=message_id)
+    text = plain_text(msg)
+    refs = [r.strip("<>") for r in (msg["References"] or "").split()]
+    html = msg.get_body(("html",)).get_content()
+    return Reply(to=list(row.recipients), subject=row.subject, text=text, message_id=message_id, references=refs,
+                 html=html)

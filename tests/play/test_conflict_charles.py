@@ -26,7 +26,9 @@ def test_charles_against_the_ghoul_by_mail(chicago, config):
     assert first.status == "applied", first.outcome.errors
     attack = first.outcome.results[0]
     assert attack["effort"] == 4 and attack["opposition"] is None
-    assert "Charles, defend by" in first.replies[0].subject
+    # the table's thread keeps its subject; the deadline is in the body
+    assert first.replies[0].subject == "Re: [Chicago Nights] The conflict"
+    assert "If you have not answered by Tue 1 Dec" in first.text
     assert "/defend Athletics" in first.text and "Athletics, Good (+3)" in first.text
     assert sheet(chicago, "Charles").stress["physical"] == [False, False, False]
 
@@ -68,7 +70,7 @@ def test_charles_against_the_ghoul_by_mail(chicago, config):
     assert d3.outcome.results[0]["effort"] == -1 and d3.outcome.results[0]["shifts"] == -9
     assert sheet(chicago, "Charles").taken_out
     assert "Charles is taken out" in d3.text
-    assert "The conflict is over: the npcs win" in d3.text
+    assert "The conflict is over: Ghoul wins" in d3.text
     assert "absorb" not in d3.replies[0].subject
     from pbp.play.state import load_play
     from pbp.store import models as m

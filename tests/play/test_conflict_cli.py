@@ -8,7 +8,7 @@ from email import policy
 
 from pbp.cli import main
 from pbp.demo import sample_dir
-from tests.helpers import eml
+from tests.helpers import eml, plain_text
 
 
 def test_tick_applies_a_default_defence_and_delivers(tmp_path, monkeypatch, capsys):
@@ -31,7 +31,7 @@ def test_tick_applies_a_default_defence_and_delivers(tmp_path, monkeypatch, caps
     assert "1 campaign had something due; 1 mail written" in capsys.readouterr().out
 
     outbox = sorted((tmp_path / "maildir" / "outbox" / "new").iterdir(), key=lambda p: p.stat().st_mtime)
-    texts = [email.message_from_bytes(p.read_bytes(), policy=policy.default).get_body(("plain",)).get_content()
+    texts = [plain_text(email.message_from_bytes(p.read_bytes(), policy=policy.default))
              for p in outbox]
     last = next(t for t in texts if "did not answer" in t)
     assert "Charles did not answer by" in last and "Charles defends with Athletics" in last

@@ -107,7 +107,7 @@ def test_concession_is_blocked_while_an_attack_waits_for_you_and_paid_at_the_end
     mt.post("Ruth", '/absorb stress 1 mild "Torn Sleeve" severe "Broken Arm"\n')
     end = mt.post("Ruth", '/concede "We leave the Ghoul the alley"\n')
     assert end.status == "applied", end.text
-    assert "The conflict is over: the npcs win" in end.text
+    assert "The conflict is over: Ghoul wins" in end.text
     assert sheet(chicago, "Cassandra").fate_points == fp + 1
     assert sheet(chicago, "Ruth").fate_points == 3 + 3               # one, plus one per consequence
     assert play_state(chicago).conflict is None

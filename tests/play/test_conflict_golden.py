@@ -37,5 +37,5 @@ def test_a_whole_conflict_of_three_pcs_and_four_npcs(chicago, config, update):
     # the ghoul's concession ended it; the ghoul had taken two as well
     # Ethan conceded (1 + 2 consequences) and takes 3 points; the Ghoul carries its 3 to the GM's next pool
     assert (t.character("Ethan").fate_points, t.character("Ghoul").carried_points) == (6, 3)
-    assert "The conflict is over: the pcs win" in table.steps[54].text
+    assert "The conflict is over: Cassandra and Ruth win" in table.steps[54].text
     assert load_play(m.Campaign.get_by_id(chicago.id).play).conflict is None

@@ -11,6 +11,8 @@ word for word.
 """
 from __future__ import annotations
 
+from tests.helpers import plain_text
+
 import email
 import json
 import re
@@ -51,7 +53,8 @@ class Mail:
 
 def _mail(row) -> Mail:
     msg = email.message_from_string(row.raw, policy=policy.default)
-    parts = tuple(p.get_content() for p in msg.walk() if p.get_content_maintype() == "text")
+    parts = tuple((plain_text(msg) if p.get_content_subtype() == "plain" else p.get_content())
+                  for p in msg.walk() if p.get_content_maintype() == "text")
     header_to = tuple(a.strip() for a in str(msg["To"]).split(","))
     assert sorted(header_to) == sorted(row.recipients), "the To: header and the envelope agree"
     return Mail(tuple(row.recipients), str(msg["Subject"]), parts)
@@ -351,7 +354,7 @@ def test_a_player_naming_an_aspect_as_a_hidden_one_is_not_refused_the_hidden_one
     play(mt, SCENE_TRAP + [("Ruth", "/overcome Athletics vs Fair", "++++")])
     step = mt.post("Ruth", "/aspect rename \"Boost from Ruth's overcome\" to \"Trip Wire\"")
     table, gm = mails_of(step)
-    assert "Changed: Boost from Ruth's overcome renamed Trip Wire" in table.parts[0]
+    assert "Changed: Boost from Ruth's overcome is now Trip Wire" in table.parts[0]
     assert "(secret)" not in table.parts[0]
     assert gm.to == (GM,) and "the hidden one is now Trip Wire (secret)" in gm.parts[0]
     aspects = {(a.name, a.hidden) for a in repo.load_table(m.Campaign.get()).aspects if a.owner is None}

@@ -152,7 +152,7 @@ def test_npcs_invoke_with_the_gms_pool(chicago, config):
                sender="gm")
     assert out.status == "applied", out.errors
     assert pool() == 3 and fp(chicago, "Ghoul") == 0
-    assert "GM pool 4 -> 3" in reply_text(out)
+    assert "GM's pool 4 -> 3" in reply_text(out)
     post(config, "/fp take Ruth 1\n", sender="gm")
     for aspect in ("Hungry for Flesh",):
         post(config, f'/as Ghoul overcome Stealth vs Good +invoke "{aspect}"\n', "0000", sender="gm")

@@ -11,7 +11,7 @@ import pytest
 from pbp.pipeline import process_message
 from pbp.store import models as m
 from pbp.transport.imap import ImapInbox
-from tests.helpers import eml, make_ctx
+from tests.helpers import eml, make_ctx, plain_text
 from .conftest import make_message
 
 LIMIT = 100_000
@@ -72,6 +72,6 @@ def test_the_author_of_an_oversized_post_is_told_and_nothing_runs(inbox, mailbox
     [reply] = out.replies
     assert reply["to"] == ["ruth@pbp.localhost"]
     row = m.OutboxMail.get(m.OutboxMail.message_id == reply["message_id"])
-    text = email.message_from_string(row.raw, policy=policy.default).get_body(("plain",)).get_content()
+    text = plain_text(email.message_from_string(row.raw, policy=policy.default))
     assert f"the message is {item.size:,} bytes; this table accepts at most {LIMIT:,}" in text
     assert "example:" in text

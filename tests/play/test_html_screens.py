@@ -1,0 +1,100 @@
+"""The HTML replies as a phone shows them: every HTML part of a golden conversation is laid
+out by headless Chromium (Debian's ``chromium``, installed by scripts/install-test-services)
+400 pixels wide and must not scroll sideways (its scroll width equals its width); a few are
+screenshotted, so a person can look at them (``PBP_SCREENSHOTS=DIR`` keeps the PNGs).
+
+The plain text parts of the same conversations are checked as they are read
+(:func:`tests.helpers.plain_text`: ``format=flowed``, no line over 78 characters)."""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.play import golden
+
+WIDTH = 400
+CASES = ["whole_conflict", "invoke_after_dice", "compel_player_approved"]
+#: The replies screenshotted, by step of whole_conflict: the scene set up, a roll against an
+#: NPC's defence with sheets, an error, the scene's end.
+SHOTS = {"whole_conflict": [1, 3, 5, 58]}
+
+
+def chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert found, "headless Chromium is needed: run scripts/install-test-services (Debian package chromium)"
+    return found
+
+
+def run_chromium(*args: str) -> str:
+    done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           "--no-first-run", "--disable-extensions", f"--window-size={WIDTH},900", *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def widths(pages: list[str], tmp_path: Path) -> list[tuple[int, int]]:
+    """(scroll width, client width) of each page laid out WIDTH pixels wide: the pages go
+    into iframes of one probe page, whose script writes their measures into its body."""
+    frames = "".join(f'<iframe style="display:block;width:{WIDTH}px;height:50px;border:0" srcdoc="{html.escape(p)}">'
+                     "</iframe>" for p in pages)
+    probe = tmp_path / "probe.html"
+    probe.write_text(
+        f"<!DOCTYPE html><html><body style='margin:0'>{frames}<script>"
+        "window.onload = function () {"
+        "  var out = [];"
+        "  document.querySelectorAll('iframe').forEach(function (f) {"
+        "    var d = f.contentDocument.documentElement; out.push([d.scrollWidth, d.clientWidth]); });"
+        "  var p = document.createElement('pre'); p.id = 'widths'; p.textContent = JSON.stringify(out);"
+        "  document.body.appendChild(p); };"
+        "</script></body></html>", encoding="utf-8")
+    dom = run_chromium("--virtual-time-budget=3000", "--dump-dom", probe.as_uri())
+    found = re.search(r'<pre id="widths">(.*?)</pre>', dom)
+    assert found, dom[-2000:]
+    return [tuple(w) for w in json.loads(html.unescape(found.group(1)))]
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_html_replies_fit_400_pixels(chicago, config, case, tmp_path):
+    table, _ = golden.play(case, config)
+    replies = [(n, r) for n, step in enumerate(table.steps, start=1) for r in step.replies]
+    for n, r in replies:
+        assert 'name="viewport"' in r.html, f"step {n}: no viewport meta tag"
+        assert "<pre>" not in r.html, f"step {n}: a <pre> box that cannot wrap"
+    measured = widths([r.html for _, r in replies], tmp_path)
+    assert len(measured) == len(replies)
+    wide = [(n, r.subject, w) for (n, r), w in zip(replies, measured) if w[0] > w[1]]
+    assert not wide, f"replies that scroll sideways at {WIDTH} px (step, subject, (scroll, client)): {wide}"
+    assert all(client == WIDTH for _, client in measured), measured
+
+    keep = Path(os.environ["PBP_SCREENSHOTS"]) if os.environ.get("PBP_SCREENSHOTS") else tmp_path
+    keep.mkdir(parents=True, exist_ok=True)
+    for n in SHOTS.get(case, []):
+        page = tmp_path / f"{case}-{n}.html"
+        page.write_text(table.steps[n - 1].replies[0].html, encoding="utf-8")
+        shot = keep / f"{case}-{n}.png"
+        run_chromium(f"--screenshot={shot}", page.as_uri())
+        assert png_size(shot)[0] == WIDTH
+
+
+def test_a_too_wide_page_is_caught(tmp_path):
+    """The probe itself: a page with an unbreakable box wider than the screen is measured
+    wider than it is, one that wraps is not."""
+    wide = '<html><body><div style="width:700px">x</div></body></html>'
+    narrow = '<html><head><meta name="viewport" content="width=device-width"></head><body><p>' + "word " * 300
+    (too, _), (fits, width) = widths([wide, narrow], tmp_path)
+    assert too > WIDTH and fits == width == WIDTH
