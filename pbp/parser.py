@@ -58,6 +58,7 @@ from pbp.commands import (
     Treat,
 )
 from pbp.errors import CommandError, CommandSyntaxError
+from pbp.rules.ladder import LADDER as RULES_LADDER
 from pbp.resources import resource_path
 from pbp.textsafety import bad_char, describe_char
 
@@ -74,12 +75,10 @@ __all__ = [
 
 # ---------------------------------------------------------------------------- the language
 
-LADDER = {
-    "legendary": 8, "epic": 7, "fantastic": 6, "superb": 5, "great": 4, "good": 3,
-    "fair": 2, "average": 1, "mediocre": 0, "poor": -1, "terrible": -2,
-    "catastrophic": -3, "horrifying": -4,
-}
-"""The ladder adjectives a difficulty may name (the Fate ladder, extended below Terrible)."""
+LADDER = {word.casefold(): value for value, word in RULES_LADDER.items()}
+"""The ladder adjectives a difficulty may name (the Fate ladder, extended below Terrible):
+read from the one ladder, ``pbp.rules.ladder``; the grammar's LADDER token must list the
+same words (tests/test_parser.py checks it)."""
 
 MAX_DICE = 100
 MIN_SIDES, MAX_SIDES = 2, 1000
@@ -464,6 +463,7 @@ class _Builder(Transformer):
                 keyword, amount = part
                 _once(fields, "stress", _number(amount, 1, MAX_NUMBER, "the number of stress boxes"), keyword,
                       "the stress is given twice; write it once", "one stress amount")
+                fields["unit"] = str(keyword).casefold()
         fields["consequences"] = tuple(consequences)
         return Absorb, fields
 

@@ -26,9 +26,9 @@ def wounded() -> Table:
         ch.consequences = consequence_slots(ch, FATE_CONDENSED)
     table = Table(characters={"Charles": charles, "Ruth": ruth})
     absorb(table, "Charles", "physical", 5, stress=1, consequences=[("moderate", "Gaping Chest Wound")],
-           attacker="Ghoul")
-    absorb(table, "Charles", "physical", 3, stress=1, consequences=[("mild", "Nasty Bite")], attacker="Ghoul")
-    absorb(table, "Ruth", "mental", 6, consequences=[("severe", "Seen Too Much")], attacker="Ghoul")
+           attacker="Ghoul", system=FATE_CONDENSED)
+    absorb(table, "Charles", "physical", 3, stress=1, consequences=[("mild", "Nasty Bite")], attacker="Ghoul", system=FATE_CONDENSED)
+    absorb(table, "Ruth", "mental", 6, consequences=[("severe", "Seen Too Much")], attacker="Ghoul", system=FATE_CONDENSED)
     return table
 
 
