@@ -222,6 +222,8 @@ def absorb(table: Table, character: Character | str, track: str, shifts: int, *,
     names = _check_names(table, ch, consequences, source)
     boxes = _boxes(ch, track, system)
     problem = model.term_problem(ch.name, track, boxes, stress)
+    if problem is not None and not absorption_options(ch, track, shifts, system):
+        return _taken_out(table, ch, track, shifts, attacker)     # any answer: nothing can absorb it
     if problem is not None:
         raise RulesError(problem[0], source=source, expected=problem[1], example=_example(ch, track, shifts, system))
     absorbed = (model.absorbs(boxes, stress) if stress else 0) + sum(s.shifts for s in chosen)

@@ -143,10 +143,9 @@ class EscalatingBoxes(OnePointBoxes):
             return None
         if need <= 0:
             return f"{who} needs {shifts} shifts absorbed and the consequences absorb them: leave the box out"
-        right = self.least(boxes, need)
-        if right is not None and right != term:
-            return (f"{who} checks the box worth the {need} shift{'s' if need != 1 else ''} left, or the next "
-                    f"free one above it: box {right}, not box {term}")
+        if term != need and need <= len(boxes) and not boxes[need - 1]:
+            return (f"{who} checks the box worth the {need} shift{'s' if need != 1 else ''} left while it is "
+                    f"free: box {need}, not box {term}")
         return None
 
     def mark(self, boxes: list[bool], term: int) -> list[int]:
