@@ -439,7 +439,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = camp.add_parser("create")
     s.add_argument("slug")
     s.add_argument("--name")
-    s.add_argument("--system", default="fate-condensed")
+    s.add_argument("--system", default="fate-condensed",
+                   help="the game system: fate-condensed (the default) or fate-core")
     s.add_argument("--address", help="the table's address (To: of posts)")
     s.add_argument("--delivery", choices=["relay", "list"], default="relay")
     s.add_argument("--gm", action="append", metavar="EMAIL")
