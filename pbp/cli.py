@@ -203,7 +203,8 @@ def cmd_roll(args) -> int:
     if getattr(cmd, "skill", None):
         print("pbp roll outside a campaign takes dice only, e.g. 4dF+2", file=sys.stderr)
         return 2
-    res = resolve(cmd, table, _dice(args.dice), "you")
+    from pbp.rules.systems import get_system
+    res = resolve(cmd, table, _dice(args.dice), "you", get_system(args.system))
     if args.json:
         _print_json(res.to_dict())
     else:
@@ -477,6 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("expr", nargs="+")
     s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
     s.add_argument("--json", action="store_true")
+    s.add_argument("--system", default="fate-condensed", help="the game system whose dice a skill roll uses")
     s.set_defaults(func=cmd_roll)
 
     s = sub.add_parser("process", help="run saved .eml files through the pipeline")

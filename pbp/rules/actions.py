@@ -56,7 +56,7 @@ from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
 )
 from pbp.rules.state import Aspect, Character, Table
-from pbp.rules.systems import FATE_CONDENSED, AttackKind, System
+from pbp.rules.systems import AttackKind, System
 
 MAX_DICE = 100
 MAX_SIDES = 1000
@@ -109,7 +109,7 @@ class Contest:
 # -- entry point ---------------------------------------------------------------------------
 
 def resolve(cmd: Command, table: Table, dice: DiceSource, actor: str,
-            system: System = FATE_CONDENSED) -> ActionResult:
+            system: System) -> ActionResult:
     """Resolve one rolling command for ``actor`` (already worked out by the caller)."""
     for kind, handler in _HANDLERS:
         if isinstance(cmd, kind):

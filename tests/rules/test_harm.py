@@ -36,7 +36,7 @@ def basement() -> Table:
 def ghoul_attacks(table, dice, **kw):
     cmd = Attack(line=1, source="/as Ghoul attack Charles with Fight", skill="Fight", target="Charles",
                  actor="Ghoul", **kw)
-    return resolve(cmd, table, FixedDice(dice), "Ghoul")
+    return resolve(cmd, table, FixedDice(dice), "Ghoul", system=FATE_CONDENSED)
 
 
 def test_charles_versus_the_ghoul():
