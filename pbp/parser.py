@@ -66,6 +66,7 @@ __all__ = [
     "COMMAND_NAMES",
     "EXAMPLES",
     "LADDER",
+    "example_for",
     "find_commands",
     "get_parser",
     "parse_command",
@@ -922,6 +923,13 @@ def _tokens(text: str) -> list[Token]:
     except LarkError:
         pass
     return tokens
+
+
+def example_for(line: str) -> str:
+    """The documented working example of the command ``line`` is (of the part written, for
+    /fp, /scene, /aspect, /conflict; ``/as NAME ...`` for the GM's): what a refusal that
+    gave no example of its own shows (:func:`pbp.play.core.complete_error`)."""
+    return _example(_tokens(line))
 
 
 def _command_word(tokens: list[Token]) -> tuple[Token | None, bool]:

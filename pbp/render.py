@@ -132,7 +132,10 @@ def action_rows(res: ActionResult) -> list[Row]:
     for mod in effort.modifiers:
         if mod.source == "skill":
             continue
-        rows.append(Row(mod.source, mod.label, signed(mod.value)))
+        if mod.source == "modifier":       # a plain +N: "bonus" fits the column, the label says nothing more
+            rows.append(Row("bonus" if mod.value > 0 else "penalty", "", signed(mod.value)))
+        else:
+            rows.append(Row(mod.source, mod.label, signed(mod.value)))
     for use in effort.invokes:
         if use.paid_with == "skipped":
             rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
@@ -227,7 +230,8 @@ class Renderer:
         return self._both("tell", campaign=campaign, tell=tell)
 
     def error(self, *, mail, campaign, errors, status=()) -> tuple[str, str]:
-        return self._both("error", mail=mail, campaign=campaign, errors=errors, status=list(status))
+        shown = [e.shown() if hasattr(e, "shown") else e for e in errors]
+        return self._both("error", mail=mail, campaign=campaign, errors=shown, status=list(status))
 
     def stranger(self, *, mail, campaign) -> tuple[str, str]:
         return self._both("stranger", mail=mail, campaign=campaign)
