@@ -207,8 +207,19 @@ def absorb(table: Table, character: Character | str, track: str, shifts: int, *,
     full box or slot, falls short while something could absorb the hit, or wastes a resource.
     When nothing can absorb the hit, the character is taken out. ``unit`` is the word the
     player wrote before the stress number ("stress", "box"): the system's box model names
-    the one it reads."""
+    the one it reads. A refusal without an example of its own gets this system's cheapest
+    answer (a generic one would be another system's words)."""
     ch = _character(table, character, source)
+    try:
+        return _absorb(table, ch, track, shifts, stress, consequences, attacker, system, source, unit)
+    except RulesError as exc:
+        if not exc.example:
+            exc.example = _example(ch, track, shifts, system) if not ch.taken_out else ""
+        raise
+
+
+def _absorb(table: Table, ch: Character, track: str, shifts: int, stress: int, consequences,
+            attacker: str | None, system: System, source: str, unit: str) -> AbsorbResult:
     _check_hit(ch, track, shifts, system, source)
     model = system.harm
     if stress and unit and unit.casefold() != model.word:
@@ -474,6 +485,7 @@ def _check_names(table: Table, ch: Character, consequences, source: str) -> list
 
 def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], absorbed: int, source: str,
                  model, boxes: list[bool]) -> None:
+    """A box the hit does not need (one-point boxes: too many; escalating: the wrong one)."""
     need = shifts - sum(s.shifts for s in chosen)
     problem = model.waste_problem(ch.name, boxes, stress, need, shifts, absorbed)
     if problem is not None:

@@ -33,7 +33,7 @@ def test_a_whole_fate_core_conflict(crypt, config, update):
     assert 'marks stress as "box N", not "stress 2"' in table.steps[6].text
     assert "/absorb box 2" in table.steps[6].text
     # "check off a stress box with a value equal to the shift value of the hit"
-    assert "box 2, not box 3" in table.steps[7].text
+    assert "box 2, not box 3" in table.steps[7].text and "example:  /absorb box 2" in table.steps[7].text
     assert "Ruth absorbs 2 shifts with the 2-point stress box" in table.steps[8].text
     # the deadline default is the cheapest absorption: Charles's 2-point box
     assert "Charles absorbs 2 shifts with the 2-point stress box" in table.steps[11].text
