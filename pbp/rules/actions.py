@@ -154,8 +154,10 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
     opposition = against.roll(act.dice, act.system) if isinstance(against, Opponent) else against
     ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=may_oppose or opposition.effort is not None)
-    shifts = effort.total - opposition.value
-    return Contest(effort, opposition, shifts, act.system.outcome(shifts))
+    shifts = act.system.tiers.margin(effort.total, opposition.value)
+    outcome = act.system.outcome(shifts)
+    act.system.tiers.note(act.report, effort.total, outcome)
+    return Contest(effort, opposition, shifts, outcome)
 
 
 def _result(act: Action, skill: str, contest: Contest) -> ActionResult:

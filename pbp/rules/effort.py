@@ -31,7 +31,7 @@ def effort_modifiers(character: Character, skill: str, rating: int, action: str,
 def roll_effort(character: Character, skill: str, modifiers: list[Modifier], dice: DiceSource,
                 system: System) -> Effort:
     return Effort(roller=character.name, skill=skill, rolls=[system.roll(dice, skill_rating(modifiers))],
-                  modifiers=modifiers)
+                  modifiers=modifiers, rating_counts=system.dice.adds_rating)
 
 
 def skill_rating(modifiers: list[Modifier]) -> int:

@@ -64,7 +64,7 @@ class Invoking:
     source: str = ""
 
     def shifts(self) -> int:
-        return self.effort.total - (self.opposition or 0)
+        return self.system.tiers.margin(self.effort.total, self.opposition or 0)
 
     def outcome(self, bonus: int = 0) -> Outcome:
         return self.system.outcome(self.shifts() + bonus)

@@ -35,6 +35,7 @@ class FateDice:
     throw; a dice-pool system's ``roll`` would throw ``rating`` dice instead."""
 
     name = "4dF"
+    adds_rating = True       # effort = dice + rating (+ modifiers)
 
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
         return DiceRoll(tuple(dice.fate(4)), "F")
@@ -59,6 +60,10 @@ class FateTiers:
 
     def rank(self, outcome: Outcome) -> int:
         return rank(outcome)
+
+    def note(self, report, effort: int, outcome: Outcome) -> None:
+        """Report a tier beyond the four outcomes (a catastrophic failure); Fate has none. The
+        action tables read ``outcome``, so an extra tier is a finer kind of one of the four."""
 
 
 # -- harm: the box model ---------------------------------------------------------------------
