@@ -202,11 +202,12 @@ class Renderer:
         return (tidy(text), self.html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
-               status=(), template: str = "result") -> tuple[str, str]:
+               status=(), template: str = "result", notes=()) -> tuple[str, str]:
         """The post with each command replaced by its result (relay), or the results alone
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
-        for, whose turn it is, and the sheets that changed. ``template`` "gm_copy": the
-        same, as the GM's own copy of what the table's mail left out (:mod:`pbp.views`)."""
+        for, whose turn it is, the reader's notes (lines that looked like commands but were
+        not read as ones) and the sheets that changed. ``template`` "gm_copy": the same, as
+        the GM's own copy of what the table's mail left out (:mod:`pbp.views`)."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
@@ -224,7 +225,7 @@ class Renderer:
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
         return self._both(template, campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets,
-                          relay=relay, asks=list(asks), status=list(status))
+                          relay=relay, asks=list(asks), status=list(status), notes=list(notes))
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)
