@@ -49,8 +49,14 @@ from pbp.rules.sheets import consequence_slots, stress_tracks
 from pbp.rules.state import Aspect, Character, Consequence, Table
 from pbp.rules.systems import EscalatingBoxes, OnePointBoxes, System
 
-SEVERITY_ORDER = ("mild", "mild2", "moderate", "severe")
-_NOUN = {"physical": "Wound", "mental": "Trauma"}
+
+
+def _severity_order(system: System) -> tuple[str, ...]:
+    """The system's severities, lightest first, with the extra mild slot after the mild."""
+    order: list[str] = []
+    for severity in system.severities:
+        order += [severity, "mild2"] if severity == "mild" else [severity]
+    return tuple(order)
 
 
 # -- values --------------------------------------------------------------------------------
@@ -186,12 +192,12 @@ def npc_plan(character: Character, track: str, shifts: int, system: System) -> P
     if character.kind == "minor":
         return None
     for slot in sorted(_free(_slots(character, system), track),
-                       key=lambda s: (s.shifts, SEVERITY_ORDER.index(s.severity))):
+                       key=lambda s: (s.shifts, _severity_order(system).index(s.severity))):
         need = shifts - slot.shifts
         stress = 0 if need <= 0 else model.least(boxes, need)
         if stress is None:
             continue
-        name = _placeholder(character, slot.severity, track, set())
+        name = _placeholder(character, slot.severity, track, set(), system)
         return Plan(stress=stress, consequences=((slot.severity, name),),
                     absorbs=(model.absorbs(boxes, stress) if stress else 0) + slot.shifts, box=_escalating(system))
     return None
@@ -229,7 +235,7 @@ def _absorb(table: Table, ch: Character, track: str, shifts: int, stress: int, c
             example=_example(ch, track, shifts, system) or f"/absorb {model.example}",
         )
     slots = _slots(ch, system)
-    chosen = _chosen_slots(ch, slots, track, consequences, source)
+    chosen = _chosen_slots(ch, slots, track, consequences, source, system)
     names = _check_names(table, ch, consequences, source)
     boxes = _boxes(ch, track, system)
     problem = model.term_problem(ch.name, track, boxes, stress)
@@ -403,14 +409,14 @@ def _plan(ch: Character, track: str, shifts: int, boxes: list[bool], chosen: tup
     taken: set[str] = set()
     named = []
     for s in chosen:
-        name = _placeholder(ch, s.severity, track, taken)
+        name = _placeholder(ch, s.severity, track, taken, system)
         taken.add(name.casefold())
         named.append((s.severity, name))
     return Plan(stress, tuple(named), by_stress + total, box=_escalating(system))
 
 
-def _placeholder(ch: Character, severity: str, track: str, taken: set[str]) -> str:
-    base = f"{_base(severity).capitalize()} {_NOUN.get(track, 'Harm')}"
+def _placeholder(ch: Character, severity: str, track: str, taken: set[str], system: System) -> str:
+    base = f"{_base(severity).capitalize()} {system.harm_nouns.get(track, 'Harm')}"
     used = {s.aspect.casefold() for s in ch.consequences if s.aspect} | taken
     name, n = f"{base} (to be named)", 2
     while name.casefold() in used:
@@ -423,16 +429,20 @@ def is_placeholder(name: str) -> bool:
 
 
 def _chosen_slots(ch: Character, slots: list[Consequence], track: str,
-                  consequences, source: str) -> list[_Slot]:
+                  consequences, source: str, system: System) -> list[_Slot]:
+    """The slots an answer names; a severity the system does not have is refused with the
+    ones it has."""
     if consequences and ch.kind == "minor":
         raise RulesError(f"{ch.name} is a minor NPC: no consequences, only stress boxes", source=source,
-                         expected="stress only", example="/absorb stress 1")
+                         expected="stress only", example=f"/absorb {system.harm.command(1)}")
     chosen: list[_Slot] = []
+    severities = system.severities
     for severity, _ in consequences:
         sev = severity.strip().casefold()
-        if sev not in SEVERITY_ORDER:
-            raise RulesError(f'"{severity}" is not a consequence (mild, moderate, severe)', source=source,
-                             expected="mild, moderate or severe", example='/absorb mild "Nasty Bite"')
+        if sev not in _severity_order(system):
+            raise RulesError(f'"{severity}" is not a consequence ({", ".join(severities)})', source=source,
+                             expected=f'{", ".join(severities[:-1])} or {severities[-1]}',
+                             example=f'/absorb {severities[0]} "Nasty Bite"')
         chosen.append(_pick_slot(ch, slots, track, sev, {c.index for c in chosen}, source))
     return chosen
 

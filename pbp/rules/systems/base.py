@@ -246,6 +246,9 @@ class System:
     tiers: FateTiers = field(default_factory=FateTiers)
     treatment_skills: Mapping[str, str] = field(
         default_factory=lambda: frozen({"physical": "Academics", "mental": "Empathy"}))
+    # The noun of a placeholder consequence by track ("Mild Wound (to be named)").
+    harm_nouns: Mapping[str, str] = field(
+        default_factory=lambda: frozen({"physical": "Wound", "mental": "Trauma"}))
 
     # -- dice and outcomes ------------------------------------------------------------------
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
