@@ -54,24 +54,18 @@ def on_scene_end(fn):
 # --------------------------------------------------------------------------- scenes
 
 
-@handles(c.SceneCmd)
-def scene_cmd(post: Post, cmd: c.SceneCmd):
-    examples = {"scene_start": '/scene start "Warehouse"', "scene_end": "/scene end",
-                "session_end": "/session end", "milestone": "/milestone major"}
-    post.require_gm(cmd.source.split()[0] if cmd.source else "/scene", examples.get(cmd.op, "/sheet"))
-    if cmd.op == "scene_start":
-        return start_scene(post, cmd)
-    if cmd.op == "scene_end":
-        return end_scene(post, cmd)
-    if cmd.op == "session_end":
-        return end_session(post, cmd)
-    if cmd.op == "milestone":
-        return milestone(post, cmd)
-    raise RulesError(f"unknown scene command {cmd.op!r}", source=cmd.source,
-                     expected="/scene start NAME or /scene end", example='/scene start "Warehouse"')
+_GM_EXAMPLES = {c.SceneStart: '/scene start "Warehouse"', c.SceneEnd: "/scene end",
+                c.SessionEnd: "/session end", c.Milestone: "/milestone major"}
 
 
-def start_scene(post: Post, cmd: c.SceneCmd) -> NoteResult:
+def _gm_only(post: Post, cmd: c.Command) -> None:
+    """Refuse a player's /scene, /session or /milestone, naming the word as written."""
+    post.require_gm(cmd.source.split()[0] if cmd.source else "/scene", _GM_EXAMPLES[type(cmd)])
+
+
+@handles(c.SceneStart)
+def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
+    _gm_only(post, cmd)
     play = post.play
     if play.scene is not None:
         raise RulesError(f'the scene "{play.scene.name}" is still open', source=cmd.source,
@@ -92,6 +86,12 @@ def start_scene(post: Post, cmd: c.SceneCmd) -> NoteResult:
             pairs = sorted(" - ".join(sorted(p, key=zones.zones.index)) for p in zones.border_pairs)
             text += "\n  Borders: " + "; ".join(pairs) + "."
     return NoteResult(cmd.source, GM, "scene_start", text=text, changes=changes)
+
+
+@handles(c.SceneEnd)
+def scene_end(post: Post, cmd: c.SceneEnd) -> NoteResult | None:
+    _gm_only(post, cmd)
+    return end_scene(post, cmd)
 
 
 def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> NoteResult | None:
@@ -120,7 +120,9 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     return NoteResult(cmd.source, GM, "scene_end", text="\n  ".join(lines), changes=changes)
 
 
-def end_session(post: Post, cmd: c.SceneCmd) -> NoteResult:
+@handles(c.SessionEnd)
+def end_session(post: Post, cmd: c.SessionEnd) -> NoteResult:
+    _gm_only(post, cmd)
     scene = end_scene(post, cmd, quiet_if_none=True)
     changes = list(scene.changes) if scene else []
     lines = [scene.text] if scene else []
@@ -141,7 +143,9 @@ def end_session(post: Post, cmd: c.SceneCmd) -> NoteResult:
     return NoteResult(cmd.source, GM, "session_end", text="\n  ".join(lines), changes=changes)
 
 
-def milestone(post: Post, cmd: c.SceneCmd) -> NoteResult:
+@handles(c.Milestone)
+def milestone(post: Post, cmd: c.Milestone) -> NoteResult:
+    _gm_only(post, cmd)
     if cmd.level == "major":
         report = recovery.major_milestone(post.table)
         lines = ["A major milestone: moderate and severe consequences in recovery clear."]
@@ -157,17 +161,21 @@ def milestone(post: Post, cmd: c.SceneCmd) -> NoteResult:
 # --------------------------------------------------------------------------- aspects
 
 
-@handles(c.AspectCmd)
-def aspect_cmd(post: Post, cmd: c.AspectCmd):
-    if cmd.op == "rename":
-        return rename(post, cmd)
-    post.require_gm(f"/aspect {cmd.op}", '/advantage Notice "Deep Shadows" vs Fair')
-    if cmd.op == "remove":
-        owner = _owner(post, cmd.target) if cmd.target else None
-        secret = _hidden(post, cmd.name, owner)
-        changes = ra.remove_aspect(post.table, cmd.name, owner)
-        return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes,
-                          gm_only=secret)
+_ASPECT_EXAMPLE = '/advantage Notice "Deep Shadows" vs Fair'
+
+
+@handles(c.AspectRemove)
+def aspect_remove(post: Post, cmd: c.AspectRemove):
+    post.require_gm("/aspect remove", _ASPECT_EXAMPLE)
+    secret = _hidden(post, cmd.name, None)
+    changes = ra.remove_aspect(post.table, cmd.name, None)
+    return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes,
+                      gm_only=secret)
+
+
+@handles(c.AspectAdd)
+def aspect_add(post: Post, cmd: c.AspectAdd):
+    post.require_gm("/aspect add", _ASPECT_EXAMPLE)
     zone = _zone(post, cmd.target)
     if zone is not None:
         aspect, changes = _zone_aspect(post, cmd, zone)
@@ -202,7 +210,7 @@ def _owner(post: Post, target: str) -> str:
     return post.find(target).name
 
 
-def _zone_aspect(post: Post, cmd: c.AspectCmd, zone: str) -> tuple[Aspect, list[Change]]:
+def _zone_aspect(post: Post, cmd: c.AspectAdd, zone: str) -> tuple[Aspect, list[Change]]:
     name = cmd.name.strip()
     if any(same_name(a.name, name) and same_name(a.owner, zone) for a in post.table.aspects):
         raise RulesError(f"{name} is already in play on {zone}", source=cmd.source, expected="a new aspect name",
@@ -223,10 +231,11 @@ trouble, the other sheet aspects, a situation aspect someone put on them) is an 
 change the GM approves (:mod:`pbp.play.bonuses`)."""
 
 
-def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
+@handles(c.AspectRename)
+def rename(post: Post, cmd: c.AspectRename) -> NoteResult:
     """The GM renames any aspect; a player renames the consequences and boosts on their own
     character at once, and asks the GM for anything else."""
-    owner = _owner(post, cmd.target) if cmd.target and not _zone(post, cmd.target) else None
+    owner = None
     matches = [a for a in post.table.aspects if same_name(a.name, cmd.name) and (owner is None or same_name(a.owner, owner))]
     viewer, aside, told = GM, [], []
     if not post.author.is_gm:
