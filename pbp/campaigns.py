@@ -45,7 +45,7 @@ def create_campaign(slug: str, name: str, *, system: str = "fate-condensed", add
     address = _checked_address(address) if address else None
     gms = [_checked_address(a, "the GM address") for a in gms]
     players = [_checked_address(a, "the player address") for a in players]
-    get_system(system)  # raises for an unknown system
+    system = get_system(system).name  # raises for an unknown system; an alias is stored by its name
     if delivery not in ("relay", "list"):
         raise ConfigError(f'delivery "{delivery}" is not relay or list')
     if m.Campaign.get_or_none(m.Campaign.slug == slug):

@@ -260,8 +260,9 @@ def cmd_roll(args) -> int:
     if getattr(cmd, "skill", None):
         print("error: pbp roll outside a campaign takes dice only, e.g. pbp roll 4dF+2", file=sys.stderr)
         return EXIT_BAD_INPUT
+    from pbp.rules.systems import get_system
     try:
-        res = resolve(cmd, table, _dice(args.dice), "you")
+        res = resolve(cmd, table, _dice(args.dice), "you", get_system(args.system))
     except DiceExhausted as exc:
         raise PbpError(f"--dice: {exc}", hint="give one throw of the same dice, e.g. pbp roll 4dF --dice 0++-") from None
     if args.json:
@@ -577,6 +578,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("expr", nargs="+", metavar="DICE", help="dice and modifiers, e.g. 4dF+2 or 2d10 - 1")
     s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
     s.add_argument("--json", action="store_true", help="the result as one JSON object")
+    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS),
+                   help="the game system whose dice a skill roll uses (default: %(default)s)")
     s.set_defaults(func=cmd_roll)
 
     s = sub.add_parser("process", help="run saved .eml files through the pipeline")

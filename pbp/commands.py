@@ -222,10 +222,12 @@ class Absorb(Command):
     """``/absorb stress 2 mild "Nasty Bite"`` / ``/absorb stress 1 moderate "Gaping Chest
     Wound"`` / ``/absorb mild "Sprained Wrist" severe "Crushed Leg"``: answers a pending hit.
     ``stress`` is the number of stress boxes to mark; ``consequences`` pairs severity and the
-    aspect the player names."""
+    aspect the player names. ``unit`` is the word written before the stress number
+    ("stress", or "box" for ``/absorb box 2``): the campaign's system checks it."""
 
     stress: int = 0
     consequences: tuple[tuple[str, str], ...] = ()
+    unit: str = field(default="", compare=False)
     actor: str | None = None
 
 

@@ -225,3 +225,22 @@ def test_campaign_fields_that_reach_headers_are_checked(table, capsys, args, wor
     assert main(["campaign", "set", "name=Chicago Nights 2", "address=Table+Chicago@pbp.localhost"]) == 0
     (c,) = m.Campaign.select()
     assert (c.name, c.address) == ("Chicago Nights 2", "table+chicago@pbp.localhost")
+
+
+def test_a_fate_core_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """``pbp campaign create --system fate-core``: its sheets are checked with Fate Core's rules
+    (no Academics), and a sheet shows the boxes its Physique and Will give (Fate Core,
+    "Escalating Stress Boxes": Fair Physique, boxes 1-3; Good Will, boxes 1-4)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "crypt", "--name", "The Crypt", "--system", "fate-core",
+                 "--gm", "gm@pbp.localhost", "--address", "table+crypt@pbp.localhost"]) == 0
+    assert "(The Crypt, fate-core, relay mode) created" in capsys.readouterr().out
+    sheets = Path(__file__).resolve().parent / "golden" / "fate_core_conflict" / "sheets"
+    assert main(["character", "import", *map(str, sorted(sheets.glob("*.toml"))), "--campaign", "crypt"]) == 0
+    capsys.readouterr()
+    assert main(["character", "import", str(sample_dir() / "charles.toml"), "--campaign", "crypt", "--replace"]) != 0
+    assert '"Academics", which is not a fate-core skill' in capsys.readouterr().err
+    assert main(["sheet", "Ruth", "--json", "--campaign", "crypt"]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert len(sheet["stress"]["physical"]) == 3 and sheet["skills"]["Fight"] == 4

@@ -1129,3 +1129,19 @@ def test_every_docs_error_is_the_real_error(lines):
     error = error_of(lines[0])
     assert render_error(error) == lines
     assert isinstance(parse_command(error.example), Command)
+
+
+def test_the_grammar_ladder_is_the_rules_ladder():
+    """The ladder lives once (pbp.rules.ladder); the grammar's LADDER token is made from it."""
+    from pbp.resources import resource_path
+    from pbp.rules.ladder import LADDER as RULES_LADDER
+    grammar = resource_path("grammar", "commands.lark").read_text(encoding="utf-8")
+    assert "LADDER.2: /(?:@LADDER@)" in grammar
+    from pbp.parser import LADDER as PARSER_LADDER
+    assert PARSER_LADDER == {w.casefold(): v for v, w in RULES_LADDER.items()}
+
+
+def test_absorb_box_keeps_the_word_for_the_system_to_check():
+    """``/absorb box 2``: the grammar accepts the word, the campaign's system judges it."""
+    assert parse_command("/absorb box 2").unit == "box"
+    assert parse_command("/absorb stress 2").unit == "stress"

@@ -371,6 +371,7 @@ class Builder(Transformer):
                 keyword, amount = part
                 _once(fields, "stress", _number(amount, 1, MAX_NUMBER, "the number of stress boxes"), keyword,
                       "the stress is given twice; write it once", "one stress amount")
+                fields["unit"] = str(keyword).casefold()
         fields["consequences"] = tuple(consequences)
         return Absorb, fields
 

@@ -381,7 +381,7 @@ def absorb(post: Post, cmd: c.Absorb):
             aside, told = aside + changes, told + effects
     result = harm.absorb(post.table, actor, pending.track, pending.shifts, stress=cmd.stress,
                          consequences=cmd.consequences, attacker=pending.attacker or None, system=post.system,
-                         source=cmd.source)
+                         source=cmd.source, unit=cmd.unit)
     _close_pending(post, pending)
     effects, changes = _after_absorb(post, result)
     return _note(cmd.source, actor.name, "absorb", result.effects + effects + told, aside + result.changes + changes)

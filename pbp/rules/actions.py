@@ -56,7 +56,7 @@ from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
 )
 from pbp.rules.state import Aspect, Character, Table
-from pbp.rules.systems import FATE_CONDENSED, AttackKind, System
+from pbp.rules.systems import AttackKind, System
 
 MAX_DICE = 100
 MAX_SIDES = 1000
@@ -113,7 +113,7 @@ class Contest:
 # -- entry point ---------------------------------------------------------------------------
 
 def resolve(cmd: Command, table: Table, dice: DiceSource, actor: str,
-            system: System = FATE_CONDENSED) -> ActionResult:
+            system: System) -> ActionResult:
     """Resolve one rolling command for ``actor`` (already worked out by the caller)."""
     for kind, handler in _HANDLERS:
         if isinstance(cmd, kind):
@@ -154,8 +154,10 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
     opposition = against.roll(act.dice, act.system) if isinstance(against, Opponent) else against
     ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=may_oppose or opposition.effort is not None)
-    shifts = effort.total - opposition.value
-    return Contest(effort, opposition, shifts, act.system.outcome(shifts))
+    shifts = act.system.tiers.margin(effort.total, opposition.value)
+    outcome = act.system.outcome(shifts)
+    act.system.tiers.note(act.report, effort.total, outcome)
+    return Contest(effort, opposition, shifts, outcome)
 
 
 def _result(act: Action, skill: str, contest: Contest) -> ActionResult:

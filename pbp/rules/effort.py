@@ -30,7 +30,13 @@ def effort_modifiers(character: Character, skill: str, rating: int, action: str,
 
 def roll_effort(character: Character, skill: str, modifiers: list[Modifier], dice: DiceSource,
                 system: System) -> Effort:
-    return Effort(roller=character.name, skill=skill, rolls=[system.effort_dice(dice)], modifiers=modifiers)
+    return Effort(roller=character.name, skill=skill, rolls=[system.roll(dice, skill_rating(modifiers))],
+                  modifiers=modifiers, rating_counts=system.dice.adds_rating)
+
+
+def skill_rating(modifiers: list[Modifier]) -> int:
+    """The rating the dice are rolled from (a dice pool's size): the skill terms of an effort."""
+    return sum(m.value for m in modifiers if m.source == "skill")
 
 
 def best_skill(character: Character, candidates: Iterable[str], skills: tuple[str, ...]) -> tuple[str, int]:

@@ -29,25 +29,34 @@ How the rules are read here (a plan is what a player writes in ``/absorb``):
   when the regular one is full; "mild2" names the extra slot explicitly.
 * Boxes are marked first-empty-first ("the first two of his three physical stress boxes").
 
-Only ``System.absorb_strategy == "one-point-boxes"`` (Fate Condensed) is implemented; Fate
-Core's escalating boxes are the seam left for later.
+The box model is the system's (``System.harm``): Fate Condensed's one-point boxes, where
+the stress term of a plan is the number of boxes to mark, or Fate Core's escalating boxes
+(``pbp.rules.systems.base.EscalatingBoxes``), where it names the one box checked and a plan
+absorbs that box's value. Everything above holds for both: "mark as many as you like" is the
+one-point model's ``least``; "one box per hit, the hit's value or higher" is the escalating
+one's. Every function takes the system; none defaults to one.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from pbp.errors import ConfigError, RulesError
+from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report, grant_free_invokes, remove_aspect
 from pbp.rules.names import find_character
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.sheets import consequence_slots, stress_tracks
 from pbp.rules.state import Aspect, Character, Consequence, Table
-from pbp.rules.systems import FATE_CONDENSED, System
+from pbp.rules.systems import EscalatingBoxes, OnePointBoxes, System
 
-ONE_POINT_BOXES = "one-point-boxes"
-SEVERITY_ORDER = ("mild", "mild2", "moderate", "severe")
-_NOUN = {"physical": "Wound", "mental": "Trauma"}
+
+
+def _severity_order(system: System) -> tuple[str, ...]:
+    """The system's severities, lightest first, with the extra mild slot after the mild."""
+    order: list[str] = []
+    for severity in system.severities:
+        order += [severity, "mild2"] if severity == "mild" else [severity]
+    return tuple(order)
 
 
 # -- values --------------------------------------------------------------------------------
@@ -69,6 +78,11 @@ class Plan:
     stress: int = 0
     consequences: tuple[tuple[str, str], ...] = ()
     absorbs: int = 0
+    box: bool = field(default=False, compare=False)   # escalating: ``stress`` names one box
+
+    @property
+    def _model(self):
+        return EscalatingBoxes() if self.box else OnePointBoxes()
 
     @property
     def severities(self) -> tuple[str, ...]:
@@ -78,14 +92,14 @@ class Plan:
         """"moderate + 1 stress box", "severe", "2 stress boxes"."""
         parts = [_severity_words(s) for s in self.severities]
         if self.stress:
-            parts.append(f"{self.stress} stress box{'es' if self.stress != 1 else ''}")
+            parts.append(self._model.describe(self.stress))
         return " + ".join(parts) or "nothing"
 
     def command(self) -> str:
         """The ``/absorb`` line that asks for this plan."""
         words = ["/absorb"]
         if self.stress:
-            words.append(f"stress {self.stress}")
+            words.append(self._model.command(self.stress))
         words += [f'{"mild" if s == "mild2" else s} "{name}"' for s, name in self.consequences]
         return " ".join(words)
 
@@ -121,33 +135,32 @@ def hits(result: ActionResult, track: str = "physical") -> list[Hit]:
             for e in result.effects if e.kind == "hit"]
 
 
-def hit_track(skill: str | None, system: System = FATE_CONDENSED, default: str = "physical") -> str:
+def hit_track(skill: str | None, system: System, default: str = "physical") -> str:
     """The stress track an attack skill hits (Provoke: mental); free-form NPC skills hit the
     conflict's own kind, ``default``."""
     kind = system.attack_kind(system.skill_named(skill) or skill) if skill else None
     return kind.track if kind is not None else default
 
 
-def free_boxes(character: Character, track: str, system: System = FATE_CONDENSED) -> int:
+def free_boxes(character: Character, track: str, system: System) -> int:
     return _boxes(character, track, system).count(False)
 
 
-def free_slots(character: Character, track: str, system: System = FATE_CONDENSED) -> list[Consequence]:
+def free_slots(character: Character, track: str, system: System) -> list[Consequence]:
     """Empty consequence slots a hit on ``track`` may use."""
     slots = _slots(character, system)
     return [slots[s.index] for s in _free(slots, track)]
 
 
 def absorption_options(character: Character, track: str, shifts: int,
-                       system: System = FATE_CONDENSED) -> list[Plan]:
+                       system: System) -> list[Plan]:
     """Every acceptable plan (see the module doc), cheapest first, with placeholder names."""
-    _strategy(system)
-    boxes = free_boxes(character, track, system)
+    boxes = _boxes(character, track, system)
     slots = _free(_slots(character, system), track)
     plans: dict[tuple, tuple[tuple, Plan]] = {}
     for n in range(len(slots) + 1):
         for chosen in combinations(slots, n):
-            plan = _plan(character, track, shifts, boxes, chosen)
+            plan = _plan(character, track, shifts, boxes, chosen, system)
             if plan is None:
                 continue
             same = (tuple(sorted(_base(s.severity) for s in chosen)), plan.stress)
@@ -157,58 +170,80 @@ def absorption_options(character: Character, track: str, shifts: int,
     return [plan for _, plan in sorted(plans.values(), key=lambda rp: rp[0])]
 
 
-def can_absorb(character: Character, track: str, shifts: int, system: System = FATE_CONDENSED) -> bool:
+def can_absorb(character: Character, track: str, shifts: int, system: System) -> bool:
     return bool(absorption_options(character, track, shifts, system))
 
 
 def cheapest_absorption(character: Character, track: str, shifts: int,
-                        system: System = FATE_CONDENSED) -> Plan | None:
+                        system: System) -> Plan | None:
     """The deadline default for a player: the plan that harms the character least, or None
     when nothing can absorb the hit (they are taken out)."""
     options = absorption_options(character, track, shifts, system)
     return options[0] if options else None
 
 
-def npc_plan(character: Character, track: str, shifts: int, system: System = FATE_CONDENSED) -> Plan | None:
+def npc_plan(character: Character, track: str, shifts: int, system: System) -> Plan | None:
     """How an NPC absorbs by default; None means taken out. Minor NPCs: boxes only. Major
     NPCs: stress first, then the single smallest consequence covering what stress cannot."""
-    _strategy(system)
-    boxes = free_boxes(character, track, system)
-    if boxes >= shifts:
-        return Plan(stress=shifts, absorbs=shifts)
+    model, boxes = system.harm, _boxes(character, track, system)
+    alone = model.least(boxes, shifts)
+    if alone is not None:
+        return Plan(stress=alone, absorbs=model.absorbs(boxes, alone), box=_escalating(system))
     if character.kind == "minor":
         return None
-    rest = shifts - boxes
-    fits = [s for s in _free(_slots(character, system), track) if s.shifts >= rest]
-    if not fits:
-        return None
-    slot = min(fits, key=lambda s: (s.shifts, SEVERITY_ORDER.index(s.severity)))
-    stress = max(0, shifts - slot.shifts)
-    name = _placeholder(character, slot.severity, track, set())
-    return Plan(stress=stress, consequences=((slot.severity, name),), absorbs=stress + slot.shifts)
+    for slot in sorted(_free(_slots(character, system), track),
+                       key=lambda s: (s.shifts, _severity_order(system).index(s.severity))):
+        need = shifts - slot.shifts
+        stress = 0 if need <= 0 else model.least(boxes, need)
+        if stress is None:
+            continue
+        name = _placeholder(character, slot.severity, track, set(), system)
+        return Plan(stress=stress, consequences=((slot.severity, name),),
+                    absorbs=(model.absorbs(boxes, stress) if stress else 0) + slot.shifts, box=_escalating(system))
+    return None
 
 
 # -- absorbing -----------------------------------------------------------------------------
 
 def absorb(table: Table, character: Character | str, track: str, shifts: int, *, stress: int = 0,
            consequences: tuple[tuple[str, str], ...] | list[tuple[str, str]] = (),
-           attacker: str | None = None, system: System = FATE_CONDENSED, source: str = "") -> AbsorbResult:
+           attacker: str | None = None, system: System, source: str = "", unit: str = "") -> AbsorbResult:
     """Absorb a hit of ``shifts`` on ``track`` with ``stress`` boxes and ``consequences``
     [(severity, aspect name)] as the player chose. Refused (RulesError) when the plan uses a
     full box or slot, falls short while something could absorb the hit, or wastes a resource.
-    When nothing can absorb the hit, the character is taken out."""
+    When nothing can absorb the hit, the character is taken out. ``unit`` is the word the
+    player wrote before the stress number ("stress", "box"): the system's box model names
+    the one it reads. A refusal without an example of its own gets this system's cheapest
+    answer (a generic one would be another system's words)."""
     ch = _character(table, character, source)
+    try:
+        return _absorb(table, ch, track, shifts, stress, consequences, attacker, system, source, unit)
+    except RulesError as exc:
+        if not exc.example:
+            exc.example = _example(ch, track, shifts, system) if not ch.taken_out else ""
+        raise
+
+
+def _absorb(table: Table, ch: Character, track: str, shifts: int, stress: int, consequences,
+            attacker: str | None, system: System, source: str, unit: str) -> AbsorbResult:
     _check_hit(ch, track, shifts, system, source)
-    slots = _slots(ch, system)
-    chosen = _chosen_slots(ch, slots, track, consequences, source)
-    names = _check_names(table, ch, consequences, source)
-    boxes = free_boxes(ch, track, system)
-    if stress < 0 or stress > boxes:
+    model = system.harm
+    if stress and unit and unit.casefold() != model.word:
         raise RulesError(
-            f"{ch.name} has {boxes} free {track} stress box{'es' if boxes != 1 else ''}, not {stress}",
-            source=source, expected=f"stress 0 to {boxes}", example=_example(ch, track, shifts, system),
+            f'{system.title or system.name} marks stress as "{model.word} N", not "{unit} {stress}"',
+            source=source, expected=f'"{model.word}" and a number ({model.example})',
+            example=_example(ch, track, shifts, system) or f"/absorb {model.example}",
         )
-    absorbed = stress + sum(s.shifts for s in chosen)
+    slots = _slots(ch, system)
+    chosen = _chosen_slots(ch, slots, track, consequences, source, system)
+    names = _check_names(table, ch, consequences, source)
+    boxes = _boxes(ch, track, system)
+    problem = model.term_problem(ch.name, track, boxes, stress)
+    if problem is not None and not absorption_options(ch, track, shifts, system):
+        return _taken_out(table, ch, track, shifts, attacker)     # any answer: nothing can absorb it
+    if problem is not None:
+        raise RulesError(problem[0], source=source, expected=problem[1], example=_example(ch, track, shifts, system))
+    absorbed = (model.absorbs(boxes, stress) if stress else 0) + sum(s.shifts for s in chosen)
     if absorbed < shifts:
         options = absorption_options(ch, track, shifts, system)
         if not options:
@@ -219,13 +254,13 @@ def absorb(table: Table, character: Character | str, track: str, shifts: int, *,
             source=source, expected="stress boxes and consequences that absorb every shift",
             example=options[0].command(),
         )
-    _check_waste(ch, shifts, stress, chosen, absorbed, source)
-    plan = Plan(stress, tuple((s.severity, n) for s, n in zip(chosen, names)), absorbed)
+    _check_waste(ch, shifts, stress, chosen, absorbed, source, model, boxes)
+    plan = Plan(stress, tuple((s.severity, n) for s, n in zip(chosen, names)), absorbed, box=_escalating(system))
     return _apply(table, ch, track, shifts, plan, chosen, attacker, set(), system)
 
 
 def absorb_default(table: Table, character: Character | str, track: str, shifts: int, *,
-                   attacker: str | None = None, system: System = FATE_CONDENSED) -> AbsorbResult:
+                   attacker: str | None = None, system: System) -> AbsorbResult:
     """What happens when the deadline passes with no ``/absorb``: PCs take the cheapest plan
     (placeholder consequence names flagged ``rename``), NPCs follow ``npc_plan``."""
     ch = _character(table, character, "")
@@ -236,7 +271,7 @@ def absorb_default(table: Table, character: Character | str, track: str, shifts:
 
 
 def npc_absorb(table: Table, character: Character | str, track: str, shifts: int, *,
-               attacker: str | None = None, system: System = FATE_CONDENSED) -> AbsorbResult:
+               attacker: str | None = None, system: System) -> AbsorbResult:
     """An NPC absorbs by policy (``npc_plan``); consequence names are placeholders for the GM."""
     ch = _character(table, character, "")
     _check_hit(ch, track, shifts, system, "")
@@ -298,12 +333,8 @@ def clear_consequence(table: Table, character: Character, slot: Consequence, rep
 
 # -- internals -----------------------------------------------------------------------------
 
-def _strategy(system: System) -> None:
-    if system.absorb_strategy != ONE_POINT_BOXES or system.stress.escalating:
-        raise ConfigError(
-            f"{system.name} absorbs hits with {system.absorb_strategy!r} stress, which pbp does not play yet",
-            hint="only Fate Condensed's one-point stress boxes are implemented",
-        )
+def _escalating(system: System) -> bool:
+    return isinstance(system.harm, EscalatingBoxes)
 
 
 def _character(table: Table, character: Character | str, source: str) -> Character:
@@ -311,7 +342,6 @@ def _character(table: Table, character: Character | str, source: str) -> Charact
 
 
 def _check_hit(ch: Character, track: str, shifts: int, system: System, source: str) -> None:
-    _strategy(system)
     if track not in system.stress_skills:
         tracks = ", ".join(system.stress_skills)
         raise RulesError(f'"{track}" is not a stress track (tracks: {tracks})', source=source,
@@ -363,25 +393,30 @@ def _cost(chosen: tuple[_Slot, ...], stress: int) -> tuple:
     return (len(chosen), weights, stress, sum(s.severity == "mild2" for s in chosen))
 
 
-def _plan(ch: Character, track: str, shifts: int, boxes: int, chosen: tuple[_Slot, ...]) -> Plan | None:
-    """The irredundant plan using exactly ``chosen`` slots, if one exists."""
+def _plan(ch: Character, track: str, shifts: int, boxes: list[bool], chosen: tuple[_Slot, ...],
+          system: System) -> Plan | None:
+    """The irredundant plan using exactly ``chosen`` slots, if one exists: the cheapest stress
+    term the box model allows for what the slots leave, and no slot it could do without."""
+    model = system.harm
     total = sum(s.shifts for s in chosen)
-    stress = max(0, shifts - total)
-    if stress > boxes:
+    need = shifts - total
+    stress = 0 if need <= 0 else model.least(boxes, need)
+    if stress is None:
         return None
-    if stress == 0 and any(total - s.shifts >= shifts for s in chosen):
+    by_stress = model.absorbs(boxes, stress) if stress else 0
+    if any(by_stress + total - s.shifts >= shifts for s in chosen):
         return None
     taken: set[str] = set()
     named = []
     for s in chosen:
-        name = _placeholder(ch, s.severity, track, taken)
+        name = _placeholder(ch, s.severity, track, taken, system)
         taken.add(name.casefold())
         named.append((s.severity, name))
-    return Plan(stress, tuple(named), stress + total)
+    return Plan(stress, tuple(named), by_stress + total, box=_escalating(system))
 
 
-def _placeholder(ch: Character, severity: str, track: str, taken: set[str]) -> str:
-    base = f"{_base(severity).capitalize()} {_NOUN.get(track, 'Harm')}"
+def _placeholder(ch: Character, severity: str, track: str, taken: set[str], system: System) -> str:
+    base = f"{_base(severity).capitalize()} {system.harm_nouns.get(track, 'Harm')}"
     used = {s.aspect.casefold() for s in ch.consequences if s.aspect} | taken
     name, n = f"{base} (to be named)", 2
     while name.casefold() in used:
@@ -394,16 +429,20 @@ def is_placeholder(name: str) -> bool:
 
 
 def _chosen_slots(ch: Character, slots: list[Consequence], track: str,
-                  consequences, source: str) -> list[_Slot]:
+                  consequences, source: str, system: System) -> list[_Slot]:
+    """The slots an answer names; a severity the system does not have is refused with the
+    ones it has."""
     if consequences and ch.kind == "minor":
         raise RulesError(f"{ch.name} is a minor NPC: no consequences, only stress boxes", source=source,
-                         expected="stress only", example="/absorb stress 1")
+                         expected="stress only", example=f"/absorb {system.harm.command(1)}")
     chosen: list[_Slot] = []
+    severities = system.severities
     for severity, _ in consequences:
         sev = severity.strip().casefold()
-        if sev not in SEVERITY_ORDER:
-            raise RulesError(f'"{severity}" is not a consequence (mild, moderate, severe)', source=source,
-                             expected="mild, moderate or severe", example='/absorb mild "Nasty Bite"')
+        if sev not in _severity_order(system):
+            raise RulesError(f'"{severity}" is not a consequence ({", ".join(severities)})', source=source,
+                             expected=f'{", ".join(severities[:-1])} or {severities[-1]}',
+                             example=f'/absorb {severities[0]} "Nasty Bite"')
         chosen.append(_pick_slot(ch, slots, track, sev, {c.index for c in chosen}, source))
     return chosen
 
@@ -454,19 +493,13 @@ def _check_names(table: Table, ch: Character, consequences, source: str) -> list
     return names
 
 
-def _shifts(n: int) -> str:
-    return f"{n} shift" if n == 1 else f"{n} shifts"
-
-
-def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], absorbed: int, source: str) -> None:
-    spare = absorbed - shifts
-    if stress and spare >= 1:
-        keep = stress - min(stress, spare)
-        raise RulesError(
-            f"{ch.name} needs {_shifts(shifts)} absorbed and this absorbs {absorbed}: "
-            f"mark {keep} stress box{'es' if keep != 1 else ''}, not {stress}",
-            source=source, expected="no more stress boxes than the hit needs",
-        )
+def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], absorbed: int, source: str,
+                 model, boxes: list[bool]) -> None:
+    """A box the hit does not need (one-point boxes: too many; escalating: the wrong one)."""
+    need = shifts - sum(s.shifts for s in chosen)
+    problem = model.waste_problem(ch.name, boxes, stress, need, shifts, absorbed)
+    if problem is not None:
+        raise RulesError(problem, source=source, expected="no more stress boxes than the hit needs")
     for s in chosen:
         if absorbed - s.shifts >= shifts:
             raise RulesError(
@@ -512,16 +545,12 @@ def _mark_boxes(ch: Character, track: str, n: int, system: System, r: Report) ->
     boxes = _boxes(ch, track, system)
     if not any(boxes is v for v in ch.stress.values()):
         ch.stress[track] = boxes
-    before = _box_text(boxes)
-    marked = [i for i, full in enumerate(boxes) if not full][:n]
+    before = system.harm.show(boxes)
+    marked = system.harm.mark(boxes, n)
     for i in marked:
         boxes[i] = True
-    r.change("stress", f"{ch.name} ({track})", before, _box_text(boxes))
+    r.change("stress", f"{ch.name} ({track})", before, system.harm.show(boxes))
     return marked
-
-
-def _box_text(boxes: list[bool]) -> str:
-    return "".join("[x]" if b else "[ ]" for b in boxes)
 
 
 def _write_consequence(table: Table, ch: Character, slot: Consequence, name: str, track: str,

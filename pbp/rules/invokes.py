@@ -35,8 +35,8 @@ from pbp.commands import Invoke, InvokeMode, Payment
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report, reveal, spend_fate_point, use_free_invoke
 from pbp.rules.dice import DiceSource
+from pbp.rules.effort import skill_rating
 from pbp.rules.names import find_aspect, same_name
-from pbp.rules.outcomes import rank
 from pbp.rules.results import Effort, InvokeUse, Modifier, Outcome
 from pbp.rules.state import Aspect, Character, Table
 from pbp.rules.systems import System
@@ -64,7 +64,7 @@ class Invoking:
     source: str = ""
 
     def shifts(self) -> int:
-        return self.effort.total - (self.opposition or 0)
+        return self.system.tiers.margin(self.effort.total, self.opposition or 0)
 
     def outcome(self, bonus: int = 0) -> Outcome:
         return self.system.outcome(self.shifts() + bonus)
@@ -118,6 +118,7 @@ def apply_invokes(invokes: Iterable[Invoke], ctx: Invoking, *, may_oppose: bool)
 
 
 def _needed(use: Use, ctx: Invoking) -> bool:
+    rank = ctx.system.rank
     now = rank(ctx.outcome())
     if use.invoke.mode is InvokeMode.REROLL:
         return now < rank(Outcome.SUCCESS)
@@ -181,7 +182,7 @@ def _spend(use: Use, ctx: Invoking, paid: set[tuple[str, str]]) -> None:
         reveal(ctx.report, aspect)
     reroll = None
     if mode is InvokeMode.REROLL:
-        reroll = ctx.system.effort_dice(ctx.dice)
+        reroll = ctx.system.roll(ctx.dice, skill_rating(ctx.effort.modifiers))
         ctx.effort.rolls.append(reroll)
     else:
         ctx.effort.modifiers.append(Modifier("invoke", _label(aspect, mode, paid_with, holder), ctx.system.invoke_bonus))

@@ -42,7 +42,7 @@ from pbp.rules.ladder import describe
 from pbp.rules.names import find_character, same_name
 from pbp.rules.results import ActionResult, Outcome
 from pbp.rules.state import Character, Consequence, Table
-from pbp.rules.systems import FATE_CONDENSED, System
+from pbp.rules.systems import System
 
 SELF_TREATMENT = 2
 SCENE_ASPECTS = ("boost", "situation", "zone")
@@ -52,7 +52,7 @@ TREATED = (Outcome.TIE, Outcome.SUCCESS, Outcome.STYLE)
 # -- treatment -----------------------------------------------------------------------------
 
 def treatment_difficulty(consequence: Consequence | str, *, self_treatment: bool = False,
-                         system: System = FATE_CONDENSED) -> int:
+                         system: System) -> int:
     """The consequence's own shifts (mild 2, moderate 4, severe 6), +2 to treat yourself."""
     if isinstance(consequence, Consequence):
         base = consequence.shifts
@@ -66,14 +66,14 @@ def treatment_difficulty(consequence: Consequence | str, *, self_treatment: bool
     return base + (SELF_TREATMENT if self_treatment else 0)
 
 
-def treatment_skill(consequence: Consequence, system: System = FATE_CONDENSED) -> str:
+def treatment_skill(consequence: Consequence, system: System) -> str:
     """Academics for physical harm, Empathy for mental (the system's ``treatment_skills``)."""
     track = consequence.hit_track or consequence.track or "physical"
     return system.treatment_skills.get(track, next(iter(system.treatment_skills.values())))
 
 
 def check_treatment(table: Table, healer: str, patient: str, consequence: str,
-                    system: System = FATE_CONDENSED) -> tuple[Consequence, str, int]:
+                    system: System) -> tuple[Consequence, str, int]:
     """The slot to treat, the usual skill and the difficulty; refused when it is already
     recovering."""
     doctor = find_character(table, healer)
@@ -87,7 +87,7 @@ def check_treatment(table: Table, healer: str, patient: str, consequence: str,
 
 
 def treat(table: Table, healer: str, patient: str, consequence: str, result: ActionResult, *,
-          rename: str = "", system: System = FATE_CONDENSED, scene_in_progress: bool = True,
+          rename: str = "", system: System, scene_in_progress: bool = True,
           session_in_progress: bool = True) -> Report:
     """Apply an already-resolved treatment roll (an overcome by ``healer`` against the
     treatment difficulty): on a tie or better the consequence is renamed (``rename``) and
@@ -108,7 +108,7 @@ def treat(table: Table, healer: str, patient: str, consequence: str, result: Act
                           session_in_progress=session_in_progress, report=r)
 
 
-def roll_treatment(cmd: Treat, table: Table, dice: DiceSource, actor: str, system: System = FATE_CONDENSED, *,
+def roll_treatment(cmd: Treat, table: Table, dice: DiceSource, actor: str, system: System, *,
                    scene_in_progress: bool = True, session_in_progress: bool = True) -> ActionResult:
     """``/treat PATIENT "Consequence" [with SKILL] [as "New Name"]``: roll the overcome with
     the actions engine and apply it. The result's effects and changes include the treatment."""

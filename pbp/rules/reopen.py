@@ -46,7 +46,7 @@ from pbp.rules.ladder import describe
 from pbp.rules.names import find_aspect, find_character, same_name
 from pbp.rules.results import ActionResult, Change, Effect, InvokeUse, Modifier
 from pbp.rules.state import Aspect, Character, Table
-from pbp.rules.systems import FATE_CONDENSED, System
+from pbp.rules.systems import System
 
 Faces = tuple[int, ...]
 
@@ -159,7 +159,7 @@ class _Use:
 
 
 def reresolve(cmd: Command, table_before: Table, throws: Sequence[Faces], actor: str,
-              system: System = FATE_CONDENSED, extra_invokes: Iterable[Invoke | AfterInvoke] = (),
+              system: System, extra_invokes: Iterable[Invoke | AfterInvoke] = (),
               removed_invokes: Iterable[str | Invoke | AfterInvoke] = (),
               fresh_dice: DiceSource | None = None) -> ActionResult:
     """Re-run an open roll with ``extra_invokes`` added and ``removed_invokes`` (aspects)
@@ -399,7 +399,7 @@ class OpenRoll:
     def with_veto(self, aspect: str) -> "OpenRoll":
         return replace(self, vetoed=(*self.vetoed, aspect))
 
-    def rerun(self, table_before: Table, system: System = FATE_CONDENSED,
+    def rerun(self, table_before: Table, system: System,
               fresh_dice: DiceSource | None = None) -> tuple["OpenRoll", ActionResult]:
         """Re-run on ``table_before`` (changed in place, as ``reresolve``); returns the open
         roll with every throw made so far, and the new result."""

@@ -19,10 +19,11 @@ class DiceRoll:
 
     faces: tuple[int, ...]
     sides: str = "F"         # "F" or "6", "10", ...
+    value: int | None = None  # what the throw counts for when it is not the sum (a pool's hits)
 
     @property
     def total(self) -> int:
-        return sum(self.faces)
+        return sum(self.faces) if self.value is None else self.value
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,9 @@ class Effort:
     rolls: list[DiceRoll] = field(default_factory=list)
     modifiers: list[Modifier] = field(default_factory=list)
     invokes: list[InvokeUse] = field(default_factory=list)
+    # False where the rating sizes the dice instead of adding to them (a d10 pool): the
+    # skill term is kept for the reply but not summed.
+    rating_counts: bool = True
 
     @property
     def dice(self) -> DiceRoll:
@@ -64,7 +68,7 @@ class Effort:
 
     @property
     def total(self) -> int:
-        return self.dice.total + sum(m.value for m in self.modifiers)
+        return self.dice.total + sum(m.value for m in self.modifiers if self.rating_counts or m.source != "skill")
 
 
 @dataclass

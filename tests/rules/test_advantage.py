@@ -10,6 +10,7 @@ Ethan's Crafts is Average (+1); with [0][0][0][0] his effort is +1.
 """
 import pytest
 
+from pbp.rules.systems import FATE_CONDENSED
 from pbp.commands import Choice, Opposition
 from pbp.errors import RulesError
 from pbp.rules.actions import resolve
@@ -23,7 +24,7 @@ from .builders import advantage, effect, effects
 def molotov(table, vs, *choices, target="Shoggoth", aspect="On Fire", dice="0000", **kw):
     cmd = advantage("Crafts", aspect=aspect, target=target, opposition=Opposition(rating=vs),
                     choices=choices, **kw)
-    return resolve(cmd, table, FixedDice(dice), "Ethan")
+    return resolve(cmd, table, FixedDice(dice), "Ethan", system=FATE_CONDENSED)
 
 
 # -- a new aspect ---------------------------------------------------------------------------
@@ -55,7 +56,7 @@ def test_new_scene_aspect_fail_at_a_cost_against_a_difficulty_goes_to_the_gm(tab
 def test_new_aspect_fail_at_a_cost_against_an_active_opponent(table):
     cmd = advantage("Crafts", aspect="Tripwire", opposition=Opposition(character="Ghoul"),
                     choices=(Choice("fail", "cost"),))
-    resolve(cmd, table, FixedDice("-000,0000"), "Ethan")      # 0 vs Ghoul's Notice +1
+    resolve(cmd, table, FixedDice("-000,0000"), "Ethan", system=FATE_CONDENSED)      # 0 vs Ghoul's Notice +1
     assert table.find_aspect("Tripwire").free_invokes == {"Ghoul": 1}
 
 
@@ -128,7 +129,7 @@ def secret(table):
 
 def discover(table, vs, target="Ghoul"):
     cmd = advantage("Crafts", discover=True, target=target, opposition=Opposition(rating=vs))
-    return resolve(cmd, table, FixedDice("0000"), "Ethan")
+    return resolve(cmd, table, FixedDice("0000"), "Ethan", system=FATE_CONDENSED)
 
 
 def test_discover_fail_lets_the_gm_reveal_it(table, secret):

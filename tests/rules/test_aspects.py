@@ -7,6 +7,7 @@ enemy's aspect against them is called a HOSTILE INVOCATION".
 """
 import pytest
 
+from pbp.rules.systems import FATE_CONDENSED
 from pbp.commands import Invoke, Opposition
 from pbp.errors import RulesError, UnknownNameError
 from pbp.rules.actions import resolve
@@ -120,7 +121,7 @@ def test_a_passed_boost_keeps_its_single_use(table):
         Change("boost", "Off Balance", "held by Ruth", "held by Charles", "passed on")]
     assert off.free_invokes == {"Charles": 1}
     cmd = overcome("Investigate", opposition=Opposition(rating=0), invokes=(Invoke("Off Balance"),))
-    result = resolve(cmd, table, FixedDice("0000"), "Charles")
+    result = resolve(cmd, table, FixedDice("0000"), "Charles", system=FATE_CONDENSED)
     assert result.effort.invokes[0].paid_with == "boost" and table.find_aspect("Off Balance") is None
 
 

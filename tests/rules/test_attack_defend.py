@@ -11,6 +11,7 @@ Athletics and Notice Average (+1), "Biting People" Good (+3).
 """
 import pytest
 
+from pbp.rules.systems import FATE_CONDENSED
 from pbp.commands import Choice, Invoke, InvokeMode, Opposition
 from pbp.errors import RulesError
 from pbp.rules.actions import resolve
@@ -23,7 +24,7 @@ from .builders import attack, defend, effect, effects
 
 def punch(table, ruth_dice, *choices, ghoul_dice="0000", **kw):
     dice = ",".join(d for d in (ruth_dice, ghoul_dice) if d)
-    return resolve(attack("Ghoul", "Fight", choices=choices, **kw), table, FixedDice(dice), "Ruth")
+    return resolve(attack("Ghoul", "Fight", choices=choices, **kw), table, FixedDice(dice), "Ruth", system=FATE_CONDENSED)
 
 
 def test_the_target_defends_with_its_best_melee_defence(table):
@@ -64,19 +65,19 @@ def test_attack_style_may_trade_a_shift_for_a_boost(table):
 
 def test_an_attack_needs_a_target(table):
     with pytest.raises(RulesError, match="needs a target"):
-        resolve(attack(""), table, FixedDice("0000"), "Ruth")
+        resolve(attack(""), table, FixedDice("0000"), "Ruth", system=FATE_CONDENSED)
     with pytest.raises(RulesError, match="cannot oppose"):
-        resolve(attack("Ruth", "Fight"), table, FixedDice("0000,0000"), "Ruth")
+        resolve(attack("Ruth", "Fight"), table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
 
 
 def test_shoot_is_dodged_with_athletics_only(table):
     """Fight defends only against melee; a shot is dodged with Athletics."""
-    result = resolve(attack("Ruth", "Shoot"), table, FixedDice("0000,0000"), "Ethan")
+    result = resolve(attack("Ruth", "Shoot"), table, FixedDice("0000,0000"), "Ethan", system=FATE_CONDENSED)
     assert result.opposition.effort.skill == "Athletics"
 
 
 def test_provoke_is_resisted_with_will(table):
-    result = resolve(attack("Ghoul", "Provoke"), table, FixedDice("0000,0000"), "Ruth")
+    result = resolve(attack("Ghoul", "Provoke"), table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
     assert result.opposition.effort.skill == "Will" and result.opposition.value == 0
 
 
@@ -84,15 +85,15 @@ def test_lore_cannot_attack_without_a_stunt(table):
     """"Outras habilidades podem obter permissão ... Algumas façanhas podem conceder uma
     permissão": a stunt for Lore + attack grants it."""
     with pytest.raises(RulesError, match="Lore cannot be used to attack") as info:
-        resolve(attack("Ghoul", "Lore"), table, FixedDice("0000,0000"), "Ruth")
+        resolve(attack("Ghoul", "Lore"), table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
     assert info.value.example == "/attack Ghoul with Fight"
     table.character("Ruth").stunts.append(Stunt("Words of Power", skill="Lore", action="attack", bonus=0))
-    assert resolve(attack("Ghoul", "Lore"), table, FixedDice("0000,0000"), "Ruth").effort.total == 2
+    assert resolve(attack("Ghoul", "Lore"), table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED).effort.total == 2
 
 
 def test_an_npcs_free_form_skill_may_attack(table):
     """The GM wrote "Biting People" to bite with; Ruth defends with her best defence."""
-    result = resolve(attack("Ruth", "Biting People"), table, FixedDice("0000,0000"), "Ghoul")
+    result = resolve(attack("Ruth", "Biting People"), table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED)
     assert result.effort.total == 3
     assert result.opposition.effort.skill == "Fight" and result.opposition.value == 4
 
@@ -122,7 +123,7 @@ def test_the_defenders_own_defend_stunts_apply(table):
 # -- defend -----------------------------------------------------------------------------------
 
 def dodge(table, dice, vs=4, skill="Athletics", **kw):
-    return resolve(defend(skill, opposition=Opposition(rating=vs), **kw), table, FixedDice(dice), "Ruth")
+    return resolve(defend(skill, opposition=Opposition(rating=vs), **kw), table, FixedDice(dice), "Ruth", system=FATE_CONDENSED)
 
 
 def test_defend_fail_is_a_hit_on_the_defender(table):
@@ -151,7 +152,7 @@ def test_defend_against_the_ghoul_who_attacks_with_fight(table):
     """The Ghoul attacks with its best attack skill Athletics can answer (Fight +2); a tie
     gives the Ghoul the boost, as its attack's tie would."""
     result = resolve(defend("Athletics", opposition=Opposition(character="Ghoul")), table,
-                     FixedDice("-000,0000"), "Ruth")
+                     FixedDice("-000,0000"), "Ruth", system=FATE_CONDENSED)
     assert result.opposition.effort.skill == "Fight" and result.opposition.value == 2
     assert result.outcome is Outcome.TIE
     assert effect(result, "boost").data["holder"] == "Ghoul"
@@ -160,14 +161,14 @@ def test_defend_against_the_ghoul_who_attacks_with_fight(table):
 
 def test_defend_fail_against_the_ghoul_names_the_attacker(table):
     result = resolve(defend("Athletics", opposition=Opposition(character="Ghoul", skill="Biting People")),
-                     table, FixedDice("----,0000"), "Ruth")
+                     table, FixedDice("----,0000"), "Ruth", system=FATE_CONDENSED)
     assert effect(result, "hit").data == {"target": "Ruth", "shifts": 4, "attacker": "Ghoul"}
 
 
 def test_the_attackers_attack_stunts_apply(table):
     table.character("Ghoul").stunts.append(Stunt("Pounce", skill="Fight", action="attack", bonus=2))
     result = resolve(defend("Athletics", opposition=Opposition(character="Ghoul")), table,
-                     FixedDice("0000,0000"), "Ruth")
+                     FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
     assert result.opposition.value == 4
 
 
@@ -177,12 +178,12 @@ def test_defend_with_no_skill_uses_the_best_allowed(table):
 
 def test_defend_needs_an_attack_and_an_allowed_skill(table):
     with pytest.raises(RulesError, match="needs the attack"):
-        resolve(defend("Athletics"), table, FixedDice("0000"), "Ruth")
+        resolve(defend("Athletics"), table, FixedDice("0000"), "Ruth", system=FATE_CONDENSED)
     with pytest.raises(RulesError, match="Physique cannot be used to defend"):
         dodge(table, "0000", skill="Physique")
     with pytest.raises(RulesError, match="Athletics cannot be used to defend"):
         resolve(defend("Athletics", opposition=Opposition(character="Ghoul", skill="Provoke")), table,
-                FixedDice("0000,0000"), "Ruth")
+                FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
 
 
 def test_oppose_invoke_raises_the_bar_the_attack_must_clear(table):

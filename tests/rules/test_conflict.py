@@ -34,7 +34,7 @@ def test_concession_pays_one_plus_the_consequences_of_this_conflict():
     conflict = start_conflict(table, ["Charles", "Ruth", "Ghoul"], first="Ghoul")
     assert conflict.sides == {"Charles": "pcs", "Ruth": "pcs", "Ghoul": "npcs"}
     hit = absorb(table, "Charles", "physical", 5, stress=1, consequences=[("moderate", "Gaping Chest Wound")],
-                 attacker="Ghoul")
+                 attacker="Ghoul", system=FATE_CONDENSED)
     conflict = record_absorb(conflict, hit)
     assert concession_points(conflict, "Charles") == 2
 
@@ -67,7 +67,7 @@ def test_the_taken_out_cannot_concede():
     conflict = start_conflict(table, ["Charles", "Ghoul"], first="Ghoul")
     for boxes in table.character("Charles").stress.values():
         boxes[:] = [True] * 3
-    out = absorb(table, "Charles", "physical", 13, consequences=[("severe", "x")], attacker="Ghoul")
+    out = absorb(table, "Charles", "physical", 13, consequences=[("severe", "x")], attacker="Ghoul", system=FATE_CONDENSED)
     conflict = record_absorb(conflict, out)
     assert conflict.taken_out == ("Charles",)
     with pytest.raises(RulesError, match="too late to concede"):

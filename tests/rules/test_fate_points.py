@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from pbp.rules.systems import FATE_CONDENSED
 from pbp.commands import Invoke, Opposition, Payment
 from pbp.errors import CommandError, NotAllowedError, RulesError
 from pbp.rules import compels as c
@@ -103,12 +104,12 @@ def test_an_npc_s_paid_invoke_comes_out_of_the_pool():
     table, ledger = make_table(), FateLedger(gm_pool=2)
     ghoul = table.character("Ghoul")
     cmd = attack("Ruth", "Fight", invokes=(Invoke("Deep Shadows", payment=Payment.FATE_POINT),))
-    result = spend_from_pool(ledger, ghoul, lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul"))
+    result = spend_from_pool(ledger, ghoul, lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED))
     assert ledger.gm_pool == 1 and ghoul.fate_points == 1
     assert result.changes[0] == Change("gm_pool", GM, 2, 1, "invoking Deep Shadows (Ghoul)")
     ledger.gm_pool = 0
     with pytest.raises(RulesError, match="^the GM's pool has 0 fate points; invoking Deep Shadows needs one"):
-        spend_from_pool(ledger, ghoul, lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul"))
+        spend_from_pool(ledger, ghoul, lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED))
     assert ghoul.fate_points == 1
 
 
@@ -117,7 +118,7 @@ def test_an_npc_s_paid_invoke_comes_out_of_the_pool():
 def test_a_hostile_invoke_is_owed_until_the_scene_ends():
     table, ledger = make_table(), FateLedger()
     cmd = attack("Ghoul", "Fight", invokes=(Invoke("Hungry"),))
-    result = resolve(cmd, table, FixedDice("0000,0000"), "Ruth")
+    result = resolve(cmd, table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
     owe_from_result(ledger, result, scene="Warehouse")
     assert ledger.owed_total == 1 and table.character("Ruth").fate_points == 2
     pay_owed(ledger, table, scene="Docks")
@@ -131,7 +132,7 @@ def test_a_pc_owed_a_point_gets_it_on_the_sheet():
     table, ledger = make_table(), FateLedger(gm_pool=1)
     cmd = attack("Ruth", "Fight", invokes=(Invoke("Hair-Trigger Temper"),))
     result = spend_from_pool(ledger, table.character("Ghoul"),
-                             lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul"))
+                             lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED))
     owe_from_result(ledger, result)
     pay_owed(ledger, table)
     assert table.character("Ruth").fate_points == 4 and ledger.gm_pool == 0
@@ -293,14 +294,14 @@ class Game:
 
     def do_hostile(self, who):
         cmd = attack("Ghoul", "Fight", invokes=(Invoke("Hungry", payment=Payment.FATE_POINT),))
-        owe_from_result(self.ledger, resolve(cmd, self.table, FixedDice("0000,0000"), who))
+        owe_from_result(self.ledger, resolve(cmd, self.table, FixedDice("0000,0000"), who, system=FATE_CONDENSED))
 
     def do_npc_invoke(self, target):
         cmd = attack(target, "Fight", invokes=(Invoke("Deep Shadows", payment=Payment.FATE_POINT),))
         ghoul = self.table.character("Ghoul")
         if self.ledger.gm_pool < 1:
             raise RulesError("the pool is empty")
-        spend_from_pool(self.ledger, ghoul, lambda: resolve(cmd, self.table, FixedDice("0000,0000"), "Ghoul"))
+        spend_from_pool(self.ledger, ghoul, lambda: resolve(cmd, self.table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED))
         self.expected -= 1
 
     def do_payout(self):
@@ -351,7 +352,7 @@ class Game:
         if not held:
             raise RulesError("nothing to use")
         cmd = overcome("Athletics", opposition=Opposition(rating=0), invokes=(Invoke(held[0].name, payment=Payment.FREE),))
-        resolve(cmd, self.table, FixedDice("0000"), who)
+        resolve(cmd, self.table, FixedDice("0000"), who, system=FATE_CONDENSED)
 
     def _aspect(self, who: str) -> str:
         return {"Ruth": "Hair-Trigger Temper", "Ghoul": "Hungry"}.get(who, "Deep Shadows")

@@ -18,7 +18,7 @@ from pbp.rules.harm import (
 from pbp.rules.results import Change
 from pbp.rules.sheets import consequence_slots
 from pbp.rules.state import Aspect, Character, Table
-from pbp.rules.systems import FATE_CONDENSED
+from pbp.rules.systems import FATE_CONDENSED, StressTable
 
 
 def basement() -> Table:
@@ -36,7 +36,7 @@ def basement() -> Table:
 def ghoul_attacks(table, dice, **kw):
     cmd = Attack(line=1, source="/as Ghoul attack Charles with Fight", skill="Fight", target="Charles",
                  actor="Ghoul", **kw)
-    return resolve(cmd, table, FixedDice(dice), "Ghoul")
+    return resolve(cmd, table, FixedDice(dice), "Ghoul", system=FATE_CONDENSED)
 
 
 def test_charles_versus_the_ghoul():
@@ -58,8 +58,8 @@ def test_charles_versus_the_ghoul():
     assert first.opposition.effort.skill == "Athletics"
     [hit] = hits(first)
     assert (hit.target, hit.shifts, hit.attacker) == ("Charles", 2, "Ghoul")
-    assert cheapest_absorption(charles, "physical", 2) == Plan(stress=2, absorbs=2)
-    one = absorb(table, "Charles", "physical", hit.shifts, stress=2, attacker="Ghoul")
+    assert cheapest_absorption(charles, "physical", 2, system=FATE_CONDENSED) == Plan(stress=2, absorbs=2)
+    one = absorb(table, "Charles", "physical", hit.shifts, stress=2, attacker="Ghoul", system=FATE_CONDENSED)
     assert charles.stress["physical"] == [True, True, False]
     assert one.stress_boxes == (0, 1) and one.absorbed == 2 and not one.taken_out
     assert one.changes == [Change("stress", "Charles (physical)", "[ ][ ][ ]", "[x][x][ ]")]
@@ -69,9 +69,9 @@ def test_charles_versus_the_ghoul():
     assert table.character("Ghoul").fate_points == 0
     [hit] = hits(second)
     assert hit.shifts == 5
-    assert cheapest_absorption(charles, "physical", 5).describe() == "moderate + 1 stress box"
+    assert cheapest_absorption(charles, "physical", 5, system=FATE_CONDENSED).describe() == "moderate + 1 stress box"
     two = absorb(table, "Charles", "physical", 5, stress=1,
-                 consequences=[("moderate", "Gaping Chest Wound")], attacker="Ghoul")
+                 consequences=[("moderate", "Gaping Chest Wound")], attacker="Ghoul", system=FATE_CONDENSED)
     assert charles.stress["physical"] == [True, True, True]
     moderate = next(c for c in charles.consequences if c.severity == "moderate")
     assert moderate.aspect == "Gaping Chest Wound" and moderate.hit_track == "physical"
@@ -85,10 +85,10 @@ def test_charles_versus_the_ghoul():
     third = ghoul_attacks(table, "++++,----", invokes=(Invoke("Gaping Chest Wound", payment=Payment.FREE),))
     assert (third.effort.total, third.opposition.value, third.shifts) == (8, -1, 9)
     assert wound.free_invokes == {}
-    assert not can_absorb(charles, "physical", 9)
-    assert cheapest_absorption(charles, "physical", 9) is None
+    assert not can_absorb(charles, "physical", 9, system=FATE_CONDENSED)
+    assert cheapest_absorption(charles, "physical", 9, system=FATE_CONDENSED) is None
     out = absorb(table, "Charles", "physical", 9, consequences=[("mild", "Nasty Bite"), ("severe", "Torn Open")],
-                 attacker="Ghoul")
+                 attacker="Ghoul", system=FATE_CONDENSED)
     assert out.taken_out and charles.taken_out
     assert out.stress_boxes == () and out.consequences == ()
     assert [c.aspect for c in charles.consequences] == [None, "Gaping Chest Wound", None]
@@ -114,7 +114,7 @@ def test_a_plan_that_falls_short_is_refused_with_the_options():
     ch = charles_with(3)
     table = Table(characters={"Charles": ch})
     with pytest.raises(RulesError) as err:
-        absorb(table, ch, "physical", 5, stress=3)
+        absorb(table, ch, "physical", 5, stress=3, system=FATE_CONDENSED)
     assert "must absorb 5 shifts" in err.value.message and "this absorbs 3" in err.value.message
     assert "mild + 3 stress boxes" in err.value.message and "moderate + 1 stress box" in err.value.message
     assert err.value.example.startswith("/absorb stress 3 mild")
@@ -127,12 +127,12 @@ def test_wasteful_plans_are_refused_but_a_bigger_consequence_is_a_choice():
     table = Table(characters={"Charles": charles_with(3)})
     ch = table.character("Charles")
     with pytest.raises(RulesError, match="mark 1 stress box, not 2"):
-        absorb(table, ch, "physical", 5, stress=2, consequences=[("moderate", "Cracked Ribs")])
+        absorb(table, ch, "physical", 5, stress=2, consequences=[("moderate", "Cracked Ribs")], system=FATE_CONDENSED)
     with pytest.raises(RulesError, match="mark 0 stress boxes"):
-        absorb(table, ch, "physical", 5, stress=1, consequences=[("severe", "Crushed Leg")])
+        absorb(table, ch, "physical", 5, stress=1, consequences=[("severe", "Crushed Leg")], system=FATE_CONDENSED)
     with pytest.raises(RulesError, match="without the mild"):
-        absorb(table, ch, "physical", 3, consequences=[("mild", "Bruised"), ("severe", "Crushed Leg")])
-    result = absorb(table, ch, "physical", 5, consequences=[("severe", "Crushed Leg")])
+        absorb(table, ch, "physical", 3, consequences=[("mild", "Bruised"), ("severe", "Crushed Leg")], system=FATE_CONDENSED)
+    result = absorb(table, ch, "physical", 5, consequences=[("severe", "Crushed Leg")], system=FATE_CONDENSED)
     assert result.absorbed == 6 and not result.taken_out
 
 
@@ -142,15 +142,15 @@ def test_filled_slots_and_full_boxes_are_refused():
     table = Table(characters={"Charles": charles_with(1, filled=("moderate",))})
     ch = table.character("Charles")
     with pytest.raises(RulesError, match="1 free physical stress box, not 2"):
-        absorb(table, ch, "physical", 2, stress=2)
+        absorb(table, ch, "physical", 2, stress=2, system=FATE_CONDENSED)
     with pytest.raises(RulesError, match=r"moderate consequence slot is already filled \(Old moderate\)"):
-        absorb(table, ch, "physical", 4, consequences=[("moderate", "Gut Shot")])
+        absorb(table, ch, "physical", 4, consequences=[("moderate", "Gut Shot")], system=FATE_CONDENSED)
     with pytest.raises(RulesError, match="not a consequence"):
-        absorb(table, ch, "physical", 4, consequences=[("grave", "Gut Shot")])
+        absorb(table, ch, "physical", 4, consequences=[("grave", "Gut Shot")], system=FATE_CONDENSED)
     with pytest.raises(RulesError, match="needs a name"):
-        absorb(table, ch, "physical", 2, consequences=[("mild", "")])
+        absorb(table, ch, "physical", 2, consequences=[("mild", "")], system=FATE_CONDENSED)
     with pytest.raises(RulesError, match="already has an aspect"):
-        absorb(table, ch, "physical", 2, consequences=[("mild", "old MODERATE")])
+        absorb(table, ch, "physical", 2, consequences=[("mild", "old MODERATE")], system=FATE_CONDENSED)
 
 
 def test_the_extra_mild_slot_serves_only_its_track():
@@ -160,7 +160,7 @@ def test_the_extra_mild_slot_serves_only_its_track():
     ch = charles_with(0, physique=5)
     table = Table(characters={"Charles": ch})
     assert [c.severity for c in ch.consequences] == ["mild", "moderate", "severe", "mild2"]
-    result = absorb(table, ch, "physical", 4, consequences=[("mild", "Bruised Hip"), ("mild", "Split Lip")])
+    result = absorb(table, ch, "physical", 4, consequences=[("mild", "Bruised Hip"), ("mild", "Split Lip")], system=FATE_CONDENSED)
     assert result.consequences == (("mild", "Bruised Hip"), ("mild2", "Split Lip"))
     assert [c.aspect for c in ch.consequences] == ["Bruised Hip", None, None, "Split Lip"]
 
@@ -168,11 +168,11 @@ def test_the_extra_mild_slot_serves_only_its_track():
     mind.stress["mental"] = [True] * 3
     table = Table(characters={"Charles": mind})
     with pytest.raises(RulesError, match="mild consequence slot is already filled"):
-        absorb(table, mind, "mental", 4, consequences=[("mild", "Shaken"), ("mild", "Rattled")])
+        absorb(table, mind, "mental", 4, consequences=[("mild", "Shaken"), ("mild", "Rattled")], system=FATE_CONDENSED)
     with pytest.raises(RulesError, match="extra mild slot is for physical hits only, not mental"):
-        absorb(table, mind, "mental", 2, consequences=[("mild2", "Shaken")])
-    assert all(p.severities.count("mild2") == 0 for p in absorption_options(mind, "mental", 4))
-    assert any("mild2" in p.severities for p in absorption_options(mind, "physical", 4))
+        absorb(table, mind, "mental", 2, consequences=[("mild2", "Shaken")], system=FATE_CONDENSED)
+    assert all(p.severities.count("mild2") == 0 for p in absorption_options(mind, "mental", 4, system=FATE_CONDENSED))
+    assert any("mild2" in p.severities for p in absorption_options(mind, "physical", 4, system=FATE_CONDENSED))
 
 
 def test_cheapest_absorption_harms_the_least():
@@ -182,20 +182,20 @@ def test_cheapest_absorption_harms_the_least():
     box is free (Charles's second hit); with three free boxes a mild consequence and three
     boxes absorb it with lighter harm (a mild clears a scene after treatment, a moderate a
     session after)."""
-    assert cheapest_absorption(charles_with(3), "physical", 2).describe() == "2 stress boxes"
-    assert cheapest_absorption(charles_with(1), "physical", 5).describe() == "moderate + 1 stress box"
-    assert cheapest_absorption(charles_with(3), "physical", 5).describe() == "mild + 3 stress boxes"
-    assert cheapest_absorption(charles_with(3), "physical", 6).describe() == "moderate + 2 stress boxes"
-    assert cheapest_absorption(charles_with(0), "physical", 3).describe() == "moderate"
-    assert cheapest_absorption(charles_with(1), "physical", 7).describe() == "severe + 1 stress box"
-    assert cheapest_absorption(charles_with(0, filled=("severe",)), "physical", 6).describe() == "mild + moderate"
+    assert cheapest_absorption(charles_with(3), "physical", 2, system=FATE_CONDENSED).describe() == "2 stress boxes"
+    assert cheapest_absorption(charles_with(1), "physical", 5, system=FATE_CONDENSED).describe() == "moderate + 1 stress box"
+    assert cheapest_absorption(charles_with(3), "physical", 5, system=FATE_CONDENSED).describe() == "mild + 3 stress boxes"
+    assert cheapest_absorption(charles_with(3), "physical", 6, system=FATE_CONDENSED).describe() == "moderate + 2 stress boxes"
+    assert cheapest_absorption(charles_with(0), "physical", 3, system=FATE_CONDENSED).describe() == "moderate"
+    assert cheapest_absorption(charles_with(1), "physical", 7, system=FATE_CONDENSED).describe() == "severe + 1 stress box"
+    assert cheapest_absorption(charles_with(0, filled=("severe",)), "physical", 6, system=FATE_CONDENSED).describe() == "mild + moderate"
 
 
 def test_the_deadline_default_names_placeholders_to_rename():
     """A player who does not answer takes the cheapest absorption; consequences get
     placeholder names flagged for renaming, and the attacker still holds the free invoke."""
     table = Table(characters={"Charles": charles_with(1)})
-    result = absorb_default(table, "Charles", "physical", 5, attacker="Ghoul")
+    result = absorb_default(table, "Charles", "physical", 5, attacker="Ghoul", system=FATE_CONDENSED)
     assert result.consequences == (("moderate", "Moderate Wound (to be named)"),)
     effect = next(e for e in result.effects if e.kind == "consequence")
     assert effect.data["rename"] is True and effect.data["holder"] == "Ghoul"
@@ -212,12 +212,12 @@ def test_minor_npcs_mark_boxes_or_are_taken_out():
     cultist = Character("Cultist", kind="minor", skills={"Fight": 1})
     cultist.stress = {"physical": [False, False]}
     table = Table(characters={"Cultist": cultist})
-    assert npc_plan(cultist, "mental", 2) == Plan(stress=2, absorbs=2)   # its boxes serve any hit
-    result = npc_absorb(table, cultist, "physical", 1, attacker="Ruth")
+    assert npc_plan(cultist, "mental", 2, system=FATE_CONDENSED) == Plan(stress=2, absorbs=2)   # its boxes serve any hit
+    result = npc_absorb(table, cultist, "physical", 1, attacker="Ruth", system=FATE_CONDENSED)
     assert cultist.stress["physical"] == [True, False] and not result.taken_out
     with pytest.raises(RulesError, match="minor NPC"):
-        absorb(table, cultist, "physical", 1, consequences=[("mild", "Bleeding")])
-    result = npc_absorb(table, cultist, "physical", 2, attacker="Ruth")
+        absorb(table, cultist, "physical", 1, consequences=[("mild", "Bleeding")], system=FATE_CONDENSED)
+    result = npc_absorb(table, cultist, "physical", 2, attacker="Ruth", system=FATE_CONDENSED)
     assert result.taken_out and cultist.taken_out
     assert cultist.stress["physical"] == [True, False]
 
@@ -227,40 +227,43 @@ def test_major_npcs_take_stress_first_then_the_smallest_consequence():
     covers the rest, else they are taken out."""
     ghoul = Character("Ghoul", kind="npc", skills={"Physique": 0})
     table = Table(characters={"Ghoul": ghoul})
-    assert npc_plan(ghoul, "physical", 3) == Plan(stress=3, absorbs=3)
-    assert npc_plan(ghoul, "physical", 4).describe() == "mild + 2 stress boxes"
-    assert npc_plan(ghoul, "physical", 9).describe() == "severe + 3 stress boxes"
-    assert npc_plan(ghoul, "physical", 10) is None
-    result = npc_absorb(table, ghoul, "physical", 5, attacker="Ruth")
+    assert npc_plan(ghoul, "physical", 3, system=FATE_CONDENSED) == Plan(stress=3, absorbs=3)
+    assert npc_plan(ghoul, "physical", 4, system=FATE_CONDENSED).describe() == "mild + 2 stress boxes"
+    assert npc_plan(ghoul, "physical", 9, system=FATE_CONDENSED).describe() == "severe + 3 stress boxes"
+    assert npc_plan(ghoul, "physical", 10, system=FATE_CONDENSED) is None
+    result = npc_absorb(table, ghoul, "physical", 5, attacker="Ruth", system=FATE_CONDENSED)
     assert result.consequences == (("mild", "Mild Wound (to be named)"),) and result.stress_boxes == (0, 1, 2)
     assert ghoul.consequences[0].aspect == "Mild Wound (to be named)"   # slots made from the sheet
-    assert npc_absorb(table, ghoul, "physical", 6, attacker="Ruth").consequences[0][0] == "severe"
-    assert npc_absorb(table, ghoul, "physical", 5, attacker="Ruth").taken_out
+    assert npc_absorb(table, ghoul, "physical", 6, attacker="Ruth", system=FATE_CONDENSED).consequences[0][0] == "severe"
+    assert npc_absorb(table, ghoul, "physical", 5, attacker="Ruth", system=FATE_CONDENSED).taken_out
 
 
 def test_hits_on_the_wrong_track_or_after_being_taken_out_are_refused():
     table = Table(characters={"Charles": charles_with(3)})
     with pytest.raises(RulesError, match="not a stress track"):
-        absorb(table, "Charles", "spiritual", 1, stress=1)
+        absorb(table, "Charles", "spiritual", 1, stress=1, system=FATE_CONDENSED)
     table.character("Charles").taken_out = True
     with pytest.raises(RulesError, match="already taken out"):
-        absorb(table, "Charles", "physical", 1, stress=1)
+        absorb(table, "Charles", "physical", 1, stress=1, system=FATE_CONDENSED)
 
 
 def test_mental_attacks_hit_the_mental_track():
     """"Quais habilidades podem ser usadas para atacar": Provoke attacks mentally; a free-form
     NPC skill hits the conflict's own kind."""
-    assert harm.hit_track("Provoke") == "mental"
-    assert harm.hit_track("Fight") == "physical"
-    assert harm.hit_track("Biting People", default="mental") == "mental"
+    assert harm.hit_track("Provoke", system=FATE_CONDENSED) == "mental"
+    assert harm.hit_track("Fight", system=FATE_CONDENSED) == "physical"
+    assert harm.hit_track("Biting People", default="mental", system=FATE_CONDENSED) == "mental"
 
 
-def test_escalating_stress_is_a_seam_not_an_implementation():
-    """Fate Core's escalating boxes (000_7ba3f797fc1d45d3.txt, "Options Related to Stress") are
-    another strategy; asking for it is an operator error, not a wrong answer."""
-    core = dataclasses.replace(FATE_CONDENSED, name="fate-core", absorb_strategy="escalating")
-    with pytest.raises(ConfigError):
-        cheapest_absorption(charles_with(3), "physical", 2, core)
+def test_escalating_stress_is_a_box_model_of_the_system():
+    """Fate Core's escalating boxes (000_7ba3f797fc1d45d3.txt, "Escalating Stress Boxes") are the
+    system's box model: a variant with an escalating stress table absorbs a 2-shift hit with
+    its 2-point box, where Fate Condensed marks two one-point boxes (tests/rules/test_fate_core.py
+    plays every row)."""
+    core = dataclasses.replace(FATE_CONDENSED, name="house-core",
+                               stress=StressTable(((-99, 2), (1, 3), (3, 4)), 5, escalating=True))
+    assert cheapest_absorption(charles_with(3), "physical", 2, system=core).describe() == "the 2-point stress box"
+    assert cheapest_absorption(charles_with(3), "physical", 2, system=FATE_CONDENSED).describe() == "2 stress boxes"
 
 
 # -- properties ----------------------------------------------------------------------------
@@ -296,12 +299,12 @@ def test_any_accepted_absorption_covers_the_hit_and_marks_no_box_twice(case):
     filled = [c.aspect for c in ch.consequences]
     plan = [(s, f"Harm {i}") for i, s in enumerate(sevs)]
     try:
-        result = absorb(table, ch, "physical", shifts, stress=stress, consequences=plan)
+        result = absorb(table, ch, "physical", shifts, stress=stress, consequences=plan, system=FATE_CONDENSED)
     except RulesError:
         assert ch.stress["physical"] == before
         return
     if result.taken_out:
-        assert cheapest_absorption(ch, "physical", shifts) is None
+        assert cheapest_absorption(ch, "physical", shifts, system=FATE_CONDENSED) is None
         assert ch.stress["physical"] == before
         return
     after = ch.stress["physical"]
@@ -318,11 +321,11 @@ def test_any_accepted_absorption_covers_the_hit_and_marks_no_box_twice(case):
 def test_the_cheapest_plan_is_always_an_accepted_answer(case):
     ch, shifts, _, _ = case
     table = Table(characters={"Charles": ch})
-    plan = cheapest_absorption(ch, "physical", shifts)
+    plan = cheapest_absorption(ch, "physical", shifts, system=FATE_CONDENSED)
     if plan is None:
-        assert absorb(table, ch, "physical", shifts).taken_out
+        assert absorb(table, ch, "physical", shifts, system=FATE_CONDENSED).taken_out
         return
     assert plan.absorbs >= shifts
     result = absorb(table, ch, "physical", shifts, stress=plan.stress,
-                    consequences=[("mild" if s == "mild2" else s, n) for s, n in plan.consequences])
+                    consequences=[("mild" if s == "mild2" else s, n) for s, n in plan.consequences], system=FATE_CONDENSED)
     assert result.absorbed == plan.absorbs and not result.taken_out

@@ -9,6 +9,7 @@ Ruth overcomes with Athletics Good (+3) and [0][0][0][0]: effort +3 before invok
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from pbp.rules.systems import FATE_CONDENSED
 from pbp.commands import Invoke, InvokeMode, Opposition, Payment
 from pbp.errors import RulesError, UnknownNameError
 from pbp.rules.actions import resolve
@@ -21,7 +22,7 @@ from .builders import effect, effects, make_table, overcome
 
 def climb(table, vs, *invokes, dice="0000", who="Ruth"):
     cmd = overcome("Athletics", opposition=Opposition(rating=vs), invokes=invokes)
-    return resolve(cmd, table, FixedDice(dice), who)
+    return resolve(cmd, table, FixedDice(dice), who, system=FATE_CONDENSED)
 
 
 def ruth(table):
@@ -52,7 +53,7 @@ def test_reroll_comes_after_the_opponents_throw(table):
     """Fixed dice order: actor, opposition, then rerolls."""
     cmd = overcome("Stealth", opposition=Opposition(character="Ghoul"),
                    invokes=(Invoke("Deep Shadows", mode=InvokeMode.REROLL),))
-    result = resolve(cmd, table, FixedDice("----,+000,++++"), "Ruth")
+    result = resolve(cmd, table, FixedDice("----,+000,++++"), "Ruth", system=FATE_CONDENSED)
     assert result.opposition.effort.dice.faces == (1, 0, 0, 0)
     assert result.effort.dice.faces == (1, 1, 1, 1)
 
@@ -64,7 +65,7 @@ def test_oppose_needs_someone_else_rolling(table):
     assert info.value.example == '/invoke "Deep Shadows"'
     cmd = overcome("Stealth", opposition=Opposition(character="Ghoul"),
                    invokes=(Invoke("Deep Shadows", mode=InvokeMode.OPPOSE),))
-    result = resolve(cmd, table, FixedDice("0000,0000"), "Ruth")
+    result = resolve(cmd, table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
     assert result.effort.total == 3 and result.effort.invokes[0].mode == "oppose"
 
 
@@ -203,7 +204,7 @@ def test_if_needed_comes_after_unconditional_invokes_and_the_opposition(table):
     the if-needed invoke written first is judged last, and skipped."""
     cmd = overcome("Stealth", opposition=Opposition(character="Ghoul"),
                    invokes=(Invoke("Monster Hunter", if_needed=True), Invoke("Deep Shadows")))
-    result = resolve(cmd, table, FixedDice("0000,-000"), "Ruth")
+    result = resolve(cmd, table, FixedDice("0000,-000"), "Ruth", system=FATE_CONDENSED)
     assert result.outcome is Outcome.STYLE
     assert [(u.aspect, u.paid_with) for u in result.effort.invokes] == [
         ("Deep Shadows", "fp"), ("Monster Hunter", "skipped")]
@@ -266,7 +267,7 @@ def test_invoking_your_own_hidden_aspect_reveals_it(table):
     secret = Aspect("Secretly Starving", owner="Ghoul", hidden=True)
     table.aspects.append(secret)
     result = resolve(overcome("Athletics", opposition=Opposition(rating=0),
-                              invokes=(Invoke("Secretly Starving"),)), table, FixedDice("0000"), "Ghoul")
+                              invokes=(Invoke("Secretly Starving"),)), table, FixedDice("0000"), "Ghoul", system=FATE_CONDENSED)
     assert not secret.hidden and result.effort.invokes[0].hostile_owner is None
     assert result.changes[0] == Change("fate_points", "Ghoul", 1, 0, "invoking Secretly Starving")
     assert result.changes[1].after == "revealed"

@@ -3,6 +3,7 @@ cost; tie = success at a minor cost, or fail with a boost; success; style = succ
 boost. Ruth climbs with Athletics Good (+3) and rolls [0][0][0][0]: effort +3."""
 import pytest
 
+from pbp.rules.systems import FATE_CONDENSED
 from pbp.commands import Choice, Opposition
 from pbp.errors import RulesError, UnknownNameError
 from pbp.rules.actions import resolve
@@ -15,7 +16,7 @@ from .builders import effect, effects, overcome
 def climb(table, vs, *choices, dice="0000"):
     cmd = overcome("Athletics", opposition=Opposition(rating=vs), choices=choices,
                    source=f"/overcome Athletics vs {vs}")
-    return resolve(cmd, table, FixedDice(dice), "Ruth")
+    return resolve(cmd, table, FixedDice(dice), "Ruth", system=FATE_CONDENSED)
 
 
 def test_fail_is_a_plain_fail(table):
@@ -72,7 +73,7 @@ def test_two_boosts_get_distinct_names(table):
 def test_active_opposition_rolls_defend(table):
     """An enemy can oppose with a defend roll; the Ghoul opposes Stealth with Notice."""
     cmd = overcome("Stealth", opposition=Opposition(character="ghoul"))
-    result = resolve(cmd, table, FixedDice("++00,0000"), "Ruth")
+    result = resolve(cmd, table, FixedDice("++00,0000"), "Ruth", system=FATE_CONDENSED)
     assert result.opposition.character == "Ghoul"
     assert result.opposition.effort.skill == "Notice" and result.opposition.value == 1
     assert result.opposition.label == "Ghoul: Notice"
@@ -81,7 +82,7 @@ def test_active_opposition_rolls_defend(table):
 
 def test_active_opposition_with_a_named_skill(table):
     cmd = overcome("Stealth", opposition=Opposition(character="Ghoul", skill="athletics"))
-    result = resolve(cmd, table, FixedDice("0000,0000"), "Ruth")
+    result = resolve(cmd, table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
     assert result.opposition.effort.skill == "Athletics"
 
 
@@ -90,18 +91,18 @@ def test_default_opposition_is_best_of_athletics_notice_will(table):
     Notice and Will: dodging it, seeing it coming, or refusing it."""
     table.character("Ghoul").skills["Will"] = 4
     result = resolve(overcome("Lore", opposition=Opposition(character="Ghoul")), table,
-                     FixedDice("0000,0000"), "Ruth")
+                     FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
     assert result.opposition.effort.skill == "Will"
 
 
 def test_no_difficulty_is_refused_with_an_example(table):
     with pytest.raises(RulesError) as info:
-        resolve(overcome("Athletics", source="/overcome Athletics"), table, FixedDice("0000"), "Ruth")
+        resolve(overcome("Athletics", source="/overcome Athletics"), table, FixedDice("0000"), "Ruth", system=FATE_CONDENSED)
     assert info.value.example == "/overcome Athletics vs Fair"
 
 
 def test_a_system_skill_not_on_the_sheet_is_mediocre(table):
-    result = resolve(overcome("drive", opposition=Opposition(rating=0)), table, FixedDice("0000"), "Ruth")
+    result = resolve(overcome("drive", opposition=Opposition(rating=0)), table, FixedDice("0000"), "Ruth", system=FATE_CONDENSED)
     assert result.skill == "Drive" and result.effort.modifiers[0].value == 0
 
 
@@ -109,7 +110,7 @@ def test_unknown_skill_suggests_the_nearest(table):
     """A typo gets the near skill and the same command with it fixed."""
     cmd = overcome("Atheltics", opposition=Opposition(rating=2), source="/overcome Atheltics vs Fair")
     with pytest.raises(UnknownNameError) as info:
-        resolve(cmd, table, FixedDice("0000"), "Ruth")
+        resolve(cmd, table, FixedDice("0000"), "Ruth", system=FATE_CONDENSED)
     err = info.value
     assert (err.kind, err.name, err.suggestions[0]) == ("skill", "Atheltics", "Athletics")
     assert err.example == "/overcome Athletics vs Fair"
@@ -117,10 +118,10 @@ def test_unknown_skill_suggests_the_nearest(table):
 
 def test_unknown_characters(table):
     with pytest.raises(UnknownNameError) as info:
-        resolve(overcome("Stealth", opposition=Opposition(character="Ghol")), table, FixedDice("0000"), "Ruth")
+        resolve(overcome("Stealth", opposition=Opposition(character="Ghol")), table, FixedDice("0000"), "Ruth", system=FATE_CONDENSED)
     assert info.value.kind == "character" and info.value.suggestions == ["Ghoul"]
     with pytest.raises(UnknownNameError):
-        resolve(overcome("Stealth", opposition=Opposition(rating=1)), table, FixedDice("0000"), "Nobody")
+        resolve(overcome("Stealth", opposition=Opposition(rating=1)), table, FixedDice("0000"), "Nobody", system=FATE_CONDENSED)
 
 
 def test_only_choices_that_exist(table):

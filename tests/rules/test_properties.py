@@ -2,6 +2,7 @@
 stunts, is the effort) and of shifts (effort minus opposition)."""
 from hypothesis import given, settings, strategies as st
 
+from pbp.rules.systems import FATE_CONDENSED
 from pbp.commands import Opposition
 from pbp.rules.actions import resolve
 from pbp.rules.dice import FixedDice, fate_group
@@ -18,7 +19,7 @@ faces = st.lists(st.sampled_from([-1, 0, 1]), min_size=4, max_size=4)
 def test_effort_is_faces_plus_skill_plus_modifiers(dice, rating, modifier, vs):
     table = Table(characters={"Ruth": Character("Ruth", skills={"Fight": rating})})
     cmd = overcome("Fight", opposition=Opposition(rating=vs), modifier=modifier)
-    result = resolve(cmd, table, FixedDice(fate_group(dice)), "Ruth")
+    result = resolve(cmd, table, FixedDice(fate_group(dice)), "Ruth", system=FATE_CONDENSED)
     assert result.effort.total == sum(dice) + rating + modifier
     assert result.shifts == result.effort.total - vs
     assert result.outcome is outcome_for(result.shifts)

@@ -26,9 +26,9 @@ def wounded() -> Table:
         ch.consequences = consequence_slots(ch, FATE_CONDENSED)
     table = Table(characters={"Charles": charles, "Ruth": ruth})
     absorb(table, "Charles", "physical", 5, stress=1, consequences=[("moderate", "Gaping Chest Wound")],
-           attacker="Ghoul")
-    absorb(table, "Charles", "physical", 3, stress=1, consequences=[("mild", "Nasty Bite")], attacker="Ghoul")
-    absorb(table, "Ruth", "mental", 6, consequences=[("severe", "Seen Too Much")], attacker="Ghoul")
+           attacker="Ghoul", system=FATE_CONDENSED)
+    absorb(table, "Charles", "physical", 3, stress=1, consequences=[("mild", "Nasty Bite")], attacker="Ghoul", system=FATE_CONDENSED)
+    absorb(table, "Ruth", "mental", 6, consequences=[("severe", "Seen Too Much")], attacker="Ghoul", system=FATE_CONDENSED)
     return table
 
 
@@ -44,18 +44,18 @@ def slot(table, who, name):
 def test_treatment_difficulties():
     """"Fair (+2) for a mild consequence, Great (+4) for moderate, and Fantastic (+6) for severe.
     These difficulties increase by two when you're trying to treat yourself"."""
-    assert [treatment_difficulty(s) for s in ("mild", "moderate", "severe", "mild2")] == [2, 4, 6, 2]
-    assert [treatment_difficulty(s, self_treatment=True) for s in ("mild", "moderate", "severe")] == [4, 6, 8]
+    assert [treatment_difficulty(s, system=FATE_CONDENSED) for s in ("mild", "moderate", "severe", "mild2")] == [2, 4, 6, 2]
+    assert [treatment_difficulty(s, self_treatment=True, system=FATE_CONDENSED) for s in ("mild", "moderate", "severe")] == [4, 6, 8]
     with pytest.raises(RulesError):
-        treatment_difficulty("grave")
+        treatment_difficulty("grave", system=FATE_CONDENSED)
 
 
 def test_the_treating_skill_follows_the_harm():
     """"Physical injuries typically are addressed using medical knowledge via Academics, while
     mental consequences are healed with Empathy"."""
     table = wounded()
-    assert treatment_skill(slot(table, "Charles", "Gaping Chest Wound")) == "Academics"
-    assert treatment_skill(slot(table, "Ruth", "Seen Too Much")) == "Empathy"
+    assert treatment_skill(slot(table, "Charles", "Gaping Chest Wound"), system=FATE_CONDENSED) == "Academics"
+    assert treatment_skill(slot(table, "Ruth", "Seen Too Much"), system=FATE_CONDENSED) == "Empathy"
 
 
 def test_ruth_treats_the_chest_wound_and_it_heals_as_stitched_up():
@@ -64,7 +64,7 @@ def test_ruth_treats_the_chest_wound_and_it_heals_as_stitched_up():
     success at a minor cost. Gaping Chest Wound becomes Stitched Up and starts recovering."""
     table = wounded()
     result = roll_treatment(treat_cmd("Charles", "Gaping Chest Wound", rename="Stitched Up"), table,
-                            FixedDice("0++0"), "Ruth")
+                            FixedDice("0++0"), "Ruth", system=FATE_CONDENSED)
     assert (result.skill, result.opposition.value, result.outcome) == ("Academics", 4, Outcome.TIE)
     assert [e.kind for e in result.effects] == ["cost_minor", "treated"]
     healing = slot(table, "Charles", "Stitched Up")
@@ -73,7 +73,7 @@ def test_ruth_treats_the_chest_wound_and_it_heals_as_stitched_up():
     assert table.find_aspect("Gaping Chest Wound") is None
     assert Change("recovering", "Stitched Up (Charles)", False, True) in result.changes
     with pytest.raises(RulesError, match="already recovering"):
-        roll_treatment(treat_cmd("Charles", "Stitched Up"), table, FixedDice("++++"), "Ruth")
+        roll_treatment(treat_cmd("Charles", "Stitched Up"), table, FixedDice("++++"), "Ruth", system=FATE_CONDENSED)
 
 
 def test_treating_yourself_is_two_harder_and_a_failure_starts_nothing():
@@ -81,7 +81,7 @@ def test_treating_yourself_is_two_harder_and_a_failure_starts_nothing():
     with 0-00 = Fair (+2) fails, and the bite keeps its name and does not recover."""
     table = wounded()
     result = roll_treatment(treat_cmd("Charles", "nasty bite", rename="Bandaged Bite"), table,
-                            FixedDice("0-00"), "Charles")
+                            FixedDice("0-00"), "Charles", system=FATE_CONDENSED)
     assert (result.opposition.value, result.outcome) == (4, Outcome.FAIL)
     assert "not_treated" in [e.kind for e in result.effects]
     assert not slot(table, "Charles", "Nasty Bite").recovering
@@ -109,7 +109,7 @@ def test_a_mild_consequence_clears_after_a_full_scene_after_treatment():
     """"Mild consequences take one full scene after treatment to clear": treated during a
     scene, it survives that scene's end and clears at the end of the next one."""
     table = wounded()
-    roll_treatment(treat_cmd("Charles", "Nasty Bite", rename="Bandaged Bite"), table, FixedDice("0+00"), "Ruth")
+    roll_treatment(treat_cmd("Charles", "Nasty Bite", rename="Bandaged Bite"), table, FixedDice("0+00"), "Ruth", system=FATE_CONDENSED)
     end_scene(table)
     assert slot(table, "Charles", "Bandaged Bite").recovering
     report = end_scene(table)

@@ -3,6 +3,7 @@ circumstance at no cost; you can use them any time they apply". Circumstances th
 cannot see are claimed by naming the stunt."""
 import pytest
 
+from pbp.rules.systems import FATE_CONDENSED
 from pbp.commands import Opposition, StuntUse
 from pbp.errors import RulesError, UnknownNameError
 from pbp.rules.actions import resolve
@@ -27,7 +28,7 @@ def ruth(table):
 
 def climb(table, *stunts, skill="Athletics"):
     cmd = overcome(skill, opposition=Opposition(rating=2), stunts=tuple(StuntUse(s) for s in stunts))
-    return resolve(cmd, table, FixedDice("0000"), "Ruth")
+    return resolve(cmd, table, FixedDice("0000"), "Ruth", system=FATE_CONDENSED)
 
 
 def test_a_stunt_without_circumstance_applies_by_itself(table, ruth):
@@ -36,15 +37,15 @@ def test_a_stunt_without_circumstance_applies_by_itself(table, ruth):
 
 
 def test_a_stunt_for_another_action_or_skill_does_not(table, ruth):
-    result = resolve(overcome("Fight", opposition=Opposition(rating=2)), table, FixedDice("0000"), "Ruth")
+    result = resolve(overcome("Fight", opposition=Opposition(rating=2)), table, FixedDice("0000"), "Ruth", system=FATE_CONDENSED)
     assert [m.source for m in result.effort.modifiers] == ["skill"]
 
 
 def test_a_circumstance_stunt_applies_only_when_named(table, ruth):
-    plain = resolve(attack("Ghoul", "Fight"), table, FixedDice("0000,0000"), "Ruth")
+    plain = resolve(attack("Ghoul", "Fight"), table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
     assert [m.label for m in plain.effort.modifiers] == ["Fight"]
     named = resolve(attack("Ghoul", "Fight", stunts=(StuntUse("dirty fighter"),)), table,
-                    FixedDice("0000,0000"), "Ruth")
+                    FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
     assert named.effort.modifiers[-1] == Modifier("stunt", "Dirty Fighter", 2)
 
 

@@ -60,3 +60,20 @@ def test_a_variant_is_a_replace_not_a_copy(table):
     cmd = overcome("Fight", opposition=Opposition(rating=4), invokes=(Invoke("Monster Hunter"),))
     result = resolve(cmd, table, FixedDice("0000"), "Ruth", variant)
     assert result.effort.total == 4 + 3
+
+
+def test_severities_and_harm_names_come_from_the_system():
+    """The system names its consequence severities and the nouns of placeholder consequences:
+    a variant without severe consequences refuses "severe" listing its own."""
+    from pbp.errors import RulesError
+    from pbp.rules.harm import absorb, cheapest_absorption
+    from pbp.rules.sheets import consequence_slots
+    from pbp.rules.state import Character, Table
+    light = dataclasses.replace(FATE_CONDENSED, name="light", consequence_slots=(("mild", 2), ("moderate", 4)),
+                                harm_nouns={"physical": "Scrape", "mental": "Worry"})
+    ch = Character("Charles", skills={"Physique": 0})
+    ch.consequences = consequence_slots(ch, light)
+    with pytest.raises(RulesError, match=r'"severe" is not a consequence \(mild, moderate\)') as info:
+        absorb(Table(characters={"Charles": ch}), ch, "physical", 6, consequences=[("severe", "Torn")], system=light)
+    assert info.value.expected == "mild or moderate"
+    assert cheapest_absorption(ch, "physical", 4, system=light).command() == '/absorb stress 2 mild "Mild Scrape (to be named)"'

@@ -1,5 +1,6 @@
 """The worked examples of Fate Condensed ("Ações", 003_eba7e658178fc706.txt), played
 through the engine with the book's own dice."""
+from pbp.rules.systems import FATE_CONDENSED
 from pbp.commands import Opposition
 from pbp.rules.actions import resolve
 from pbp.rules.dice import FixedDice
@@ -13,7 +14,7 @@ def test_charles_investigates_the_antarctic_station(table):
     """"Superar", Charles in Antarctica: Investigate Average (+1) vs Fair (+2), dice
     [0][0][+][+] -> effort Good (+3): a success by one shift."""
     cmd = overcome("Investigate", opposition=Opposition(rating=2), source="/overcome Investigate vs Fair")
-    result = resolve(cmd, table, FixedDice("00++"), "Charles")
+    result = resolve(cmd, table, FixedDice("00++"), "Charles", system=FATE_CONDENSED)
     assert result.effort.dice.faces == (0, 0, 1, 1)
     assert result.effort.modifiers == [Modifier("skill", "Investigate", 1)]
     assert describe(result.effort.total) == "Good (+3)"
@@ -29,7 +30,7 @@ def test_ethan_throws_a_molotov_at_the_shoggoth(table):
     invoke on it."""
     cmd = advantage("Crafts", aspect="On Fire", target="Shoggoth", opposition=Opposition(rating=3),
                     source='/advantage Crafts "On Fire" on Shoggoth vs Good')
-    result = resolve(cmd, table, FixedDice("0+++"), "Ethan")
+    result = resolve(cmd, table, FixedDice("0+++"), "Ethan", system=FATE_CONDENSED)
     assert describe(result.effort.total) == "Great (+4)"
     assert (result.shifts, result.outcome) == (1, Outcome.SUCCESS)
     on_fire = table.find_aspect("On Fire")
@@ -46,7 +47,7 @@ def test_ruth_punches_the_corpse(table):
     """"Atacar"/"Defender", Ruth's punch: Fight Great (+4) with [-][-][0][0] -> Fair (+2);
     the corpse defends with Athletics Mediocre (+0) and [-][0][0][+] -> +0; two shifts, so a
     two-shift hit."""
-    result = resolve(attack("Corpse", "Fight"), table, FixedDice("--00,-00+"), "Ruth")
+    result = resolve(attack("Corpse", "Fight"), table, FixedDice("--00,-00+"), "Ruth", system=FATE_CONDENSED)
     assert describe(result.effort.total) == "Fair (+2)"
     assert result.opposition.character == "Corpse"
     assert result.opposition.effort.skill == "Athletics"

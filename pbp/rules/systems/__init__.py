@@ -1,0 +1,53 @@
+"""The registry of game systems: each system is its own module, found here by name or alias.
+
+A new system is a module in this package (a ``System`` value overriding the hooks where it
+differs, see ``base``) and one ``register`` line; the engine, the grammar and the pipeline
+do not change. Registering a name or alias twice is an error.
+"""
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Mapping
+
+from pbp.errors import ConfigError
+from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes,
+                                    StressTable, System, four_fate_dice)
+from pbp.rules.systems.fate_condensed import FATE_CONDENSED
+from pbp.rules.systems.fate_core import FATE_CORE
+
+__all__ = ["AttackKind", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
+           "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "four_fate_dice",
+           "get_system", "register"]
+
+_SYSTEMS: dict[str, System] = {}
+_ALIASES: dict[str, str] = {}
+SYSTEMS: Mapping[str, System] = MappingProxyType(_SYSTEMS)
+
+
+def register(system: System, *aliases: str) -> System:
+    """Add a system under its name and aliases (compared case-insensitively)."""
+    for key in (system.name, *aliases):
+        key = key.casefold()
+        if key in _SYSTEMS or key in _ALIASES:
+            raise ValueError(f"game system name {key!r} is registered twice")
+    _SYSTEMS[system.name.casefold()] = system
+    _ALIASES.update({a.casefold(): system.name.casefold() for a in aliases})
+    return system
+
+
+register(FATE_CONDENSED, "fc", "condensed")
+register(FATE_CORE, "fate core", "core")
+
+
+class UnknownSystem(ConfigError, KeyError):
+    """A campaign names a game system pbp does not know (also a ``KeyError``)."""
+
+
+def get_system(name: str) -> System:
+    """The system a campaign names (case-insensitively, by name or alias)."""
+    key = name.strip().casefold()
+    try:
+        return _SYSTEMS[_ALIASES.get(key, key)]
+    except KeyError:
+        known = ", ".join(sorted(_SYSTEMS))
+        raise UnknownSystem(f"unknown game system {name!r}", hint=f"known systems: {known}") from None

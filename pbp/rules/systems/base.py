@@ -1,0 +1,310 @@
+"""What a game system is: data plus a few declared hooks, Fate Condensed's being the ordinary case.
+
+One engine plays every Fate-family system; what differs is a ``System`` value (python-chess's
+``chess/variant.py`` shape: each system overrides only the hooks where it differs, and is
+found in a registry with aliases, ``pbp.rules.systems``). A system decides:
+
+* how effort is rolled from a rating and what the dice were (``dice``: 4dF by default);
+* how effort meets opposition: the margin and the outcome tier (``tiers``; a system may add
+  tiers such as a catastrophic failure);
+* what an invoke is worth (``invoke_bonus``);
+* harm: the tracks and their names (``stress_skills``), the box model (``harm``: one-point
+  boxes, or Fate Core's escalating boxes), the consequence slots, the deadline default;
+* the ladder and its words (``ladder``), the skills, and the sheet rules at import.
+
+The engine asks the system, never names one: there is no default system anywhere in the
+rules core. A variant that differs only in data is ``dataclasses.replace`` of one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Mapping
+
+from pbp.rules.dice import DiceSource
+from pbp.rules.ladder import LADDER
+from pbp.rules.outcomes import outcome_for, rank
+from pbp.rules.results import DiceRoll, Outcome
+
+
+# -- dice ------------------------------------------------------------------------------------
+
+class FateDice:
+    """Fate's effort dice: 4dF (-4..+4) added to the rating. The rating does not change the
+    throw; a dice-pool system's ``roll`` would throw ``rating`` dice instead."""
+
+    name = "4dF"
+    adds_rating = True       # effort = dice + rating (+ modifiers)
+
+    def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
+        return DiceRoll(tuple(dice.fate(4)), "F")
+
+
+def four_fate_dice(dice: DiceSource) -> DiceRoll:
+    """Fate's effort dice: 4dF, -4..+4 (kept for callers that roll without a rating)."""
+    return FateDice().roll(dice, 0)
+
+
+# -- outcome tiers ---------------------------------------------------------------------------
+
+class FateTiers:
+    """Effort minus opposition is the margin (shifts); <0 fail, 0 tie, 1-2 success, 3+ style
+    (Fate Condensed, "Outcomes"). A system with more tiers overrides ``tier`` and ``rank``."""
+
+    def margin(self, effort: int, opposition: int) -> int:
+        return effort - opposition
+
+    def tier(self, shifts: int) -> Outcome:
+        return outcome_for(shifts)
+
+    def rank(self, outcome: Outcome) -> int:
+        return rank(outcome)
+
+    def note(self, report, effort: int, outcome: Outcome) -> None:
+        """Report a tier beyond the four outcomes (a catastrophic failure); Fate has none. The
+        action tables read ``outcome``, so an extra tier is a finer kind of one of the four."""
+
+
+# -- harm: the box model ---------------------------------------------------------------------
+
+class OnePointBoxes:
+    """Fate Condensed, "Stress": each box absorbs one shift, mark as many as you like.
+
+    The stress term of an ``/absorb`` (``stress 2``) is the number of boxes to mark, and it
+    absorbs that many shifts. Boxes are marked first-empty-first."""
+
+    word = "stress"
+    example = "stress 2"
+
+    def absorbs(self, boxes: list[bool], term: int) -> int:
+        return term
+
+    def least(self, boxes: list[bool], need: int) -> int | None:
+        """The cheapest stress term absorbing at least ``need`` shifts, or None."""
+        return need if need <= boxes.count(False) else None
+
+    def term_problem(self, who: str, track: str, boxes: list[bool], term: int) -> tuple[str, str] | None:
+        free = boxes.count(False)
+        if 0 <= term <= free:
+            return None
+        return (f"{who} has {free} free {track} stress box{'es' if free != 1 else ''}, not {term}",
+                f"stress 0 to {free}")
+
+    def waste_problem(self, who: str, boxes: list[bool], term: int, need: int, shifts: int,
+                      absorbed: int) -> str | None:
+        spare = absorbed - shifts
+        if term and spare >= 1:
+            keep = term - min(term, spare)
+            return (f"{who} needs {shifts} shift{'s' if shifts != 1 else ''} absorbed and this absorbs {absorbed}: "
+                    f"mark {keep} stress box{'es' if keep != 1 else ''}, not {term}")
+        return None
+
+    def mark(self, boxes: list[bool], term: int) -> list[int]:
+        return [i for i, full in enumerate(boxes) if not full][:term]
+
+    def describe(self, term: int) -> str:
+        return f"{term} stress box{'es' if term != 1 else ''}"
+
+    def command(self, term: int) -> str:
+        return f"stress {term}"
+
+    def show(self, boxes: list[bool]) -> str:
+        return "".join("[x]" if b else "[ ]" for b in boxes)
+
+
+class EscalatingBoxes(OnePointBoxes):
+    """Fate Core, "Escalating Stress Boxes" (quoted in 000_7ba3f797fc1d45d3.txt): box n
+    absorbs n shifts; "check off a stress box with a value equal to the shift value of the
+    hit. If that box is already checked, check off a higher value box"; "You can only check
+    off one stress box per hit." The stress term of an ``/absorb`` (``box 2``) names the box.
+
+    With consequences, the box covers what they leave (need): the box of that value, or a
+    higher one when it is checked or missing."""
+
+    word = "box"
+    example = "box 2"
+
+    def absorbs(self, boxes: list[bool], term: int) -> int:
+        return term
+
+    def least(self, boxes: list[bool], need: int) -> int | None:
+        return next((n for n in range(max(need, 1), len(boxes) + 1) if not boxes[n - 1]), None)
+
+    def _free(self, boxes: list[bool]) -> str:
+        return ", ".join(str(n) for n, full in enumerate(boxes, start=1) if not full) or "none"
+
+    def term_problem(self, who: str, track: str, boxes: list[bool], term: int) -> tuple[str, str] | None:
+        if term == 0 or (1 <= term <= len(boxes) and not boxes[term - 1]):
+            return None
+        have = ", ".join(str(n) for n in range(1, len(boxes) + 1)) or "none"
+        why = (f"{who}'s {track} box {term} is already checked" if 1 <= term <= len(boxes)
+               else f"{who} has no {track} box {term} (boxes: {have})")
+        return f"{why}; free boxes: {self._free(boxes)}", "box and the number of a free box"
+
+    def waste_problem(self, who: str, boxes: list[bool], term: int, need: int, shifts: int,
+                      absorbed: int) -> str | None:
+        if not term:
+            return None
+        if need <= 0:
+            return f"{who} needs {shifts} shift{'s' if shifts != 1 else ''} absorbed and the consequences absorb them: leave the box out"
+        if term != need and need <= len(boxes) and not boxes[need - 1]:
+            return (f"{who} checks the box worth the {need} shift{'s' if need != 1 else ''} left while it is "
+                    f"free: box {need}, not box {term}")
+        return None
+
+    def mark(self, boxes: list[bool], term: int) -> list[int]:
+        return [term - 1] if term else []
+
+    def describe(self, term: int) -> str:
+        return f"the {term}-point stress box"
+
+    def command(self, term: int) -> str:
+        return f"box {term}"
+
+    def show(self, boxes: list[bool]) -> str:
+        return "".join(f"[{'x' if b else n}]" for n, b in enumerate(boxes, start=1))
+
+
+# -- data ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class StressTable:
+    """Stress boxes by the rating of the track's skill (Physique, Will).
+
+    ``steps`` are (lowest rating, boxes), lowest first. ``escalating`` is Fate Core's
+    option where box n absorbs n shifts; Fate Condensed's boxes absorb one shift each.
+    """
+
+    steps: tuple[tuple[int, int], ...]
+    extra_mild_from: int | None = None
+    escalating: bool = False
+
+    def boxes(self, rating: int) -> int:
+        count = 0
+        for lowest, boxes in self.steps:
+            if rating >= lowest:
+                count = boxes
+        return count
+
+    def box_values(self, rating: int) -> tuple[int, ...]:
+        """Shifts each box absorbs: (1, 1, 1, 1) or, escalating, (1, 2, 3, 4)."""
+        n = self.boxes(rating)
+        return tuple(range(1, n + 1)) if self.escalating else (1,) * n
+
+    def extra_mild(self, rating: int) -> bool:
+        return self.extra_mild_from is not None and rating >= self.extra_mild_from
+
+
+@dataclass(frozen=True)
+class AttackKind:
+    """A kind of attack: the stress track it hits and the skills that defend against it."""
+
+    name: str
+    track: str
+    defences: tuple[str, ...]
+
+
+def frozen(mapping: Mapping) -> Mapping:
+    return MappingProxyType(dict(mapping))
+
+
+_ONE_POINT = OnePointBoxes()
+_ESCALATING = EscalatingBoxes()
+
+
+@dataclass(frozen=True, eq=False)
+class System:
+    """Everything the engine needs to know about one game system.
+
+    Equality is identity: systems are registry singletons, and mapping fields are not
+    hashable. The hooks (``roll``, ``outcome``, ``rank``, ``harm``) are where systems differ in
+    behaviour; the rest is data.
+    """
+
+    name: str
+    skills: tuple[str, ...]
+    stress: StressTable
+    stress_skills: Mapping[str, str]                  # track -> skill that sizes it
+    consequence_slots: tuple[tuple[str, int], ...]    # (severity, shifts absorbed)
+    attack_kinds: Mapping[str, AttackKind]
+    attack_skills: Mapping[str, str]                  # skill -> attack kind name
+    title: str = ""
+    opposed_by: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: frozen({}))
+    default_opposition: tuple[str, ...] = ()
+    skill_pyramid: Mapping[int, int] = field(default_factory=lambda: frozen({}))
+    ladder: Mapping[int, str] = field(default_factory=lambda: LADDER)
+    invoke_bonus: int = 2
+    # Character creation: a PC starts at ``starting_refresh`` with ``free_stunts`` stunts
+    # free; each further stunt costs 1 refresh, never below ``min_refresh``.
+    starting_refresh: int = 3
+    free_stunts: int = 3
+    min_refresh: int = 1
+    minor_npc_max_boxes: int = 3
+    minor_npc_max_aspects: int = 2
+    dice: FateDice = field(default_factory=FateDice)
+    tiers: FateTiers = field(default_factory=FateTiers)
+    treatment_skills: Mapping[str, str] = field(
+        default_factory=lambda: frozen({"physical": "Academics", "mental": "Empathy"}))
+    # The noun of a placeholder consequence by track ("Mild Wound (to be named)").
+    harm_nouns: Mapping[str, str] = field(
+        default_factory=lambda: frozen({"physical": "Wound", "mental": "Trauma"}))
+
+    # -- dice and outcomes ------------------------------------------------------------------
+    def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
+        """The effort dice for a rating (the rating itself is added as a modifier)."""
+        return self.dice.roll(dice, rating)
+
+    def outcome(self, shifts: int) -> Outcome:
+        return self.tiers.tier(shifts)
+
+    def rank(self, outcome: Outcome) -> int:
+        return self.tiers.rank(outcome)
+
+    # -- skills -------------------------------------------------------------------------
+    @cached_property
+    def _skill_index(self) -> dict[str, str]:
+        return {s.casefold(): s for s in self.skills}
+
+    def skill_named(self, name: str) -> str | None:
+        """The system's spelling of a skill named case-insensitively, or None."""
+        return self._skill_index.get(name.casefold())
+
+    # -- stress and consequences ---------------------------------------------------------
+    @property
+    def harm(self) -> OnePointBoxes:
+        """The box model: one-point boxes, or escalating ones when the stress table says so."""
+        return _ESCALATING if self.stress.escalating else _ONE_POINT
+
+    @property
+    def tracks(self) -> tuple[str, ...]:
+        return tuple(self.stress_skills)
+
+    @property
+    def severities(self) -> tuple[str, ...]:
+        return tuple(s for s, _ in self.consequence_slots)
+
+    def stress_boxes(self, rating: int) -> int:
+        return self.stress.boxes(rating)
+
+    def extra_mild(self, rating: int) -> bool:
+        return self.stress.extra_mild(rating)
+
+    # -- attack and defence --------------------------------------------------------------
+    def attack_kind(self, skill: str) -> AttackKind | None:
+        """The kind of attack a skill makes, or None when it is not an attack skill."""
+        kind = self.attack_skills.get(skill)
+        return None if kind is None else self.attack_kinds[kind]
+
+    def defences_against(self, kind: AttackKind | None) -> tuple[str, ...]:
+        """Skills that may defend against ``kind``; all defence skills when it is unknown."""
+        if kind is not None:
+            return kind.defences
+        seen: dict[str, None] = {}
+        for k in self.attack_kinds.values():
+            seen.update(dict.fromkeys(k.defences))
+        return tuple(seen)
+
+    def opposing_skills(self, skill: str) -> tuple[str, ...]:
+        """Skills a character uses to oppose an overcome or advantage made with ``skill``."""
+        return self.opposed_by.get(skill, self.default_opposition)
