@@ -6,6 +6,6 @@ from pbp.play import basic, conflict, scenes  # noqa: F401  (registers handlers)
 # invoking wraps the /done of the modules above it, and economy hooks into scenes: keep them last
 from pbp.play import invoking, economy  # noqa: F401,E402
 from pbp.play.core import (  # noqa: F401
-    GM, Ask, Author, NoteResult, Post, Tell, apply_command, deadline_job, handles, run_deadline_jobs,
+    GM, Ask, Author, NoteResult, Post, Tell, apply_command, apply_post, deadline_job, handles, run_deadline_jobs,
     status_line, status_lines,
 )

@@ -64,9 +64,11 @@ def active(post: Post) -> rc.Conflict | None:
 def require_conflict(post: Post, cmd: c.Command) -> rc.Conflict:
     conflict = active(post)
     if conflict is None:
-        raise RulesError("there is no conflict going on", source=cmd.source,
+        exc = RulesError("there is no conflict going on", source=cmd.source,
                          expected="a conflict the GM has started",
                          example='/conflict start Ruth, Ghoul first Ruth')
+        exc.depends_on = "conflict"
+        raise exc
     return conflict
 
 
@@ -110,8 +112,10 @@ def _check_standing(post: Post, conflict: rc.Conflict | None, name: str, cmd: c.
     out = conflict.out() if conflict is not None else ()
     if (ch is not None and ch.taken_out) or name in out:
         how = "conceded" if conflict is not None and name in conflict.conceded else "been taken out"
-        raise RulesError(f"{name} has {how}: {name} cannot {doing} in this conflict", source=cmd.source,
+        exc = RulesError(f"{name} has {how}: {name} cannot {doing} in this conflict", source=cmd.source,
                          expected="someone still in the fight (the taken out are back in the next scene)")
+        exc.depends_on = f"out:{name}"
+        raise exc
 
 
 # --------------------------------------------------------------------------- actions

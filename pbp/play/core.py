@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Callable
 
 from pbp import commands as c
-from pbp.errors import NotAllowedError, UnknownNameError
+from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.play.state import PlayState
 from pbp.rules.state import Character, Table
 from pbp.rules.systems import System
@@ -273,6 +273,61 @@ def deadline_job(fn: Callable[[Post], list]) -> Callable[[Post], list]:
     """Register ``fn(post) -> results``: applied at each deadline round (``post.now``)."""
     DEADLINE_JOBS.append(fn)
     return fn
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What the few post-dependent refusals rest on (``CommandError.depends_on``)."""
+
+    conflict: bool
+    turn: tuple | None           # (exchange, current, phase) while a conflict runs
+    out: frozenset               # casefolded names out of the fight (taken out, conceded)
+
+
+def situation(post: Post) -> Situation:
+    conflict = post.play.conflict
+    live = conflict is not None and not conflict.ended
+    out = {ch.name.casefold() for ch in post.table.characters.values() if ch.taken_out}
+    if live:
+        out |= {n.casefold() for n in conflict.out()}
+    turn = (conflict.turns.exchange, conflict.turns.current, conflict.turns.phase) if live else None
+    return Situation(live, turn, frozenset(out))
+
+
+def no_longer_applies(exc: CommandError, start: Situation, now: Situation) -> str | None:
+    """Why a refused command no longer applies, when an earlier command of the same post
+    brought about the situation it is refused for; None for a real error. The set is small
+    on purpose: the conflict ended, the turn moved on, someone left the fight. Anything
+    else (a typo, a rule broken, a situation that held before the post) refuses the post."""
+    why = exc.depends_on
+    if why == "conflict" and start.conflict and not now.conflict:
+        return "the conflict ended earlier in this post"
+    if why == "turn" and start.turn is not None and now.turn != start.turn:
+        return "the turn moved on earlier in this post"
+    if why.startswith("out:"):
+        name = why[4:]
+        if name.casefold() in now.out and name.casefold() not in start.out:
+            return f"{name} left the fight earlier in this post"
+    return None
+
+
+def apply_post(post: Post, commands: list[c.Command]) -> list:
+    """Apply a post's commands in order. A command that an earlier one made moot (the
+    attack that ended the conflict, then ``/next``) is skipped with a note in the reply;
+    any other refusal refuses the whole post (the caller rolls it back). Only refusals
+    raised before a handler changes anything carry ``depends_on``, so a skip changes nothing."""
+    start = situation(post)
+    results = []
+    for cmd in commands:
+        try:
+            results.append(apply_command(post, cmd))
+        except CommandError as exc:
+            why = no_longer_applies(exc, start, situation(post)) if exc.depends_on else None
+            if why is None:
+                raise exc.at(cmd.line, cmd.source)
+            results.append(NoteResult(cmd.source, post.speaker(), "skipped",
+                                      text=f"Skipped (line {cmd.line}): {why}, so {exc.message}."))
+    return results
 
 
 def apply_command(post: Post, cmd: c.Command):
