@@ -511,8 +511,7 @@ def conflict_cmd(post: Post, cmd: c.ConflictCmd):
         raise RulesError(f"{', '.join(out)} {'is' if len(out) == 1 else 'are'} taken out until the scene ends",
                          source=cmd.source)
     zones = post.play.scene.zones if post.play.scene is not None else None
-    conflict = rc.start_conflict(post.table, names, post.find(cmd.first).name if post.table.character(cmd.first)
-                                 else cmd.first, kind=cmd.kind, zones=zones)
+    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=cmd.kind, zones=zones)
     post.play.conflict = conflict
     post.play.turn_clock = None
     _touch(post)
@@ -567,7 +566,7 @@ def next_turn(post: Post, cmd: c.Next):
         by = post.character(None, cmd).name
     by_gm = by is None or (post.author.is_gm and not same_name(order.current, by))
     before = order.exchange
-    order = rt.hand_off(order, by or GM, cmd.character, by_gm=by_gm)
+    order = rt.hand_off(order, by or GM, post.full_name(cmd.character), by_gm=by_gm)
     post.play.conflict = replace(conflict, turns=order)
     _touch(post)
     who = by or "The GM"

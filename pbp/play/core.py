@@ -18,6 +18,7 @@ from typing import Callable
 from pbp import commands as c
 from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.play.state import PlayState
+from pbp.rules.names import ambiguous, example_with
 from pbp.rules.state import Character, Table
 from pbp.rules.systems import System
 
@@ -113,6 +114,7 @@ class Post:
     names_at_start: tuple = ()               # (name, hidden, owner) of each aspect as loaded
     ledger: dict = field(default_factory=dict)          # id(result) -> (roll id, short hash)
     after_ledger: list = field(default_factory=list)    # callbacks(ledger) once rolls have ids
+    command: c.Command | None = None                    # the command being applied (for error examples)
 
     # -- who is acting
     def character(self, name: str | None, cmd: c.Command, *, for_reading: bool = False) -> Character:
@@ -139,16 +141,39 @@ class Post:
                               expected="/as NAME before the command",
                               example=f"/as {quote(own[0].name)} overcome Athletics vs Fair")
 
-    def find(self, name: str) -> Character:
+    def find(self, name: str, source: str | None = None) -> Character:
+        """The character a typed name means (full name, alias or unique short name; "me":
+        the author's own). The error's example is the command that failed (``source``, by
+        default the command being applied) with a name that works in place of the wrong one."""
+        if name.strip().lower() == "me" and self.table.exact_character(name) is None:
+            return self.character(None, self.command or c.Command(line=0, source="/sheet"))
+        source = self.command.source if source is None and self.command is not None else (source or "")
         ch = self.table.character(name)
         if ch is None:
+            several = self.table.characters_named(name)
+            if len(several) > 1:
+                raise ambiguous("character", name, [x.name for x in several], source=source)
             names = sorted(x.name for x in self.table.characters.values())
+            close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+            fallback = f"/sheet {quote(names[0])}" if names else "/sheet"
             raise UnknownNameError(
                 f'no character called "{name}" in this campaign', kind="character", name=name,
-                suggestions=difflib.get_close_matches(name, names, n=3, cutoff=0.5),
+                suggestions=close, source=source,
                 expected="a character of this campaign: " + ", ".join(names),
-                example=f"/sheet {quote(names[0])}" if names else "/sheet")
+                example=example_with(source, name, close or names[:1], fallback))
         return ch
+
+    def full_name(self, typed: str) -> str:
+        """A typed character name in full when it means one character (``/next Mira``);
+        as typed when it means none, for the caller's own refusal; ambiguous: refused."""
+        ch = self.table.character(typed)
+        if ch is not None:
+            return ch.name
+        several = self.table.characters_named(typed)
+        if len(several) > 1:
+            raise ambiguous("character", typed, [x.name for x in several],
+                            source=self.command.source if self.command is not None else "")
+        return typed
 
     def speaker(self) -> str:
         """The name this author answers as: GM, or their one character."""
@@ -333,6 +358,7 @@ def apply_post(post: Post, commands: list[c.Command]) -> list:
 def apply_command(post: Post, cmd: c.Command):
     """Resolve one command with the handler registered for its type."""
     handler = HANDLERS.get(type(cmd))
+    post.command = cmd
     if handler is None:
         raise NotAllowedError(f"/{type(cmd).__name__.lower()} cannot be used here yet",
                               expected="a command listed in docs/commands.md", example="/sheet")

@@ -239,10 +239,10 @@ def compel(post: Post, cmd: c.Compel):
         if cmd.target.lower() == "me":
             raise RulesError("the GM compels a player's character: name them", source=cmd.source,
                              example=f'/compel Ruth "{cmd.aspect}" {cmd.kind} "{cmd.text or "..."}"')
-        target = cmd.target
+        target = post.full_name(cmd.target)
     else:
         proposer = post.character(cmd.actor, cmd).name
-        target = proposer if cmd.target.lower() == "me" else cmd.target
+        target = proposer if cmd.target.lower() == "me" else post.full_name(cmd.target)
     compel_id = post.play.next_id
     t = rc.offer(post.table, compel_id, target, cmd.aspect, cmd.kind, cmd.text, post.now, proposer,
                  deadline=post.deadline())

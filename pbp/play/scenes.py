@@ -245,7 +245,7 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     0-3 stress boxes, no consequences."""
     post.require_gm("/npc add", "/sheet")
     name = cmd.name.strip()
-    if post.table.character(name) is not None:
+    if post.table.exact_character(name) is not None:
         raise RulesError(f'there is already a character called "{name}"', source=cmd.source,
                          expected="a new name (major NPCs come from sheet files: pbp character import)")
     if not 1 <= len(cmd.aspects) <= MAX_NPC_ASPECTS:

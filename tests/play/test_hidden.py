@@ -185,6 +185,11 @@ PROBES = [
     ("scene: boost renamed as it", SCENE_TRAP + [("Ruth", "/overcome Athletics vs Fair", "++++")],
      "Trip Wire", "/aspect rename \"Boost from Ruth's overcome\" to \"{name}\"", ""),
     ("npc add", [], HIDDEN, '/npc add Thug minor "{name}" skills Fight Fair stress 1', ""),
+    # a short name ("Afraid" for "Afraid of Fire") never finds a hidden aspect
+    ("+invoke short name", [], HIDDEN, '/overcome Athletics vs Fair +invoke "Afraid"', "0000"),
+    ("invoke after the dice, short name", [("Ruth", "/overcome Athletics vs Fair", "0000")], HIDDEN,
+     '/invoke "afraid of"', ""),
+    ("scene: short name", SCENE_TRAP, "Trip Wire", '/overcome Athletics vs Fair +invoke Trip', "0000"),
 ]
 
 

@@ -164,7 +164,7 @@ def test_consequences_on_a_sheet_can_be_invoked(table):
 def test_unknown_aspect_suggests_without_leaking_hidden_ones(table):
     table.aspects.append(Aspect("Deep Secret", owner="Ghoul", hidden=True))
     with pytest.raises(UnknownNameError) as info:
-        climb(table, 4, Invoke("Deep Shadow"))
+        climb(table, 4, Invoke("Deep Shadws"))
     assert info.value.kind == "aspect" and info.value.suggestions == ["Deep Shadows"]
     with pytest.raises(UnknownNameError):
         climb(table, 4, Invoke("Deep Secret"))
