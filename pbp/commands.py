@@ -25,12 +25,16 @@ class Payment(str, Enum):
 
 @dataclass(frozen=True)
 class Invoke:
-    """``+invoke "Aspect" [reroll|oppose] [free|fp] [if needed] [xN]``."""
+    """``+invoke "Aspect" [reroll|oppose] [free|fp] [if needed [for style]] [xN]``.
+
+    ``if_needed``: spent only if it is needed to avoid failing (a fail becomes a tie or a
+    success); with ``for_style`` also to reach success with style."""
 
     aspect: str
     mode: InvokeMode = InvokeMode.BONUS
     payment: Payment = Payment.AUTO
     if_needed: bool = False
+    for_style: bool = False
     times: int = 1         # only free invokes may be repeated on one roll
 
 

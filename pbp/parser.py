@@ -272,7 +272,7 @@ def _action_fields(skill: str, opposition: Opposition | None, modifiers: list) -
 def _make_invoke(aspect: str, options: list[Token], after_roll: bool = False) -> Invoke:
     """An Invoke from its aspect and option tokens (``reroll``, ``free``, ``x2``, ``if needed``)."""
     mode = payment = times = None
-    if_needed = False
+    if_needed = for_style = False
     for option in options:
         kind = option.type
         if kind == "IF":
@@ -281,6 +281,11 @@ def _make_invoke(aspect: str, options: list[Token], after_roll: bool = False) ->
                                "action; after the roll you can see whether the invoke is needed",
                                option, 'an invoke option (reroll, oppose, free, fp, x2), without "if needed"')
             if_needed = True
+        elif kind == "FOR_STYLE":
+            if not if_needed or for_style:
+                raise _Invalid('"for style" goes right after "if needed" ("if needed for style")', option,
+                               'if needed for style')
+            for_style = True
         elif kind == "TIMES":
             n = _number(option, 1, MAX_NUMBER, "the number of invokes", digits=option.value[1:])
             if times is not None and times != n:
@@ -303,6 +308,7 @@ def _make_invoke(aspect: str, options: list[Token], after_roll: bool = False) ->
         mode=mode or InvokeMode.BONUS,
         payment=payment or Payment.AUTO,
         if_needed=if_needed,
+        for_style=for_style,
         times=times or 1,
     )
 
@@ -881,6 +887,7 @@ _PHRASE = {
     "_VS": '"vs" and the opposition (vs Fair, vs +2, vs Ghoul)',
     "_USING": '"using" and a skill name',
     "_NEEDED": '"needed" (as in "if needed")',
+    "FOR_STYLE": '"for style" (as in "if needed for style")',
     "OUTCOME": '"tie", "fail" or "style"',
     "TAKING": '"boost" or "cost"',
     "QUOTED_REASON": "a reason in quotes",

@@ -29,10 +29,12 @@ from pbp.rules import aspects as ra
 from pbp.rules import recovery
 from pbp.rules import turns as rt
 from pbp.rules.fate_points import start_session
+from pbp.rules.sheets import name_problems
 from pbp.rules.names import same_name
 from pbp.rules.results import Change
 from pbp.rules.state import Aspect, Character
 from pbp.rules.zones import RANGE_POLICIES, ZoneMap
+from pbp.textsafety import unsafe_text
 
 SCENE_START: list[Callable[[Post], list[Change]]] = []
 SCENE_END: list[Callable[[Post], list[Change]]] = []
@@ -245,6 +247,10 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     0-3 stress boxes, no consequences."""
     post.require_gm("/npc add", "/sheet")
     name = cmd.name.strip()
+    unsafe = name_problems(name) or [unsafe_text(name, what="the name")]
+    if unsafe[0]:           # the same words as a sheet's name gets (pbp.rules.sheets)
+        raise RulesError(unsafe[0], source=cmd.source, expected="another name for the NPC",
+                         example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
     if post.table.exact_character(name) is not None:
         raise RulesError(f'there is already a character called "{name}"', source=cmd.source,
                          expected="a new name (major NPCs come from sheet files: pbp character import)")
