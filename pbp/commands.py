@@ -274,13 +274,14 @@ class GiveInvoke(Command):
 class SceneCmd(Command):
     """GM scene control.
 
-    ``/scene start "Warehouse" [zones "Dock", "Floor", "Office"] [borders "Dock"-"Floor", "Floor"-"Office"]``
-    ``/scene end``; ``/session end``; ``/milestone major|minor``."""
+    ``/scene start "Warehouse" [zones "Dock", "Floor", "Office"] [borders "Dock"-"Floor", "Floor"-"Office"]
+    [with Ghoul, "Masked Acolyte"]``; ``/scene end``; ``/session end``; ``/milestone major|minor``."""
 
     op: str = ""                      # scene_start | scene_end | session_end | milestone
     name: str = ""
     zones: tuple[str, ...] = ()
     borders: tuple[tuple[str, str], ...] = ()
+    npcs: tuple[str, ...] = ()        # the NPCs in the scene (their carried points join the GM's pool)
     level: str = ""                   # milestone: "minor" | "major"
 
 
@@ -314,8 +315,11 @@ class ConflictCmd(Command):
 class NpcCmd(Command):
     """``/npc add Ghoul minor "Hungry Ghoul" skill "Biting People" Great stress 2`` (a minor
     NPC on the spot: one or two aspects, one or two skills, 0-3 stress boxes). Major NPCs
-    come from sheet files."""
+    come from sheet files. ``/npc join Ghoul, "Masked Acolyte"``: NPCs enter the current
+    scene. ``/npc defend Ghoul with Athletics``: the skills an NPC defends with."""
 
+    op: str = "add"                   # add | join | defend
+    names: tuple[str, ...] = ()       # join
     name: str = ""
     aspects: tuple[str, ...] = ()
     skills: tuple[tuple[str, int], ...] = ()

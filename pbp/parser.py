@@ -532,10 +532,11 @@ class _Builder(Transformer):
 
     # -- GM: scenes, aspects, conflicts, NPCs
     def scene_start(self, c):
-        name, zones, borders = c
+        name, zones, borders, npcs = c
         zones = zones or []
         pairs = tuple(_split_border(b.token, zones) if type(b) is _Joined else b for b in borders or ())
-        return SceneCmd, {"op": "scene_start", "name": name, "zones": tuple(zones), "borders": pairs}
+        return SceneCmd, {"op": "scene_start", "name": name, "zones": tuple(zones), "borders": pairs,
+                          "npcs": tuple(npcs or ())}
 
     def scene_end(self, c):
         return SceneCmd, {"op": "scene_end"}
@@ -637,6 +638,12 @@ class _Builder(Transformer):
                 _once(fields, "defend_with", tuple(value), keyword,
                       '"defend" is given twice; list the defence skills once', '"defend" once')
         return NpcCmd, fields
+
+    def npc_join(self, c):
+        return NpcCmd, {"op": "join", "names": tuple(c[0])}
+
+    def npc_set_defence(self, c):
+        return NpcCmd, {"op": "defend", "name": c[0], "defend_with": tuple(c[1])}
 
     def npc_level(self, c):
         return c[0], (c[1] if len(c) > 1 else None)

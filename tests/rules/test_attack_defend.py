@@ -76,8 +76,13 @@ def test_shoot_is_dodged_with_athletics_only(table):
 
 
 def test_provoke_is_resisted_with_will(table):
+    """Will resists Provoke; the ghoul has no Will, so it resists at Mediocre (+0) with no
+    skill named: an NPC defends only with skills it has (tests/play/test_rules_fixes.py)."""
     result = resolve(attack("Ghoul", "Provoke"), table, FixedDice("0000,0000"), "Ruth")
-    assert result.opposition.effort.skill == "Will" and result.opposition.value == 0
+    assert result.opposition.effort.skill == "(no skill)" and result.opposition.value == 0
+    table.character("Ghoul").skills["Will"] = 1
+    result = resolve(attack("Ghoul", "Provoke"), table, FixedDice("0000,0000"), "Ruth")
+    assert result.opposition.effort.skill == "Will" and result.opposition.value == 1
 
 
 def test_lore_cannot_attack_without_a_stunt(table):
