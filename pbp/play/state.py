@@ -27,6 +27,7 @@ class Scene:
     zones: ZoneMap | None = None
     started_at: datetime | None = None
     ranged_reach: str = "adjacent"  # how far a shot reaches: same | adjacent | any (pbp.rules.zones)
+    npcs: list[str] = field(default_factory=list)  # NPCs in the scene (/scene start ... with, /npc join)
 
 
 @dataclass
