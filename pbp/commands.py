@@ -301,10 +301,12 @@ class AspectCmd(Command):
 @dataclass(frozen=True)
 class ConflictCmd(Command):
     """``/conflict start Ruth, Cassandra, Ghoul, "Masked Acolyte" first Cassandra
-    [mental]``; ``/conflict end``; ``/place Ruth in "Dock"`` (GM positions)."""
+    [mental]`` (sides by kind) or ``/conflict start Ruth vs Cassandra first Ruth`` (sides as
+    given: PCs may fight each other); ``/conflict end``; ``/place Ruth in "Dock"`` (GM positions)."""
 
     op: str = "start"                 # start | end | place
     participants: tuple[str, ...] = ()
+    against: tuple[str, ...] = ()     # "A, B vs C, D": the second side (else sides go by kind)
     first: str = ""
     kind: str = "physical"            # physical | mental
     character: str = ""

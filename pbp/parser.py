@@ -592,7 +592,10 @@ class _Builder(Transformer):
 
     def conflict_start(self, c):
         fields: dict[str, Any] = {"op": "start", "participants": tuple(c[0])}
-        for keyword, value in c[1:]:
+        if c[1] is not None:        # /conflict start Ruth vs Cassandra: two sides, named by who is on them
+            fields["participants"] = tuple(c[0]) + tuple(c[1])
+            fields["against"] = tuple(c[1])
+        for keyword, value in c[2:]:
             if keyword.type == "_FIRST":
                 _once(fields, "first", value, keyword, '"first" names two characters; only one acts first',
                       '"first" once')

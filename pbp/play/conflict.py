@@ -511,7 +511,13 @@ def conflict_cmd(post: Post, cmd: c.ConflictCmd):
         raise RulesError(f"{', '.join(out)} {'is' if len(out) == 1 else 'are'} taken out until the scene ends",
                          source=cmd.source)
     zones = post.play.scene.zones if post.play.scene is not None else None
-    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=cmd.kind, zones=zones)
+    sides = None
+    if cmd.against:                 # two sides as written, each named by its members
+        second = names[len(names) - len(cmd.against):]
+        first_side = [n for n in names if n not in second]
+        sides = {**{n: _side_name(first_side) for n in first_side}, **{n: _side_name(second) for n in second}}
+    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=cmd.kind, zones=zones,
+                                 sides=sides)
     post.play.conflict = conflict
     post.play.turn_clock = None
     _touch(post)
@@ -521,6 +527,10 @@ def conflict_cmd(post: Post, cmd: c.ConflictCmd):
     text = (f"A {conflict.kind} conflict begins: " + " against ".join(", ".join(v) for v in sides.values())
             + f". {conflict.turns.current} acts first.")
     return NoteResult(cmd.source, GM, "conflict_start", text=text)
+
+
+def _side_name(members: list[str]) -> str:
+    return members[0] if len(members) == 1 else ", ".join(members[:-1]) + " and " + members[-1]
 
 
 def place(post: Post, cmd: c.ConflictCmd):

@@ -226,7 +226,11 @@ def end_conflict(conflict: Conflict, table: Table, *, by_gm: bool = False) -> Co
                          hint="the GM can end it anyway with /conflict end")
     changes = payout_on_end(conflict, table)
     winner = winning_side(conflict)
-    text = f"The conflict is over: the {winner} win" if winner else "The conflict is over"
+    if winner in ("pcs", "npcs"):
+        text = f"The conflict is over: the {winner} win"
+    else:                           # a side named by its members (/conflict start Ruth vs Cassandra)
+        text = f"The conflict is over: {winner} {'win' if ' and ' in winner else 'wins'}" if winner \
+            else "The conflict is over"
     effect = Effect("conflict_over", text, {"winner": winner, "conceded": list(conflict.conceded),
                                            "taken_out": list(conflict.taken_out)})
     return ConflictOutcome(replace(conflict, ended=True), [effect], changes)

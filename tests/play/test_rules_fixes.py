@@ -126,3 +126,33 @@ def test_npc_add_refuses_reserved_names_like_sheets_do(mt, chicago, name, why):
     step = mt.post("GM", f'/npc add "{name}" minor "Big" skills Fight Fair stress 1\n')
     assert step.status == "rejected" and why in step.text, step.text
     assert state_snapshot(chicago) == before
+
+
+# --------------------------------------------------------------------------- PCs against PCs
+
+def test_a_duel_between_pcs(mt, chicago):
+    """"If there are multiple PCs involved, they can be on the same or different sides"
+    (Fate Condensed, "Contests"; conflicts likewise end "when everyone on one side has
+    either conceded or been taken out"): Ruth and Cassandra fight each other."""
+    step = mt.post("GM", '/scene start "Rooftop"\n/conflict start Ruth vs Cassandra first Ruth\n')
+    assert step.status == "applied", step.text
+    assert "conflict begins: Ruth against Cassandra. Ruth acts first." in step.text
+    attack = mt.post("Ruth", "/attack Cassandra with Fight\n", dice="0000")
+    assert attack.status == "applied", attack.text
+    assert "Cassandra, Ruth's attack" in attack.text and "waits for your defence" in attack.text
+    defence = mt.post("Cassandra", "/defend Athletics\n", dice="0000")     # Great (+4) against Fair (+2)
+    assert defence.status == "applied", defence.text
+    assert "absorb the 2-shift physical hit from Ruth" in defence.text
+    assert mt.post("Cassandra", "/absorb stress 2\n").status == "applied"
+    assert mt.post("Ruth", "/next Cassandra\n").status == "applied"
+    step = mt.post("Cassandra", '/concede "I yield the roof"\n')
+    assert step.status == "applied", step.text
+    assert "The conflict is over: Ruth wins" in step.text
+    assert "Cassandra gains 1 fate point for conceding" in step.text
+
+
+def test_a_conflict_with_everyone_on_one_side_is_still_refused(mt, chicago):
+    before = state_snapshot(chicago)
+    step = mt.post("GM", "/conflict start Ruth, Cassandra first Ruth\n")
+    assert step.status == "rejected" and "two sides" in step.text
+    assert state_snapshot(chicago) == before
