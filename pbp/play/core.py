@@ -283,7 +283,11 @@ def resolve_action(post: Post, cmd, actor: str):
 
 
 def run_deadline_jobs(post: Post) -> list:
-    return [result for job in DEADLINE_JOBS for result in job(post)]
+    """Every deadline job; then an action held for whoever the turn passed to runs."""
+    from pbp.play import held
+
+    results = [result for job in DEADLINE_JOBS for result in job(post)]
+    return results + held.run_due(post, apply_command)
 
 
 def handles(*types: type) -> Callable[[Handler], Handler]:
@@ -339,8 +343,13 @@ def no_longer_applies(exc: CommandError, start: Situation, now: Situation) -> st
 def apply_post(post: Post, commands: list[c.Command]) -> list:
     """Apply a post's commands in order. A command that an earlier one made moot (the
     attack that ended the conflict, then ``/next``) is skipped with a note in the reply;
-    any other refusal refuses the whole post (the caller rolls it back). Only refusals
-    raised before a handler changes anything carry ``depends_on``, so a skip changes nothing."""
+    an action out of turn is held for its turn where the campaign allows it
+    (:mod:`pbp.play.held`); any other refusal refuses the whole post (the caller rolls it
+    back). Only refusals raised before a handler changes anything carry ``depends_on``, so
+    a skip changes nothing. After each command, an action held for whoever holds the turn
+    now runs."""
+    from pbp.play import held
+
     start = situation(post)
     results = []
     for cmd in commands:
@@ -348,10 +357,14 @@ def apply_post(post: Post, commands: list[c.Command]) -> list:
             results.append(apply_command(post, cmd))
         except CommandError as exc:
             why = no_longer_applies(exc, start, situation(post)) if exc.depends_on else None
-            if why is None:
+            if why is not None:
+                results.append(NoteResult(cmd.source, post.speaker(), "skipped",
+                                          text=f"Skipped (line {cmd.line}): {why}, so {exc.message}."))
+            elif held.may_hold(post, cmd, exc):
+                results.append(held.hold(post, cmd))
+            else:
                 raise exc.at(cmd.line, cmd.source)
-            results.append(NoteResult(cmd.source, post.speaker(), "skipped",
-                                      text=f"Skipped (line {cmd.line}): {why}, so {exc.message}."))
+        results += held.run_due(post, apply_command)
     return results
 
 
