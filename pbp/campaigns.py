@@ -5,6 +5,7 @@ import re
 
 from pbp.errors import ConfigError, SheetError
 from pbp.rules.systems import get_system
+from pbp.settingvalues import flag_value, hours_value
 from pbp.sheetfile import SheetFile, load_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -168,6 +169,7 @@ SETTINGS = {
     "reminder_hours": "hours before a deadline that its reminder goes out",
     "ranged_reach": "how far shots and Provoke reach: same, adjacent or any (zones)",
     "show_npc_skills": "true: players see NPCs' skills and stunts in /sheet; false (default): only the GM",
+    "free_bonuses": "yes: a player's plain +N applies at once; no (default): it waits for the GM",
 }
 
 YES = ("true", "yes", "on", "1")
@@ -195,12 +197,8 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
         if value.lower() not in YES + NO:
             raise ConfigError(f'show_npc_skills "{value}" is not true or false')
         campaign.settings = {**(campaign.settings or {}), key: value.lower() in YES}
+    elif key == "free_bonuses":
+        campaign.settings = {**(campaign.settings or {}), key: flag_value(key, value)}
     else:
-        try:
-            hours = float(value)
-        except ValueError:
-            raise ConfigError(f'{key} = "{value}" is not a number of hours') from None
-        if hours < 0 or (hours == 0 and key != "invoke_window_hours"):
-            raise ConfigError(f"{key} must be more than 0 hours" + (" (0: no window)" if key == "invoke_window_hours" else ""))
-        campaign.settings = {**(campaign.settings or {}), key: hours}
+        campaign.settings = {**(campaign.settings or {}), key: hours_value(key, value)}
     campaign.save()

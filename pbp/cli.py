@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from pbp.config import DEFAULT_CONFIG_NAME, Config, load_config
-from pbp.errors import CommandError, PbpError, SheetError
+from pbp.errors import CommandError, DiceExhausted, PbpError, SheetError
+from pbp.textsafety import shorten
 
 log = logging.getLogger("pbp")
 
@@ -33,8 +34,35 @@ def _open(args) -> Config:
 def _dice(spec: str | None):
     from pbp.rules.dice import FixedDice, RandomDice
 
+    where = "--dice" if spec is not None else "PBP_DICE"
     spec = spec if spec is not None else os.environ.get("PBP_DICE")
-    return FixedDice(spec) if spec else RandomDice()
+    if not spec:
+        return RandomDice()
+    try:
+        return FixedDice(spec)
+    except ValueError as exc:
+        raise PbpError(f"{where} {shorten(spec)!r}: {exc}",
+                       hint='faces of each throw, throws separated by commas: --dice "0++-,+0-0" (Fate) '
+                            'or --dice "6 2 5" (numbered dice)') from None
+
+
+def _read_posts(paths: list[str]) -> list[tuple[str, bytes]]:
+    """Every message file named, read before any is processed: a missing, unreadable or
+    directory path stops the run with one line each, before anything changes."""
+    read, problems = [], []
+    for path in paths:
+        if path == "-":
+            read.append((path, sys.stdin.buffer.read()))
+            continue
+        try:
+            read.append((path, Path(path).read_bytes()))
+        except IsADirectoryError:
+            problems.append(f"{path} is a directory; give the message files in it, e.g. {path.rstrip('/')}/*.eml")
+        except OSError as exc:
+            problems.append(f"cannot read {path}: {exc.strerror or exc}")
+    if problems:
+        raise PbpError("; ".join(problems), hint="pbp process takes saved mails (.eml files), or - for standard input")
+    return read
 
 
 def _print_json(obj) -> None:
@@ -180,7 +208,7 @@ def cmd_sheet(args) -> int:
     ch = table.character(args.name)
     if ch is None:
         names = ", ".join(sorted(table.characters)) or "none"
-        print(f'no character "{args.name}" (characters: {names})', file=sys.stderr)
+        print(f'error: no character "{shorten(args.name)}" (characters: {names})', file=sys.stderr)
         return 2
     sheet = sheet_dict(ch, table)
     if args.json:
@@ -201,9 +229,12 @@ def cmd_roll(args) -> int:
     cmd = parse_command("/roll " + expr)
     table = Table(characters={"you": Character(name="you", skills={})})
     if getattr(cmd, "skill", None):
-        print("pbp roll outside a campaign takes dice only, e.g. 4dF+2", file=sys.stderr)
+        print("error: pbp roll outside a campaign takes dice only, e.g. pbp roll 4dF+2", file=sys.stderr)
         return 2
-    res = resolve(cmd, table, _dice(args.dice), "you")
+    try:
+        res = resolve(cmd, table, _dice(args.dice), "you")
+    except DiceExhausted as exc:
+        raise PbpError(f"--dice: {exc}", hint="give one throw of the same dice, e.g. pbp roll 4dF --dice 0++-") from None
     if args.json:
         _print_json(res.to_dict())
     else:
@@ -215,11 +246,12 @@ def cmd_process(args) -> int:
     """Run saved .eml files through the daemon's pipeline."""
     from pbp.pipeline import Context, process_message
 
+    dice = _dice(args.dice)
+    posts = _read_posts(args.files)
     config = _open(args)
-    ctx = Context(config=config, dice=_dice(args.dice))
+    ctx = Context(config=config, dice=dice)
     worst = 0
-    for path in args.files:
-        raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    for path, raw in posts:
         outcome = process_message(raw, ctx, campaign_slug=args.campaign)
         if args.json:
             _print_json(outcome.to_dict())
@@ -417,8 +449,16 @@ def cmd_demo(args) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse that says what is wrong in one line (``error: ...``), with where to look,
+    instead of the usage block; every subcommand's parser is one too."""
+
+    def error(self, message: str):
+        self.exit(2, f"error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="pbp", description="Run Fate-family games by post.")
+    p = _Parser(prog="pbp", description="Run Fate-family games by post.")
     p.add_argument("--config", "-c", help=f"config file (default: $PBP_CONFIG or ./{DEFAULT_CONFIG_NAME})")
     p.add_argument("--verbose", "-v", action="store_true")
     sub = p.add_subparsers(dest="command", required=True)
@@ -452,7 +492,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_campaign_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
-                                     "show_npc_skills)")
+                                     "show_npc_skills, free_bonuses)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE")
     s.add_argument("--campaign")
     s.set_defaults(func=cmd_campaign_set)
@@ -551,6 +591,26 @@ def main(argv: list[str] | None = None) -> int:
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)
         return 2
+    except OSError as exc:          # a path the operator gave: unreadable, missing, a directory
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:        # never a traceback for the operator; -v shows it
+        log.debug("traceback", exc_info=True)
+        print(f"error: {_unexpected(exc)}" + ("" if args.verbose else " (run with -v for the details)"),
+              file=sys.stderr)
+        return 1
+
+
+def _unexpected(exc: Exception) -> str:
+    """One line for an error nobody raised on purpose (the database, mostly)."""
+    try:
+        import peewee
+    except ImportError:  # pragma: no cover
+        peewee = None
+    if peewee is not None and isinstance(exc, peewee.PeeweeException):
+        return f"the database cannot be used: {shorten(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__, 200)}"
+    return f"internal error ({type(exc).__name__}): {shorten(str(exc), 200)}"
 
 
 if __name__ == "__main__":  # pragma: no cover

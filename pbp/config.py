@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pbp.errors import ConfigError
 from pbp.textsafety import is_addr_spec
+from pbp.settingvalues import flag_value, hours_value
 
 DEFAULT_CONFIG_NAME = "pbp.toml"
 
@@ -65,6 +66,7 @@ class Config:
     reaction_deadline_hours: float = 48.0
     reminder_hours: float = 12.0
     show_npc_skills: bool = False            # players see NPCs' skills and stunts in /sheet
+    free_bonuses: bool = False               # a player's plain +N applies at once (else it waits for the GM)
     trust_authserv_id: str = ""              # trust Authentication-Results from this host
 
     def imap_settings(self, mailbox: str = "INBOX", environ=None):
@@ -105,7 +107,7 @@ PATH = _Kind(lambda v: isinstance(v, str), "a path (relative to this file's fold
 BOOL = _Kind(lambda v: isinstance(v, bool), "true or false", "false")
 PORT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536, "a port number", "993")
 SECONDS = _Kind(_number(positive=True), "a number of seconds above 0", "60")
-HOURS = _Kind(lambda v: _number()(v) and math.isfinite(v), "a number of hours", "24")
+HOURS = _Kind(lambda v: _number()(v) and math.isfinite(v) and v <= 8760, "a finite number of hours, 0 to 8760", "24")
 DAYS = _Kind(_number(), "a number of days (0: never)", "30")
 COUNT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "a whole number above 0", "20")
 
@@ -128,7 +130,7 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
                "handled": _Kind(lambda v: isinstance(v, str) and (v in ("seen", "none") or v.startswith("move:")),
                                 '"seen", "none" or "move:FOLDER"', '"move:Done"')},
     "play": {"invoke_window_hours": HOURS, "reaction_deadline_hours": HOURS, "reminder_hours": HOURS,
-             "show_npc_skills": BOOL},
+             "show_npc_skills": BOOL, "free_bonuses": BOOL},
     "security": {"trust_authserv_id": TEXT},
     "limits": {"max_message_bytes": COUNT, "max_commands": COUNT},
     "imap": {**_SERVER, "mailbox": TEXT, "fetch_batch": COUNT, "poll_interval": SECONDS},
@@ -270,7 +272,8 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         limits=Limits(**limits),
         log_level=daemon.get("log_level", defaults["log_level"]),
         compact_sent_after_days=float(daemon.get("compact_sent_after_days", defaults["compact_sent_after_days"])),
-        **{key: float(play.get(key, defaults[key])) for key, kind in SCHEMA["play"].items() if kind is HOURS},
+        **{key: hours_value(key, play.get(key, defaults[key])) for key, kind in SCHEMA["play"].items() if kind is HOURS},
         show_npc_skills=play.get("show_npc_skills", defaults["show_npc_skills"]),
+        free_bonuses=flag_value("free_bonuses", play.get("free_bonuses", defaults["free_bonuses"])),
         trust_authserv_id=security.get("trust_authserv_id", defaults["trust_authserv_id"]),
     )

@@ -145,7 +145,8 @@ class Daemon:
             state, _ = m.MailboxState.get_or_create(mailbox=inbox.mailbox)
         handled = 0
         while not self.stopping.is_set():
-            batch = inbox.fetch_new(state.last_uid, state.uidvalidity, limit=FETCH_BATCH)
+            batch = inbox.fetch_new(state.last_uid, state.uidvalidity, limit=FETCH_BATCH,
+                                    max_bytes=self.config.limits.max_message_bytes)
             if batch.uidvalidity_changed:
                 log.warning("%s: UIDVALIDITY changed from %s to %s; reading the mailbox again "
                             "(Message-IDs keep posts from being applied twice)",
@@ -166,7 +167,8 @@ class Daemon:
                     break
                 with self.db_lock, campaign_writes():   # per message: the sender marks replies sent in between
                     outcome = process_message(item.raw, self.ctx, mailbox=item.mailbox, uidvalidity=item.uidvalidity,
-                                              uid=item.uid, campaign_slug=watcher.binding.campaign or None)
+                                              uid=item.uid, campaign_slug=watcher.binding.campaign or None,
+                                              size=item.size)
                 faults.reached("after_commit")
                 log.info("message %s campaign=%s author=%s status=%s%s commands=%d %.1f ms", outcome.message_id,
                          outcome.campaign or "-", outcome.author or "-", outcome.status,

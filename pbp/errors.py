@@ -93,17 +93,42 @@ class CommandError(PbpError):
             self.source = source
         return self
 
+    def shown(self) -> "ShownError":
+        """The error as a reply shows it: long names cut, a long line windowed around the
+        place it points at (the caret's column follows)."""
+        from pbp.textsafety import clip_echo, source_window
+
+        source, column = source_window(self.source, self.column)
+        return ShownError(
+            message=clip_echo(self.message), line=self.line, column=column, source=source,
+            expected=clip_echo(self.expected), example=clip_echo(self.example, limit=2 * MAX_EXAMPLE),
+            hint=clip_echo(self.hint), syntax=isinstance(self, CommandSyntaxError))
+
     def to_dict(self) -> dict:
+        shown = self.shown()
         return {
             "type": type(self).__name__,
-            "message": self.message,
+            "message": shown.message,
             "line": self.line,
             "column": self.column,
-            "source": self.source,
-            "expected": self.expected,
-            "example": self.example,
-            **({"hint": self.hint} if self.hint else {}),
+            "source": self.source if len(self.source) <= MAX_EXAMPLE else shown.source,
+            "expected": shown.expected,
+            "example": shown.example,
+            **({"hint": shown.hint} if self.hint else {}),
         }
+
+
+MAX_EXAMPLE = 200
+
+
+class ShownError:
+    """What an error reply shows of a :class:`CommandError` (see :meth:`CommandError.shown`)."""
+
+    __slots__ = ("message", "line", "column", "source", "expected", "example", "hint", "syntax")
+
+    def __init__(self, **fields) -> None:
+        for k, v in fields.items():
+            setattr(self, k, v)
 
 
 class CommandSyntaxError(CommandError):

@@ -10,6 +10,7 @@ Public API:
 
 * :func:`parse_command` — one command line (starting with ``/``) -> a ``Command``.
 * :func:`find_commands` — the command lines of a post, with their line numbers.
+* :func:`find_near_commands` — lines that look like commands but are not read as ones.
 * :func:`parse_post` — every command of a post; raises the first error.
 * :func:`parse_post_all` — every command and every error of a post.
 """
@@ -59,13 +60,15 @@ from pbp.commands import (
 )
 from pbp.errors import CommandError, CommandSyntaxError
 from pbp.resources import resource_path
-from pbp.textsafety import bad_char, describe_char
+from pbp.textsafety import bad_char, describe_char, strip_invisible
 
 __all__ = [
     "COMMAND_NAMES",
     "EXAMPLES",
     "LADDER",
+    "example_for",
     "find_commands",
+    "find_near_commands",
     "get_parser",
     "parse_command",
     "parse_post",
@@ -848,15 +851,50 @@ def find_commands(text: str) -> list[tuple[int, str]]:
 
     A command line's first non-blank character is ``/`` followed at once by a letter, and its
     first word has no other ``/``: ``/roll 4dF`` is a command, while ``/ roll``, ``//``,
-    ``/2`` and paths such as ``/usr/bin/env`` are prose.
+    ``/2`` and paths such as ``/usr/bin/env`` are prose. The invisible characters mail
+    clients slip in (BOM, zero-width space, word joiner, LRM/RLM, soft hyphen) are removed
+    first, so ``\u200b/ro\u00adll`` is ``/roll``.
     """
     found = []
     for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if len(stripped) > 1 and stripped[0] == "/" and stripped[1].isalpha():
-            first = stripped.split(None, 1)[0]
-            if "/" not in first[1:]:
-                found.append((number, stripped))
+        stripped = strip_invisible(raw).strip()
+        if _is_command_line(stripped):
+            found.append((number, stripped))
+    return found
+
+
+def _is_command_line(stripped: str) -> bool:
+    if len(stripped) > 1 and stripped[0] == "/" and stripped[1].isalpha():
+        return "/" not in stripped.split(None, 1)[0][1:]
+    return False
+
+
+#: characters that look like the slash but are not it
+_LOOKALIKE_SLASHES = {"\uff0f": "a fullwidth slash (U+FF0F)", "\u2215": "a division slash (U+2215)",
+                      "\u2044": "a fraction slash (U+2044)", "\u29f8": "a big solidus (U+29F8)",
+                      "\\": "a backslash"}
+_SPACED_COMMAND = re.compile(r"/\s+([^\W\d_]+)")
+
+
+def find_near_commands(text: str) -> list[tuple[int, str, str]]:
+    """Lines that look like a command but are not read as one, as ``(line number, stripped
+    line, why)``: a look-alike slash (fullwidth ``／roll``, division slash, ``\\roll``)
+    before a letter, or ``/ roll`` (a space after the slash) before a command word. A reply
+    names them, so a player never wonders why a command did nothing."""
+    found = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = strip_invisible(raw).strip()
+        if len(stripped) < 2 or _is_command_line(stripped):
+            continue
+        first = stripped[0]
+        if first in _LOOKALIKE_SLASHES and stripped[1].isalpha():
+            word = stripped[1:].split(None, 1)[0].lower()
+            if first != "\\" or word in COMMAND_NAMES:
+                found.append((number, stripped, f"it starts with {_LOOKALIKE_SLASHES[first]}, not /"))
+            continue
+        spaced = _SPACED_COMMAND.match(stripped)
+        if spaced and spaced.group(1).lower() in COMMAND_NAMES:
+            found.append((number, stripped, "a space follows the /"))
     return found
 
 
@@ -939,6 +977,13 @@ def _tokens(text: str) -> list[Token]:
     except LarkError:
         pass
     return tokens
+
+
+def example_for(line: str) -> str:
+    """The documented working example of the command ``line`` is (of the part written, for
+    /fp, /scene, /aspect, /conflict; ``/as NAME ...`` for the GM's): what a refusal that
+    gave no example of its own shows (:func:`pbp.play.core.complete_error`)."""
+    return _example(_tokens(line))
 
 
 def _command_word(tokens: list[Token]) -> tuple[Token | None, bool]:

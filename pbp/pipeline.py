@@ -20,8 +20,8 @@ from pbp import commands as c
 from pbp import copies, faults
 from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError
-from pbp.mail.reading import Mail, read_message
-from pbp.parser import find_commands, parse_command
+from pbp.mail.reading import Mail, read_headers, read_message
+from pbp.parser import find_commands, find_near_commands, parse_command
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours
@@ -139,12 +139,15 @@ def process_message(
     uidvalidity: int | None = None,
     uid: int | None = None,
     campaign_slug: str | None = None,
+    size: int | None = None,
 ) -> Outcome:
     """Run one raw message through the whole pipeline. Never raises for anything a sender
-    can cause; the returned :class:`Outcome` says what happened."""
+    can cause; the returned :class:`Outcome` says what happened. ``size`` is the mail's
+    real size when ``raw`` holds only its headers (an IMAP fetch of an oversized mail)."""
     started = time.perf_counter()
     try:
-        outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
+        outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug,
+                           size=size)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
     except Exception as exc:  # a bug: this post must not block the ones behind it
@@ -179,14 +182,14 @@ def _internal_error(raw, ctx, exc: Exception, *, mailbox, uidvalidity, uid, camp
     return base
 
 
-def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
+def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -> Outcome:
     if mailbox is not None and uid is not None and uidvalidity is not None:
         found = _SEEN_UID(mailbox, uidvalidity, uid)
         if found:
             return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
                            reason="this mailbox copy was handled already")
 
-    mail = read_message(raw)
+    mail = read_within_limits(raw, ctx.config, size)
     found = _SEEN_ID(mail.message_id)
     if found:
         return _answer_duplicate(m.Message.get_by_id(found[0]["id"]), mail, ctx)
@@ -218,12 +221,10 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
     if unverified:
         return _answer_unverified(base, record, mail, campaign, member, ctx, unverified)
 
-    if len(raw) > ctx.config.limits.max_message_bytes:
-        err = CommandError(
-            f"the message is {len(raw):,} bytes; this table accepts at most {ctx.config.limits.max_message_bytes:,}",
-            expected="a shorter post (attachments are not needed)",
-            example="/overcome Athletics vs Fair",
-        )
+    if mail.unread:
+        err = CommandError(f"pbp did not read this post: {mail.unread}",
+                           expected="a shorter post in plain text or HTML, without attachments",
+                           example="/overcome Athletics vs Fair")
         return _reject(base, record, mail, campaign, member, ctx, [err])
 
     lines = find_commands(mail.new_text)
@@ -254,9 +255,33 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
 
     try:
         with m.db.atomic():
-            return _apply(base, record, mail, campaign, member, members, parsed, ctx, keys)
+            return _apply(base, record, mail, campaign, member, members, parsed, ctx, keys, notes=reader_notes(mail))
     except CommandError as exc:
         return _reject(base, record, mail, campaign, member, ctx, [exc])
+
+
+def read_within_limits(raw: bytes, config: Config, size: int | None = None) -> Mail:
+    """The mail, with its body read only when the raw bytes are within the size limit
+    (checked before any decoding); over it, only the headers, to route the mail and tell
+    its author. ``size`` is the size the mailbox reported when ``raw`` is just the headers."""
+    size = max(len(raw), size or 0)
+    limit = config.limits.max_message_bytes
+    if size > limit:
+        return read_headers(raw, f"the message is {size:,} bytes; this table accepts at most {limit:,}")
+    return read_message(raw)
+
+
+def reader_notes(mail: Mail) -> list[str]:
+    """What the result reply says about lines of the new text that look like commands but
+    were not read as ones (``／roll``, ``/ roll``): a post that applies nothing is then
+    never silent about the command its author meant."""
+    return [f'line {number}, "{shorten(line)}", was not read as a command: {why}; '
+            f"write it as {_as_command(line)}" for number, line, why in find_near_commands(mail.new_text)]
+
+
+def _as_command(line: str) -> str:
+    word, _, rest = line[1:].strip().partition(" ")
+    return shorten(f"/{word} {rest}".strip())
 
 
 BARE_ANSWERS = ("approve", "deny", "accept", "refuse")
@@ -279,7 +304,8 @@ def _bare_answer(mail: Mail, campaign: m.Campaign) -> tuple[int, str] | None:
 
 
 def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member: Author,
-           members: list[Author], commands: list[c.Command], ctx: Context, keys: dict) -> Outcome:
+           members: list[Author], commands: list[c.Command], ctx: Context, keys: dict,
+           notes: list[str] = ()) -> Outcome:
     """Resolve every command against the campaign's table and play state; the caller's
     transaction makes it all-or-nothing (a command an earlier one made moot is skipped
     with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
@@ -287,7 +313,7 @@ def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member
     post = _open_post(campaign, member, ctx, replied_to=mail.in_reply_to)
     results = apply_post(post, commands)
     replies = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
-                           relay=campaign.delivery == "relay")
+                           relay=campaign.delivery == "relay", notes=notes)
     base.status = "applied"
     base.results = [r.to_dict() for r in results]
     for d, res in zip(base.results, results):
@@ -309,7 +335,8 @@ def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: s
 
 
 def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
-                 source: Mail | None, commands: list[c.Command] | None, relay: bool, thread=None) -> list:
+                 source: Mail | None, commands: list[c.Command] | None, relay: bool, thread=None,
+                 notes: list[str] = ()) -> list:
     """Persist what a post (or a deadline round) changed, record its rolls in the ledger
     and write its replies: the result to the table (threaded to ``source``, or for a
     deadline round to ``thread``: the mail that asked), then any private mails."""
@@ -332,7 +359,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     subject_suffix = f" — {post.asks[0].subject}" if post.asks and post.asks[0].subject else ""
     body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
                                commands=commands, sheets=changed, relay=relay, asks=post.asks,
-                               status=status_lines(post))
+                               status=status_lines(post), notes=notes)
     replies = []
     # a deadline round with only reminders tells only; a post with only the GM's business, too
     if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):

@@ -137,7 +137,10 @@ def action_rows(res: ActionResult) -> list[Row]:
     for mod in effort.modifiers:
         if mod.source == "skill":
             continue
-        rows.append(Row(mod.source, mod.label, signed(mod.value)))
+        if mod.source == "modifier":       # a plain +N: "bonus" fits the column, the label says nothing more
+            rows.append(Row("bonus" if mod.value > 0 else "penalty", "", signed(mod.value)))
+        else:
+            rows.append(Row(mod.source, mod.label, signed(mod.value)))
     for use in effort.invokes:
         if use.paid_with == "skipped":
             rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
@@ -204,11 +207,12 @@ class Renderer:
         return (tidy(text), self.html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
-               status=(), template: str = "result") -> tuple[str, str]:
+               status=(), template: str = "result", notes=()) -> tuple[str, str]:
         """The post with each command replaced by its result (relay), or the results alone
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
-        for, whose turn it is, and the sheets that changed. ``template`` "gm_copy": the
-        same, as the GM's own copy of what the table's mail left out (:mod:`pbp.views`)."""
+        for, whose turn it is, the reader's notes (lines that looked like commands but were
+        not read as ones) and the sheets that changed. ``template`` "gm_copy": the same, as
+        the GM's own copy of what the table's mail left out (:mod:`pbp.views`)."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
@@ -226,13 +230,14 @@ class Renderer:
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
         return self._both(template, campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets,
-                          relay=relay, asks=list(asks), status=list(status))
+                          relay=relay, asks=list(asks), status=list(status), notes=list(notes))
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)
 
     def error(self, *, mail, campaign, errors, status=()) -> tuple[str, str]:
-        return self._both("error", mail=mail, campaign=campaign, errors=errors, status=list(status))
+        shown = [e.shown() if hasattr(e, "shown") else e for e in errors]
+        return self._both("error", mail=mail, campaign=campaign, errors=shown, status=list(status))
 
     def stranger(self, *, mail, campaign) -> tuple[str, str]:
         return self._both("stranger", mail=mail, campaign=campaign)

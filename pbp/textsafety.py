@@ -128,3 +128,35 @@ def visible(text: str, limit: int = 60) -> str:
     if bad_char(text) is None:
         return text
     return "".join(ch if bad_char(ch) is None else f"\\u{ord(ch):04x}" for ch in text)
+
+
+#: The longest run without a space an error message echoes, and the longest message.
+MAX_ECHO_WORD = 60
+MAX_ECHO = 400
+#: How much of a command line an error reply shows around the place it points at.
+SOURCE_WINDOW = 100
+
+_LONG_RUN = re.compile(r"[^\s\"“”„«»'‘’]{%d,}" % (MAX_ECHO_WORD + 1))
+
+
+def clip_echo(text: str, *, word: int = MAX_ECHO_WORD, limit: int = MAX_ECHO) -> str:
+    """``text`` (an error's message, expected or hint) with every run longer than ``word``
+    characters cut (:func:`shorten`) and the whole cut to ``limit``: a 10,000-character name
+    typed into a command is named in the reply, never echoed whole."""
+    if len(text) <= word:
+        return text
+    return shorten(_LONG_RUN.sub(lambda m: shorten(m.group(0), word), text), limit)
+
+
+def source_window(source: str, column: int | None, width: int = SOURCE_WINDOW) -> tuple[str, int | None]:
+    """The part of a long command line an error reply shows, and the caret's column in it:
+    ``width`` characters around ``column`` (the start when there is none), with "…" where
+    the line goes on."""
+    if len(source) <= width:
+        return source, column
+    at = (column or 1) - 1
+    start = 0 if at < width // 2 else min(at - width // 3, len(source) - width)
+    shown = source[start:start + width]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + width < len(source) else ""
+    return prefix + shown + suffix, (None if column is None else column - start + len(prefix))

@@ -144,12 +144,12 @@ def test_a_stranger_with_a_valid_address_gets_one_clean_notice(chicago, config):
 @pytest.mark.parametrize("line,sender", [
     ('/npc add "Gh\u202eoul"', "gm@pbp.localhost"),
     ('/npc add Grue aspects "Hun\u0001gry"', "gm@pbp.localhost"),  # (a NUL never reaches a line)
-    ('/aspect add "Deep\u200bShadows"', "gm@pbp.localhost"),
+    ('/aspect add "Deep\u2062Shadows"', "gm@pbp.localhost"),
     ('/aspect add "Deep Shadows\u2066"', "ruth@pbp.localhost"),
     ('/scene start "The \u202dWarehouse"', "gm@pbp.localhost"),
     ('/aspect rename "Nasty Bite" to "Bandaged\u0007 Bite"', "ruth@pbp.localhost"),
     ('/detail "The sewer grate\u202e is loose"', "ruth@pbp.localhost"),
-    ('/as Gh\u200doul roll Fight', "gm@pbp.localhost"),
+    ('/as Gh\u2063oul roll Fight', "gm@pbp.localhost"),
 ])
 def test_a_command_with_a_control_bidi_or_zero_width_character_is_refused(chicago, config, line, sender):
     before = snapshot_db()
@@ -162,7 +162,16 @@ def test_a_command_with_a_control_bidi_or_zero_width_character_is_refused(chicag
     check(msg, raw, THREADED, [sender])
     text = msg.get_body(("plain",)).get_content()
     assert "cannot be part of a command" in text
-    assert not any(ch in text for ch in "\u202e\u202d\u2066\u200b\u200d\0\x07")  # the echo shows "?" instead
+    assert not any(ch in text for ch in "\u202e\u202d\u2066\u2062\u2063\0\x07")  # the echo shows "?" instead
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e"])
+def test_the_invisible_characters_mail_clients_insert_are_removed_not_refused(chicago, config, invisible):
+    """Issue 8 item 5: BOM, zero-width space and joiners, word joiner, soft hyphen and LRM/RLM
+    are dropped before parsing, so the aspect is named as it reads on screen."""
+    out = process_message(eml(f'/aspect add "Deep{invisible}Shadows"\n', sender="gm@pbp.localhost"), make_ctx(config))
+    assert out.status == "applied", out.errors
+    assert m.Aspect.select().where(m.Aspect.name == "DeepShadows").exists()
 
 
 def test_a_5000_character_message_id_or_from_is_not_kept_or_copied(chicago, config):

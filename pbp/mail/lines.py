@@ -47,7 +47,7 @@ _TAIL_CHARS = " \t\u00a0.:：*-"  # what may follow its last word
 _TAIL = r"[\s.:：*\-]*$"
 _DATEISH = re.compile(r"\d{4}|\d{1,2}[:.h]\d{2}|\d{1,2}/\d{1,2}/\d{2}")
 _EMAIL = r"[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
-_DATE_FIRST = r"(?=[^\s>]*\d|\w+,\s*\d|在)"  # 23 mar 2017, 2013/7/20, понедельник, 6 ..., 在 2016年
+_DATE_FIRST = r"(?=[^\s>]*\d|\w+[,.]\s*\d|在)"  # 23 mar 2017, 2013/7/20, понедельник, 6 ..., man. 3. jun., 在 2016年
 _SOMEONE_AT = r"[^@]{1,200}@[\w\-]+(?:\.[\w\-]+)+"  # a name and an address, without backtracking
 
 # "On <date>, <someone>" openers, by language
@@ -76,12 +76,16 @@ _DATE_SOMEONE_EMAIL = (  # 2016-10-24 15:36 GMT+02:00 Foo <foo@x>:   2013/7/20 s
 _ISO_DATE_SOMEONE = (  # 2016-03-03 17:21 GMT+01:00 Some One
     r"\d{4}-\d\d-\d\d \d\d?:\d\d GMT[+\-]\d\d:\d\d [^<>@:]+$")
 _SOMEONE_EMAIL_WROTE = (  # Ruth <ruth@x> wrote:   codinghorror via Discourse Meta <i@x> schrieb:
-    r"(?:" + _SOMEONE_AT + r"|.{1,100}?\svia\s).{0,200}\s" + _WROTE + r"\s*[:：]?" + _TAIL)
+    r"(?:" + _SOMEONE_AT + r"|.{1,100}?\svia\s).{0,200}(?:\s" + _WROTE + r"|写道|寫道)\s*[:：]?" + _TAIL)
 _ORIGINAL_MARKER = (  # -----Original Message-----   -----Ursprüngliche Nachricht-----: the mail replied to
-    r"^[\s>*]*-{2,}\s*(?:Original message|Reply message|Ursprüngliche Nachricht|Mensaje original"
-    r"|Message d'origine|Messaggio originale|Mensagem original|Oorspronkelijk bericht"
-    r"|Originalmeddelande|Opprinnelig melding|Oryginalna wiadomość|Původní zpráva"
-    r"|Исходное сообщение|原始邮件)\s*-{2,}[\s*]*$")
+    r"^[\s>*]*-{2,}\s*(?:Original(?:e)? message|Reply message|Ursprüngliche Nachricht|Originalnachricht"
+    r"|Antwort Nachricht|Mensaje original|Message d'origine|Message original|Messaggio originale"
+    r"|Mensagem original|Oorspronkelijk bericht|Origineel bericht|Originalmeddelande"
+    r"|Ursprungligt meddelande|Oprindelig meddelelse|Opprinnelig melding|Alkuperäinen viesti"
+    r"|Oryginalna wiadomość|Wiadomość oryginalna|Původní zpráva|Pôvodná správa|Eredeti üzenet"
+    r"|Originalna poruka|Izvirno sporočilo|Mesaj original|Orijinal mesaj|Özgün ileti"
+    r"|Исходное сообщение|Оригинальное сообщение|Вихідне повідомлення|Αρχικό μήνυμα"
+    r"|原始邮件|原始郵件|元のメッセージ|원본 메시지)\s*-{2,}[\s*]*$")
 _FORWARD_MARKER = (  # ---------- Forwarded message ---------   Begin forwarded message:
     r"^[\s>*]*-{2,}\s*(?:Forwarded message|Forwarded e-?mail|Weitergeleitete Nachricht"
     r"|Mensaje reenviado|Message transféré|Messaggio inoltrato|Mensagem encaminhada"
@@ -111,7 +115,7 @@ _WROTE_ENDINGS = ("wrote", "writes", "a écrit", "nous a dit", "schrieben sie", 
                   "ha scritto", "geschreven", "schreef", "escreveu", "escribió", "escribio", "napisał",
                   "napisał(a)", "napsal", "napsal(a)", "skrev", "kirjoitti", "написал", "написала",
                   "написали", "пише", "写道", "寫道")
-_WRAP_START = re.compile(_OPENERS + r"\s|[^\s>]*\d|\w+,\s*\d|在|[^@]{0,200}@", re.IGNORECASE)
+_WRAP_START = re.compile(_OPENERS + r"\s|[^\s>]*\d|\w+[,.]\s*\d|在|[^@]{0,200}@", re.IGNORECASE)
 
 _SENDER_HEADERS = ("from", "von", "de", "da", "van", "från", "fra", "od", "от", "发件人", "寄件者",
                    "expéditeur", "kimden")
@@ -211,6 +215,7 @@ def classify(lines: list[str]) -> str:
     """The kinds of all lines as one string, ``kinds[i]`` being the kind of ``lines[i]``."""
     kinds = [classify_line(line) for line in lines]
     _mark_wrapped_attributions(lines, kinds)
+    _mark_tab_quotes(lines, kinds)
     _mark_code(lines, kinds)
     return "".join(kinds)
 
@@ -237,23 +242,48 @@ def is_sender_header(name: str | None) -> bool:
     return name in _SENDER_HEADERS
 
 
+def is_date_header(name: str | None) -> bool:
+    return name in _DATE_HEADERS
+
+
+#: the headers that name who a mail went to (a subset of the text headers above)
+_RECIPIENT_HEADERS = ("to", "an", "para", "à", "destinataire", "a", "aan", "till", "til", "do", "komu",
+                      "кому", "收件人", "收件者", "kime")
+
+
+def is_recipient_header(name: str | None) -> bool:
+    return name in _RECIPIENT_HEADERS
+
+
 def _mark_wrapped_attributions(lines: list[str], kinds: list[str]) -> None:
     """Give ``b`` to every line of an attribution that a client wrapped over several lines.
 
     The scan looks back from each line that could end one (``wrote:``, ``<x@y>:``...) and
     joins at most :data:`ATTRIBUTION_SPAN` lines, shortest first. A quoted line joins only
-    a quoted end (the ``> wrote:`` of a wrap may look quoted, the start may not)."""
+    a quoted end (the ``> wrote:`` of a wrap may look quoted, the start may not).
+
+    What never joins, because a join turns the author's lines into attribution and so cuts
+    them: a command line (no client wraps an attribution onto a line starting with ``/``),
+    anything above an end that is a whole dated attribution on its own (``On Mon, 3 Jun
+    2024 at 10:00, GM <gm@x> wrote:`` needs no start line, so a prose line above it such
+    as "On the dock she waits" stays prose), and, above an end that is an attribution on
+    its own, a line ending a sentence."""
     for end, line in enumerate(lines):
         if kinds[end] in (EMPTY, DELIMITER, HEADER) or len(line) > ATTRIBUTION_MAX_CHARS:
             continue
         if not _ends_like_attribution(line):
             continue
+        alone = kinds[end] == ATTRIBUTION
+        if alone and _is_dated(line):
+            continue
         for start in range(end - 1, max(-1, end - ATTRIBUTION_SPAN), -1):
-            if kinds[start] in (DELIMITER, HEADER):
+            if kinds[start] in (DELIMITER, HEADER) or _COMMAND.match(lines[start]):
                 break
             if kinds[start] == EMPTY:
                 continue
             if kinds[start] == QUOTE and not _QUOTE.match(line):
+                break
+            if alone and _SENTENCE_END.search(lines[start]):
                 break
             if not _WRAP_START.match(lines[start].lstrip(_LEAD_CHARS)):
                 continue
@@ -264,6 +294,33 @@ def _mark_wrapped_attributions(lines: list[str], kinds: list[str]) -> None:
                 for i in range(start, end + 1):
                     kinds[i] = ATTRIBUTION
                 break
+
+
+_COMMAND = re.compile(r"[\s>]*/[^\W\d_]")
+_SENTENCE_END = re.compile(r"[.!?…\"”»]\s*$")
+
+
+def _is_dated(line: str) -> bool:
+    """A whole dated attribution on one line (``On <date>, <someone> wrote:``)."""
+    core = line.lstrip(_LEAD_CHARS)
+    return bool(_DATEISH.search(core) and _DATED.match(core))
+
+
+def _mark_tab_quotes(lines: list[str], kinds: list[str]) -> None:
+    """mailx and s-nail quote with a tab, not ``>``: once an attribution has a tab-indented
+    line right below it (blank lines between allowed), that line and every later
+    tab-indented line (the quote resumed between inline answers) are the older mail."""
+    after_attribution = quoting = False
+    for i, line in enumerate(lines):
+        if kinds[i] == ATTRIBUTION:
+            after_attribution = True
+        elif kinds[i] == EMPTY:
+            continue
+        elif line.startswith("\t") and (quoting or after_attribution):
+            kinds[i] = QUOTE
+            quoting = True
+        else:
+            after_attribution = False
 
 
 def _mark_code(lines: list[str], kinds: list[str]) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import binascii
 import email
+import email.parser
 import email.policy
 import email.utils
 import hashlib
@@ -26,6 +27,7 @@ from email.message import Message
 from pbp.mail.decoding import decode_bytes, unflow
 from pbp.mail.html_text import html_to_text
 from pbp.mail.trim import trim_reply
+from pbp.textsafety import strip_invisible
 
 #: the headers later stages check (loops, bounces, routing, spoofing); see :attr:`Mail.headers`
 KEY_HEADERS = ("Auto-Submitted", "Precedence", "X-Autoreply", "X-Auto-Response-Suppress",
@@ -37,7 +39,9 @@ SYNTHETIC_ID_DOMAIN = "pbp.invalid"
 class Mail:
     """One received mail, decoded. Addresses are lower-cased; message ids carry no angle
     brackets. ``body`` is the whole text (HTML converted, quoted parts marked ``>``);
-    ``new_text`` is what the author wrote in this mail, quotes and signature cut."""
+    ``new_text`` is what the author wrote in this mail, quotes and signature cut, without
+    the invisible characters clients slip in (a zero-width space before ``>`` must not turn
+    a quote into the author's text, nor one before ``/`` hide a command)."""
 
     message_id: str
     from_addr: str
@@ -52,6 +56,9 @@ class Mail:
     new_text: str
     html: bool
     raw_headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    #: why the body was not read (MIME nested beyond :data:`MAX_DEPTH`, the mail over the
+    #: size limit); "" when it was. The headers are read either way, so the author can be answered.
+    unread: str = ""
 
     def header(self, name: str) -> str | None:
         """The first ``name`` header, unfolded and decoded, or ``None`` when absent."""
@@ -83,13 +90,43 @@ def read_message(raw: bytes) -> Mail:
     try:
         msg = email.message_from_bytes(raw, policy=email.policy.compat32)
         raw_headers = tuple((str(name), _as_text(value)) for name, value in msg.raw_items())
+    except Exception:  # RecursionError on MIME nested a thousand deep: keep the headers
+        msg, raw_headers = None, _header_items(raw)
+    if msg is None:
+        body, html, unread = "", False, f"its MIME parts are nested more than {MAX_DEPTH} levels deep"
+    else:
+        body, html, unread = _body(msg)
+    return _mail(raw, raw_headers, body, html, unread)
+
+
+def read_headers(raw: bytes, unread: str) -> Mail:
+    """Only the header block of ``raw``, for a mail whose body pbp will not read
+    (``unread`` says why): enough to route it and answer its author. The body is never
+    decoded, and a header block longer than :data:`MAX_HEADER_BYTES` is cut there."""
+    raw = raw.encode("utf-8", "surrogateescape") if isinstance(raw, str) else bytes(raw)
+    return _mail(raw, _header_items(raw), "", False, unread)
+
+
+#: the most bytes of a header block :func:`read_headers` reads
+MAX_HEADER_BYTES = 256 * 1024
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+def _header_items(raw: bytes) -> tuple[tuple[str, str], ...]:
+    found = _HEADER_END.search(raw, 0, MAX_HEADER_BYTES)
+    head = raw[:found.start()] if found else raw[:MAX_HEADER_BYTES].rsplit(b"\n", 1)[0]
+    try:
+        msg = email.parser.BytesHeaderParser(policy=email.policy.compat32).parsebytes(head + b"\n\n")
+        return tuple((str(name), _as_text(value)) for name, value in msg.raw_items())
     except Exception:
-        msg, raw_headers = None, ()
+        return ()
+
+
+def _mail(raw: bytes, raw_headers: tuple[tuple[str, str], ...], body: str, html: bool, unread: str) -> Mail:
     heads = _Headers(raw_headers)
     from_addr, from_name = _first_address(heads.all("From"))
     if len(from_addr) > MAX_KEPT:  # no address is that long (RFC 5321: 254); the database keeps 255
         from_addr = ""
-    body, html = _body(msg) if msg is not None else ("", False)
     return Mail(
         message_id=_kept_id(_first_id(heads.first("Message-ID"))) or _synthetic_id(raw),
         from_addr=from_addr,
@@ -101,9 +138,10 @@ def read_message(raw: bytes) -> Mail:
         in_reply_to=_first_id(heads.first("In-Reply-To")),
         references=_ids(heads.first("References")),
         body=body,
-        new_text=trim_reply(body),
+        new_text=trim_reply(strip_invisible(body)),
         html=html,
         raw_headers=raw_headers,
+        unread=unread,
     )
 
 
@@ -262,24 +300,34 @@ def _date(value: str | None) -> datetime | None:
 # --------------------------------------------------------------------------- body
 
 
-def _body(msg: Message) -> tuple[str, bool]:
-    """The text of the mail and whether any of it came from HTML. Attachments, forwarded
-    ``message/rfc822`` parts and files are not the author's text."""
+def _body(msg: Message) -> tuple[str, bool, str]:
+    """The text of the mail, whether any of it came from HTML, and why it was not read
+    (``""`` when it was). Attachments, forwarded ``message/rfc822`` parts and files are
+    not the author's text. A mail nested deeper than any client writes is not read at all:
+    its author is told, rather than answered about whatever the first levels held."""
     try:
         pieces = _texts(msg, depth=0)
+    except _TooDeep:
+        return "", False, f"its MIME parts are nested more than {MAX_DEPTH} levels deep"
     except Exception:
         pieces = []
     text = "\n".join(piece for piece, _ in pieces if piece.strip())
-    return text.replace("\x00", ""), any(is_html for piece, is_html in pieces if piece.strip())
+    return text.replace("\x00", ""), any(is_html for piece, is_html in pieces if piece.strip()), ""
 
 
 MAX_DEPTH = 20  # nesting of multiparts that a real client never reaches
 
 
+class _TooDeep(Exception):
+    pass
+
+
 def _texts(part: Message, depth: int) -> list[tuple[str, bool]]:
+    if depth > MAX_DEPTH:
+        raise _TooDeep
     ctype, params = _content_type(part)
     maintype = ctype.split("/", 1)[0]
-    if maintype == "message" or depth > MAX_DEPTH:
+    if maintype == "message":
         return []
     if part.is_multipart():
         children = [c for c in part.get_payload() if isinstance(c, Message)]

@@ -19,17 +19,21 @@ from typing import Callable, Sequence
 from pbp.mail.lines import (
     ATTRIBUTION,
     EMPTY,
+    QUOTE,
     TEXT,
     classify,
     header_name,
     is_forward_marker,
+    is_date_header,
     is_original_marker,
+    is_recipient_header,
     is_sender_header,
 )
 
 #: below a quote, this many lines of text or more are an answer, not a signature
 MAX_TEXT_BELOW_QUOTE = 7
-#: a header block names at least this many distinct headers (From, Sent, To, Subject...)
+#: a header block names at least this many distinct headers (From, Sent, To, Subject...),
+#: or two when one is a date with a clock time (see :func:`_is_header_block`)
 MIN_HEADER_BLOCK = 3
 
 _LINE_BREAK = re.compile(r"\r\n?")
@@ -59,8 +63,11 @@ def split_reply(text: str) -> tuple[str, str]:
 
 
 def _scan(lines: list[str]) -> list[int]:
-    """The indices of the lines that are the author's new text, in order."""
+    """The indices of the lines that are the author's new text, in order. A quote line
+    kept between the author's paragraphs that does not begin with ``>`` (a tab-indented
+    quote) gets a ``>`` in ``lines``, so it can never be read as a command."""
     kinds = classify(lines)
+    quotes = kinds
     first, end = len(kinds) - len(kinds.lstrip(EMPTY)), len(kinds.rstrip(EMPTY))
     keep, kinds = list(range(first, end)), kinds[first:end]
     for rule in _RULES:
@@ -68,6 +75,9 @@ def _scan(lines: list[str]) -> list[int]:
         if chosen is not None:
             keep = [keep[p] for p in chosen]
             kinds = "".join(kinds[p] for p in chosen)
+    for i in keep:
+        if quotes[i] == QUOTE and lines[i].startswith("\t"):
+            lines[i] = ">" + lines[i]
     return keep
 
 
@@ -90,7 +100,11 @@ def cut_footer(kinds: str, lines: list[str]) -> Kept:
 
     Except a scene break: players separate scenes with ``---``, ``***`` or ``===``, so such a
     line followed by a command line before any other delimiter, quote, attribution or
-    header line is the author's own text, and the search goes on. The mail conventions
+    header line is the author's own text, and the search goes on. A phone's ``Sent from my
+    iPhone`` is a footer only where it ends the new text: when the author typed a command
+    right below it (the next line that is not blank) and no older mail follows (no quote,
+    attribution, header, delimiter or other footer), it is passed too. Prose below a footer
+    is taken for an older mail that the phone appended unquoted. The mail conventions
     (``--`` and ``-- `` before a signature, Outlook's ``____`` line) always cut."""
     pos = 0
     while (found := _FOOTER_START.search(kinds, pos)) is not None:
@@ -98,8 +112,19 @@ def cut_footer(kinds: str, lines: list[str]) -> Kept:
         if kinds[at] == "d" and _SCENE_BREAK.match(lines[at]) and _command_follows(kinds, lines, at + 1):
             pos = at + 1
             continue
+        if kinds[at] == "s" and _only_commands_follow(kinds, lines, at + 1):
+            pos = at + 1
+            continue
         return range(at)
     return None
+
+
+def _only_commands_follow(kinds: str, lines: list[str], start: int) -> bool:
+    rest = kinds[start:]
+    first = len(rest) - len(rest.lstrip(EMPTY))
+    if first == len(rest) or not _COMMAND_LINE.match(lines[start + first]):
+        return False
+    return not any(kind in "qbhsd" for kind in rest)
 
 
 _SCENE_BREAK = re.compile(r"^\s*([-*=~#])(?:\s*\1){2,}\s*$")
@@ -188,8 +213,20 @@ def cut_header_block(kinds: str, lines: list[str]) -> Kept:
 
 
 def _is_header_block(block: list[str]) -> bool:
-    names = {name for name in map(header_name, block) if name}
-    return len(names) >= MIN_HEADER_BLOCK and any(is_sender_header(name) for name in names)
+    """Three headers or more, one naming the sender; or just two (``From:`` + ``Date:``,
+    ``Date:`` + ``To:``, as some clients and forwards write them) when the date header
+    holds a clock time, which a mail's date always has and a letter in a story rarely."""
+    named = [(name, line) for line in block if (name := header_name(line))]
+    names = {name for name, _ in named}
+    if len(names) >= MIN_HEADER_BLOCK:
+        return any(is_sender_header(name) for name in names)
+    if len(names) != 2:
+        return False
+    timed = any(is_date_header(name) and _CLOCK.search(line) for name, line in named)
+    return timed and any(is_sender_header(name) or is_recipient_header(name) for name in names)
+
+
+_CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b")
 
 
 _RULES: tuple[Rule, ...] = (

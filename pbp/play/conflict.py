@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 
 from pbp import commands as c
 from pbp.errors import RulesError
-from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, resolve_action, status_line
+from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, quote, resolve_action, status_line
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
@@ -107,13 +107,19 @@ def _extend(result, effects, changes) -> None:
     result.changes.extend(changes)
 
 
+def member_names(conflict: rc.Conflict) -> list[str]:
+    return list(conflict.turns.participants) if conflict.turns is not None else []
+
+
 def _check_standing(post: Post, conflict: rc.Conflict | None, name: str, cmd: c.Command, doing: str) -> None:
     ch = post.table.character(name)
     out = conflict.out() if conflict is not None else ()
     if (ch is not None and ch.taken_out) or name in out:
         how = "conceded" if conflict is not None and name in conflict.conceded else "been taken out"
+        still = [p for p in (member_names(conflict) if conflict is not None else ()) if p not in out and p != name]
         exc = RulesError(f"{name} has {how}: {name} cannot {doing} in this conflict", source=cmd.source,
-                         expected="someone still in the fight (the taken out are back in the next scene)")
+                         expected="someone still in the fight (the taken out are back in the next scene)",
+                         example=f"/sheet {quote(still[0])}" if still else "/sheet")
         exc.depends_on = f"out:{name}"
         raise exc
 
@@ -146,7 +152,8 @@ def act(post: Post, cmd):
     elif conflict is not None and isinstance(cmd, c.Attack) and target is not None \
             and member(conflict, target.name) is not None:
         raise RulesError(f"{actor.name} is not in this conflict, so cannot attack {target.name}", source=cmd.source,
-                         expected="a participant; the GM brings someone in with /place NAME in ZONE")
+                         expected="a participant; the GM brings someone in with /place NAME in ZONE",
+                         example=f"/place {quote(actor.name)} in Dock")
     if isinstance(cmd, c.Attack):
         return attack(post, cmd, actor, target, conflict if inside else None)
     if isinstance(cmd, c.Advantage) and target is not None and cmd.opposition is None:
@@ -369,7 +376,8 @@ def absorb(post: Post, cmd: c.Absorb):
     pending = _pending_for(post, actor.name, "absorb")
     if pending is None:
         raise RulesError(f"no hit is waiting for {actor.name} to absorb", source=cmd.source,
-                         expected="/absorb when pbp asks you to absorb a hit")
+                         expected="/absorb when pbp asks you to absorb a hit", example="/sheet",
+                         hint="/sheet shows your stress and consequences")
     aside, told = [], []
     if not post.author.is_gm:      # a consequence named as a hidden aspect of theirs is, unknowingly
         for _, name in cmd.consequences:
@@ -431,7 +439,8 @@ def concede(post: Post, cmd: c.Concede):
     actor = post.character(cmd.actor, cmd)
     conflict = require_conflict(post, cmd)
     if member(conflict, actor.name) is None:
-        raise RulesError(f"{actor.name} is not in this conflict", source=cmd.source)
+        raise RulesError(f"{actor.name} is not in this conflict", source=cmd.source,
+                         expected="a participant of the conflict", example=f"/place {quote(actor.name)} in Dock")
     waiting = [p for p in post.play.pending if same_name(p.target, actor.name)]
     try:
         out = rc.concede(conflict, actor.name, bool(waiting), cmd.terms)
@@ -501,7 +510,7 @@ def conflict_cmd(post: Post, cmd: c.ConflictCmd):
     post.require_gm("/conflict start", "/sheet")
     if active(post) is not None:
         raise RulesError("a conflict is already going on", source=cmd.source,
-                         expected="end it first with /conflict end")
+                         expected="end it first with /conflict end", example="/conflict end")
     if not cmd.first:
         raise RulesError("say who acts first", source=cmd.source, expected="first NAME at the end",
                          example=f"{cmd.source} first {cmd.participants[0] if cmd.participants else 'Ruth'}")
@@ -509,7 +518,8 @@ def conflict_cmd(post: Post, cmd: c.ConflictCmd):
     out = [n for n in names if post.table.character(n).taken_out]
     if out:
         raise RulesError(f"{', '.join(out)} {'is' if len(out) == 1 else 'are'} taken out until the scene ends",
-                         source=cmd.source)
+                         source=cmd.source, expected="characters not taken out this scene",
+                         example="/scene end")
     zones = post.play.scene.zones if post.play.scene is not None else None
     sides = None
     if cmd.against:                 # two sides as written, each named by its members
@@ -542,14 +552,15 @@ def place(post: Post, cmd: c.ConflictCmd):
     scene = post.play.scene
     zones = conflict.zones if conflict is not None and conflict.zones is not None else (scene.zones if scene else None)
     if zones is None:
-        raise RulesError("this scene has no zone map", source=cmd.source,
+        raise RulesError("this scene has no zone map", source=cmd.source, expected="a scene started with zones",
                          example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
     zones = zones.place(ch.name, cmd.zone)
     text = f"{ch.name} is in {zones.zone_of(ch.name)}."
     if conflict is not None:
         if member(conflict, ch.name) is None:
             if ch.taken_out:
-                raise RulesError(f"{ch.name} is taken out until the scene ends", source=cmd.source)
+                raise RulesError(f"{ch.name} is taken out until the scene ends", source=cmd.source,
+                                 expected="a character not taken out this scene", example="/scene end")
             sides = dict(conflict.sides)
             sides[ch.name] = "pcs" if ch.kind == "pc" else "npcs"
             conflict = replace(conflict, sides=sides, turns=rt.join(conflict.turns, ch.name))
@@ -626,7 +637,9 @@ def move(post: Post, cmd: c.Move):
     else:
         scene = post.play.scene
         if scene is None or scene.zones is None:
-            raise RulesError("this scene has no zone map to move on", source=cmd.source)
+            raise RulesError("this scene has no zone map to move on", source=cmd.source,
+                             expected="a scene started with zones",
+                             example='/scene start "Warehouse" zones Dock, Office borders Dock-Office')
         here = scene.zones.zone_of(actor.name)
         scene.zones = scene.zones.move(actor.name, cmd.zone)
         there = scene.zones.zone_of(actor.name)

@@ -11,7 +11,7 @@ someone, with a deadline) and :meth:`Post.tell` (a private mail).
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Callable
 
@@ -230,7 +230,7 @@ def campaign_hours(campaign, config, name: str) -> float:
 
 
 def campaign_flag(campaign, config, name: str) -> bool:
-    """A yes/no setting (``show_npc_skills``): the campaign's own, else the config's."""
+    """A yes/no setting (``show_npc_skills``, ``free_bonuses``): the campaign's own, else the config's."""
     own = (getattr(campaign, "settings", None) or {}).get(name)
     return bool(own) if own is not None else bool(getattr(config, name, False))
 
@@ -271,15 +271,41 @@ def after_action(fn):
 
 def resolve_action(post: Post, cmd, actor: str):
     """Resolve an action or roll through the rules engine, with the registered hooks
-    around it. Every handler that rolls for an action goes through here."""
-    from pbp.rules.actions import resolve
+    around it. Every handler that rolls for an action goes through here.
 
+    A plain ``+N`` on an action is bounded for everyone; a player's (unless the campaign has
+    ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,
+    and the GM's approval re-runs it with the bonus (:mod:`pbp.play.bonuses`)."""
+    from pbp.rules.actions import check_plain_bonus, resolve
+
+    from pbp.commands import ActionCommand
+
+    if isinstance(cmd, ActionCommand):      # a plain /roll decides nothing: its +N is just arithmetic
+        check_plain_bonus(cmd.modifier, cmd.source)
+    held = held_bonus(post, cmd)
+    if held:
+        cmd = replace(cmd, modifier=cmd.modifier - held)
     for hook in BEFORE_ACTION:
         hook(post, cmd, actor)
     result = resolve(cmd, post.table, post.dice, actor, post.system)
     for hook in AFTER_ACTION:
         hook(post, cmd, actor, result)
+    if held:
+        from pbp.play.bonuses import ask_for_bonus
+
+        ask_for_bonus(post, cmd, actor, result, held)
     return result
+
+
+def held_bonus(post: Post, cmd) -> int:
+    """The part of ``cmd``'s plain bonus that waits for the GM: a player's positive ``+N``
+    on an action, unless the campaign allows free bonuses. Penalties a player takes on
+    their own roll apply at once."""
+    from pbp.commands import ActionCommand
+
+    if post.author.is_gm or not isinstance(cmd, ActionCommand) or cmd.modifier <= 0:
+        return 0
+    return 0 if campaign_flag(post.campaign, post.settings, "free_bonuses") else cmd.modifier
 
 
 def run_deadline_jobs(post: Post) -> list:
@@ -369,10 +395,50 @@ def apply_post(post: Post, commands: list[c.Command]) -> list:
 
 
 def apply_command(post: Post, cmd: c.Command):
-    """Resolve one command with the handler registered for its type."""
+    """Resolve one command with the handler registered for its type. A refusal always
+    leaves here with what was expected and an example (:func:`complete_error`)."""
     handler = HANDLERS.get(type(cmd))
     post.command = cmd
     if handler is None:
         raise NotAllowedError(f"/{type(cmd).__name__.lower()} cannot be used here yet",
                               expected="a command listed in docs/commands.md", example="/sheet")
-    return handler(post, cmd)
+    try:
+        return handler(post, cmd)
+    except CommandError as exc:
+        raise complete_error(exc, cmd)
+
+
+_EXPECTED = {
+    "RulesError": "a command the rules allow at this point of the game",
+    "NotAllowedError": "a command you may give now",
+    "UnknownNameError": "a name known in this campaign",
+}
+
+
+def complete_error(exc: CommandError, cmd: c.Command) -> CommandError:
+    """Fill in what a refusal left out: ``expected`` in general words for its kind, and as
+    the example the documented one for the command word (``/as NAME ...`` for the GM's
+    actions), which parses. The raise site's own words, where it gave them, always win."""
+    from pbp.parser import example_for
+
+    if exc.source != cmd.source:     # a re-run's refusal names the roll's line: show the post's
+        exc.source, exc.column = cmd.source, None
+    if not exc.expected:
+        exc.expected = _EXPECTED.get(type(exc).__name__, "a command that can be applied now")
+    if not exc.example or not example_parses(exc.example):
+        exc.example = example_for(cmd.source)
+    return exc
+
+
+def example_parses(example: str) -> bool:
+    """Whether every command line of an example reads (prose advice such as "ask the GM to
+    run: pbp character import ..." has none, and passes)."""
+    from pbp.parser import parse_command
+
+    for line in example.splitlines():
+        if line.strip().startswith("/"):
+            try:
+                parse_command(line.strip())
+            except CommandError:
+                return False
+    return True

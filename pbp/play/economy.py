@@ -249,7 +249,7 @@ def _retire(post: Post) -> None:
             play.settled[str(x.id)] = f"compel #{x.id} is already {x.state.value}"
     for d in play.details:
         if d.state != "pending":
-            play.settled[str(d.id)] = f"story detail #{d.id} is already {d.state}"
+            play.settled[str(d.id)] = f"{d.label} #{d.id} is already {d.state}"
             if d.id in play.reminded_details:
                 play.reminded_details.remove(d.id)
     play.compels = [x for x in play.compels if x.is_open]
@@ -265,6 +265,7 @@ def compel(post: Post, cmd: c.Compel):
         proposer = GM
         if cmd.target.lower() == "me":
             raise RulesError("the GM compels a player's character: name them", source=cmd.source,
+                             expected="the character to compel instead of me",
                              example=f'/compel Ruth "{cmd.aspect}" {cmd.kind} "{cmd.text or "..."}"')
         target = post.full_name(cmd.target)
     else:
@@ -311,28 +312,46 @@ def detail(post: Post, cmd: c.Detail):
                            f"(1 fate point once the GM approves)")
 
 
-def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str) -> tuple[str, list[Change]]:
+def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
+    """Answer a request that waits for the GM: a story detail, a bonus, an aspect change
+    (:mod:`pbp.play.bonuses`). Returns (text, changes), or the re-run roll of an approved bonus."""
     by = GM if post.author.is_gm else post.speaker()
-    if verb == "approve":
+    label = f"{request.label} #{request.id}"
+    if verb == "approve" and request.kind == "detail":
         changes = fp.approve_detail(request, post.table, by)
         text = f'The GM approves story detail #{request.id}: "{request.text}". {request.character} pays a fate point'
+    elif verb == "approve":
+        from pbp.play import bonuses
+
+        fp.approve_request(request, by)
+        done = (bonuses.approve_bonus if request.kind == "bonus" else bonuses.approve_rename)(post, request)
+        _closed(post, request)
+        return done
     elif verb == "deny":
         changes = fp.deny_detail(request, by, reason)
-        text = f"The GM denies story detail #{request.id}" + (f": {reason}" if reason else "") + "; nothing is paid"
+        stands = {"detail": "nothing is paid", "bonus": "the roll stands without it",
+                  "aspect": "the aspect keeps its name"}.get(request.kind, "nothing changes")
+        text = f"The GM denies {label}" + (f": {reason}" if reason else "") + f"; {stands}"
     elif verb == "withdraw":
         if request.state != "pending":
-            raise RulesError(f"story detail #{request.id} is already {request.state}")
+            raise RulesError(f"{label} is already {request.state}", expected=_open_items(post, verb),
+                             example=f"/withdraw #{_first_open(post)}")
         if not (post.author.is_gm or same_name(by, request.character)):
-            raise NotAllowedError(f"only {request.character} or the GM can withdraw story detail #{request.id}")
+            raise NotAllowedError(f"only {request.character} or the GM can withdraw {label}",
+                                  expected=f"a request of your own", example=f"/withdraw #{_first_open(post)}")
         request.state, changes = "withdrawn", []
-        text = f"Story detail #{request.id} is withdrawn; nothing is paid"
+        text = f"{label.capitalize()} is withdrawn; nothing changes"
     else:
-        raise RulesError(f"a story detail is approved or denied by the GM, not {verb}ed",
+        raise RulesError(f"a {request.label} is approved or denied by the GM, not {verb}ed",
                          expected="/approve or /deny", example=f"/approve #{request.id}")
+    _closed(post, request)
+    return text, changes  # the table's mail tells everyone, the declarer included
+
+
+def _closed(post: Post, request: DetailRequest) -> None:
     post.close_ref(f"detail:{request.id}")
     if request.id in post.play.reminded_details:
         post.play.reminded_details.remove(request.id)
-    return text, changes  # the table's mail tells everyone, the declarer included
 
 
 # --------------------------------------------------------------------------- answers
@@ -366,9 +385,9 @@ def _find_item(post: Post, cmd: c.Answer):
         found = items.get(("compel", cmd.ref)) or items.get(("detail", cmd.ref))
         if found is None and str(cmd.ref) in play.settled:
             raise RulesError(play.settled[str(cmd.ref)], source=cmd.source, expected=_open_items(post, cmd.verb),
-                             example='/compel Ruth "Hair-Trigger Temper" event "..." (a new compel)')
+                             example='/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"')
         if found is None:
-            raise RulesError(f"there is no compel or story detail #{cmd.ref}", source=cmd.source,
+            raise RulesError(f"there is no compel, story detail or request #{cmd.ref}", source=cmd.source,
                              expected=_open_items(post, cmd.verb), example=f"/{cmd.verb} #{_first_open(post)}")
         return found
     threaded, gone = [], []
@@ -379,7 +398,9 @@ def _find_item(post: Post, cmd: c.Answer):
         elif kind in ("compel", "detail") and n in play.settled:
             gone.append(play.settled[n])
     if gone and not threaded:
-        raise RulesError(gone[-1], source=cmd.source, expected=_open_items(post, cmd.verb))
+        raise RulesError(gone[-1], source=cmd.source, expected=_open_items(post, cmd.verb),
+                         example=(f"/{cmd.verb} #{_first_open(post)}" if _open_items(post, None).startswith("one of")
+                                  else "/sheet"))
     mine = [x for x in threaded if _answerable(post, cmd.verb, x)]
     if len(mine) == 1:
         return mine[0]
@@ -390,21 +411,35 @@ def _find_item(post: Post, cmd: c.Answer):
         if len(mine) == 1:
             return mine[0]
     if not mine:
-        raise RulesError(f"there is no compel or story detail for you to {cmd.verb} now", source=cmd.source,
-                         expected=_open_items(post, None), hint="answers name one with #ID, e.g. /accept #12")
+        raise RulesError(f"there is no compel, story detail or request for you to {cmd.verb} now", source=cmd.source,
+                         expected=_open_items(post, None), hint="answers name one with #ID, e.g. /accept #12",
+                         example=(f"/{cmd.verb} #{_first_open(post)}" if _open_items(post, None).startswith("one of")
+                                  else '/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"'))
     raise RulesError(f"several compels or story details could be meant; say which with #ID", source=cmd.source,
                      expected=", ".join(f"#{x.id}" for x in mine), example=f"/{cmd.verb} #{mine[-1].id}")
 
 
 def _open_items(post: Post, verb: str | None) -> str:
     open_ = [f"compel #{x.id} ({_state_word(x)})" for x in post.play.compels if x.is_open]
-    open_ += [f"story detail #{x.id}" for x in post.play.details if x.state == "pending"]
-    return "one of " + ", ".join(open_) if open_ else "an open compel or story detail (there is none now)"
+    open_ += [f"{x.label} #{x.id}" for x in post.play.details if x.state == "pending"]
+    return "one of " + ", ".join(open_) if open_ else "an open compel, story detail or request (there is none now)"
 
 
 def _first_open(post: Post) -> int:
     ids = [x.id for x in post.play.compels if x.is_open] + [x.id for x in post.play.details if x.state == "pending"]
     return ids[0] if ids else 12
+
+
+def _asked(request: DetailRequest) -> str:
+    if request.kind == "detail":
+        return f'{request.character} declared "{request.text}"'
+    return f"{request.character} asked for {request.label} #{request.id}: {request.text}"
+
+
+def _bonus_open(post: Post, request: DetailRequest) -> bool:
+    from pbp.play.bonuses import bonus_still_open
+
+    return bonus_still_open(post, request)
 
 
 @handles(c.Answer)
@@ -418,8 +453,11 @@ def answer(post: Post, cmd: c.Answer):
     item = _find_item(post, cmd)
     by = GM if post.author.is_gm else post.speaker()
     if isinstance(item, DetailRequest):
-        text, changes = _settle_detail(post, item, cmd.verb, cmd.reason)
+        settled = _settle_detail(post, item, cmd.verb, cmd.reason)
         _retire(post)
+        if not isinstance(settled, tuple):
+            return settled          # an approved bonus re-runs its roll; an aspect change is made
+        text, changes = settled
         return NoteResult(cmd.source, by, cmd.verb, text=text, changes=changes)
     try:
         t = _transition(post, item, cmd.verb, by, cmd.reason)
@@ -447,7 +485,8 @@ def _transition(post: Post, compel: Compel, verb: str, by: str, reason: str) -> 
         return rc.deny(compel, table, by, now, reason)
     if verb == "withdraw":
         return rc.withdraw(compel, table, by, now, gm_agrees=by == GM, reason=reason)
-    raise RulesError(f"/{verb} is not an answer to a compel", expected="/accept, /refuse, /approve, /deny or /withdraw")
+    raise RulesError(f"/{verb} is not an answer to a compel", expected="/accept, /refuse, /approve, /deny or /withdraw",
+                     example=f"/accept #{compel.id}")
 
 
 # --------------------------------------------------------------------------- deadlines and status
@@ -483,15 +522,17 @@ def compel_deadlines(post: Post) -> list:
                 post.tell(Tell(to=tell.to, subject=f"Reminder: {tell.subject}", text=f"Reminder:\n{tell.text}",
                                refs=tell.refs))
     for request in [d for d in post.play.details if d.state == "pending"]:
+        label = f"{request.label} #{request.id}"
         if fp.expire_detail(request, post.now):
             post.close_ref(f"detail:{request.id}")
-            text = f"Story detail #{request.id} was not approved by {when(request.deadline)}: it is denied; nothing is paid"
-            results.append(NoteResult(f"(deadline: story detail #{request.id})", GM, "detail", text=text))
+            stands = "nothing is paid" if request.kind == "detail" else "nothing changes"
+            text = f"{label.capitalize()} was not approved by {when(request.deadline)}: it is denied; {stands}"
+            results.append(NoteResult(f"(deadline: {label})", GM, request.kind, text=text))
         elif (request.deadline is not None and request.id not in post.play.reminded_details
               and request.deadline - lead <= post.now):
             post.play.reminded_details.append(request.id)
-            post.tell(Tell(to=(GM,), subject=f"Reminder: story detail #{request.id} needs your approval",
-                           text=f'Reminder: {request.character} declared "{request.text}".\n'
+            post.tell(Tell(to=(GM,), subject=f"Reminder: {label} needs your approval",
+                           text=f"Reminder: {_asked(request)}.\n"
                                 f"Reply /approve or /deny by {when(request.deadline)}; then it is denied.\n",
                            refs=(f"detail:{request.id}",)))
     _retire(post)
@@ -508,6 +549,6 @@ def compel_status(post: Post) -> list[str]:
             who = "the GM" if x.answerer == GM else x.answerer
             lines.append(f"Waiting for {who} to accept or refuse compel #{x.id} by {when(x.deadline)}.")
     for d in post.play.details:
-        if d.state == "pending":
-            lines.append(f"Waiting for the GM to approve or deny story detail #{d.id} by {when(d.deadline)}.")
+        if d.state == "pending" and (d.kind != "bonus" or _bonus_open(post, d)):
+            lines.append(f"Waiting for the GM to approve or deny {d.label} #{d.id} by {when(d.deadline)}.")
     return lines

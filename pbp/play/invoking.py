@@ -239,6 +239,11 @@ def open_roll_refs(play) -> list[RollRecordRef]:
     return [_load(RollRecordRef, json.loads(entry[3])) for entry in play.open_rolls]
 
 
+def roll_ref_of(post: Post, result: ActionResult) -> RollRecordRef | None:
+    """The open roll this post's ``result`` was kept as (None: not kept open)."""
+    return next((ref for r, ref in _stash(post)["results"] if r is result), None)
+
+
 def open_rolls(post: Post) -> list[RollRecordRef]:
     """The open rolls, decoded once per post."""
     stash = _stash(post)
@@ -398,7 +403,7 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
                              example='/attack Ghoul with Fight +invoke "Deep Shadows"',
                              hint="the GM can still give back a fate point by hand: /fp give NAME 1")
         raise RulesError(f"there is no open roll #{roll_id}", expected=_open_list(rolls),
-                         example=f"/{verb} #{rolls[-1].ids[-1]}" if rolls and rolls[-1].ids else f"/{verb} #142")
+                         example=_roll_example(verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else 142))
     threaded = [int(ref[5:]) for ref in post.thread_refs() if ref.startswith("roll:")]
     about = [r for r in rolls if any(i in r.ids for i in threaded)]
     own = [r for r in about if invoker and same_name(r.actor, invoker)]
@@ -408,7 +413,7 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
         return about[0]
     if about:
         raise RulesError("the mail you reply to is about several rolls; say which one",
-                         expected=_open_list(about), example=f"/{verb} #{about[0].ids[-1]}" if about[0].ids else "")
+                         expected=_open_list(about), example=_roll_example(verb, about[0].ids[-1] if about[0].ids else 142))
     own = [r for r in rolls if invoker and same_name(r.actor, invoker)]
     if own:
         return own[-1]
@@ -416,6 +421,11 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
     raise RulesError(f"{who} has no open roll to {verb} on", expected=_open_list(rolls),
                      example='/invoke "Deep Shadows" on #142' if verb == "invoke" else '/veto #142 "Deep Shadows"',
                      hint="a roll closes when the next action starts, at /done, or when the invoke window passes")
+
+
+def _roll_example(verb: str, roll_id: int) -> str:
+    """A working ``/invoke`` or ``/veto`` on roll ``roll_id``."""
+    return f'/veto #{roll_id} "Deep Shadows"' if verb == "veto" else f'/invoke "Deep Shadows" on #{roll_id}'
 
 
 def _open_list(rolls: list[RollRecordRef]) -> str:
@@ -508,19 +518,26 @@ def _run(open_roll: OpenRoll, table: Table, post: Post, pool: int, fresh=None) -
     except RulesError as error:
         raise _Pool.reword(error, table)
     except (DiceExhausted, DiceMismatch) as error:
-        raise RulesError(f"the roll cannot be replayed: {error}") from None
+        raise RulesError(f"the roll cannot be replayed: {error}", expected="a roll that can be replayed",
+                         example="/done", hint="the GM can adjust by hand: /fp give NAME 1") from None
     finally:
         left = npc_pool.settle()
     return new_open, result, left
 
 
 def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invoker: str | None = None,
-           veto: str | None = None, note: str = "") -> ActionResult:
-    """Re-run an open roll with an invoke added or an aspect vetoed, replace its effects on
-    the table, and return the new result for the reply (its changes are the net ones)."""
+           veto: str | None = None, bonus: int = 0, note: str = "") -> ActionResult:
+    """Re-run an open roll with an invoke added, an aspect vetoed or a plain bonus the GM
+    approved (:mod:`pbp.play.bonuses`), replace its effects on the table, and return the
+    new result for the reply (its changes are the net ones)."""
     label = f"#{ref.ids[0]}" if ref.ids else "above"
     current = OpenRoll(ref.cmd, ref.actor, ref.throws, ref.added, ref.vetoed)
-    wanted = current.with_invoke(invoke, invoker) if invoke is not None else current.with_veto(veto)
+    if invoke is not None:
+        wanted = current.with_invoke(invoke, invoker)
+    elif veto is not None:
+        wanted = current.with_veto(veto)
+    else:
+        wanted = current.with_bonus(bonus)
     ledger = post.play.ledger
     start = _marks(post.table, ledger.gm_pool)
 
@@ -541,7 +558,8 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
     for owed in ref.owed:
         if owed in ledger.owed:
             ledger.owed.remove(owed)
-    ref.throws, ref.added, ref.vetoed, ref.delta = new_open.throws, new_open.added, new_open.vetoed, delta
+    ref.cmd, ref.throws, ref.added, ref.vetoed, ref.delta = (new_open.cmd, new_open.throws, new_open.added,
+                                                            new_open.vetoed, delta)
     ref.owed = _owe(post, new)
 
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))

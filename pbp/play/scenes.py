@@ -69,17 +69,18 @@ def scene_cmd(post: Post, cmd: c.SceneCmd):
         return end_session(post, cmd)
     if cmd.op == "milestone":
         return milestone(post, cmd)
-    raise RulesError(f"unknown scene command {cmd.op!r}", source=cmd.source)
+    raise RulesError(f"unknown scene command {cmd.op!r}", source=cmd.source,
+                     expected="/scene start NAME or /scene end", example='/scene start "Warehouse"')
 
 
 def start_scene(post: Post, cmd: c.SceneCmd) -> NoteResult:
     play = post.play
     if play.scene is not None:
         raise RulesError(f'the scene "{play.scene.name}" is still open', source=cmd.source,
-                         expected="end it first with /scene end")
+                         expected="end it first with /scene end", example="/scene end")
     zones = ZoneMap.build(cmd.zones, cmd.borders) if cmd.zones else None
     if cmd.borders and not cmd.zones:
-        raise RulesError("borders need zones", source=cmd.source,
+        raise RulesError("borders need zones", source=cmd.source, expected="zones before borders",
                          example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
     reach = (getattr(post.campaign, "settings", None) or {}).get("ranged_reach", "adjacent")
     play.scenes_played += 1
@@ -108,11 +109,13 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     play = post.play
     if pc.active(post) is not None:
         raise RulesError("a conflict is still going on", source=cmd.source,
-                         expected="end the conflict first with /conflict end (conceders are paid then)")
+                         expected="end the conflict first with /conflict end (conceders are paid then)",
+                         example="/conflict end")
     if play.scene is None:
         if quiet_if_none:
             return None
-        raise RulesError("no scene is open", source=cmd.source, example='/scene start "Warehouse"')
+        raise RulesError("no scene is open", source=cmd.source, expected="an open scene to end",
+                         example='/scene start "Warehouse"')
     report = recovery.end_scene(post.table)
     changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
     lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: stress clears, boosts and situation '
@@ -213,7 +216,8 @@ def _owner(post: Post, target: str) -> str:
 def _zone_aspect(post: Post, cmd: c.AspectCmd, zone: str) -> tuple[Aspect, list[Change]]:
     name = cmd.name.strip()
     if any(same_name(a.name, name) and same_name(a.owner, zone) for a in post.table.aspects):
-        raise RulesError(f"{name} is already in play on {zone}", source=cmd.source)
+        raise RulesError(f"{name} is already in play on {zone}", source=cmd.source, expected="a new aspect name",
+                         example=f'/aspect rename "{name}" to "{name} (worse)"')
     aspect = Aspect(name, kind="zone", owner=zone, hidden=cmd.hidden)
     changes = [Change("aspect", name, None, "created", f"on {zone}")]
     if cmd.free:
@@ -223,9 +227,16 @@ def _zone_aspect(post: Post, cmd: c.AspectCmd, zone: str) -> tuple[Aspect, list[
     return aspect, changes
 
 
+FREE_RENAMES = ("consequence", "boost")
+"""What a player renames at once: a consequence (a placeholder name given at a deadline,
+a wound as it heals) or a boost. Any other aspect on their character (high concept,
+trouble, the other sheet aspects, a situation aspect someone put on them) is an aspect
+change the GM approves (:mod:`pbp.play.bonuses`)."""
+
+
 def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
-    """The GM renames any aspect; a player renames aspects on their own character (a
-    consequence given a placeholder name at a deadline, a boost)."""
+    """The GM renames any aspect; a player renames the consequences and boosts on their own
+    character at once, and asks the GM for anything else."""
     owner = _owner(post, cmd.target) if cmd.target and not _zone(post, cmd.target) else None
     matches = [a for a in post.table.aspects if same_name(a.name, cmd.name) and (owner is None or same_name(a.owner, owner))]
     viewer, aside, told = GM, [], []
@@ -236,8 +247,13 @@ def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
                 or (a.kind == "boost" and any(post.controls(h) for h in a.free_invokes))]
         if matches and not mine:
             raise NotAllowedError(f"{cmd.name} is not on your character: the GM renames it",
-                                  source=cmd.source, expected="an aspect on your own character")
+                                  source=cmd.source, expected="an aspect on your own character",
+                                  example=f'/detail "{cmd.new_name.strip() or "The guard is my cousin"}"')
         owner = owner or (mine[0].owner if mine else None)
+        if mine and mine[0].kind not in FREE_RENAMES and cmd.new_name.strip():
+            from pbp.play.bonuses import ask_for_rename
+
+            return ask_for_rename(post, post.speaker(), mine[0], cmd.new_name.strip(), cmd.source)
         if mine:                    # the new name may be a hidden aspect's in the same place
             aside, told = ra.step_aside(post.table, cmd.new_name, mine[0].owner, viewer)
     secret = post.author.is_gm and _hidden(post, cmd.name, owner)
@@ -268,21 +284,27 @@ def npc_add(post: Post, cmd: c.NpcCmd):
                          example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
     if post.table.exact_character(name) is not None:
         raise RulesError(f'there is already a character called "{name}"', source=cmd.source,
-                         expected="a new name (major NPCs come from sheet files: pbp character import)")
+                         expected="a new name (major NPCs come from sheet files: pbp character import)",
+                         example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
     if not 1 <= len(cmd.aspects) <= MAX_NPC_ASPECTS:
         raise RulesError(f"a minor NPC has one or two aspects, not {len(cmd.aspects)}", source=cmd.source,
+                         expected="one or two aspects",
                          example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
     if not 1 <= len(cmd.skills) <= MAX_NPC_SKILLS:
         raise RulesError(f"a minor NPC has one or two skills, not {len(cmd.skills)}", source=cmd.source,
                          example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair, Athletics Average')
     limit = post.system.minor_npc_max_boxes
     if not 0 <= cmd.stress <= limit:
-        raise RulesError(f"a minor NPC has 0 to {limit} stress boxes, not {cmd.stress}", source=cmd.source)
+        raise RulesError(f"a minor NPC has 0 to {limit} stress boxes, not {cmd.stress}", source=cmd.source,
+                         expected=f"stress 0 to {limit}",
+                         example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
     skills: dict[str, int] = {}
     for skill, rating in cmd.skills:
         spelled = post.system.skill_named(skill) or skill.strip()
         if spelled.casefold() in {s.casefold() for s in skills}:
-            raise RulesError(f'the skill "{spelled}" is listed twice', source=cmd.source)
+            raise RulesError(f'the skill "{spelled}" is listed twice', source=cmd.source,
+                             expected="each skill once",
+                             example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair, Athletics Average')
         skills[spelled] = rating
     ch = Character(name=name, kind="minor", player=None, skills=skills, refresh=0, fate_points=0,
                    stress={"physical": [False] * cmd.stress})

@@ -60,6 +60,10 @@ from pbp.rules.systems import FATE_CONDENSED, AttackKind, System
 
 MAX_DICE = 100
 MAX_SIDES = 1000
+MAX_PLAIN_BONUS = 4
+"""The largest plain ``+N`` (or ``-N``) written on one action, from anyone: twice an
+invoke. Teamwork, scale and situation bonuses fit; a ``+99`` that makes every roll a
+success with style is refused (not capped, so nobody is surprised by a smaller number)."""
 DEFENCE_LATER = Opposition()
 
 # Branches of the outcome tables a player may choose ahead of the roll ("on tie boost").
@@ -117,6 +121,17 @@ def resolve(cmd: Command, table: Table, dice: DiceSource, actor: str,
     raise RulesError(f"/{cmd.name} is not a roll the rules engine resolves", source=cmd.source)
 
 
+def check_plain_bonus(modifier: int, source: str = "") -> None:
+    """Refuse a written ``+N``/``-N`` beyond :data:`MAX_PLAIN_BONUS`."""
+    if abs(modifier) > MAX_PLAIN_BONUS:
+        sign = "+" if modifier > 0 else "-"
+        raise RulesError(
+            f"a plain bonus of {modifier:+d} is too big: an action takes at most {sign}{MAX_PLAIN_BONUS} "
+            f"(for more, invoke an aspect or set a lower difficulty)", source=source,
+            expected=f"a plain +N or -N from -{MAX_PLAIN_BONUS} to +{MAX_PLAIN_BONUS}",
+            example="/overcome Athletics vs Fair +1")
+
+
 def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor: str, system: System) -> Action:
     character = find_character(table, actor, source=cmd.source)
     allowed = CHOICES[name]
@@ -125,7 +140,8 @@ def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor:
             valid = ", ".join(f"on {o} {t}" for o, t in sorted(allowed)) or "none"
             raise RulesError(
                 f'"on {choice.outcome} {choice.take}" is not a choice for {name} (choices: {valid})',
-                source=cmd.source,
+                source=cmd.source, expected=f"one of: {valid}",
+                example="/overcome Athletics vs Good on tie boost",
             )
     return Action(cmd, name, table, dice, system, character, Report(), skill_list(table, system))
 
@@ -153,8 +169,19 @@ def _result(act: Action, skill: str, contest: Contest) -> ActionResult:
 def _opponent(act: Action, name: str) -> Character:
     who = find_character(act.table, name, source=act.source)
     if who is act.actor:
-        raise RulesError(f"{act.actor.name} cannot oppose their own {act.name}", source=act.source)
+        raise RulesError(f"{act.actor.name} cannot oppose their own {act.name}", source=act.source,
+                         expected="a difficulty or another character after vs", example=_with_difficulty(act, act.cmd.skill))
     return who
+
+
+def _with_difficulty(act: Action, skill: str) -> str:
+    """The action as written, reduced to its skill (and aspect) with a difficulty added."""
+    skill = skill or "Athletics"
+    skill = f'"{skill}"' if " " in skill else skill
+    aspect = getattr(act.cmd, "aspect", None)
+    what = f' "{aspect}"' if act.name == "advantage" and aspect else (" discover" if act.name == "advantage" else "")
+    verb = "advantage" if act.name == "advantage" else act.name
+    return f"/{verb} {skill}{what} vs Fair"
 
 
 def _difficulty(act: Action, opposition: Opposition | None, skill: str) -> Opponent | OppositionResult:
@@ -163,7 +190,7 @@ def _difficulty(act: Action, opposition: Opposition | None, skill: str) -> Oppon
         raise RulesError(
             f"/{act.name} needs a difficulty or an opponent", source=act.source,
             expected="vs DIFFICULTY (a ladder word or number) or vs CHARACTER",
-            example=f"{act.source.rstrip()} vs Fair" if act.source else f"/{act.name} {skill} vs Fair",
+            example=_with_difficulty(act, skill),
         )
     if opposition.rating is not None:
         return passive(opposition.rating)

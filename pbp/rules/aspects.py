@@ -162,7 +162,7 @@ def add_situation_aspect(table: Table, name: str, owner: str | None = None, free
     if existing is not None:
         where = f"on {owner}" if owner else "on the scene"
         raise RulesError(f"{existing.name} is already in play {where}", expected="a new aspect name",
-                         example=f'/aspect rename "{existing.name}" "{existing.name} (worse)"')
+                         example=f'/aspect rename "{existing.name}" to "{existing.name} (worse)"')
     if free and holder is not None and holder != GM:
         holder = find_character(table, holder).name
     aspect = Aspect(name, kind=kind, owner=owner, hidden=hidden)

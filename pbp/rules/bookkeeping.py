@@ -39,7 +39,7 @@ def spend_fate_point(report: Report, character: Character, why: str) -> None:
     if before < 1:
         raise RulesError(
             f"{character.name} has {before} fate points; {why} needs one",
-            expected="a free invoke, or a fate point in hand",
+            expected="a free invoke, or a fate point in hand", example="/fp",
             hint="use a free invoke (add 'free') or drop the invoke",
         )
     character.fate_points = before - 1
@@ -57,7 +57,9 @@ def use_free_invoke(table: Table, report: Report, aspect: Aspect, holder: str) -
     Returns how it was paid: "boost" or "free"."""
     before = aspect.free_for(holder)
     if before < 1:
-        raise RulesError(f"{holder} holds no free invoke on {aspect.name}")
+        raise RulesError(f"{holder} holds no free invoke on {aspect.name}",
+                         expected="a free invoke you hold, or pay a fate point",
+                         example=f'/invoke "{aspect.name}" fp')
     if aspect.kind == "boost":
         remove_aspect(table, aspect)
         report.change("boost", aspect.name, "in play", "used", f"invoked by {holder}")

@@ -134,7 +134,9 @@ def record_hostile_invokes(conflict: Conflict, result: ActionResult) -> Conflict
 def move(conflict: Conflict, who: str, to: str) -> Conflict:
     """The free move of ``who``'s turn, to a bordering zone."""
     if conflict.zones is None:
-        raise RulesError("this conflict has no zone map; the GM sets one with /scene start ... zones ...")
+        raise RulesError("this conflict has no zone map; the GM sets one with /scene start ... zones ...",
+                         expected="a scene started with zones",
+                         example='/scene start "Warehouse" zones Dock, Office borders Dock-Office')
     name = _member(conflict, who)
     turns = take_move(conflict.turns, name)
     return replace(conflict, zones=conflict.zones.move(name, to), turns=turns)
@@ -153,6 +155,8 @@ def check_reach(conflict: Conflict, attacker: str, target: str, ranged: bool, po
     if not ok:
         how = "a shot" if ranged else "close combat"
         raise RulesError(f'{target} is in "{b}", out of reach of {how} from "{a}"',
+                         expected=f"a target in reach of {how}",
+                         example=f'/move "{b}"' if not ranged else f'/move "{b}"',
                          hint="move first (a free move to a bordering zone), or create an advantage")
 
 
@@ -164,14 +168,15 @@ def concede(conflict: Conflict, who: str, dice_rolled_against: bool, terms: str 
     if conflict.ended:
         raise RulesError("the conflict is already over")
     if name in conflict.taken_out:
-        raise RulesError(f"{name} has been taken out: too late to concede")
+        raise RulesError(f"{name} has been taken out: too late to concede",
+                         expected="a concession before you are taken out", example="/sheet")
     if name in conflict.conceded:
-        raise RulesError(f"{name} has already conceded")
+        raise RulesError(f"{name} has already conceded", expected="one concession per conflict", example="/sheet")
     if dice_rolled_against:
         raise RulesError(
             f"{name} cannot concede now: the dice have already been rolled against {name}. Concede "
             "before the next roll against you",
-            expected="/defend or /absorb for the roll that is waiting",
+            expected="/defend or /absorb for the roll that is waiting", example="/defend Athletics",
             hint="conceding is allowed any time before an opponent rolls against you",
         )
     conflict = replace(conflict, conceded=conflict.conceded + (name,),
@@ -223,6 +228,7 @@ def end_conflict(conflict: Conflict, table: Table, *, by_gm: bool = False) -> Co
         raise RulesError("the conflict is already over")
     if not is_over(conflict) and not by_gm:
         raise RulesError("the conflict goes on: nobody's whole side has conceded or been taken out",
+                         expected="a side that has conceded or been taken out", example='/concede "I flee"',
                          hint="the GM can end it anyway with /conflict end")
     changes = payout_on_end(conflict, table)
     winner = winning_side(conflict)

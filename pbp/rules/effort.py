@@ -57,7 +57,8 @@ def best_skill(character: Character, candidates: Iterable[str], skills: tuple[st
         if best is None or found[1] > best[1]:
             best = found
     if best is None:
-        raise RulesError(f"the rules name no skill {character.name} could use here")
+        raise RulesError(f"the rules name no skill {character.name} could use here",
+                         expected="a skill named in the command", example="/defend Athletics")
     return best
 
 

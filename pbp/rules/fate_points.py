@@ -60,7 +60,7 @@ def spend_fate_point(ch: Character, reason: str = "") -> Change:
         raise RulesError(
             f"{ch.name} has {_points(ch.fate_points)}; there are no fate points to spend{why}",
             expected="a fate point in hand",
-            example="/fp (to see your points); earn points by accepting compels",
+            example="/fp", hint="earn fate points by accepting compels (/accept)",
         )
     before = ch.fate_points
     ch.fate_points -= 1
@@ -269,10 +269,15 @@ def pay_owed(ledger: FateLedger, table: Table, scene: str | None = None) -> list
 
 @dataclass
 class DetailRequest:
-    """A declared story detail waiting for the GM ("the GM has veto power").
+    """Something a player declares that waits for the GM ("the GM has veto power").
 
-    ``state``: pending -> approved (the point is spent then) | denied | expired (denied by
-    default at the deadline, at no cost).
+    ``kind`` says what is asked: a story ``detail`` (a fate point when approved), a
+    ``bonus`` (a plain +N on an open roll, re-run with it when approved) or an ``aspect``
+    change (a sheet aspect renamed when approved). The table asks, approves and denies
+    every kind the same way, with one numbering and one reply thread.
+
+    ``state``: pending -> approved (a detail's point is spent then) | denied | expired
+    (denied by default at the deadline, at no cost).
     """
 
     id: int
@@ -282,6 +287,16 @@ class DetailRequest:
     deadline: datetime | None = None
     state: str = "pending"
     reason: str = ""
+    kind: str = "detail"            # detail | bonus | aspect
+    data: dict = field(default_factory=dict)   # bonus: {"bonus", "roll"}; aspect: {"aspect", "owner", "to"}
+
+    @property
+    def label(self) -> str:
+        """How replies name it: "story detail", "bonus request", "aspect change"."""
+        return REQUEST_LABELS.get(self.kind, "request")
+
+
+REQUEST_LABELS = {"detail": "story detail", "bonus": "bonus request", "aspect": "aspect change"}
 
 
 def declare_detail(table: Table, id: int, character: str, text: str, now: datetime,
@@ -307,6 +322,13 @@ def approve_detail(request: DetailRequest, table: Table, by: str) -> list[Change
     return [change]
 
 
+def approve_request(request: DetailRequest, by: str) -> None:
+    """The GM approves a request that costs nothing (a bonus, an aspect change); the caller
+    carries it out."""
+    _gm_answers(request, by, "approve")
+    request.state = "approved"
+
+
 def deny_detail(request: DetailRequest, by: str, reason: str = "") -> list[Change]:
     _gm_answers(request, by, "deny")
     request.state, request.reason = "denied", reason
@@ -323,11 +345,11 @@ def expire_detail(request: DetailRequest, now: datetime) -> bool:
 
 def _gm_answers(request: DetailRequest, by: str, verb: str) -> None:
     if by != GM:
-        raise NotAllowedError(f"only the GM can {verb} a story detail", expected="a reply from the GM",
+        raise NotAllowedError(f"only the GM can {verb} a {request.label}", expected="a reply from the GM",
                               example=f"/{verb} #{request.id}")
     if request.state != "pending":
-        raise RulesError(f"story detail #{request.id} is already {request.state}",
-                         expected="a pending story detail", example="/detail \"...\" to declare a new one")
+        raise RulesError(f"{request.label} #{request.id} is already {request.state}",
+                         expected=f"a pending {request.label}", example='/detail "The guard is my cousin"')
 
 
 def _character(table: Table, name: str) -> Character:

@@ -258,9 +258,11 @@ def rename_consequence(table: Table, character: Character | str, old: str, new: 
     slot = find_consequence(ch, old)
     new = new.strip()
     if not new:
-        raise RulesError("a consequence needs a name", example='as "Stitched Up"')
+        raise RulesError("a consequence needs a name", expected="the new name in quotes after as",
+                         example='/treat me "Nasty Bite" with Academics as "Stitched Up"')
     if new.casefold() != slot.aspect.casefold() and new.casefold() in _names_on(table, ch):
-        raise RulesError(f'{ch.name} already has an aspect called "{new}"')
+        raise RulesError(f'{ch.name} already has an aspect called "{new}"', expected="a name not in use on the sheet",
+                         example='/treat me "Nasty Bite" with Academics as "Stitched Up"')
     before = slot.aspect
     aspect = _consequence_aspect(table, ch, before)
     slot.aspect = new
@@ -277,8 +279,10 @@ def find_consequence(character: Character, name: str) -> Consequence:
         if slot.aspect and slot.aspect.casefold() == key:
             return slot
     held = ", ".join(f'"{s.aspect}"' for s in character.consequences if s.aspect) or "none"
+    first = next((s.aspect for s in character.consequences if s.aspect), "")
     raise RulesError(f'{character.name} has no consequence "{name}" (consequences: {held})',
-                     expected=f"one of {held}")
+                     expected=f"one of {held}", example=f'/sheet {_named(character.name)}' if not first else
+                     f'/treat {_named(character.name)} "{first}" with Academics')
 
 
 def clear_consequence(table: Table, character: Character, slot: Consequence, report: Report, why: str) -> None:
@@ -313,9 +317,11 @@ def _check_hit(ch: Character, track: str, shifts: int, system: System, source: s
         raise RulesError(f'"{track}" is not a stress track (tracks: {tracks})', source=source,
                          expected=f"one of {tracks}")
     if shifts < 1:
-        raise RulesError(f"a hit of {shifts} shifts needs no absorbing", source=source)
+        raise RulesError(f"a hit of {shifts} shifts needs no absorbing", source=source,
+                         expected="a hit of 1 shift or more", example="/sheet")
     if ch.taken_out:
-        raise RulesError(f"{ch.name} is already taken out", source=source)
+        raise RulesError(f"{ch.name} is already taken out", source=source,
+                         expected="someone still in the fight", example="/sheet")
 
 
 def _boxes(ch: Character, track: str, system: System) -> list[bool]:
@@ -390,7 +396,8 @@ def is_placeholder(name: str) -> bool:
 def _chosen_slots(ch: Character, slots: list[Consequence], track: str,
                   consequences, source: str) -> list[_Slot]:
     if consequences and ch.kind == "minor":
-        raise RulesError(f"{ch.name} is a minor NPC: no consequences, only stress boxes", source=source)
+        raise RulesError(f"{ch.name} is a minor NPC: no consequences, only stress boxes", source=source,
+                         expected="stress only", example="/absorb stress 1")
     chosen: list[_Slot] = []
     for severity, _ in consequences:
         sev = severity.strip().casefold()
@@ -418,7 +425,8 @@ def _pick_slot(ch: Character, slots: list[Consequence], track: str, sev: str, us
             raise RulesError(f"{ch.name}'s extra mild slot is for {other[0]} hits only, not {track}",
                              source=source, expected="mild, moderate or severe")
         raise RulesError(f"{ch.name} has no {_severity_words(sev)} consequence slot for {track} hits",
-                         source=source)
+                         source=source, expected="a consequence slot on the sheet (mild, moderate or severe)",
+                         example='/absorb stress 1 mild "Nasty Bite"')
     full = [s.aspect for s in slots if s.severity in wanted and _usable(s, track) and s.aspect]
     why = f" ({', '.join(full)})" if full else " (used twice in this answer)"
     raise RulesError(f"{ch.name}'s {_severity_words(sev)} consequence slot is already filled{why}",
@@ -551,3 +559,7 @@ def _taken_out(table: Table, ch: Character, track: str, shifts: int, attacker: s
 def _example(ch: Character, track: str, shifts: int, system: System) -> str:
     plan = cheapest_absorption(ch, track, shifts, system)
     return plan.command() if plan else ""
+
+
+def _named(name: str) -> str:
+    return f'"{name}"' if " " in name else name

@@ -26,6 +26,8 @@ changes the tier).
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -68,6 +70,13 @@ class Invoking:
         return self.system.outcome(self.shifts() + bonus)
 
 
+def _reworded(source: str, pattern: str, by: str, fallback: str) -> str:
+    """The command line as written with one option changed (``oppose`` dropped, ``fp`` made
+    ``free``): the example that fixes what was refused. ``fallback`` without a line."""
+    fixed, n = re.subn(pattern, by, source, count=1, flags=re.IGNORECASE)
+    return fixed if source and n else fallback
+
+
 def plan(invokes: Iterable[Invoke], ctx: Invoking, *, may_oppose: bool) -> list[Use]:
     """Check what can be checked before any dice move: names, ``times`` and ``oppose``."""
     uses: list[Use] = []
@@ -79,13 +88,14 @@ def plan(invokes: Iterable[Invoke], ctx: Invoking, *, may_oppose: bool) -> list[
             raise RulesError(
                 f"{aspect.name} x{invoke.times}: only free invokes may be repeated on one roll",
                 source=ctx.source, expected="x2 or more only with free invokes",
-                example=f'+invoke "{aspect.name}" free x{invoke.times}',
+                example=_reworded(ctx.source, r"\bfp\b", "free", f'/invoke "{aspect.name}" free x{invoke.times}'),
             )
         if invoke.mode is InvokeMode.OPPOSE and not may_oppose:
             raise RulesError(
                 f'"oppose" raises the difficulty someone else faces; nobody else rolls against '
                 f"{ctx.invoker.name} here, so invoke {aspect.name} for +2 instead",
-                source=ctx.source, example=f'+invoke "{aspect.name}"',
+                source=ctx.source, expected=f"+invoke {aspect.name} without oppose",
+                example=_reworded(ctx.source, r"\s+oppose\b", "", f'/invoke "{aspect.name}"'),
             )
         uses.extend(Use(invoke, aspect) for _ in range(invoke.times))
     return uses
@@ -143,13 +153,14 @@ def _pay(use: Use, ctx: Invoking, paid: set[tuple[str, str]]) -> tuple[str, str 
         raise RulesError(
             f"{name} holds no free invoke on {aspect.name} (free invokes held by: {held})",
             source=ctx.source, expected="a free invoke you hold, or pay a fate point",
-            example=f'+invoke "{aspect.name}"',
+            example=f'/invoke "{aspect.name}"',
         )
     if _key(aspect) in paid:
         raise RulesError(
             f"{aspect.name} was already invoked with a fate point on this roll; an aspect may be "
             f"invoked once per roll, more only with free invokes",
-            source=ctx.source,
+            source=ctx.source, expected="another aspect, or a free invoke",
+            example='/attack Ghoul with Fight +invoke "Deep Shadows" free',
         )
     spend_fate_point(ctx.report, ctx.invoker, f"invoking {aspect.name}")
     paid.add(_key(aspect))

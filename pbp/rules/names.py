@@ -24,23 +24,36 @@ def suggestions(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     return [by_key[k] for k in keys]
 
 
+_QUOTES = "\"'“”„«»‘’"
+_BARE = re.compile(r"[A-Za-z][A-Za-z0-9'’-]*\Z")
+
+
 def example_with(source: str, wrong: str, right: list[str], fallback: str = "") -> str:
-    """The command line as written with the first suggestion in place of the wrong name."""
+    """The command line as written with the first suggestion in place of the wrong name
+    (quoted when the name needs quotes and the wrong one had none)."""
     if source and right and wrong:
-        fixed, count = re.subn(re.escape(wrong), right[0].replace("\\", r"\\"), source, count=1, flags=re.IGNORECASE)
-        if count:
-            return fixed
+        found = re.search(re.escape(wrong), source, flags=re.IGNORECASE)
+        if found:
+            name = right[0]
+            quoted = found.start() > 0 and source[found.start() - 1] in _QUOTES
+            if not quoted and not _BARE.match(name):
+                name = f'"{name}"'
+            return source[:found.start()] + name + source[found.end():]
     return fallback
 
 
 def unknown(kind: str, name: str, message: str, candidates: Iterable[str], *, source: str = "",
             fallback_example: str = "", expected: str = "") -> UnknownNameError:
+    candidates = list(candidates)
     close = suggestions(name, candidates)
     if close:
         message += f' (did you mean "{close[0]}"?)'
+    # With no close match the example still names something that exists (the first in
+    # order: the candidates are only what the viewer may know), so it is a working line.
+    stand_in = close or sorted(set(candidates), key=str.casefold)[:1]
     return UnknownNameError(
         message, kind=kind, name=name, suggestions=close, source=source, expected=expected,
-        example=example_with(source, name, close, fallback_example),
+        example=example_with(source, name, stand_in, fallback_example),
     )
 
 

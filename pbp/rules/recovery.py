@@ -60,7 +60,8 @@ def treatment_difficulty(consequence: Consequence | str, *, self_treatment: bool
         slots = dict(system.consequence_slots)
         key = "mild" if consequence == "mild2" else consequence
         if key not in slots:
-            raise RulesError(f'"{consequence}" is not a consequence severity ({", ".join(slots)})')
+            raise RulesError(f'"{consequence}" is not a consequence severity ({", ".join(slots)})',
+                             expected="mild, moderate or severe", example='/absorb stress 1 mild "Nasty Bite"')
         base = slots[key]
     return base + (SELF_TREATMENT if self_treatment else 0)
 
@@ -79,7 +80,8 @@ def check_treatment(table: Table, healer: str, patient: str, consequence: str,
     ch = find_character(table, patient)
     slot = find_consequence(ch, consequence)
     if slot.recovering:
-        raise RulesError(f"{slot.aspect} is already recovering; it needs time now, not treatment")
+        raise RulesError(f"{slot.aspect} is already recovering; it needs time now, not treatment",
+                         expected="a consequence that is not recovering yet", example="/sheet")
     difficulty = treatment_difficulty(slot, self_treatment=doctor is ch, system=system)
     return slot, treatment_skill(slot, system), difficulty
 
@@ -95,7 +97,8 @@ def treat(table: Table, healer: str, patient: str, consequence: str, result: Act
     if result.action != "overcome" or not same_name(result.actor, healer) or opposition is None \
             or opposition < difficulty:
         raise RulesError(f"treating {slot.aspect} is an overcome by {healer} against {describe(difficulty)}",
-                         expected=f"an overcome vs {describe(difficulty)} (or harder, if the GM says so)")
+                         expected=f"an overcome vs {describe(difficulty)} (or harder, if the GM says so)",
+                         example='/treat Charles "Gaping Chest Wound" with Academics')
     r = Report()
     if result.outcome not in TREATED:
         r.effect("not_treated", f"{slot.aspect} is not treated; it does not start to recover",

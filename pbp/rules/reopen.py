@@ -240,7 +240,7 @@ def _check_vetoed(vetoed: dict[str, str], uses: list[_Use]) -> None:
         listed = ", ".join(dict.fromkeys(invoked.values())) or "none"
         raise RulesError(f"{name} was not invoked on this roll (invoked: {listed})",
                          expected="the aspect of an invoke on the roll",
-                         example=f'/veto #ROLL "{next(iter(invoked.values()), "Deep Shadows")}"')
+                         example=f'/veto #142 "{next(iter(invoked.values()), "Deep Shadows")}"')
 
 
 def _vetoed_name(v: str | Invoke | AfterInvoke) -> str:
@@ -272,7 +272,7 @@ class _Other:
             raise RulesError(
                 f"only {actor} can reroll {actor}'s dice; {who.name} can invoke {aspect.name} for +2 "
                 f"(an ally) or to oppose (+2 to the difficulty {actor} faces)",
-                expected="an invoke for +2, or oppose", example=f'/invoke "{aspect.name}" on #ROLL',
+                expected="an invoke for +2, or oppose", example=f'/invoke "{aspect.name}" on #142',
             )
         opposing = first.opposition.character if first.opposition else None
         if invoke.mode is InvokeMode.BONUS and same_name(opposing, who.name):
@@ -391,6 +391,10 @@ class OpenRoll:
 
     def with_invoke(self, invoke: Invoke, invoker: str | None = None) -> "OpenRoll":
         return replace(self, added=(*self.added, _after(AfterInvoke(invoke, invoker), self.actor)))
+
+    def with_bonus(self, bonus: int) -> "OpenRoll":
+        """The roll with a plain ``+bonus`` added to its command (one the GM approved)."""
+        return replace(self, cmd=replace(self.cmd, modifier=self.cmd.modifier + bonus))
 
     def with_veto(self, aspect: str) -> "OpenRoll":
         return replace(self, vetoed=(*self.vetoed, aspect))

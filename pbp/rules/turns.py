@@ -84,7 +84,8 @@ def start_order(participants: Iterable[str], first: str) -> TurnOrder:
 def join(order: TurnOrder, who: str) -> TurnOrder:
     """Someone enters the conflict mid-way; they have not acted this exchange."""
     if any(p.casefold() == who.casefold() for p in order.active):
-        raise RulesError(f"{who} is already in this conflict")
+        raise RulesError(f"{who} is already in this conflict", expected="someone not in the conflict yet",
+                         example=f"/place {_named(who)} in Dock")
     back = tuple(p for p in order.removed if p.casefold() != who.casefold())
     if len(back) < len(order.removed):
         return replace(order, removed=back)
@@ -177,7 +178,8 @@ def hand_off(order: TurnOrder, by: str, to: str, *, by_gm: bool = False) -> Turn
     acted = order.acted
     if not by_gm:
         if order.current is None:
-            raise OutOfTurnError("nobody holds the turn: the GM names who goes next")
+            raise OutOfTurnError("nobody holds the turn: the GM names who goes next",
+                                 expected="the GM to name who goes next", example="/next Ruth")
         name = _name(order, by)
         _check_turn(order, name, "hand off")
         if name not in acted:
@@ -191,7 +193,8 @@ def hand_off(order: TurnOrder, by: str, to: str, *, by_gm: bool = False) -> Turn
             expected=f"one of {', '.join(waiting)}", example=f"/next {waiting[0]}",
         )
     if target == order.current:
-        raise RulesError(f"it is already {target}'s turn")
+        raise RulesError(f"it is already {target}'s turn", expected="someone else to hand the turn to",
+                         example="/done")
     return replace(order, current=target, acted=acted)
 
 
@@ -202,7 +205,8 @@ def _name(order: TurnOrder, who: str) -> str:
     for p in order.participants:
         if p.casefold() == key:
             if p in order.removed:
-                exc = RulesError(f"{p} is out of this conflict (taken out or conceded)")
+                exc = RulesError(f"{p} is out of this conflict (taken out or conceded)",
+                                 expected="someone still in the fight", example="/sheet")
                 exc.depends_on = f"out:{p}"
                 raise exc
             return p
@@ -218,11 +222,12 @@ def _check_turn(order: TurnOrder, name: str, doing: str) -> None:
         return
     if order.current is None:
         raise OutOfTurnError(f"it is not {name}'s turn: nobody holds the turn, the GM names who goes next",
+                             expected=f"the GM to hand the turn to {name}", example=f"/next {_named(name)}",
                              hint="a defence is a reaction and needs no turn")
     state = " (who has acted and must hand off with /next)" if order.phase == "awaiting_handoff" else ""
     raise OutOfTurnError(
         f"it is {order.current}'s turn{state}, not {name}'s: {name} cannot {doing} now",
-        expected=f"wait for {order.current} to hand off to {name}",
+        expected=f"wait for {order.current} to hand off to {name}", example=f"/next {_named(name)}",
         hint="a defence is a reaction and needs no turn",
     )
 
@@ -230,3 +235,8 @@ def _check_turn(order: TurnOrder, name: str, doing: str) -> None:
 def _example_next(order: TurnOrder) -> str:
     waiting = still_to_act(order)
     return waiting[0] if waiting else (order.active[0] if order.active else "NAME")
+
+
+def _named(name: str) -> str:
+    """A name as a command writes it (quoted when it has spaces)."""
+    return f'"{name}"' if " " in name else name

@@ -128,6 +128,7 @@ class ZoneMap:
         here = self.zone_of(who)
         if here is None:
             raise RulesError(f"{who} has not been placed in a zone yet; the GM places them first",
+                             expected="a character placed in a zone",
                              example=f'/place {who} in "{self.zones[0]}"')
         self.check_move(here, to)
         return self.place(who, to)

@@ -24,13 +24,16 @@ class InboundMessage:
     """One message as fetched: where it is (``mailbox``, ``uidvalidity``, ``uid``) and its bytes.
 
     ``(mailbox, uidvalidity, uid)`` identifies the message for good: the daemon records it
-    before anything else so that a message is never processed twice.
+    before anything else so that a message is never processed twice. ``size`` is set when
+    the message was over ``fetch_new``'s ``max_bytes``: ``raw`` then holds only its header
+    block (enough to route it and answer its author) and ``size`` the whole message's bytes.
     """
 
     mailbox: str
     uidvalidity: int
     uid: int
     raw: bytes = field(repr=False)
+    size: int | None = None
 
     @property
     def key(self) -> tuple[str, int, int]:
@@ -110,9 +113,11 @@ class Inbox(Protocol):
         """True when ``idle_wait`` is pushed by the server; False when it polls."""
 
     def fetch_new(
-        self, last_uid: int = 0, uidvalidity: int | None = None, *, limit: int | None = None
+        self, last_uid: int = 0, uidvalidity: int | None = None, *, limit: int | None = None,
+        max_bytes: int | None = None,
     ) -> FetchResult:
-        """Messages with a UID above ``last_uid``, read without marking them seen."""
+        """Messages with a UID above ``last_uid``, read without marking them seen; one over
+        ``max_bytes`` comes as its headers only (see :class:`InboundMessage`)."""
 
     def mark_handled(self, uids: Iterable[int], action: str = "seen") -> None:
         """Mark processed messages: ``"seen"``, ``"move:Folder"`` or ``"none"``."""

@@ -174,18 +174,23 @@ class ImapInbox:
     # ---- reading -------------------------------------------------------------------------
 
     def fetch_new(
-        self, last_uid: int = 0, uidvalidity: int | None = None, *, limit: int | None = None
+        self, last_uid: int = 0, uidvalidity: int | None = None, *, limit: int | None = None,
+        max_bytes: int | None = None,
     ) -> FetchResult:
         """Messages with a UID above ``last_uid``, in UID order, fetched with BODY.PEEK[].
 
         Pass the ``uidvalidity`` stored with ``last_uid``: if the mailbox's differs, its UIDs
         were reset, so everything is fetched again from UID 1 and the result says
         ``uidvalidity_changed``. ``limit`` caps how many messages come back (``more`` is then
-        true). Nothing is marked: call ``mark_handled`` once the messages are recorded.
+        true). With ``max_bytes``, RFC822.SIZE is read first (one round trip for all) and a
+        message over it is fetched as BODY.PEEK[HEADER] only, never loaded whole; its
+        ``InboundMessage.size`` says how big it is. Nothing is marked: call ``mark_handled``
+        once the messages are recorded.
         """
-        return self._with_reconnect(lambda: self._fetch_new(last_uid, uidvalidity, limit))
+        return self._with_reconnect(lambda: self._fetch_new(last_uid, uidvalidity, limit, max_bytes))
 
-    def _fetch_new(self, last_uid: int, uidvalidity: int | None, limit: int | None) -> FetchResult:
+    def _fetch_new(self, last_uid: int, uidvalidity: int | None, limit: int | None,
+                   max_bytes: int | None = None) -> FetchResult:
         client = self._ensure_connected()
         current = self._select(client)[b"UIDVALIDITY"]
         changed = uidvalidity is not None and uidvalidity != current
@@ -201,14 +206,27 @@ class ImapInbox:
         more = limit is not None and len(uids) > limit
         if more:
             uids = uids[:limit]
+        oversized = self._oversized(client, uids, max_bytes) if max_bytes is not None else {}
         messages: list[InboundMessage] = []
         batch = self.settings.fetch_batch
         for start in range(0, len(uids), batch):
             chunk = uids[start:start + batch]
-            with self._errors("fetch"):
-                found = client.fetch(chunk, ["BODY.PEEK[]"])
+            whole = [uid for uid in chunk if uid not in oversized]
+            heads = [uid for uid in chunk if uid in oversized]
+            found: dict = {}
+            if whole:
+                with self._errors("fetch"):
+                    found.update(client.fetch(whole, ["BODY.PEEK[]"]))
+            if heads:
+                with self._errors("fetch"):
+                    found.update(client.fetch(heads, ["BODY.PEEK[HEADER]"]))
             for uid in chunk:
-                if uid in found:  # expunged in between otherwise: gone, nothing to do
+                if uid not in found:  # expunged in between: gone, nothing to do
+                    continue
+                if uid in oversized:
+                    messages.append(InboundMessage(self.mailbox, current, uid, found[uid].get(b"BODY[HEADER]", b""),
+                                                   size=oversized[uid]))
+                else:
                     messages.append(InboundMessage(self.mailbox, current, uid, found[uid][b"BODY[]"]))
         self._known_uid = messages[-1].uid if messages else since
         return FetchResult(
@@ -218,6 +236,15 @@ class ImapInbox:
             previous_uidvalidity=uidvalidity if changed else None,
             more=more,
         )
+
+    def _oversized(self, client: IMAPClient, uids: list[int], max_bytes: int) -> dict[int, int]:
+        """``{uid: size}`` of the messages over ``max_bytes``, from one FETCH of RFC822.SIZE."""
+        if not uids:
+            return {}
+        with self._errors("fetch-size"):
+            sizes = client.fetch(uids, ["RFC822.SIZE"])
+        return {uid: int(data[b"RFC822.SIZE"]) for uid, data in sizes.items()
+                if int(data.get(b"RFC822.SIZE", 0)) > max_bytes}
 
     def _select(self, client: IMAPClient) -> dict:
         """SELECT the mailbox (every fetch, so a recreated mailbox shows its new UIDVALIDITY)."""

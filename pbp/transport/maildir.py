@@ -27,6 +27,8 @@ __all__ = ["MaildirInbox", "MaildirSender"]
 
 UIDLIST = "pbp-uidlist.json"
 SEEN = "S"
+#: how much of an oversized message is read: its header block (pbp.mail.reading reads at most this)
+HEADER_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,8 @@ class MaildirInbox:
     # ---- reading -------------------------------------------------------------------------
 
     def fetch_new(
-        self, last_uid: int = 0, uidvalidity: int | None = None, *, limit: int | None = None
+        self, last_uid: int = 0, uidvalidity: int | None = None, *, limit: int | None = None,
+        max_bytes: int | None = None,
     ) -> FetchResult:
         """Unseen messages with a UID above ``last_uid``, in UID order (see ``ImapInbox.fetch_new``)."""
         entries = self._scan()
@@ -88,6 +91,12 @@ class MaildirInbox:
         messages = []
         for uid, entry in waiting:
             try:
+                size = entry.path.stat().st_size
+                if max_bytes is not None and size > max_bytes:  # the headers only, never the whole file
+                    with entry.path.open("rb") as handle:
+                        raw = handle.read(HEADER_BYTES)
+                    messages.append(InboundMessage(self.mailbox, current, uid, raw, size=size))
+                    continue
                 raw = entry.path.read_bytes()
             except FileNotFoundError:  # taken away in between: gone, nothing to do
                 continue

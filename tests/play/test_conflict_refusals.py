@@ -79,7 +79,7 @@ def test_a_free_move_goes_to_a_bordering_zone_once(fight, chicago):
 
 def test_the_taken_out_can_neither_act_nor_be_attacked(fight, chicago):
     # Ruth shoots the ghoul; a hit the ghoul cannot absorb takes it out at once (NPC policy).
-    step = fight.post("Ruth", "/attack Ghoul with Shoot +20\n", dice="0000,0000")
+    step = fight.post("GM", "/as Ruth attack Ghoul with Shoot +4\n", dice="++++,----")
     assert step.status == "applied", step.text
     assert "Ghoul is taken out" in step.text
     assert fight.post("Ruth", "/next Ghoul\n").status == "rejected"            # out of the order

@@ -61,7 +61,7 @@ def test_oppose_needs_someone_else_rolling(table):
     """Against a fixed difficulty nobody else rolls, so "oppose" has nothing to raise."""
     with pytest.raises(RulesError, match="invoke Deep Shadows for \\+2 instead") as info:
         climb(table, 3, Invoke("Deep Shadows", mode=InvokeMode.OPPOSE))
-    assert info.value.example == '+invoke "Deep Shadows"'
+    assert info.value.example == '/invoke "Deep Shadows"'
     cmd = overcome("Stealth", opposition=Opposition(character="Ghoul"),
                    invokes=(Invoke("Deep Shadows", mode=InvokeMode.OPPOSE),))
     result = resolve(cmd, table, FixedDice("0000,0000"), "Ruth")
