@@ -158,6 +158,7 @@ _PART_EXAMPLES = {
     "aspect": {"_REMOVE": '/aspect remove "Deep Shadows"',
                "_RENAME": '/aspect rename "Nasty Bite" to "Bandaged Bite"'},
     "conflict": {"_END": "/conflict end"},
+    "npc": {"_JOIN": '/npc join Ghoul, "Masked Acolyte"', "_DEFEND": "/npc defend Ghoul with Athletics"},
 }
 
 COMMAND_NAMES = tuple(EXAMPLES)
@@ -1113,7 +1114,7 @@ _PLAY_ROLES: dict[tuple[str, str], str | tuple[str, ...]] = {
     ("conflict", "_START"): "a character who takes part", ("conflict", "_FIRST"): "who acts first",
     ("place", "_PLACE"): "who you place (a character name)", ("place", "_IN"): "a zone name",
     ("npc", "_ADD"): "the name of the new character", ("npc", "LEVEL"): "an aspect name",
-    ("npc", "_ASPECT"): "an aspect name", ("npc", "_SKILLS"): "a skill name", ("npc", "_DEFEND"): "a skill name",
+    ("npc", "_ASPECT"): "an aspect name", ("npc", "_SKILLS"): "a skill name", ("npc", "_DEFEND"): "a skill name", ("npc", "_JOIN"): "an NPC's name",
 }
 # What a quoted text is, where only a quoted text is allowed.
 _PLAY_TEXTS = {
@@ -1181,7 +1182,8 @@ def _expected_play(expected: set[str], before: list[Token], command: str) -> str
     if "QUOTED" in expected and not naming:
         add(_PLAY_TEXTS.get(command, "a reason in quotes"))
     if "_WITH" in expected and not naming:
-        add('"with" and the skill you treat with')
+        add('"with" and the NPCs in the scene (with Ghoul)' if command == "scene"
+            else '"with" and the skill you treat with')
     if "_AS" in expected:
         add('"as" and a new name for the consequence')
     if "PLUS" in expected and "LADDER" not in expected:
