@@ -224,6 +224,8 @@ class Renderer:
                     blocks.append(("result", res, ledger.get(id(res))))
                 elif relay:
                     blocks.append(("prose", line, None))
+            # results beyond one per command: actions held until their turn, run by this post
+            blocks += [("result", res, ledger.get(id(res))) for res in results[len(commands):]]
         while blocks and blocks[0][0] == "prose" and not blocks[0][1].strip():
             blocks.pop(0)
         while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():

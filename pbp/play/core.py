@@ -377,7 +377,7 @@ def apply_post(post: Post, commands: list[c.Command]) -> list:
     from pbp.play import held
 
     start = situation(post)
-    results = []
+    results, extra = [], []     # one result per command, in order; then what held actions did
     for cmd in commands:
         try:
             results.append(apply_command(post, cmd))
@@ -390,8 +390,8 @@ def apply_post(post: Post, commands: list[c.Command]) -> list:
                 results.append(held.hold(post, cmd))
             else:
                 raise exc.at(cmd.line, cmd.source)
-        results += held.run_due(post, apply_command)
-    return results
+        extra += held.run_due(post, apply_command)
+    return results + extra
 
 
 def apply_command(post: Post, cmd: c.Command):
