@@ -97,3 +97,15 @@ def test_a_sheet_alias_is_checked_like_a_name():
         assert any(p.startswith("aliases[1]") and problem in p for p in info.value.problems), info.value.problems
     with pytest.raises(SheetError):
         parse_sheet({**MIRA, "aliases": "Mira"}, FC)          # a list, not a string
+
+
+def test_a_boost_has_a_short_name_a_player_can_type(dock):
+    """Success with style on an overcome gives a boost (Fate Condensed, "Overcome"): it is
+    "Tob Ash's Boost", and `+invoke Boost` spends it when it is the only one."""
+    step = dock.post("Tob", "/overcome Athletics vs Fair\n", dice="++++")
+    assert step.status == "applied", step.text
+    assert "Tob Ash's Boost" in step.text
+    step = dock.post("Tob", "/overcome Fight vs Great +invoke Boost\n", dice="0000")
+    assert step.status == "applied", step.text
+    assert "invoke Tob Ash's Boost (boost)" in step.text
+    assert not m.Aspect.select().where((m.Aspect.name == "Tob Ash's Boost") & (m.Aspect.active == True)).exists()  # noqa: E712

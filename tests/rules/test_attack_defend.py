@@ -40,7 +40,7 @@ def test_attack_fail_is_a_miss(table):
 def test_attack_tie_is_a_boost(table):
     result = punch(table, "--00")
     assert result.outcome is Outcome.TIE and effects(result) == ["boost"]
-    assert table.find_aspect("Boost from Ruth's attack").free_invokes == {"Ruth": 1}
+    assert table.find_aspect("Ruth's Boost").free_invokes == {"Ruth": 1}
 
 
 def test_attack_success_is_a_hit_of_the_shifts(table):
@@ -149,7 +149,7 @@ def test_defend_success_is_no_hit(table):
 def test_defend_style_is_no_hit_and_a_boost(table):
     result = dodge(table, "++++")
     assert result.outcome is Outcome.STYLE and effects(result) == ["defended", "boost"]
-    assert table.find_aspect("Boost from Ruth's defence").free_invokes == {"Ruth": 1}
+    assert table.find_aspect("Ruth's Boost").free_invokes == {"Ruth": 1}
 
 
 def test_defend_against_the_ghoul_who_attacks_with_fight(table):
@@ -160,7 +160,7 @@ def test_defend_against_the_ghoul_who_attacks_with_fight(table):
     assert result.opposition.effort.skill == "Fight" and result.opposition.value == 2
     assert result.outcome is Outcome.TIE
     assert effect(result, "boost").data["holder"] == "Ghoul"
-    assert table.find_aspect("Boost from Ghoul's attack").free_invokes == {"Ghoul": 1}
+    assert table.find_aspect("Ghoul's Boost").free_invokes == {"Ghoul": 1}
 
 
 def test_defend_fail_against_the_ghoul_names_the_attacker(table):
