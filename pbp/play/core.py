@@ -11,6 +11,7 @@ someone, with a deadline) and :meth:`Post.tell` (a private mail).
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Callable
@@ -126,7 +127,7 @@ class Post:
                 return ch
             raise NotAllowedError(
                 f"{ch.name} is not your character", expected="a command for your own character",
-                example=cmd.source.split(" ", 3)[-1] if cmd.source.lower().startswith("/as ") else "/sheet")
+                example=_without_as(cmd.source) or "/sheet")
         own = [x for x in self.table.characters.values() if (x.player or "").lower() == self.author.email]
         if len(own) == 1:
             return own[0]
@@ -233,6 +234,12 @@ def campaign_flag(campaign, config, name: str) -> bool:
     """A yes/no setting (``show_npc_skills``, ``free_bonuses``): the campaign's own, else the config's."""
     own = (getattr(campaign, "settings", None) or {}).get(name)
     return bool(own) if own is not None else bool(getattr(config, name, False))
+
+
+def _without_as(source: str) -> str:
+    """``/as NAME overcome ...`` as the author's own command: ``/overcome ...``."""
+    match = re.match(r'/as\s+("[^"]*"|\S+)\s+(\S.*)', source.strip(), flags=re.IGNORECASE)
+    return "/" + match.group(2) if match else ""
 
 
 def quote(name: str) -> str:

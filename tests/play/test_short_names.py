@@ -109,3 +109,9 @@ def test_a_boost_has_a_short_name_a_player_can_type(dock):
     assert step.status == "applied", step.text
     assert "invoke Tob Ash's Boost (boost)" in step.text
     assert not m.Aspect.select().where((m.Aspect.name == "Tob Ash's Boost") & (m.Aspect.active == True)).exists()  # noqa: E712
+
+
+def test_acting_as_someone_elses_character_suggests_the_same_command_as_your_own(dock):
+    step = dock.post("Tob", '/as "Mira Quell" overcome Athletics vs Fair\n')
+    assert step.status == "rejected" and "Mira Quell is not your character" in step.text
+    assert "/overcome Athletics vs Fair" in step.text.split("example")[-1]
