@@ -1,4 +1,5 @@
-"""Where mail passwords come from: an environment variable or a file, never config.toml."""
+"""Where secrets come from (mail passwords, the forum's API key): an environment variable or a
+file, never config.toml."""
 from __future__ import annotations
 
 import logging
@@ -12,13 +13,19 @@ log = logging.getLogger(__name__)
 
 
 def resolve_secret(
-    env: str | None, file: str | os.PathLike | None, *, environ: Mapping[str, str] | None = None
+    env: str | None,
+    file: str | os.PathLike | None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    what: str = "password",
+    file_key: str = "password_file",
 ) -> str:
     """Return the secret from the environment variable named ``env``, else from ``file``.
 
     The variable wins when it is set and not empty. A file's trailing newline (what ``echo``
     and editors add) is stripped; nothing else is. Raises ``ConfigError`` naming what was
-    tried when neither gives a non-empty secret.
+    tried when neither gives a non-empty secret; ``what`` and ``file_key`` name the secret
+    and its config key in those messages ("API key", ``api_key_file``).
     """
     environ = os.environ if environ is None else environ
     if env:
@@ -33,14 +40,14 @@ def resolve_secret(
             mode = os.stat(path).st_mode
         except OSError as exc:
             raise ConfigError(
-                f"cannot read the password file {path}: {exc.strerror or exc}",
+                f"cannot read the {what} file {path}: {exc.strerror or exc}",
                 hint="check the path and that the daemon's user may read it",
             ) from exc
         value = value.rstrip("\r\n")
         if not value:
-            raise ConfigError(f"the password file {path} is empty", hint="write the password into it")
+            raise ConfigError(f"the {what} file {path} is empty", hint=f"write the {what} into it")
         if mode & (stat.S_IRGRP | stat.S_IROTH):
-            log.warning("password file %s is readable by other users; chmod 600 it", path)
+            log.warning("%s file %s is readable by other users; chmod 600 it", what, path)
         return value
     tried = " or ".join(
         part for part in (env and f"the environment variable {env}", file and f"the file {file}") if part
@@ -48,11 +55,11 @@ def resolve_secret(
     if env and not file:
         message = f"the environment variable {env} is not set"
     elif tried:
-        message = f"no password found in {tried}"
+        message = f"no {what} found in {tried}"
     else:
-        message = "no password source configured"
+        message = f"no {what} source configured"
     raise ConfigError(
         message,
-        hint="export the password in the environment variable, or name a file holding it with "
-        "password_file; passwords are never read from config.toml",
+        hint=f"export the {what} in the environment variable, or name a file holding it with "
+        f"{file_key}; {what}s are never read from config.toml",
     )
