@@ -137,13 +137,36 @@ class Sheet(Command):
 
 @dataclass(frozen=True)
 class FatePoints(Command):
-    """``/fp`` shows; ``/fp spend [reason]`` and, for the GM, ``/fp give NAME N`` /
-    ``/fp take NAME N``."""
+    """The ``/fp`` forms, one type each: :class:`FpShow`, :class:`FpSpend`, and the GM's
+    :class:`FpGive` and :class:`FpTake`."""
 
-    op: str = "show"       # "show" | "spend" | "give" | "take"
     character: str | None = None
-    amount: int = 1
+
+
+@dataclass(frozen=True)
+class FpShow(FatePoints):
+    """``/fp [show] [NAME]``: how many fate points (yours, or NAME's)."""
+
+
+@dataclass(frozen=True)
+class FpSpend(FatePoints):
+    """``/fp spend ["reason"]``: spend one of your own."""
+
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class FpGive(FatePoints):
+    """``/fp give NAME [N]`` (GM): N fate points more for NAME."""
+
+    amount: int = 1
+
+
+@dataclass(frozen=True)
+class FpTake(FatePoints):
+    """``/fp take NAME [N]`` (GM): N fate points fewer for NAME."""
+
+    amount: int = 1
 
 
 ACTION_COMMANDS = (Overcome, Advantage, Attack, Defend)
@@ -241,13 +264,51 @@ class Compel(Command):
 
 @dataclass(frozen=True)
 class Answer(Command):
-    """``/accept``, ``/refuse``, ``/approve``, ``/deny``, ``/withdraw`` with an optional
-    ``#id``; without one, tied to the compel (or story detail) the replied-to mail was
-    about. ``/veto #142 "Distracted"`` is the GM's bogus-rule veto of an invoke."""
+    """An answer to an offer: :class:`Accept`, :class:`Refuse`, :class:`Approve`,
+    :class:`Deny`, :class:`Withdraw`, with an optional ``#id``; without one, tied to the
+    compel (or story detail) the replied-to mail was about."""
 
-    verb: str = ""                    # accept | refuse | approve | deny | withdraw | veto
     ref: int | None = None
-    aspect: str = ""                  # for veto: which invoke
+    reason: str = ""
+
+    @property
+    def verb(self) -> str:
+        """The command word (``accept``): the type's name, for the replies' wording."""
+        return self.name
+
+
+@dataclass(frozen=True)
+class Accept(Answer):
+    """``/accept [#id]``: take a compel offered to you (and its fate point)."""
+
+
+@dataclass(frozen=True)
+class Refuse(Answer):
+    """``/refuse [#id] ["reason"]``: buy a compel off with a fate point."""
+
+
+@dataclass(frozen=True)
+class Approve(Answer):
+    """``/approve [#id]`` (GM): a player's compel, story detail or bonus goes ahead."""
+
+
+@dataclass(frozen=True)
+class Deny(Answer):
+    """``/deny [#id] ["reason"]`` (GM): it does not."""
+
+
+@dataclass(frozen=True)
+class Withdraw(Answer):
+    """``/withdraw [#id]``: take back your own offer before it is answered."""
+
+
+@dataclass(frozen=True)
+class Veto(Command):
+    """``/veto [#142] "Distracted" ["reason"]`` (GM): the bogus-rule veto of an invoke on an
+    open roll; the invoke is taken back and its cost refunded."""
+
+    ref: int | None = None
+    aspect: str = ""
     reason: str = ""
 
 
@@ -271,44 +332,80 @@ class GiveInvoke(Command):
 
 
 @dataclass(frozen=True)
-class SceneCmd(Command):
-    """GM scene control.
+class SceneStart(Command):
+    """``/scene start "Warehouse" [zones "Dock", "Floor", "Office"] [borders "Dock"-"Floor",
+    "Floor"-"Office"] [with Ghoul, "Masked Acolyte"]`` (GM)."""
 
-    ``/scene start "Warehouse" [zones "Dock", "Floor", "Office"] [borders "Dock"-"Floor", "Floor"-"Office"]
-    [with Ghoul, "Masked Acolyte"]``; ``/scene end``; ``/session end``; ``/milestone major|minor``."""
-
-    op: str = ""                      # scene_start | scene_end | session_end | milestone
     name: str = ""
     zones: tuple[str, ...] = ()
     borders: tuple[tuple[str, str], ...] = ()
     npcs: tuple[str, ...] = ()        # the NPCs in the scene (their carried points join the GM's pool)
-    level: str = ""                   # milestone: "minor" | "major"
 
 
 @dataclass(frozen=True)
-class AspectCmd(Command):
-    """GM aspects: ``/aspect add "Deep Shadows" [on "Office"|on Ghoul] [free N] [hidden]``,
-    ``/aspect remove "Deep Shadows"``, ``/aspect rename "Old" to "New"``."""
+class SceneEnd(Command):
+    """``/scene end`` (GM): boosts, situation aspects and stress go."""
 
-    op: str = "add"                   # add | remove | rename
+
+@dataclass(frozen=True)
+class SessionEnd(Command):
+    """``/session end`` (GM): fate points back up to refresh."""
+
+
+@dataclass(frozen=True)
+class Milestone(Command):
+    """``/milestone minor|major`` (GM)."""
+
+    level: str = ""                   # "minor" | "major"
+
+
+@dataclass(frozen=True)
+class AspectAdd(Command):
+    """``/aspect add "Deep Shadows" [on "Office"|on Ghoul] [free N] [hidden]`` (GM)."""
+
     name: str = ""
     target: str | None = None         # a zone or a character; None = the scene
     free: int = 0
     hidden: bool = False
+
+
+@dataclass(frozen=True)
+class AspectRemove(Command):
+    """``/aspect remove "Deep Shadows"`` (GM)."""
+
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class AspectRename(Command):
+    """``/aspect rename "Old" to "New"``: the GM's, or a player's own consequence (which
+    the GM approves)."""
+
+    name: str = ""
     new_name: str = ""
 
 
 @dataclass(frozen=True)
-class ConflictCmd(Command):
-    """``/conflict start Ruth, Cassandra, Ghoul, "Masked Acolyte" first Cassandra
-    [mental]`` (sides by kind) or ``/conflict start Ruth vs Cassandra first Ruth`` (sides as
-    given: PCs may fight each other); ``/conflict end``; ``/place Ruth in "Dock"`` (GM positions)."""
+class ConflictStart(Command):
+    """``/conflict start Ruth, Cassandra, Ghoul, "Masked Acolyte" first Cassandra [mental]``
+    (GM; sides by kind) or ``/conflict start Ruth vs Cassandra first Ruth`` (sides as given:
+    PCs may fight each other)."""
 
-    op: str = "start"                 # start | end | place
     participants: tuple[str, ...] = ()
     against: tuple[str, ...] = ()     # "A, B vs C, D": the second side (else sides go by kind)
     first: str = ""
     kind: str = "physical"            # physical | mental
+
+
+@dataclass(frozen=True)
+class ConflictEnd(Command):
+    """``/conflict end`` (GM)."""
+
+
+@dataclass(frozen=True)
+class Place(Command):
+    """``/place Ruth in "Dock"`` (GM positions; in a conflict, someone new joins it)."""
+
     character: str = ""
     zone: str = ""
 
@@ -317,16 +414,28 @@ class ConflictCmd(Command):
 class NpcCmd(Command):
     """``/npc add Ghoul minor "Hungry Ghoul" skill "Biting People" Great stress 2`` (a minor
     NPC on the spot: one or two aspects, one or two skills, 0-3 stress boxes). Major NPCs
-    come from sheet files. ``/npc join Ghoul, "Masked Acolyte"``: NPCs enter the current
-    scene. ``/npc defend Ghoul with Athletics``: the skills an NPC defends with."""
+    come from sheet files."""
 
-    op: str = "add"                   # add | join | defend
-    names: tuple[str, ...] = ()       # join
     name: str = ""
     aspects: tuple[str, ...] = ()
     skills: tuple[tuple[str, int], ...] = ()
     stress: int = 0
     defend_with: tuple[str, ...] = ()  # GM-set defence skills (overrides the defaults)
+
+
+@dataclass(frozen=True)
+class NpcJoin(Command):
+    """``/npc join Ghoul, "Masked Acolyte"`` (GM): NPCs enter the current scene."""
+
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NpcDefend(Command):
+    """``/npc defend Ghoul with Athletics`` (GM): the skills an NPC defends with."""
+
+    name: str = ""
+    defend_with: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ def _forward_key(campaign_id: int, author: str, lines: list[str]) -> str:
 
 def counts(commands: list[c.Command]) -> bool:
     """Whether a post's commands may be held back as a copy: not when it only reads."""
-    return any(not (isinstance(cmd, c.Sheet) or (isinstance(cmd, c.FatePoints) and cmd.op == "show"))
+    return any(not (isinstance(cmd, c.Sheet) or isinstance(cmd, c.FpShow))
                for cmd in commands)
 
 

@@ -1,7 +1,8 @@
 """Parse-rate benchmark for the command parser (not collected by pytest).
 
-Run: ``.venv/bin/python tests/parser_bench.py``. The target is 50,000 simple commands per
-second on one core, e.g. ``/overcome Investigate vs Fair``.
+Run: ``.venv/bin/python tests/parser_bench.py``: lines per second on one core for a few
+typical lines such as ``/overcome Investigate vs Fair`` (no target: parsing is about 1% of
+a post, see ``benchmarks/throughput.py``).
 """
 from __future__ import annotations
 

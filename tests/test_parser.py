@@ -10,38 +10,55 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbp import parser as parser_module
+from pbp.parser import grammar as grammar_module
+from pbp.parser import spec as spec_module
 from pbp.commands import (
     Absorb,
+    Accept,
     Advantage,
     Again,
-    Answer,
-    AspectCmd,
+    Approve,
+    AspectAdd,
+    AspectRemove,
+    AspectRename,
     Attack,
     Choice,
     Command,
     Compel,
     Concede,
-    ConflictCmd,
+    ConflictEnd,
+    ConflictStart,
     Defend,
+    Deny,
     Detail,
     Done,
-    FatePoints,
+    FpGive,
+    FpShow,
+    FpSpend,
+    FpTake,
     GiveInvoke,
     Invoke,
     InvokeAfter,
     InvokeMode,
+    Milestone,
     Move,
     Next,
     NpcCmd,
     Opposition,
     Overcome,
     Payment,
+    Place,
+    Refuse,
     Roll,
     Say,
-    SceneCmd,
+    SceneEnd,
+    SceneStart,
+    SessionEnd,
     Sheet,
     StuntUse,
     Treat,
+    Veto,
+    Withdraw,
 )
 from pbp.errors import CommandError, CommandSyntaxError
 from pbp.parser import EXAMPLES, find_commands, get_parser, parse_command, parse_post, parse_post_all
@@ -127,14 +144,14 @@ FORMS = [
     ("/sheet", Sheet, dict()),
     ("/sheet Ruth", Sheet, dict(character="Ruth")),
     ('/sheet "Masked Acolyte"', Sheet, dict(character="Masked Acolyte")),
-    ("/fp", FatePoints, dict(op="show")),
-    ("/fp show", FatePoints, dict(op="show")),
-    ("/fp Ruth", FatePoints, dict(op="show", character="Ruth")),
-    ("/fp spend", FatePoints, dict(op="spend")),
-    ('/fp spend "for the story detail"', FatePoints, dict(op="spend", reason="for the story detail")),
-    ("/fp give Ruth 1", FatePoints, dict(op="give", character="Ruth", amount=1)),
-    ("/fp give Ruth", FatePoints, dict(op="give", character="Ruth", amount=1)),
-    ("/fp take Ruth 2", FatePoints, dict(op="take", character="Ruth", amount=2)),
+    ("/fp", FpShow, dict()),
+    ("/fp show", FpShow, dict()),
+    ("/fp Ruth", FpShow, dict(character="Ruth")),
+    ("/fp spend", FpSpend, dict()),
+    ('/fp spend "for the story detail"', FpSpend, dict(reason="for the story detail")),
+    ("/fp give Ruth 1", FpGive, dict(character="Ruth", amount=1)),
+    ("/fp give Ruth", FpGive, dict(character="Ruth", amount=1)),
+    ("/fp take Ruth 2", FpTake, dict(character="Ruth", amount=2)),
 ]
 
 
@@ -270,7 +287,7 @@ def test_parse_post_returns_every_command_with_its_line():
     post = "The ghoul lunges.\n/defend Athletics\n\n/fp spend\nprose"
     assert parse_post(post) == [
         Defend(line=2, source="/defend Athletics", skill="Athletics"),
-        FatePoints(line=4, source="/fp spend", op="spend"),
+        FpSpend(line=4, source="/fp spend"),
     ]
 
 
@@ -528,20 +545,20 @@ PLAY_FORMS = [
     ("/compel Ruth Temper DECISION", Compel, dict(target="Ruth", aspect="Temper", kind="decision")),
     ('/as Ghoul compel Ruth "Hair-Trigger Temper" event "The ghoul taunts you"', Compel,
      dict(target="Ruth", aspect="Hair-Trigger Temper", text="The ghoul taunts you", actor="Ghoul")),
-    ("/accept", Answer, dict(verb="accept")),
-    ("/accept #12", Answer, dict(verb="accept", ref=12)),
-    ("/refuse", Answer, dict(verb="refuse")),
-    ("/refuse #12", Answer, dict(verb="refuse", ref=12)),
-    ('/refuse #12 "not now"', Answer, dict(verb="refuse", ref=12, reason="not now")),
-    ("/approve", Answer, dict(verb="approve")),
-    ("/approve #12", Answer, dict(verb="approve", ref=12)),
-    ('/deny #12 "off the mark"', Answer, dict(verb="deny", ref=12, reason="off the mark")),
-    ("/deny", Answer, dict(verb="deny")),
-    ("/withdraw #12", Answer, dict(verb="withdraw", ref=12)),
-    ('/veto #142 "Distracted"', Answer, dict(verb="veto", ref=142, aspect="Distracted")),
-    ('/veto #142 "Distracted" "a car cannot be distracted"', Answer,
-     dict(verb="veto", ref=142, aspect="Distracted", reason="a car cannot be distracted")),
-    ("/veto Distracted", Answer, dict(verb="veto", aspect="Distracted")),
+    ("/accept", Accept, dict()),
+    ("/accept #12", Accept, dict(ref=12)),
+    ("/refuse", Refuse, dict()),
+    ("/refuse #12", Refuse, dict(ref=12)),
+    ('/refuse #12 "not now"', Refuse, dict(ref=12, reason="not now")),
+    ("/approve", Approve, dict()),
+    ("/approve #12", Approve, dict(ref=12)),
+    ('/deny #12 "off the mark"', Deny, dict(ref=12, reason="off the mark")),
+    ("/deny", Deny, dict()),
+    ("/withdraw #12", Withdraw, dict(ref=12)),
+    ('/veto #142 "Distracted"', Veto, dict(ref=142, aspect="Distracted")),
+    ('/veto #142 "Distracted" "a car cannot be distracted"', Veto,
+     dict(ref=142, aspect="Distracted", reason="a car cannot be distracted")),
+    ("/veto Distracted", Veto, dict(aspect="Distracted")),
     ('/detail "The guard is my cousin"', Detail, dict(text="The guard is my cousin")),
     ('/as Ghoul detail "The sewer grate is loose"', Detail, dict(text="The sewer grate is loose", actor="Ghoul")),
     ('/give "On Fire" Ruth', GiveInvoke, dict(aspect="On Fire", to="Ruth")),
@@ -550,50 +567,50 @@ PLAY_FORMS = [
     ('/give Distracted to "Masked Acolyte" 3', GiveInvoke, dict(aspect="Distracted", to="Masked Acolyte", count=3)),
     ('/as Ghoul give "Cornered" to Acolyte', GiveInvoke, dict(aspect="Cornered", to="Acolyte", actor="Ghoul")),
     # -- scenes
-    ('/scene start "Warehouse"', SceneCmd, dict(op="scene_start", name="Warehouse")),
+    ('/scene start "Warehouse"', SceneStart, dict(name="Warehouse")),
     ('/scene start "Warehouse" zones Dock, "Main Floor", Office borders Dock-"Main Floor", "Main Floor"-Office',
-     SceneCmd, dict(op="scene_start", name="Warehouse", zones=("Dock", "Main Floor", "Office"),
+     SceneStart, dict(name="Warehouse", zones=("Dock", "Main Floor", "Office"),
                     borders=(("Dock", "Main Floor"), ("Main Floor", "Office")))),
-    ("/scene start Warehouse zones Dock, Office borders Dock-Office", SceneCmd,
-     dict(op="scene_start", name="Warehouse", zones=("Dock", "Office"), borders=(("Dock", "Office"),))),
-    ("/scene start Warehouse zones Dock borders Dock - Office, Dock – Roof, Dock—Yard", SceneCmd,
-     dict(op="scene_start", name="Warehouse", zones=("Dock",),
+    ("/scene start Warehouse zones Dock, Office borders Dock-Office", SceneStart,
+     dict(name="Warehouse", zones=("Dock", "Office"), borders=(("Dock", "Office"),))),
+    ("/scene start Warehouse zones Dock borders Dock - Office, Dock – Roof, Dock—Yard", SceneStart,
+     dict(name="Warehouse", zones=("Dock",),
           borders=(("Dock", "Office"), ("Dock", "Roof"), ("Dock", "Yard")))),
-    ('/scene start Warehouse zones "Half-Way", Office, Dock borders Half-Way-Office, Dock-Half-Way', SceneCmd,
-     dict(op="scene_start", name="Warehouse", zones=("Half-Way", "Office", "Dock"),
+    ('/scene start Warehouse zones "Half-Way", Office, Dock borders Half-Way-Office, Dock-Half-Way', SceneStart,
+     dict(name="Warehouse", zones=("Half-Way", "Office", "Dock"),
           borders=(("Half-Way", "Office"), ("Dock", "Half-Way")))),
-    ("/scene start Alley borders Alley-Street", SceneCmd,
-     dict(op="scene_start", name="Alley", borders=(("Alley", "Street"),))),
-    ("/scene end", SceneCmd, dict(op="scene_end")),
-    ("/session end", SceneCmd, dict(op="session_end")),
-    ("/milestone minor", SceneCmd, dict(op="milestone", level="minor")),
-    ("/milestone major", SceneCmd, dict(op="milestone", level="major")),
-    ("/Milestone MAJOR", SceneCmd, dict(op="milestone", level="major")),
+    ("/scene start Alley borders Alley-Street", SceneStart,
+     dict(name="Alley", borders=(("Alley", "Street"),))),
+    ("/scene end", SceneEnd, dict()),
+    ("/session end", SessionEnd, dict()),
+    ("/milestone minor", Milestone, dict(level="minor")),
+    ("/milestone major", Milestone, dict(level="major")),
+    ("/Milestone MAJOR", Milestone, dict(level="major")),
     # -- aspects
-    ('/aspect add "Deep Shadows"', AspectCmd, dict(op="add", name="Deep Shadows")),
-    ('/aspect add "Deep Shadows" on Office free 1', AspectCmd,
-     dict(op="add", name="Deep Shadows", target="Office", free=1)),
-    ('/aspect add "Afraid of Fire" on Ghoul hidden', AspectCmd,
-     dict(op="add", name="Afraid of Fire", target="Ghoul", hidden=True)),
-    ('/aspect add "Deep Shadows" free', AspectCmd, dict(op="add", name="Deep Shadows", free=1)),
-    ('/aspect add "Deep Shadows" hidden free 2 on "Main Floor"', AspectCmd,
-     dict(op="add", name="Deep Shadows", target="Main Floor", free=2, hidden=True)),
-    ('/aspect remove "Deep Shadows"', AspectCmd, dict(op="remove", name="Deep Shadows")),
-    ('/aspect rename "Nasty Bite" to "Bandaged Bite"', AspectCmd,
-     dict(op="rename", name="Nasty Bite", new_name="Bandaged Bite")),
-    ('/aspects add "Deep Shadows"', AspectCmd, dict(op="add", name="Deep Shadows")),
+    ('/aspect add "Deep Shadows"', AspectAdd, dict(name="Deep Shadows")),
+    ('/aspect add "Deep Shadows" on Office free 1', AspectAdd,
+     dict(name="Deep Shadows", target="Office", free=1)),
+    ('/aspect add "Afraid of Fire" on Ghoul hidden', AspectAdd,
+     dict(name="Afraid of Fire", target="Ghoul", hidden=True)),
+    ('/aspect add "Deep Shadows" free', AspectAdd, dict(name="Deep Shadows", free=1)),
+    ('/aspect add "Deep Shadows" hidden free 2 on "Main Floor"', AspectAdd,
+     dict(name="Deep Shadows", target="Main Floor", free=2, hidden=True)),
+    ('/aspect remove "Deep Shadows"', AspectRemove, dict(name="Deep Shadows")),
+    ('/aspect rename "Nasty Bite" to "Bandaged Bite"', AspectRename,
+     dict(name="Nasty Bite", new_name="Bandaged Bite")),
+    ('/aspects add "Deep Shadows"', AspectAdd, dict(name="Deep Shadows")),
     # -- conflicts
-    ('/conflict start Ruth, Cassandra, Ghoul, "Masked Acolyte" first Cassandra', ConflictCmd,
-     dict(op="start", participants=("Ruth", "Cassandra", "Ghoul", "Masked Acolyte"), first="Cassandra")),
-    ("/conflict start Charles, Ghoul first Ghoul mental", ConflictCmd,
-     dict(op="start", participants=("Charles", "Ghoul"), first="Ghoul", kind="mental")),
-    ("/conflict start Charles, Ghoul physical first Charles", ConflictCmd,
-     dict(op="start", participants=("Charles", "Ghoul"), first="Charles", kind="physical")),
-    ("/conflict start Charles", ConflictCmd, dict(op="start", participants=("Charles",))),
-    ("/conflict end", ConflictCmd, dict(op="end")),
-    ("/place Ruth in Dock", ConflictCmd, dict(op="place", character="Ruth", zone="Dock")),
-    ('/place "Masked Acolyte" in "Main Floor"', ConflictCmd,
-     dict(op="place", character="Masked Acolyte", zone="Main Floor")),
+    ('/conflict start Ruth, Cassandra, Ghoul, "Masked Acolyte" first Cassandra', ConflictStart,
+     dict(participants=("Ruth", "Cassandra", "Ghoul", "Masked Acolyte"), first="Cassandra")),
+    ("/conflict start Charles, Ghoul first Ghoul mental", ConflictStart,
+     dict(participants=("Charles", "Ghoul"), first="Ghoul", kind="mental")),
+    ("/conflict start Charles, Ghoul physical first Charles", ConflictStart,
+     dict(participants=("Charles", "Ghoul"), first="Charles", kind="physical")),
+    ("/conflict start Charles", ConflictStart, dict(participants=("Charles",))),
+    ("/conflict end", ConflictEnd, dict()),
+    ("/place Ruth in Dock", Place, dict(character="Ruth", zone="Dock")),
+    ('/place "Masked Acolyte" in "Main Floor"', Place,
+     dict(character="Masked Acolyte", zone="Main Floor")),
     # -- NPCs
     ('/npc add Ghoul aspects "Hungry Ghoul", "Afraid of Fire" skills "Biting People" Great, Athletics 2 stress 2',
      NpcCmd, dict(name="Ghoul", aspects=("Hungry Ghoul", "Afraid of Fire"),
@@ -874,7 +891,7 @@ def test_the_grammar_has_no_conflicts():
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
     try:
-        Lark(parser_module._grammar(), parser="lalr", lexer="contextual", maybe_placeholders=True, debug=True)
+        Lark(grammar_module.grammar(), parser="lalr", lexer="contextual", maybe_placeholders=True, debug=True)
     finally:
         logger.removeHandler(handler)
         logger.setLevel(level)
@@ -901,8 +918,8 @@ def test_grammar_is_found_by_resource_path():
 
 
 @pytest.mark.parametrize("example", sorted(
-    set(EXAMPLES.values()) | set(parser_module._GM_EXAMPLES.values())
-    | {example for part in parser_module._PART_EXAMPLES.values() for example in part.values()}))
+    set(EXAMPLES.values()) | set(spec_module.GM_EXAMPLES.values())
+    | {example for part in spec_module.PART_EXAMPLES.values() for example in part.values()}))
 def test_every_example_given_with_an_error_parses(example):
     assert isinstance(parse_command(example), Command)
 
@@ -925,10 +942,6 @@ def test_resource_path_prefers_the_installed_package_folder(tmp_path, monkeypatc
 
 def test_resource_path_gives_the_templates_folder():
     assert resource_path("templates", "").is_dir()
-
-
-def test_fast_path_is_in_use():
-    assert parser_module._fast_parser() is not None
 
 
 # ---------------------------------------------------------------------------- properties
@@ -975,27 +988,6 @@ def test_random_token_sequences_only_give_commands_or_syntax_errors(text):
     outcome("/" + text)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fragment_lines)
-def test_fast_path_agrees_with_lark(text):
-    """The fast driver must accept exactly what Lark accepts, with the same result."""
-    fast_and_lark_agree("/" + text.strip())
-
-
-def fast_and_lark_agree(line: str) -> None:
-    fast = parser_module._fast_parser()
-    try:
-        via_lark = ("ok", get_parser().parse(line))
-    except Exception as error:  # noqa: BLE001 - compared by kind only
-        via_lark = ("error", type(error).__name__ == "_Invalid")
-    try:
-        via_fast = fast.parse(line)
-        via_fast = ("ok", via_fast) if via_fast is not None else ("error", False)
-    except Exception as error:  # noqa: BLE001
-        via_fast = ("error", type(error).__name__ == "_Invalid")
-    assert via_fast == via_lark
-
-
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300))
 def test_posts_never_raise_anything_else(text):
@@ -1022,11 +1014,11 @@ play_lines = st.lists(st.sampled_from(PLAY_FRAGMENTS), max_size=14).flatmap(
 
 def pieces(line: str) -> list[str]:
     """The words of a working command line after its "/" (quoted names stay whole)."""
-    return [line[t.start_pos:t.end_pos] for t in parser_module._tokens(line)[1:]]
+    return [line[t.start_pos:t.end_pos] for t in grammar_module.tokens(line)[1:]]
 
 
 # A working line with up to three words dropped, repeated or replaced: mostly near misses,
-# often still commands, so the builder's checks and the fast path's results are exercised.
+# often still commands, so the builder's checks are exercised.
 near_misses = st.tuples(
     st.sampled_from([source for source, _, _ in PLAY_FORMS]),
     st.lists(st.tuples(st.sampled_from(["drop", "repeat", "replace"]), st.integers(0, 30),
@@ -1053,7 +1045,6 @@ def mutate(source: str, changes: list[tuple[str, int, str]]) -> str:
 @given(near_misses)
 def test_near_misses_of_play_commands(line):
     outcome(line)
-    fast_and_lark_agree(line)
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -1061,12 +1052,6 @@ def test_near_misses_of_play_commands(line):
 def test_random_play_token_sequences_only_give_commands_or_syntax_errors(text):
     outcome(text)
     outcome("/" + text)
-
-
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(play_lines)
-def test_fast_path_agrees_with_lark_on_play_commands(text):
-    fast_and_lark_agree("/" + text.strip())
 
 
 # ---------------------------------------------------------------------------- the docs

@@ -276,7 +276,9 @@ CHARACTER_SLOTS = [
 
 def grammar_keywords() -> set[str]:
     """Every whole word the grammar's keyword terminals match."""
-    text = (__import__("pbp.resources", fromlist=["x"]).resource_path("grammar", "commands.lark")).read_text()
+    from pbp.parser.grammar import grammar
+
+    text = grammar()          # the ladder's words filled in (the file holds @LADDER@)
     words: set[str] = set()
 
     def expand(body: str) -> list[str]:

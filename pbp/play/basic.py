@@ -18,20 +18,28 @@ def show_sheet(post: Post, cmd: c.Sheet):
                       public_sheet=table_sheet(ch, post.table, npc_skills=post.flag("show_npc_skills")))
 
 
-@handles(c.FatePoints)
-def fate_points(post: Post, cmd: c.FatePoints):
-    if cmd.op in ("give", "take"):
-        post.require_gm(f"/fp {cmd.op}", '/fp spend "to declare a story detail"')
-        ch = post.character(cmd.character, cmd, for_reading=True)
-        change = adjust_fate_points(ch, cmd.amount if cmd.op == "give" else -cmd.amount, cmd.reason or cmd.op)
-        return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name}: fate points {change.before} -> {change.after}",
-                          changes=[change])
-    ch = post.character(cmd.character, cmd, for_reading=cmd.op == "show")
-    if cmd.op == "spend":
-        change = spend_fate_point(ch, cmd.reason)
-        why = f" ({cmd.reason})" if cmd.reason else ""
-        return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} spends a fate point{why}: "
-                          f"{change.before} -> {change.after}", changes=[change])
+@handles(c.FpGive, c.FpTake)
+def fp_give_take(post: Post, cmd: c.FpGive | c.FpTake):
+    verb = "give" if type(cmd) is c.FpGive else "take"
+    post.require_gm(f"/fp {verb}", '/fp spend "to declare a story detail"')
+    ch = post.character(cmd.character, cmd, for_reading=True)
+    change = adjust_fate_points(ch, cmd.amount if verb == "give" else -cmd.amount, verb)
+    return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name}: fate points {change.before} -> {change.after}",
+                      changes=[change])
+
+
+@handles(c.FpSpend)
+def fp_spend(post: Post, cmd: c.FpSpend):
+    ch = post.character(cmd.character, cmd)
+    change = spend_fate_point(ch, cmd.reason)
+    why = f" ({cmd.reason})" if cmd.reason else ""
+    return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} spends a fate point{why}: "
+                      f"{change.before} -> {change.after}", changes=[change])
+
+
+@handles(c.FpShow)
+def fp_show(post: Post, cmd: c.FpShow):
+    ch = post.character(cmd.character, cmd, for_reading=True)
     s = "s" if ch.fate_points != 1 else ""
     return NoteResult(cmd.source, ch.name, "fp", text=f"{ch.name} has {ch.fate_points} fate point{s} (refresh {ch.refresh})")
 

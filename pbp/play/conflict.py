@@ -498,15 +498,16 @@ def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
 # --------------------------------------------------------------------------- the GM's conflict commands
 
 
-@handles(c.ConflictCmd)
-def conflict_cmd(post: Post, cmd: c.ConflictCmd):
-    if cmd.op == "place":
-        return place(post, cmd)
-    if cmd.op == "end":
-        post.require_gm("/conflict end", "/concede \"I slip away into the crowd\"")
-        require_conflict(post, cmd)
-        effects, changes = end(post, by_gm=True)
-        return _note(cmd.source, GM, "conflict_end", effects, changes)
+@handles(c.ConflictEnd)
+def conflict_end(post: Post, cmd: c.ConflictEnd):
+    post.require_gm("/conflict end", "/concede \"I slip away into the crowd\"")
+    require_conflict(post, cmd)
+    effects, changes = end(post, by_gm=True)
+    return _note(cmd.source, GM, "conflict_end", effects, changes)
+
+
+@handles(c.ConflictStart)
+def conflict_start(post: Post, cmd: c.ConflictStart):
     post.require_gm("/conflict start", "/sheet")
     if active(post) is not None:
         raise RulesError("a conflict is already going on", source=cmd.source,
@@ -543,7 +544,8 @@ def _side_name(members: list[str]) -> str:
     return members[0] if len(members) == 1 else ", ".join(members[:-1]) + " and " + members[-1]
 
 
-def place(post: Post, cmd: c.ConflictCmd):
+@handles(c.Place)
+def place(post: Post, cmd: c.Place):
     """``/place NAME in ZONE``: the GM positions someone; in a conflict, someone not in it
     joins it (on their side by kind) and acts later in this exchange."""
     post.require_gm("/place", '/move "Dock"')

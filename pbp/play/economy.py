@@ -442,14 +442,10 @@ def _bonus_open(post: Post, request: DetailRequest) -> bool:
     return bonus_still_open(post, request)
 
 
-@handles(c.Answer)
+@handles(c.Accept, c.Refuse, c.Approve, c.Deny, c.Withdraw)
 def answer(post: Post, cmd: c.Answer):
-    """``/accept``, ``/refuse``, ``/approve``, ``/deny``, ``/withdraw`` [#ID] ["REASON"], and
-    the GM's ``/veto #ROLL ASPECT`` (see :mod:`pbp.play.invoking`)."""
-    if cmd.verb == "veto":
-        from pbp.play.invoking import veto
-
-        return veto(post, cmd)
+    """``/accept``, ``/refuse``, ``/approve``, ``/deny``, ``/withdraw`` [#ID] ["REASON"]
+    (the GM's ``/veto #ROLL ASPECT`` is :func:`pbp.play.invoking.veto`)."""
     item = _find_item(post, cmd)
     by = GM if post.author.is_gm else post.speaker()
     if isinstance(item, DetailRequest):

@@ -702,7 +702,8 @@ def invoke_after(post: Post, cmd: c.InvokeAfter):
     return revise(post, ref, invoke=cmd.invoke, invoker=other, note=by)
 
 
-def veto(post: Post, cmd: c.Answer):
+@handles(c.Veto)
+def veto(post: Post, cmd: c.Veto):
     """``/veto #ROLL ASPECT ["REASON"]``: the GM's bogus rule. The invoke is taken back, its
     cost refunded (the re-run never pays it), and the outcome recomputed."""
     post.require_gm("/veto", '/veto #142 "Distracted"')

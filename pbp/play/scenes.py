@@ -56,24 +56,18 @@ def on_scene_end(fn):
 # --------------------------------------------------------------------------- scenes
 
 
-@handles(c.SceneCmd)
-def scene_cmd(post: Post, cmd: c.SceneCmd):
-    examples = {"scene_start": '/scene start "Warehouse"', "scene_end": "/scene end",
-                "session_end": "/session end", "milestone": "/milestone major"}
-    post.require_gm(cmd.source.split()[0] if cmd.source else "/scene", examples.get(cmd.op, "/sheet"))
-    if cmd.op == "scene_start":
-        return start_scene(post, cmd)
-    if cmd.op == "scene_end":
-        return end_scene(post, cmd)
-    if cmd.op == "session_end":
-        return end_session(post, cmd)
-    if cmd.op == "milestone":
-        return milestone(post, cmd)
-    raise RulesError(f"unknown scene command {cmd.op!r}", source=cmd.source,
-                     expected="/scene start NAME or /scene end", example='/scene start "Warehouse"')
+_GM_EXAMPLES = {c.SceneStart: '/scene start "Warehouse"', c.SceneEnd: "/scene end",
+                c.SessionEnd: "/session end", c.Milestone: "/milestone major"}
 
 
-def start_scene(post: Post, cmd: c.SceneCmd) -> NoteResult:
+def _gm_only(post: Post, cmd: c.Command) -> None:
+    """Refuse a player's /scene, /session or /milestone, naming the word as written."""
+    post.require_gm(cmd.source.split()[0] if cmd.source else "/scene", _GM_EXAMPLES[type(cmd)])
+
+
+@handles(c.SceneStart)
+def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
+    _gm_only(post, cmd)
     play = post.play
     if play.scene is not None:
         raise RulesError(f'the scene "{play.scene.name}" is still open', source=cmd.source,
@@ -105,6 +99,12 @@ def start_scene(post: Post, cmd: c.SceneCmd) -> NoteResult:
     return NoteResult(cmd.source, GM, "scene_start", text=text, changes=changes)
 
 
+@handles(c.SceneEnd)
+def scene_end(post: Post, cmd: c.SceneEnd) -> NoteResult | None:
+    _gm_only(post, cmd)
+    return end_scene(post, cmd)
+
+
 def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> NoteResult | None:
     play = post.play
     if pc.active(post) is not None:
@@ -131,7 +131,9 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     return NoteResult(cmd.source, GM, "scene_end", text="\n  ".join(lines), changes=changes)
 
 
-def end_session(post: Post, cmd: c.SceneCmd) -> NoteResult:
+@handles(c.SessionEnd)
+def end_session(post: Post, cmd: c.SessionEnd) -> NoteResult:
+    _gm_only(post, cmd)
     scene = end_scene(post, cmd, quiet_if_none=True)
     changes = list(scene.changes) if scene else []
     lines = [scene.text] if scene else []
@@ -152,7 +154,9 @@ def end_session(post: Post, cmd: c.SceneCmd) -> NoteResult:
     return NoteResult(cmd.source, GM, "session_end", text="\n  ".join(lines), changes=changes)
 
 
-def milestone(post: Post, cmd: c.SceneCmd) -> NoteResult:
+@handles(c.Milestone)
+def milestone(post: Post, cmd: c.Milestone) -> NoteResult:
+    _gm_only(post, cmd)
     if cmd.level == "major":
         report = recovery.major_milestone(post.table)
         lines = ["A major milestone: moderate and severe consequences in recovery clear."]
@@ -168,17 +172,21 @@ def milestone(post: Post, cmd: c.SceneCmd) -> NoteResult:
 # --------------------------------------------------------------------------- aspects
 
 
-@handles(c.AspectCmd)
-def aspect_cmd(post: Post, cmd: c.AspectCmd):
-    if cmd.op == "rename":
-        return rename(post, cmd)
-    post.require_gm(f"/aspect {cmd.op}", '/advantage Notice "Deep Shadows" vs Fair')
-    if cmd.op == "remove":
-        owner = _owner(post, cmd.target) if cmd.target else None
-        secret = _hidden(post, cmd.name, owner)
-        changes = ra.remove_aspect(post.table, cmd.name, owner)
-        return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes,
-                          gm_only=secret)
+_ASPECT_EXAMPLE = '/advantage Notice "Deep Shadows" vs Fair'
+
+
+@handles(c.AspectRemove)
+def aspect_remove(post: Post, cmd: c.AspectRemove):
+    post.require_gm("/aspect remove", _ASPECT_EXAMPLE)
+    secret = _hidden(post, cmd.name, None)
+    changes = ra.remove_aspect(post.table, cmd.name, None)
+    return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes,
+                      gm_only=secret)
+
+
+@handles(c.AspectAdd)
+def aspect_add(post: Post, cmd: c.AspectAdd):
+    post.require_gm("/aspect add", _ASPECT_EXAMPLE)
     zone = _zone(post, cmd.target)
     if zone is not None:
         aspect, changes = _zone_aspect(post, cmd, zone)
@@ -213,7 +221,7 @@ def _owner(post: Post, target: str) -> str:
     return post.find(target).name
 
 
-def _zone_aspect(post: Post, cmd: c.AspectCmd, zone: str) -> tuple[Aspect, list[Change]]:
+def _zone_aspect(post: Post, cmd: c.AspectAdd, zone: str) -> tuple[Aspect, list[Change]]:
     name = cmd.name.strip()
     if any(same_name(a.name, name) and same_name(a.owner, zone) for a in post.table.aspects):
         raise RulesError(f"{name} is already in play on {zone}", source=cmd.source, expected="a new aspect name",
@@ -234,10 +242,11 @@ trouble, the other sheet aspects, a situation aspect someone put on them) is an 
 change the GM approves (:mod:`pbp.play.bonuses`)."""
 
 
-def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
+@handles(c.AspectRename)
+def rename(post: Post, cmd: c.AspectRename) -> NoteResult:
     """The GM renames any aspect; a player renames the consequences and boosts on their own
     character at once, and asks the GM for anything else."""
-    owner = _owner(post, cmd.target) if cmd.target and not _zone(post, cmd.target) else None
+    owner = None
     matches = [a for a in post.table.aspects if same_name(a.name, cmd.name) and (owner is None or same_name(a.owner, owner))]
     viewer, aside, told = GM, [], []
     if not post.author.is_gm:
@@ -270,12 +279,6 @@ def rename(post: Post, cmd: c.AspectCmd) -> NoteResult:
 def npc_add(post: Post, cmd: c.NpcCmd):
     """A minor NPC made on the spot: 1-2 aspects, 1-2 skills (free-form names allowed),
     0-3 stress boxes, no consequences."""
-    if cmd.op == "join":
-        post.require_gm("/npc join", "/sheet")
-        return npc_join(post, cmd)
-    if cmd.op == "defend":
-        post.require_gm("/npc defend", "/sheet")
-        return npc_defence(post, cmd)
     post.require_gm("/npc add", "/sheet")
     name = cmd.name.strip()
     unsafe = name_problems(name) or [unsafe_text(name, what="the name")]
@@ -325,10 +328,12 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     return NoteResult(cmd.source, GM, "npc_add", text=text, changes=changes, public_text=public)
 
 
-def npc_defence(post: Post, cmd: c.NpcCmd) -> NoteResult:
+@handles(c.NpcDefend)
+def npc_defence(post: Post, cmd: c.NpcDefend) -> NoteResult:
     """``/npc defend Ghoul with Athletics``: the skills an NPC defends with, for a major NPC
     from a sheet as for a minor one made with ``/npc add ... defend`` (the rules still
     decide which of them may defend against a given attack)."""
+    post.require_gm("/npc defend", "/sheet")
     ch = post.find(cmd.name)
     if ch.player:
         raise RulesError(f"{ch.name} is a player's character: the player chooses how to defend",
@@ -347,9 +352,11 @@ def npc_defence(post: Post, cmd: c.NpcCmd) -> NoteResult:
     return NoteResult(cmd.source, GM, "npc_defend", text=text, gm_only=not post.flag("show_npc_skills"))
 
 
-def npc_join(post: Post, cmd: c.NpcCmd) -> NoteResult:
+@handles(c.NpcJoin)
+def npc_join(post: Post, cmd: c.NpcJoin) -> NoteResult:
     """``/npc join Ghoul, Acolyte``: NPCs enter the current scene; the points they carry
     (a concession in an earlier scene, hostile invokes on their aspects) join the GM's pool."""
+    post.require_gm("/npc join", "/sheet")
     if post.play.scene is None:
         raise RulesError("no scene is open", source=cmd.source, example='/scene start "Cellar" with Ghoul')
     from pbp.play.economy import npcs_enter

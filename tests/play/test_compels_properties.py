@@ -145,7 +145,7 @@ def expected_and_run(game: Game, op) -> int | None:
             waits = getattr(item, "answerer", None) if getattr(item, "state", None) is CompelState.OFFERED else "GM"
             who = "GM" if waits in (None, "GM") else waits
         before = copy.deepcopy(item)
-        apply_command(game.post(who), cmd(c.Answer, verb=verb, ref=item.id))
+        apply_command(game.post(who), cmd(getattr(c, verb.capitalize()), ref=item.id))
         if hasattr(before, "escrow"):
             if verb == "accept":
                 return 0 if before.escrow else 1
@@ -156,7 +156,7 @@ def expected_and_run(game: Game, op) -> int | None:
             return 0
         return -1 if verb == "approve" else 0
     if kind == "spend":
-        apply_command(game.post(op[1]), cmd(c.FatePoints, op="spend"))
+        apply_command(game.post(op[1]), cmd(c.FpSpend))
         return -1
     if kind == "detail":
         apply_command(game.post(op[1]), cmd(c.Detail, text="the guard is my cousin"))
@@ -192,7 +192,7 @@ def expected_and_run(game: Game, op) -> int | None:
         aspect = (ref.cmd.invokes or tuple(a.invoke for a in ref.added))[0].aspect
         before = _paid_on(game, ref)
         post = game.post("GM")
-        result = apply_command(post, cmd(c.Answer, verb="veto", ref=ref.ids[-1], aspect=aspect))
+        result = apply_command(post, cmd(c.Veto, ref=ref.ids[-1], aspect=aspect))
         game.finish(post, [result])
         return -(game.paid(result) - before)
     if kind == "tick":

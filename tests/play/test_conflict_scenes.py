@@ -16,8 +16,8 @@ def test_every_conflict_command_is_handled_here():
     assert HANDLERS[c.Attack] is conflict.act and HANDLERS[c.Defend] is conflict.act
     assert HANDLERS[c.Absorb] is conflict.absorb and HANDLERS[c.Concede] is conflict.concede
     assert HANDLERS[c.Next] is conflict.next_turn and HANDLERS[c.Move] is conflict.move
-    assert HANDLERS[c.SceneCmd] is scenes.scene_cmd and HANDLERS[c.NpcCmd] is scenes.npc_add
-    assert HANDLERS[c.Treat] is scenes.treat and HANDLERS[c.AspectCmd] is scenes.aspect_cmd
+    assert HANDLERS[c.SceneStart] is scenes.start_scene and HANDLERS[c.SceneEnd] is scenes.scene_end and HANDLERS[c.NpcCmd] is scenes.npc_add
+    assert HANDLERS[c.Treat] is scenes.treat and HANDLERS[c.AspectAdd] is scenes.aspect_add
 
 
 def test_scene_end_clears_stress_boosts_and_situation_aspects(mt, chicago):

@@ -1,0 +1,60 @@
+"""Driving the parse: the command lines of a post, and one line into its command.
+
+Every failure leaves :func:`parse_command` as one CommandSyntaxError: a character no
+command may hold is refused before the grammar sees it (:func:`~pbp.parser.explain.unsafe_error`),
+the builder's refusals and Lark's errors are explained by :mod:`pbp.parser.explain`.
+"""
+from __future__ import annotations
+
+import unicodedata
+
+from lark.exceptions import LarkError
+
+from pbp.commands import Command
+from pbp.errors import CommandError
+from pbp.parser.build import Invalid
+from pbp.parser.explain import invalid_error, syntax_error, unsafe_error
+from pbp.parser.grammar import get_parser
+from pbp.parser.lines import find_commands
+from pbp.textsafety import bad_char
+
+
+def parse_command(text: str, line: int = 1) -> Command:
+    """Parse one command line (``/overcome Investigate vs Fair``) into its dataclass.
+
+    ``line`` is the line of the command in the post; surrounding whitespace is ignored and
+    columns in errors count from the first character of the stripped line.
+
+    :raises CommandSyntaxError: for anything the grammar cannot read.
+    """
+    source = text.strip()
+    readable = source if source.isascii() else unicodedata.normalize("NFC", source)
+    if not (readable.isascii() and readable.isprintable()):
+        bad = bad_char(readable, allow_tab=True)
+        if bad is not None:
+            raise unsafe_error(bad, readable, line)
+    try:
+        cls, fields = get_parser().parse(readable)
+    except Invalid as exc:
+        raise invalid_error(exc, readable, source, line) from None
+    except LarkError as exc:
+        raise syntax_error(exc, readable, source, line) from None
+    return cls(line=line, source=source, **fields)
+
+
+def parse_post(text: str) -> list[Command]:
+    """Every command of a post, in order. Raises the first error (by line)."""
+    return [parse_command(source, number) for number, source in find_commands(text)]
+
+
+def parse_post_all(text: str) -> tuple[list[Command], list[CommandError]]:
+    """Every command that parses and every error, so a reply can list all the problems."""
+    commands: list[Command] = []
+    errors: list[CommandError] = []
+    for number, source in find_commands(text):
+        try:
+            commands.append(parse_command(source, number))
+        except CommandError as exc:
+            errors.append(exc)
+    return commands, errors
+

@@ -1,0 +1,235 @@
+"""One row per command word: everything the explainer and the docs need to know about it.
+
+Adding a command means its grammar rule (``grammar/commands.lark``), one :class:`Spec`
+row in :data:`SPECS`, its command type (:mod:`pbp.commands`), its builder method
+(:mod:`pbp.parser.build`), its handler (:mod:`pbp.play`) and its docs. The tables the error
+explainer reads (the examples, the command terminals, what each name is, the parts that
+only come after a command word) are derived from the rows below, so nothing about one
+command is written twice.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One command word.
+
+    * ``word``: as written after ``/`` (``create`` has its own row: its own example).
+    * ``terminal``: the grammar terminal that reads the word in command position.
+    * ``who``: ``"anyone"`` or ``"gm"`` (the GM-only ones; their handlers refuse others).
+    * ``example``: a working example, given with every error about the command.
+    * ``gm_example``: ``/as NAME ...`` form, for the commands ``/as NAME`` may come before.
+    * ``doc``: the section of docs/commands.md that documents it (a test checks it).
+    * ``play``: explained by the play-by-post explainer (names by keyword and position)
+      rather than the actions' (names by the keyword just before).
+    * ``parts``: the keyword right after the command word (a terminal) -> the example of
+      that part (``/fp give``, ``/scene end``); they also name the part in "did you mean".
+    * ``roles``: the keyword a name follows (the command's own terminal included) -> what
+      that name is; a tuple is indexed by how many names already follow the keyword.
+    * ``text``: what a quoted text is, where only a quoted text is allowed.
+    * ``lists``: the keyword that opens a comma list -> what one item of it is.
+    * ``says``: a terminal -> how this command words it when it is expected (where the
+      common wording does not fit).
+    """
+
+    word: str
+    terminal: str
+    example: str
+    doc: str
+    who: str = "anyone"
+    gm_example: str | None = None
+    play: bool = False
+    parts: Mapping[str, str] = field(default_factory=dict)
+    roles: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
+    text: str | None = None
+    lists: Mapping[str, str] = field(default_factory=dict)
+    says: Mapping[str, str] = field(default_factory=dict)
+
+
+_SKILL = "a skill name"
+_FREE_COUNT = "the number of free invokes (1 if you leave it out)"
+_ANSWER_DOC = "Compels and fate points"
+
+SPECS: tuple[Spec, ...] = (
+    # -- the actions, dice, sheets and fate points
+    Spec("roll", "_ROLL", "/roll 4dF+2", "Rolling dice", gm_example="/as Ghoul roll Fight",
+         roles={"_ROLL": _SKILL}, says={"PLUS": "a modifier (+2, -1)"}),
+    Spec("overcome", "_OVERCOME", "/overcome Investigate vs Fair", "Overcome",
+         gm_example="/as Ghoul overcome Athletics vs Fair", roles={"_OVERCOME": _SKILL}),
+    Spec("advantage", "_ADVANTAGE", '/advantage Crafts "On Fire" on Shoggoth vs Good', "Create an advantage",
+         gm_example='/as Ghoul advantage Deceive "Feint" on Charles', roles={"_ADVANTAGE": _SKILL},
+         says={"_ON": '"on" and who gets the aspect'}),
+    Spec("create", "_ADVANTAGE", '/create Crafts "On Fire" on Shoggoth vs Good', "Create an advantage",
+         gm_example='/as Ghoul create Deceive "Feint" on Charles', roles={"_ADVANTAGE": _SKILL},
+         says={"_ON": '"on" and who gets the aspect'}),
+    Spec("attack", "_ATTACK", '/attack Ghoul with Fight +invoke "Distracted" free', "Attack",
+         gm_example="/as Ghoul attack Charles with Fight", roles={"_ATTACK": "the name of who you attack"}),
+    Spec("defend", "_DEFEND", "/defend Athletics", "Defend", gm_example="/as Ghoul defend Athletics",
+         roles={"_DEFEND": _SKILL}),
+    Spec("sheet", "_SHEET", "/sheet", "Sheets and fate points", roles={"_SHEET": "a character name"}),
+    Spec("fp", "FP", "/fp spend", "Sheets and fate points",
+         parts={"GIVE": "/fp give Ruth 1", "TAKE": "/fp take Ruth 1", "_SPEND": '/fp spend "for the story detail"'},
+         roles={"FP": "a character name", "_SHOW": "a character name", "GIVE": "a character name",
+                "TAKE": "a character name"}),
+    Spec("as", "_AS", "/as Ghoul attack Charles with Fight", "The GM prefix `/as`", who="gm",
+         roles={"_AS": "a character name"}),
+    # -- play by post
+    Spec("next", "_NEXT", "/next Ruth", "During a conflict", gm_example="/as Ghoul next Ruth", play=True,
+         roles={"_NEXT": "who goes next (a character name)"}),
+    Spec("done", "_DONE", "/done", "During a conflict", gm_example="/as Ghoul done", play=True),
+    Spec("move", "_MOVE", '/move "Back Yard"', "During a conflict", gm_example="/as Ghoul move Dock", play=True,
+         roles={"_MOVE": "a zone name", "_TO": "a zone name"}),
+    Spec("invoke", "_INVOKE", '/invoke "Deep Shadows" reroll', "Aspects and invokes",
+         gm_example='/as Ghoul invoke "Hungry" free', play=True, roles={"_INVOKE": "an aspect name"},
+         says={"REROLL": "an invoke option (reroll, oppose, free, fp, x2)", "REF": "a roll id like #142",
+               "_ON": '"on" and the id of another roll (on #142)'}),
+    Spec("absorb", "_ABSORB", '/absorb stress 2 mild "Nasty Bite"', "During a conflict",
+         gm_example='/as Ghoul absorb stress 1 mild "Singed Fur"', play=True,
+         roles={"SEVERITY": "a name for the consequence (in quotes if it has spaces)"},
+         says={"_STRESS": '"stress" and the number of boxes'}),
+    Spec("concede", "_CONCEDE", '/concede "I flee into the sewers"', "During a conflict",
+         gm_example='/as Ghoul concede "It flees into the sewers"', play=True, text="your terms in quotes"),
+    Spec("treat", "_TREAT", '/treat Charles "Gaping Chest Wound" with Academics', "During a conflict",
+         gm_example='/as Ghoul treat Ghoul "Singed Fur" with Physique', play=True,
+         roles={"_TREAT": ("who you treat (a character name, or me)", "the consequence to treat"),
+                "_WITH": _SKILL, "_AS": "a new name for the consequence", "_INVOKE": "an aspect name"}),
+    Spec("compel", "_COMPEL", '/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"',
+         "Compels and fate points", gm_example='/as Ghoul compel Ruth "Hair-Trigger Temper" event "The ghoul taunts you"',
+         play=True, roles={"_COMPEL": ("who you compel (a character name, or me)", "the aspect to compel")},
+         text="what happens, in quotes"),
+    Spec("accept", "ANSWER", "/accept #12", _ANSWER_DOC, play=True),
+    Spec("refuse", "ANSWER", "/refuse #12", _ANSWER_DOC, play=True),
+    Spec("approve", "ANSWER", "/approve #12", _ANSWER_DOC, who="gm", play=True),
+    Spec("deny", "ANSWER", '/deny #12 "off the mark"', _ANSWER_DOC, who="gm", play=True),
+    Spec("withdraw", "ANSWER", "/withdraw #12", _ANSWER_DOC, play=True),
+    Spec("veto", "_VETO", '/veto #142 "Distracted" "a car cannot be distracted"', "Aspects and invokes", who="gm",
+         play=True, roles={"_VETO": "the aspect of the invoke you veto", "REF": "the aspect of the invoke you veto"}),
+    Spec("detail", "_DETAIL", '/detail "The guard is my cousin"', _ANSWER_DOC,
+         gm_example='/as Ghoul detail "The sewer grate is loose"', play=True, text="the story detail in quotes"),
+    Spec("give", "GIVE", '/give "On Fire" to Ruth', "Aspects and invokes",
+         gm_example='/as Ghoul give "Cornered" to Acolyte', play=True,
+         roles={"GIVE": ("the aspect whose free invokes you give", "who gets them (a character name)"),
+                "_TO": "who gets them (a character name)"},
+         says={"INT": _FREE_COUNT}),
+    Spec("again", "_AGAIN", '/again "the guards have gone"', "Copies, forwards and `/again`", play=True,
+         text="what has changed, in quotes"),
+    # -- the GM's table
+    Spec("scene", "_SCENE", '/scene start "Warehouse" zones Dock, Office borders Dock-Office',
+         "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
+         parts={"_START": '/scene start "Warehouse" zones Dock, Office borders Dock-Office', "_END": "/scene end"},
+         roles={"_START": "the scene's name", "_ZONES": "a zone name", "_BORDERS": "a zone name"},
+         lists={"_ZONES": "zone", "_BORDERS": "border (Dock-Office)"},
+         says={"_WITH": '"with" and the NPCs in the scene (with Ghoul)'}),
+    Spec("session", "_SESSION", "/session end", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
+         parts={"_END": "/session end"}),
+    Spec("milestone", "_MILESTONE", "/milestone minor", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
+         says={"LEVEL": '"minor" or "major"'}),
+    Spec("aspect", "_ASPECT", '/aspect add "Deep Shadows" on Office free 1', "GM: scenes, aspects, conflicts, NPCs",
+         who="gm", play=True,
+         parts={"_ADD": '/aspect add "Deep Shadows" on Office free 1', "_REMOVE": '/aspect remove "Deep Shadows"',
+                "_RENAME": '/aspect rename "Nasty Bite" to "Bandaged Bite"'},
+         roles={"_ADD": "the aspect's name", "_REMOVE": "the aspect's name", "_RENAME": "the aspect's name",
+                "_TO": "the aspect's new name", "_ON": "a zone or character name"},
+         says={"FREE": 'an option ("on" and a zone or character, "free" and a number, "hidden")'}),
+    Spec("conflict", "_CONFLICT", "/conflict start Ruth, Ghoul first Ruth", "GM: scenes, aspects, conflicts, NPCs",
+         who="gm", play=True, parts={"_START": "/conflict start Ruth, Ghoul first Ruth", "_END": "/conflict end"},
+         roles={"_START": "a character who takes part", "_FIRST": "who acts first"},
+         lists={"_START": "character"}),
+    Spec("place", "_PLACE", "/place Ruth in Dock", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
+         roles={"_PLACE": "who you place (a character name)", "_IN": "a zone name"}),
+    Spec("npc", "_NPC", '/npc add Ghoul aspects "Hungry Ghoul" skills Fight Fair stress 2',
+         "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
+         parts={"_ADD": '/npc add Ghoul aspects "Hungry Ghoul" skills Fight Fair stress 2',
+                "_JOIN": '/npc join Ghoul, "Masked Acolyte"', "_DEFEND": "/npc defend Ghoul with Athletics"},
+         roles={"_ADD": "the name of the new character", "LEVEL": "an aspect name", "_ASPECT": "an aspect name",
+                "_SKILLS": _SKILL, "_DEFEND": _SKILL, "_JOIN": "an NPC's name"},
+         lists={"LEVEL": "aspect", "_ASPECT": "aspect", "_SKILLS": "skill and its rating", "_DEFEND": "skill"}),
+)
+
+BY_WORD: Mapping[str, Spec] = MappingProxyType({spec.word: spec for spec in SPECS})
+
+# ---------------------------------------------------------------------------- derived tables
+
+EXAMPLES: dict[str, str] = {spec.word: spec.example for spec in SPECS}
+"""A working example of each command word, given with every error about that command."""
+
+GM_EXAMPLES: dict[str, str] = {spec.word: spec.gm_example for spec in SPECS if spec.gm_example}
+"""The ``/as NAME ...`` example of each command ``/as NAME`` may come before."""
+
+PART_EXAMPLES: dict[str, dict[str, str]] = {spec.word: dict(spec.parts) for spec in SPECS if spec.parts}
+"""Commands with parts after the command word: the example for the part that was written."""
+
+COMMAND_NAMES: tuple[str, ...] = tuple(EXAMPLES)
+"""Every command word the grammar knows (``create`` is ``advantage``; ``as`` is the GM prefix)."""
+
+ACTION_NAMES: tuple[str, ...] = tuple(GM_EXAMPLES)
+"""The commands ``/as NAME`` may come before."""
+
+PLAY_ACTOR_NAMES: tuple[str, ...] = tuple(s.word for s in SPECS if s.play and s.gm_example)
+"""The play-by-post commands ``/as NAME`` may come before (not the four actions and /roll)."""
+
+PLAY_COMMANDS = frozenset(spec.word for spec in SPECS if spec.play)
+
+COMMAND_TERMINALS = frozenset(spec.terminal for spec in SPECS)
+
+GM_ONLY: tuple[str, ...] = tuple(spec.word for spec in SPECS if spec.who == "gm")
+
+
+def _canonical() -> dict[str, str]:
+    """A terminal that reads one command word only (``aspects`` is ``aspect``) -> that word."""
+    words: dict[str, list[str]] = {}
+    for spec in SPECS:
+        words.setdefault(spec.terminal, []).append(spec.word)
+    return {terminal: names[0] for terminal, names in words.items() if len(names) == 1}
+
+
+CANONICAL = _canonical()
+"""A command terminal that stands for one word -> the word; the others (``ANSWER``,
+``_ADVANTAGE``) name the word as written."""
+
+NAME_ROLES: dict[str, str] = {
+    # the keywords of the actions' shared parts (opposition, modifiers) and of /as
+    "_WITH": _SKILL, "_USING": _SKILL, "PLUS": _SKILL, "_VS": "an opposing character",
+    "_ON": "a character name", "_INVOKE": "an aspect name", "_STUNT": "a stunt name",
+}
+"""For the actions, dice, sheets and fate points: the keyword a name follows -> what the name is."""
+for _spec in SPECS:
+    if not _spec.play:
+        NAME_ROLES.update(_spec.roles)  # type: ignore[arg-type]
+
+PLAY_ROLES: dict[tuple[str, str], str | tuple[str, ...]] = {
+    (spec.word, keyword): role for spec in SPECS if spec.play for keyword, role in spec.roles.items()}
+"""For the play-by-post and GM commands: (command, keyword) -> what the name after it is."""
+
+PLAY_TEXTS: dict[str, str] = {spec.word: spec.text for spec in SPECS if spec.text}
+LIST_ITEMS: dict[tuple[str, str], str] = {
+    (spec.word, keyword): item for spec in SPECS for keyword, item in spec.lists.items()}
+
+
+def _part_of() -> dict[str, tuple[str, str]]:
+    """A keyword that only comes after a command word (``end``) -> the commands it is part
+    of in words, and the example of the first: for "unknown command", "did you mean ...?"."""
+    found: dict[str, list[Spec]] = {}
+    for spec in SPECS:
+        for keyword in spec.parts:
+            found.setdefault(keyword, []).append(spec)
+    part_of = {}
+    for keyword, specs in found.items():
+        written = keyword.strip("_").lower()
+        names = [f"/{spec.word} {written}" for spec in specs]
+        joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        part_of[keyword] = (joined, specs[0].parts[keyword])
+    return part_of
+
+
+PART_OF = _part_of()
+
+
+def says(command: str, terminal: str, default: str) -> str:
+    """How ``command`` words ``terminal`` when the parser expects it."""
+    spec = BY_WORD.get(command)
+    return spec.says.get(terminal, default) if spec is not None else default
