@@ -25,12 +25,16 @@ class Payment(str, Enum):
 
 @dataclass(frozen=True)
 class Invoke:
-    """``+invoke "Aspect" [reroll|oppose] [free|fp] [if needed] [xN]``."""
+    """``+invoke "Aspect" [reroll|oppose] [free|fp] [if needed [for style]] [xN]``.
+
+    ``if_needed``: spent only if it is needed to avoid failing (a fail becomes a tie or a
+    success); with ``for_style`` also to reach success with style."""
 
     aspect: str
     mode: InvokeMode = InvokeMode.BONUS
     payment: Payment = Payment.AUTO
     if_needed: bool = False
+    for_style: bool = False
     times: int = 1         # only free invokes may be repeated on one roll
 
 
@@ -339,11 +343,12 @@ class GiveInvoke(Command):
 @dataclass(frozen=True)
 class SceneStart(Command):
     """``/scene start "Warehouse" [zones "Dock", "Floor", "Office"] [borders "Dock"-"Floor",
-    "Floor"-"Office"]`` (GM)."""
+    "Floor"-"Office"] [with Ghoul, "Masked Acolyte"]`` (GM)."""
 
     name: str = ""
     zones: tuple[str, ...] = ()
     borders: tuple[tuple[str, str], ...] = ()
+    npcs: tuple[str, ...] = ()        # the NPCs in the scene (their carried points join the GM's pool)
 
 
 @dataclass(frozen=True)
@@ -391,9 +396,12 @@ class AspectRename(Command):
 
 @dataclass(frozen=True)
 class ConflictStart(Command):
-    """``/conflict start Ruth, Cassandra, Ghoul, "Masked Acolyte" first Cassandra [mental]`` (GM)."""
+    """``/conflict start Ruth, Cassandra, Ghoul, "Masked Acolyte" first Cassandra [mental]``
+    (GM; sides by kind) or ``/conflict start Ruth vs Cassandra first Ruth`` (sides as given:
+    PCs may fight each other)."""
 
     participants: tuple[str, ...] = ()
+    against: tuple[str, ...] = ()     # "A, B vs C, D": the second side (else sides go by kind)
     first: str = ""
     kind: str = "physical"            # physical | mental
 
@@ -422,6 +430,21 @@ class NpcCmd(Command):
     skills: tuple[tuple[str, int], ...] = ()
     stress: int = 0
     defend_with: tuple[str, ...] = ()  # GM-set defence skills (overrides the defaults)
+
+
+@dataclass(frozen=True)
+class NpcJoin(Command):
+    """``/npc join Ghoul, "Masked Acolyte"`` (GM): NPCs enter the current scene."""
+
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NpcDefend(Command):
+    """``/npc defend Ghoul with Athletics`` (GM): the skills an NPC defends with."""
+
+    name: str = ""
+    defend_with: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

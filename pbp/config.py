@@ -67,6 +67,7 @@ class Config:
     reminder_hours: float = 12.0
     show_npc_skills: bool = False            # players see NPCs' skills and stunts in /sheet
     free_bonuses: bool = False               # a player's plain +N applies at once (else it waits for the GM)
+    hold_out_of_turn: bool = False           # an action out of turn waits for its turn (else it is refused)
     trust_authserv_id: str = ""              # trust Authentication-Results from this host
 
     def imap_settings(self, mailbox: str = "INBOX", environ=None):
@@ -130,7 +131,8 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
                "handled": _Kind(lambda v: isinstance(v, str) and (v in ("seen", "none") or v.startswith("move:")),
                                 '"seen", "none" or "move:FOLDER"', '"move:Done"')},
     "play": {"invoke_window_hours": HOURS, "reaction_deadline_hours": HOURS, "reminder_hours": HOURS,
-             "show_npc_skills": BOOL, "free_bonuses": BOOL},
+             "show_npc_skills": BOOL, "free_bonuses": BOOL,
+             "hold_out_of_turn": BOOL},
     "security": {"trust_authserv_id": TEXT},
     "limits": {"max_message_bytes": COUNT, "max_commands": COUNT},
     "imap": {**_SERVER, "mailbox": TEXT, "fetch_batch": COUNT, "poll_interval": SECONDS},
@@ -275,5 +277,6 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         **{key: hours_value(key, play.get(key, defaults[key])) for key, kind in SCHEMA["play"].items() if kind is HOURS},
         show_npc_skills=play.get("show_npc_skills", defaults["show_npc_skills"]),
         free_bonuses=flag_value("free_bonuses", play.get("free_bonuses", defaults["free_bonuses"])),
+        hold_out_of_turn=flag_value("hold_out_of_turn", play.get("hold_out_of_turn", defaults["hold_out_of_turn"])),
         trust_authserv_id=security.get("trust_authserv_id", defaults["trust_authserv_id"]),
     )

@@ -57,7 +57,15 @@ class CommandError(PbpError):
     ``line`` is the 1-based line of the author's new text, ``column`` 1-based when known,
     ``source`` the command line itself, ``expected`` what would have been accepted and
     ``example`` a command that works.
+
+    ``depends_on`` names the situation a refusal rests on, for the few refusals that an
+    earlier command of the same post can bring about ("conflict": there is no conflict;
+    "turn": it is someone else's turn; "out:NAME": NAME is out of the fight). When that
+    situation changed during the post, the command no longer applies and is skipped with a
+    note instead of refusing the post (:func:`pbp.play.core.apply_post`).
     """
+
+    depends_on: str = ""
 
     def __init__(
         self,

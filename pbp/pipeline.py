@@ -23,7 +23,7 @@ from pbp.errors import CommandError, NotAllowedError
 from pbp.mail.reading import Mail, read_headers, read_message
 from pbp.parser import find_commands, find_near_commands, parse_command
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
-from pbp.play import Author, Post, apply_command, run_deadline_jobs, status_lines
+from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
@@ -307,15 +307,11 @@ def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member
            members: list[Author], commands: list[c.Command], ctx: Context, keys: dict,
            notes: list[str] = ()) -> Outcome:
     """Resolve every command against the campaign's table and play state; the caller's
-    transaction makes it all-or-nothing. The post is recorded with its fingerprint
+    transaction makes it all-or-nothing (a command an earlier one made moot is skipped
+    with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
     post = _open_post(campaign, member, ctx, replied_to=mail.in_reply_to)
-    results = []
-    for cmd in commands:
-        try:
-            results.append(apply_command(post, cmd))
-        except CommandError as exc:
-            raise exc.at(cmd.line, cmd.source)
+    results = apply_post(post, commands)
     replies = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
                            relay=campaign.delivery == "relay", notes=notes)
     base.status = "applied"

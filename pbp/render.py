@@ -145,10 +145,15 @@ def tidy(text: str) -> str:
 
 def coalesce(changes: list) -> list:
     """One entry per thing changed, from its first "before" to its last "after" (two
-    points spent in one post read "FP 3 -> 1"); things that ended where they began drop out."""
+    points spent in one post read "FP 3 -> 1"); things that ended where they began drop out.
+    A character's consequences are several things (one /absorb may take a mild and a
+    moderate): each is followed from name to name on its own."""
     merged: dict[tuple, Change] = {}
     for ch in changes:
         key = (ch.what, ch.subject)
+        if ch.what == "consequence":    # one entry per slot: the chain of one consequence's names
+            key = next((k for k, m in merged.items() if k[:2] == key and ch.before is not None
+                        and m.after == ch.before), (*key, len(merged)))
         first = merged.get(key)
         merged[key] = ch if first is None else Change(ch.what, ch.subject, first.before, ch.after, ch.detail)
     return [ch for ch in merged.values() if ch.before != ch.after or ch.what == "aspect"]
@@ -372,6 +377,8 @@ class Renderer:
                     blocks.append(("result", res, ledger.get(id(res))))
                 elif relay:
                     blocks.append(("prose", line, None))
+            # results beyond one per command: actions held until their turn, run by this post
+            blocks += [("result", res, ledger.get(id(res))) for res in results[len(commands):]]
         while blocks and blocks[0][0] == "prose" and not blocks[0][1].strip():
             blocks.pop(0)
         while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():

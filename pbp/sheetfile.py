@@ -27,7 +27,7 @@ from pbp.errors import SheetError
 from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
 from pbp.rules.sheets import (
-    STUNT_ACTIONS, aspect_problems, consequence_slots, stress_tracks, validate_character,
+    STUNT_ACTIONS, aspect_problems, consequence_slots, name_problems, stress_tracks, validate_character,
 )
 from pbp.rules.systems import System
 from pbp.textsafety import MAX_NAME, bad_char, is_addr_spec, shorten, unsafe_text
@@ -36,8 +36,10 @@ KINDS = ("pc", "npc", "minor")
 ASPECT_KINDS = ("high_concept", "trouble")
 
 #: The keys a sheet may have, at each level, for "unknown key" and "did you mean".
-KEYS = ("name", "kind", "player", "refresh", "milestone_refresh", "fate_points", "description",
+KEYS = ("name", "aliases", "kind", "player", "refresh", "milestone_refresh", "fate_points", "description",
         "aspects", "skills", "stunts", "stress")
+#: At most this many other names a sheet may give its character.
+MAX_ALIASES = 5
 ASPECT_KEYS = ("high_concept", "trouble", "other", "hidden")
 STUNT_KEYS = ("name", "skill", "action", "bonus", "circumstance", "description")
 STRESS_KEYS = ("boxes",)
@@ -259,8 +261,15 @@ def parse_sheet(data: dict, system: System, *, source: str = "sheet") -> SheetFi
     description = r.text(data.get("description"), "description", 'description = "A scholar who reads too much."',
                          limit=MAX_DESCRIPTION, multiline=True)
 
+    aliases = r.name_list(data.get("aliases"), "aliases", 'aliases = ["Tob"]', limit=MAX_ALIASES)
+    for i, alias in enumerate(aliases, start=1):
+        for why in name_problems(alias):
+            r.problem(f"aliases[{i}]", why, 'aliases = ["Tob"]')
+        if alias.casefold() == (name or "").casefold():
+            r.problem(f"aliases[{i}]", f'"{alias}" is the name itself', 'aliases = ["Tob"]')
     ch = rs.Character(name=name, kind=kind, player=player, skills=_skills(r, data.get("skills")),
-                      stunts=_stunts(r, data.get("stunts")), refresh=refresh or 0, fate_points=fate_points or 0)
+                      stunts=_stunts(r, data.get("stunts")), refresh=refresh or 0, fate_points=fate_points or 0,
+                      aliases=aliases)
     ch.stress = _stress(r, data.get("stress"), ch, system)
     ch.consequences = consequence_slots(ch, system)
     aspects = _aspects(r, data.get("aspects"), name, kind)

@@ -256,7 +256,7 @@ def test_a_resent_message_id_from_its_author_gets_the_original_result(chicago, c
 def test_another_member_reusing_a_message_id_sees_nothing_of_the_original(chicago, config):
     """Ruth's refused post got a private error quoting her line; Charles, who read its
     Message-ID in References, sends a mail with the same id."""
-    refused = process_message(eml("Ruth whispers the secret word.\n/overcome Investigat vs Fair\n",
+    refused = process_message(eml("Ruth whispers the secret word.\n/overcome Investigte vs Fair\n",
                                   message_id="secret@pbp.test"), make_ctx(config))
     assert refused.status == "rejected"
     before = snapshot_db()
@@ -270,11 +270,11 @@ def test_another_member_reusing_a_message_id_sees_nothing_of_the_original(chicag
     ((to, text),) = replies(out)
     assert to == [CHARLES]
     assert "already used by another mail" in text and "nothing in\nit was read or applied" in text
-    for leaked in ("Investigat", "secret word", "not applied", "overcome"):
+    for leaked in ("Investigte", "secret word", "not applied", "overcome"):
         assert leaked not in text
     # the original author still gets her own reply back
     mine = process_message(eml("x\n", message_id="secret@pbp.test"), make_ctx(config))
-    assert replies(mine)[0][0] == [RUTH] and "Investigat" in replies(mine)[0][1]
+    assert replies(mine)[0][0] == [RUTH] and "Investigte" in replies(mine)[0][1]
 
 
 def test_a_member_reusing_the_id_of_one_of_pbps_mails_is_ignored(chicago, config):

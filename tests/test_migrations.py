@@ -7,7 +7,7 @@ from peewee import CharField
 from pbp.errors import ConfigError
 from pbp.store import migrations
 from pbp.store.db import open_database
-from pbp.store.migrations import SchemaVersion, current_version
+from pbp.store.migrations import LATEST, SchemaVersion, current_version
 
 
 def test_a_new_database_starts_at_the_latest_version(tmp_path):
@@ -58,12 +58,14 @@ def check_fingerprint_migration(url: str) -> None:
     for column in ("copy_key", "forward_key"):   # back to the version 1 table
         database.execute_sql(f"DROP INDEX message_{column}")
         database.execute_sql(f"ALTER TABLE message DROP COLUMN {column}")
+    database.execute_sql("ALTER TABLE character DROP COLUMN aliases")   # added by version 3
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=1).execute()
     database.close()
-    assert current_version(open_database(url)) == 2
+    assert current_version(open_database(url)) == LATEST
     database = open_database(url)
     assert {"copy_key", "forward_key"} <= {c.name for c in database.get_columns("message")}
+    assert "aliases" in {c.name for c in database.get_columns("character")}
     indexed = {tuple(i.columns) for i in database.get_indexes("message")}
     assert ("copy_key",) in indexed and ("forward_key",) in indexed
     assert [tuple(r) for r in database.execute_sql("SELECT message_id, copy_key FROM message").fetchall()] == [

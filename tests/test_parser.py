@@ -753,7 +753,8 @@ def test_play_commands_are_known_command_words():
      EXAMPLES["scene"]),
     ("/scene end now", 'expected the end of the line after "end", got "now"; write anything else on its own line, '
      "not after the command", 12, "now", "the end of the line", "/scene end"),
-    ("/scene start W zones Dock Office", 'expected "," and another zone, "borders" and the borders (borders '
+    ("/scene start W zones Dock Office", 'expected "," and another zone, "with" and the NPCs in the scene (with '
+     'Ghoul), "borders" and the borders (borders '
      'Dock-Office) or the end of the line after "Dock", got "Office"; if "Dock Office" is one name, put it in '
      "quotes", 27, "Office", '"," and another zone', EXAMPLES["scene"]),
     ("/scene start W borders Dock", 'a border joins two zones with "-" (Dock-Office), not just "Dock"', 24, "Dock",

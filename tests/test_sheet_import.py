@@ -275,10 +275,10 @@ CHARACTER_SLOTS = [
 
 
 def grammar_keywords() -> set[str]:
-    """Every whole word the grammar's keyword terminals match (the ladder's filled in)."""
+    """Every whole word the grammar's keyword terminals match."""
     from pbp.parser.grammar import grammar
 
-    text = grammar()
+    text = grammar()          # the ladder's words filled in (the file holds @LADDER@)
     words: set[str] = set()
 
     def expand(body: str) -> list[str]:
@@ -335,7 +335,7 @@ def test_names_with_reserved_words_inside_are_fine(chicago):
     ({"aspects": {"high_concept": "H", "hight_concept": "H"}}, 'aspects.hight_concept: unknown key; did you mean "high_concept"?'),
     ({"stunts": [{"name": "S", "bonnus": 1}]}, 'stunts[1].bonnus: unknown key; did you mean "bonus"?'),
     ({"kind": "minor", "aspects": {"other": ["A"]}, "stress": {"box": 1}}, 'stress.box: unknown key; did you mean "boxes"?'),
-    ({"colour": "red"}, "colour: unknown key; the keys here are name, kind, player, refresh, milestone_refresh, "
+    ({"colour": "red"}, "colour: unknown key; the keys here are name, aliases, kind, player, refresh, milestone_refresh, "
                         "fate_points, description, aspects, skills, stunts, stress"),
     ({"Fight ": 1}, '"Fight ": unknown key; the keys here are'),
 ])

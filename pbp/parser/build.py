@@ -44,6 +44,8 @@ from pbp.commands import (
     Move,
     Next,
     NpcCmd,
+    NpcDefend,
+    NpcJoin,
     Opposition,
     Overcome,
     Payment,
@@ -176,7 +178,7 @@ def _action_fields(skill: str, opposition: Opposition | None, modifiers: list) -
 def _make_invoke(aspect: str, options: list[Token], after_roll: bool = False) -> Invoke:
     """An Invoke from its aspect and option tokens (``reroll``, ``free``, ``x2``, ``if needed``)."""
     mode = payment = times = None
-    if_needed = False
+    if_needed = for_style = False
     for option in options:
         kind = option.type
         if kind == "IF":
@@ -185,6 +187,11 @@ def _make_invoke(aspect: str, options: list[Token], after_roll: bool = False) ->
                                "action; after the roll you can see whether the invoke is needed",
                                option, 'an invoke option (reroll, oppose, free, fp, x2), without "if needed"')
             if_needed = True
+        elif kind == "FOR_STYLE":
+            if not if_needed or for_style:
+                raise Invalid('"for style" goes right after "if needed" ("if needed for style")', option,
+                              'if needed for style')
+            for_style = True
         elif kind == "TIMES":
             n = _number(option, 1, MAX_NUMBER, "the number of invokes", digits=option.value[1:])
             if times is not None and times != n:
@@ -207,6 +214,7 @@ def _make_invoke(aspect: str, options: list[Token], after_roll: bool = False) ->
         mode=mode or InvokeMode.BONUS,
         payment=payment or Payment.AUTO,
         if_needed=if_needed,
+        for_style=for_style,
         times=times or 1,
     )
 
@@ -434,10 +442,10 @@ class Builder(Transformer):
 
     # -- GM: scenes, aspects, conflicts, NPCs
     def scene_start(self, c):
-        name, zones, borders = c
+        name, zones, borders, npcs = c
         zones = zones or []
         pairs = tuple(_split_border(b.token, zones) if type(b) is _Joined else b for b in borders or ())
-        return SceneStart, {"name": name, "zones": tuple(zones), "borders": pairs}
+        return SceneStart, {"name": name, "zones": tuple(zones), "borders": pairs, "npcs": tuple(npcs or ())}
 
     def scene_end(self, c):
         return SceneEnd, {}
@@ -493,7 +501,10 @@ class Builder(Transformer):
 
     def conflict_start(self, c):
         fields: dict[str, Any] = {"participants": tuple(c[0])}
-        for keyword, value in c[1:]:
+        if c[1] is not None:        # /conflict start Ruth vs Cassandra: two sides, named by who is on them
+            fields["participants"] = tuple(c[0]) + tuple(c[1])
+            fields["against"] = tuple(c[1])
+        for keyword, value in c[2:]:
             if keyword.type == "_FIRST":
                 _once(fields, "first", value, keyword, '"first" names two characters; only one acts first',
                       '"first" once')
@@ -539,6 +550,12 @@ class Builder(Transformer):
                 _once(fields, "defend_with", tuple(value), keyword,
                       '"defend" is given twice; list the defence skills once', '"defend" once')
         return NpcCmd, fields
+
+    def npc_join(self, c):
+        return NpcJoin, {"names": tuple(c[0])}
+
+    def npc_set_defence(self, c):
+        return NpcDefend, {"name": c[0], "defend_with": tuple(c[1])}
 
     def npc_level(self, c):
         return c[0], (c[1] if len(c) > 1 else None)

@@ -54,6 +54,7 @@ _PHRASE = {
     "_VS": '"vs" and the opposition (vs Fair, vs +2, vs Ghoul)',
     "_USING": '"using" and a skill name',
     "_NEEDED": '"needed" (as in "if needed")',
+    "FOR_STYLE": '"for style" (as in "if needed for style")',
     "OUTCOME": '"tie", "fail" or "style"',
     "TAKING": '"boost" or "cost"',
     "QUOTED_REASON": "a reason in quotes",
@@ -247,7 +248,7 @@ def _expected_play(expected: set[str], before: list[Token], command: str) -> str
     if "QUOTED" in expected and not naming:
         add(PLAY_TEXTS.get(command, "a reason in quotes"))
     if "_WITH" in expected and not naming:
-        add('"with" and the skill you treat with')
+        add(says(command, "_WITH", '"with" and the skill you treat with'))
     if "_AS" in expected:
         add('"as" and a new name for the consequence')
     if "PLUS" in expected and "LADDER" not in expected:

@@ -123,7 +123,8 @@ SPECS: tuple[Spec, ...] = (
          "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
          parts={"_START": '/scene start "Warehouse" zones Dock, Office borders Dock-Office', "_END": "/scene end"},
          roles={"_START": "the scene's name", "_ZONES": "a zone name", "_BORDERS": "a zone name"},
-         lists={"_ZONES": "zone", "_BORDERS": "border (Dock-Office)"}),
+         lists={"_ZONES": "zone", "_BORDERS": "border (Dock-Office)"},
+         says={"_WITH": '"with" and the NPCs in the scene (with Ghoul)'}),
     Spec("session", "_SESSION", "/session end", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
          parts={"_END": "/session end"}),
     Spec("milestone", "_MILESTONE", "/milestone minor", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
@@ -143,9 +144,10 @@ SPECS: tuple[Spec, ...] = (
          roles={"_PLACE": "who you place (a character name)", "_IN": "a zone name"}),
     Spec("npc", "_NPC", '/npc add Ghoul aspects "Hungry Ghoul" skills Fight Fair stress 2',
          "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
-         parts={"_ADD": '/npc add Ghoul aspects "Hungry Ghoul" skills Fight Fair stress 2'},
+         parts={"_ADD": '/npc add Ghoul aspects "Hungry Ghoul" skills Fight Fair stress 2',
+                "_JOIN": '/npc join Ghoul, "Masked Acolyte"', "_DEFEND": "/npc defend Ghoul with Athletics"},
          roles={"_ADD": "the name of the new character", "LEVEL": "an aspect name", "_ASPECT": "an aspect name",
-                "_SKILLS": _SKILL, "_DEFEND": _SKILL},
+                "_SKILLS": _SKILL, "_DEFEND": _SKILL, "_JOIN": "an NPC's name"},
          lists={"LEVEL": "aspect", "_ASPECT": "aspect", "_SKILLS": "skill and its rating", "_DEFEND": "skill"}),
 )
 

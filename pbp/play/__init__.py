@@ -8,6 +8,6 @@ from pbp.play import invoking, economy  # noqa: F401,E402
 # overview adds its line under a roll after invoking has kept the roll open
 from pbp.play import overview  # noqa: F401,E402
 from pbp.play.core import (  # noqa: F401
-    GM, Ask, Author, NoteResult, Post, Tell, apply_command, deadline_job, handles, run_deadline_jobs,
+    GM, Ask, Author, NoteResult, Post, Tell, apply_command, apply_post, deadline_job, handles, run_deadline_jobs,
     status_line, status_lines,
 )

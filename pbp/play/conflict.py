@@ -64,9 +64,11 @@ def active(post: Post) -> rc.Conflict | None:
 def require_conflict(post: Post, cmd: c.Command) -> rc.Conflict:
     conflict = active(post)
     if conflict is None:
-        raise RulesError("there is no conflict going on", source=cmd.source,
+        exc = RulesError("there is no conflict going on", source=cmd.source,
                          expected="a conflict the GM has started",
                          example='/conflict start Ruth, Ghoul first Ruth')
+        exc.depends_on = "conflict"
+        raise exc
     return conflict
 
 
@@ -115,9 +117,11 @@ def _check_standing(post: Post, conflict: rc.Conflict | None, name: str, cmd: c.
     if (ch is not None and ch.taken_out) or name in out:
         how = "conceded" if conflict is not None and name in conflict.conceded else "been taken out"
         still = [p for p in (member_names(conflict) if conflict is not None else ()) if p not in out and p != name]
-        raise RulesError(f"{name} has {how}: {name} cannot {doing} in this conflict", source=cmd.source,
+        exc = RulesError(f"{name} has {how}: {name} cannot {doing} in this conflict", source=cmd.source,
                          expected="someone still in the fight (the taken out are back in the next scene)",
                          example=f"/sheet {quote(still[0])}" if still else "/sheet")
+        exc.depends_on = f"out:{name}"
+        raise exc
 
 
 # --------------------------------------------------------------------------- actions
@@ -518,8 +522,13 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
                          source=cmd.source, expected="characters not taken out this scene",
                          example="/scene end")
     zones = post.play.scene.zones if post.play.scene is not None else None
-    conflict = rc.start_conflict(post.table, names, post.find(cmd.first).name if post.table.character(cmd.first)
-                                 else cmd.first, kind=cmd.kind, zones=zones)
+    sides = None
+    if cmd.against:                 # two sides as written, each named by its members
+        second = names[len(names) - len(cmd.against):]
+        first_side = [n for n in names if n not in second]
+        sides = {**{n: _side_name(first_side) for n in first_side}, **{n: _side_name(second) for n in second}}
+    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=cmd.kind, zones=zones,
+                                 sides=sides)
     post.play.conflict = conflict
     post.play.turn_clock = None
     _touch(post)
@@ -529,6 +538,10 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
     text = (f"A {conflict.kind} conflict begins: " + " against ".join(", ".join(v) for v in sides.values())
             + f". {conflict.turns.current} acts first.")
     return NoteResult(cmd.source, GM, "conflict_start", text=text)
+
+
+def _side_name(members: list[str]) -> str:
+    return members[0] if len(members) == 1 else ", ".join(members[:-1]) + " and " + members[-1]
 
 
 @handles(c.Place)
@@ -576,7 +589,7 @@ def next_turn(post: Post, cmd: c.Next):
         by = post.character(None, cmd).name
     by_gm = by is None or (post.author.is_gm and not same_name(order.current, by))
     before = order.exchange
-    order = rt.hand_off(order, by or GM, cmd.character, by_gm=by_gm)
+    order = rt.hand_off(order, by or GM, post.full_name(cmd.character), by_gm=by_gm)
     post.play.conflict = replace(conflict, turns=order)
     _touch(post)
     who = by or "The GM"

@@ -11,6 +11,7 @@ someone, with a deadline) and :meth:`Post.tell` (a private mail).
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Callable
@@ -18,6 +19,7 @@ from typing import Callable
 from pbp import commands as c
 from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.play.state import PlayState
+from pbp.rules.names import ambiguous, example_with
 from pbp.rules.state import Character, Table
 from pbp.rules.systems import System
 
@@ -113,6 +115,7 @@ class Post:
     names_at_start: tuple = ()               # (name, hidden, owner) of each aspect as loaded
     ledger: dict = field(default_factory=dict)          # id(result) -> (roll id, short hash)
     after_ledger: list = field(default_factory=list)    # callbacks(ledger) once rolls have ids
+    command: c.Command | None = None                    # the command being applied (for error examples)
 
     # -- who is acting
     def character(self, name: str | None, cmd: c.Command, *, for_reading: bool = False) -> Character:
@@ -124,7 +127,7 @@ class Post:
                 return ch
             raise NotAllowedError(
                 f"{ch.name} is not your character", expected="a command for your own character",
-                example=cmd.source.split(" ", 3)[-1] if cmd.source.lower().startswith("/as ") else "/sheet")
+                example=_without_as(cmd.source) or "/sheet")
         own = [x for x in self.table.characters.values() if (x.player or "").lower() == self.author.email]
         if len(own) == 1:
             return own[0]
@@ -139,16 +142,39 @@ class Post:
                               expected="/as NAME before the command",
                               example=f"/as {quote(own[0].name)} overcome Athletics vs Fair")
 
-    def find(self, name: str) -> Character:
+    def find(self, name: str, source: str | None = None) -> Character:
+        """The character a typed name means (full name, alias or unique short name; "me":
+        the author's own). The error's example is the command that failed (``source``, by
+        default the command being applied) with a name that works in place of the wrong one."""
+        if name.strip().lower() == "me" and self.table.exact_character(name) is None:
+            return self.character(None, self.command or c.Command(line=0, source="/sheet"))
+        source = self.command.source if source is None and self.command is not None else (source or "")
         ch = self.table.character(name)
         if ch is None:
+            several = self.table.characters_named(name)
+            if len(several) > 1:
+                raise ambiguous("character", name, [x.name for x in several], source=source)
             names = sorted(x.name for x in self.table.characters.values())
+            close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+            fallback = f"/sheet {quote(names[0])}" if names else "/sheet"
             raise UnknownNameError(
                 f'no character called "{name}" in this campaign', kind="character", name=name,
-                suggestions=difflib.get_close_matches(name, names, n=3, cutoff=0.5),
+                suggestions=close, source=source,
                 expected="a character of this campaign: " + ", ".join(names),
-                example=f"/sheet {quote(names[0])}" if names else "/sheet")
+                example=example_with(source, name, close or names[:1], fallback))
         return ch
+
+    def full_name(self, typed: str) -> str:
+        """A typed character name in full when it means one character (``/next Mira``);
+        as typed when it means none, for the caller's own refusal; ambiguous: refused."""
+        ch = self.table.character(typed)
+        if ch is not None:
+            return ch.name
+        several = self.table.characters_named(typed)
+        if len(several) > 1:
+            raise ambiguous("character", typed, [x.name for x in several],
+                            source=self.command.source if self.command is not None else "")
+        return typed
 
     def speaker(self) -> str:
         """The name this author answers as: GM, or their one character."""
@@ -208,6 +234,12 @@ def campaign_flag(campaign, config, name: str) -> bool:
     """A yes/no setting (``show_npc_skills``, ``free_bonuses``): the campaign's own, else the config's."""
     own = (getattr(campaign, "settings", None) or {}).get(name)
     return bool(own) if own is not None else bool(getattr(config, name, False))
+
+
+def _without_as(source: str) -> str:
+    """``/as NAME overcome ...`` as the author's own command: ``/overcome ...``."""
+    match = re.match(r'/as\s+("[^"]*"|\S+)\s+(\S.*)', source.strip(), flags=re.IGNORECASE)
+    return "/" + match.group(2) if match else ""
 
 
 def quote(name: str) -> str:
@@ -284,7 +316,11 @@ def held_bonus(post: Post, cmd) -> int:
 
 
 def run_deadline_jobs(post: Post) -> list:
-    return [result for job in DEADLINE_JOBS for result in job(post)]
+    """Every deadline job; then an action held for whoever the turn passed to runs."""
+    from pbp.play import held
+
+    results = [result for job in DEADLINE_JOBS for result in job(post)]
+    return results + held.run_due(post, apply_command)
 
 
 def handles(*types: type) -> Callable[[Handler], Handler]:
@@ -301,10 +337,75 @@ def deadline_job(fn: Callable[[Post], list]) -> Callable[[Post], list]:
     return fn
 
 
+@dataclass(frozen=True)
+class Situation:
+    """What the few post-dependent refusals rest on (``CommandError.depends_on``)."""
+
+    conflict: bool
+    turn: tuple | None           # (exchange, current, phase) while a conflict runs
+    out: frozenset               # casefolded names out of the fight (taken out, conceded)
+
+
+def situation(post: Post) -> Situation:
+    conflict = post.play.conflict
+    live = conflict is not None and not conflict.ended
+    out = {ch.name.casefold() for ch in post.table.characters.values() if ch.taken_out}
+    if live:
+        out |= {n.casefold() for n in conflict.out()}
+    turn = (conflict.turns.exchange, conflict.turns.current, conflict.turns.phase) if live else None
+    return Situation(live, turn, frozenset(out))
+
+
+def no_longer_applies(exc: CommandError, start: Situation, now: Situation) -> str | None:
+    """Why a refused command no longer applies, when an earlier command of the same post
+    brought about the situation it is refused for; None for a real error. The set is small
+    on purpose: the conflict ended, the turn moved on, someone left the fight. Anything
+    else (a typo, a rule broken, a situation that held before the post) refuses the post."""
+    why = exc.depends_on
+    if why == "conflict" and start.conflict and not now.conflict:
+        return "the conflict ended earlier in this post"
+    if why == "turn" and start.turn is not None and now.turn != start.turn:
+        return "the turn moved on earlier in this post"
+    if why.startswith("out:"):
+        name = why[4:]
+        if name.casefold() in now.out and name.casefold() not in start.out:
+            return f"{name} left the fight earlier in this post"
+    return None
+
+
+def apply_post(post: Post, commands: list[c.Command]) -> list:
+    """Apply a post's commands in order. A command that an earlier one made moot (the
+    attack that ended the conflict, then ``/next``) is skipped with a note in the reply;
+    an action out of turn is held for its turn where the campaign allows it
+    (:mod:`pbp.play.held`); any other refusal refuses the whole post (the caller rolls it
+    back). Only refusals raised before a handler changes anything carry ``depends_on``, so
+    a skip changes nothing. After each command, an action held for whoever holds the turn
+    now runs."""
+    from pbp.play import held
+
+    start = situation(post)
+    results, extra = [], []     # one result per command, in order; then what held actions did
+    for cmd in commands:
+        try:
+            results.append(apply_command(post, cmd))
+        except CommandError as exc:
+            why = no_longer_applies(exc, start, situation(post)) if exc.depends_on else None
+            if why is not None:
+                results.append(NoteResult(cmd.source, post.speaker(), "skipped",
+                                          text=f"Skipped (line {cmd.line}): {why}, so {exc.message}."))
+            elif held.may_hold(post, cmd, exc):
+                results.append(held.hold(post, cmd))
+            else:
+                raise exc.at(cmd.line, cmd.source)
+        extra += held.run_due(post, apply_command)
+    return results + extra
+
+
 def apply_command(post: Post, cmd: c.Command):
     """Resolve one command with the handler registered for its type. A refusal always
     leaves here with what was expected and an example (:func:`complete_error`)."""
     handler = HANDLERS.get(type(cmd))
+    post.command = cmd
     if handler is None:
         raise NotAllowedError(f"/{type(cmd).__name__.lower()} cannot be used here yet",
                               expected="a command listed in docs/commands.md", example="/sheet")

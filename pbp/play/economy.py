@@ -63,10 +63,13 @@ def _scene_key(post: Post) -> str:
 
 def open_scene_pool(post: Post, npcs: list[str] | None = None) -> list[Change]:
     """Open the GM's pool for the current scene: one point per PC, plus the points the
-    NPCs in it carry (``npcs``; by default those in the current conflict)."""
+    NPCs in it carry (``npcs``; by default the scene's NPCs, given at its start or by
+    ``/npc join``, and those in the current conflict)."""
     if npcs is None:
         conflict = post.play.conflict
-        npcs = [n for n in (conflict.participants if conflict is not None else ())]
+        scene = post.play.scene
+        npcs = list(dict.fromkeys([*(scene.npcs if scene is not None else ()),
+                                   *(conflict.participants if conflict is not None else ())]))
     present = [ch for ch in (post.table.character(n) for n in npcs) if ch is not None and ch.kind != "pc"]
     pcs = sum(1 for ch in post.table.characters.values() if ch.kind == "pc")
     changes = fp.open_scene(post.play.ledger, pcs, present)
@@ -77,6 +80,30 @@ def open_scene_pool(post: Post, npcs: list[str] | None = None) -> list[Change]:
 def pool_is_open(post: Post) -> bool:
     """Whether the current scene's pool has been opened (at its start, or when first needed)."""
     return post.play.pool_scene == _scene_key(post)
+
+
+def npcs_enter(post: Post, typed: list[str]) -> tuple[list[str], list[Change]]:
+    """NPCs enter the current scene (``/npc join``). With the scene's pool open, what each
+    carries joins it now ("Your Fate Points": the pool counts the NPCs in the scene who
+    conceded earlier); otherwise it joins when the pool opens."""
+    scene = post.play.scene
+    names, changes = [], []
+    for name in typed:
+        ch = post.find(name)
+        if ch.player:
+            raise RulesError(f"{ch.name} is a player's character; /npc join brings NPCs into the scene",
+                             source=post.command.source if post.command else "", example="/npc join Ghoul")
+        names.append(ch.name)
+        if ch.name in scene.npcs:
+            continue
+        scene.npcs.append(ch.name)
+        if post.play.pool_scene == _scene_key(post) and ch.carried_points:
+            before = post.play.ledger.gm_pool
+            post.play.ledger.gm_pool += ch.carried_points
+            changes += [Change("carried_points", ch.name, ch.carried_points, 0, "brought into the GM's pool"),
+                        Change("gm_pool", GM, before, post.play.ledger.gm_pool, f"{ch.name} joins the scene")]
+            ch.carried_points = 0
+    return names, changes + ensure_pool(post)
 
 
 def ensure_pool(post: Post) -> list[Change]:
@@ -257,10 +284,10 @@ def compel(post: Post, cmd: c.Compel):
             raise RulesError("the GM compels a player's character: name them", source=cmd.source,
                              expected="the character to compel instead of me",
                              example=f'/compel Ruth "{cmd.aspect}" {cmd.kind} "{cmd.text or "..."}"')
-        target = cmd.target
+        target = post.full_name(cmd.target)
     else:
         proposer = post.character(cmd.actor, cmd).name
-        target = proposer if cmd.target.lower() == "me" else cmd.target
+        target = proposer if cmd.target.lower() == "me" else post.full_name(cmd.target)
     compel_id = post.play.next_id
     t = rc.offer(post.table, compel_id, target, cmd.aspect, cmd.kind, cmd.text, post.now, proposer,
                  deadline=post.deadline())

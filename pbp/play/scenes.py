@@ -23,16 +23,18 @@ from typing import Callable
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
-from pbp.play.core import GM, NoteResult, Post, handles, resolve_action
+from pbp.play.core import GM, NoteResult, Post, handles, quote, resolve_action
 from pbp.play.state import Scene
 from pbp.rules import aspects as ra
 from pbp.rules import recovery
 from pbp.rules import turns as rt
 from pbp.rules.fate_points import start_session
+from pbp.rules.sheets import name_problems
 from pbp.rules.names import same_name
 from pbp.rules.results import Change
 from pbp.rules.state import Aspect, Character
 from pbp.rules.zones import RANGE_POLICIES, ZoneMap
+from pbp.textsafety import unsafe_text
 
 SCENE_START: list[Callable[[Post], list[Change]]] = []
 SCENE_END: list[Callable[[Post], list[Change]]] = []
@@ -76,10 +78,19 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
                          example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
     reach = (getattr(post.campaign, "settings", None) or {}).get("ranged_reach", "adjacent")
     play.scenes_played += 1
+    npcs = [post.find(n) for n in cmd.npcs]
+    players = [ch.name for ch in npcs if ch.player]
+    if players:
+        raise RulesError(f"{', '.join(players)} {'is a PC' if len(players) == 1 else 'are PCs'}: "
+                         "with names the NPCs in the scene", source=cmd.source,
+                         example=f'/scene start {quote(cmd.name)} with Ghoul')
     play.scene = Scene(name=cmd.name, number=play.scenes_played, zones=zones, started_at=post.now,
-                       ranged_reach=reach if reach in RANGE_POLICIES else "adjacent")
+                       ranged_reach=reach if reach in RANGE_POLICIES else "adjacent",
+                       npcs=list(dict.fromkeys(ch.name for ch in npcs)))
     changes = [ch for fn in SCENE_START for ch in fn(post)]
     text = f'Scene {play.scene.number}: "{cmd.name}" begins.'
+    if play.scene.npcs:
+        text += " In it: " + ", ".join(play.scene.npcs) + "."
     if zones is not None:
         text += "\n  Zones: " + ", ".join(zones.zones) + "."
         if zones.border_pairs:
@@ -270,7 +281,11 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     0-3 stress boxes, no consequences."""
     post.require_gm("/npc add", "/sheet")
     name = cmd.name.strip()
-    if post.table.character(name) is not None:
+    unsafe = name_problems(name) or [unsafe_text(name, what="the name")]
+    if unsafe[0]:           # the same words as a sheet's name gets (pbp.rules.sheets)
+        raise RulesError(unsafe[0], source=cmd.source, expected="another name for the NPC",
+                         example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
+    if post.table.exact_character(name) is not None:
         raise RulesError(f'there is already a character called "{name}"', source=cmd.source,
                          expected="a new name (major NPCs come from sheet files: pbp character import)",
                          example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair stress 1')
@@ -311,6 +326,44 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     # the table learns the NPC's skills (and what it defends with) only where the campaign shows them
     public = None if post.flag("show_npc_skills") else f"New minor NPC {name}: {aspects}; {boxes}."
     return NoteResult(cmd.source, GM, "npc_add", text=text, changes=changes, public_text=public)
+
+
+@handles(c.NpcDefend)
+def npc_defence(post: Post, cmd: c.NpcDefend) -> NoteResult:
+    """``/npc defend Ghoul with Athletics``: the skills an NPC defends with, for a major NPC
+    from a sheet as for a minor one made with ``/npc add ... defend`` (the rules still
+    decide which of them may defend against a given attack)."""
+    post.require_gm("/npc defend", "/sheet")
+    ch = post.find(cmd.name)
+    if ch.player:
+        raise RulesError(f"{ch.name} is a player's character: the player chooses how to defend",
+                         source=cmd.source, example=f"/npc defend Ghoul with {cmd.defend_with[0]}")
+    skills = []
+    for skill in cmd.defend_with:
+        spelled = post.system.skill_named(skill) or next((s for s in ch.skills if same_name(s, skill)), None)
+        if spelled is None:
+            raise RulesError(f'"{skill}" is neither a skill of this game nor one of {ch.name}\'s',
+                             source=cmd.source, expected="a skill name",
+                             example=f"/npc defend {quote(ch.name)} with Athletics")
+        skills.append(spelled)
+    post.play.npc_defences[ch.name] = tuple(skills)
+    text = f"{ch.name} defends with " + " or ".join(skills) + " where the rules allow."
+    # what an NPC defends with is its stats: the table learns it only where the campaign shows them
+    return NoteResult(cmd.source, GM, "npc_defend", text=text, gm_only=not post.flag("show_npc_skills"))
+
+
+@handles(c.NpcJoin)
+def npc_join(post: Post, cmd: c.NpcJoin) -> NoteResult:
+    """``/npc join Ghoul, Acolyte``: NPCs enter the current scene; the points they carry
+    (a concession in an earlier scene, hostile invokes on their aspects) join the GM's pool."""
+    post.require_gm("/npc join", "/sheet")
+    if post.play.scene is None:
+        raise RulesError("no scene is open", source=cmd.source, example='/scene start "Cellar" with Ghoul')
+    from pbp.play.economy import npcs_enter
+
+    names, changes = npcs_enter(post, list(cmd.names))
+    return NoteResult(cmd.source, GM, "npc_join", text=", ".join(names) + f' {"is" if len(names) == 1 else "are"} '
+                      f'in the scene "{post.play.scene.name}".', changes=changes)
 
 
 @handles(c.Say)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from pbp.commands import ActionCommand
+from pbp.commands import ActionCommand, Command
 from pbp.rules.compels import Compel
 from pbp.rules.conflict import Conflict
 from pbp.rules.fate_points import DetailRequest, FateLedger, Owed
@@ -27,6 +27,7 @@ class Scene:
     zones: ZoneMap | None = None
     started_at: datetime | None = None
     ranged_reach: str = "adjacent"  # how far a shot reaches: same | adjacent | any (pbp.rules.zones)
+    npcs: list[str] = field(default_factory=list)  # NPCs in the scene (/scene start ... with, /npc join)
 
 
 @dataclass
@@ -126,6 +127,19 @@ class RollRecordRef:
 
 
 @dataclass
+class Held:
+    """An action written out of turn, kept until the turn comes to ``who`` (the campaign's
+    ``hold_out_of_turn``): then it runs as ``author`` wrote it (pbp.play.held)."""
+
+    id: int
+    who: str                        # the character whose turn it waits for
+    author: str                     # the address that wrote it
+    role: str                       # "player" | "gm"
+    cmd: Command
+    at: datetime
+
+
+@dataclass
 class PlayState:
     scene: Scene | None = None
     conflict: Conflict | None = None
@@ -147,6 +161,7 @@ class PlayState:
     settled: dict = field(default_factory=dict)        # recently settled compel/detail id (str) -> what became of it
     pool_scene: str | None = None   # the scene whose GM pool is open ("" before any /scene start)
     reminded_details: list[int] = field(default_factory=list)   # story details already reminded
+    held: list[Held] = field(default_factory=list)   # actions waiting for their author's turn
 
     def new_id(self) -> int:
         n = self.next_id

@@ -89,13 +89,15 @@ def reveal(report: Report, aspect: Aspect) -> None:
 
 
 def boost_name(table: Table, actor: str, action: str) -> str:
-    """A placeholder name ("Boost from Ruth's attack"), unique among aspects in play; the
-    command language has no field for naming a boost yet, so the effect asks for a rename."""
-    base = f"Boost from {actor}'s {action}"
+    """A short placeholder name a player can type ("Ruth's Boost", then "Ruth's Boost 2"),
+    unique among aspects in play; the command language has no field for naming a boost
+    yet, so the effect asks for a rename. (``action`` is kept for callers; the name no
+    longer says it: a long name nobody types is no use at the table.)"""
+    base = f"{actor}'s Boost"
     taken = {a.name.casefold() for a in table.aspects}
     name, n = base, 2
     while name.casefold() in taken:
-        name, n = f"{base} #{n}", n + 1
+        name, n = f"{base} {n}", n + 1
     return name
 
 

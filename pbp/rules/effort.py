@@ -39,9 +39,24 @@ def skill_rating(modifiers: list[Modifier]) -> int:
     return sum(m.value for m in modifiers if m.source == "skill")
 
 
+NO_SKILL = "(no skill)"
+"""What an NPC resists with when it has none of the skills allowed: Mediocre (+0)."""
+
+
 def best_skill(character: Character, candidates: Iterable[str], skills: tuple[str, ...]) -> tuple[str, int]:
     """The highest-rated of ``candidates`` on the sheet (the first listed wins a tie); a
-    character picks their best way to resist, as a player would."""
+    character picks their best way to resist, as a player would.
+
+    An NPC uses only skills its sheet has: the GM gives an NPC "one or two skills to
+    describe what they're good at" (Fate Condensed, minor NPCs), and everything else is
+    Mediocre (+0). So an NPC without any of ``candidates`` resists at Mediocre (+0) with no
+    skill named, rather than with a skill it lacks (a Stealth the thug never had)."""
+    candidates = list(candidates)
+    if character.kind != "pc" and candidates:
+        own = {k.casefold() for k in character.skills}
+        candidates = [n for n in candidates if n.casefold() in own]
+        if not candidates:
+            return NO_SKILL, 0
     best: tuple[str, int] | None = None
     for name in candidates:
         found = lookup_skill(character, name, skills) or (name, 0)

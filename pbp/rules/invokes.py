@@ -118,10 +118,17 @@ def apply_invokes(invokes: Iterable[Invoke], ctx: Invoking, *, may_oppose: bool)
 
 
 def _needed(use: Use, ctx: Invoking) -> bool:
+    """``if needed`` means needed to avoid failing: spent while the roll fails and the
+    invoke lifts it (to a tie or a success), never to turn a success into one with style.
+    ``if needed for style`` aims at style: spent while below it and the invoke lifts it.
+    A reroll cannot be judged ahead, so it is spent whenever the roll is below the aim."""
     rank = ctx.system.rank
     now = rank(ctx.outcome())
+    aim = rank(Outcome.STYLE) if use.invoke.for_style else rank(Outcome.TIE)
+    if now >= aim:
+        return False
     if use.invoke.mode is InvokeMode.REROLL:
-        return now < rank(Outcome.SUCCESS)
+        return True
     return rank(ctx.outcome(ctx.system.invoke_bonus)) > now
 
 

@@ -11,7 +11,7 @@ import re
 from typing import Iterable
 
 from pbp.errors import UnknownNameError
-from pbp.rules.state import Aspect, Character, Table
+from pbp.rules.state import Aspect, Character, Table, short_matches
 from pbp.rules.systems import System
 
 
@@ -57,9 +57,27 @@ def unknown(kind: str, name: str, message: str, candidates: Iterable[str], *, so
     )
 
 
+def one_of(names: list[str]) -> str:
+    quoted = [f'"{n}"' for n in names]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def ambiguous(kind: str, name: str, candidates: list[str], *, source: str = "",
+              fallback_example: str = "") -> UnknownNameError:
+    """A short name that fits several: the reply names them, and the example is the
+    command as written with the first of them."""
+    return UnknownNameError(
+        f'"{name}" could be {one_of(candidates)}: write more of the name', kind=kind, name=name,
+        suggestions=list(candidates), source=source, expected=f"one of {one_of(candidates)}",
+        example=example_with(source, name, list(candidates), fallback_example))
+
+
 def find_character(table: Table, name: str, *, source: str = "") -> Character:
     character = table.character(name)
     if character is None:
+        several = table.characters_named(name)
+        if len(several) > 1:
+            raise ambiguous("character", name, [c.name for c in several], source=source)
         raise unknown(
             "character", name, f'no character called "{name}" in this campaign',
             (c.name for c in table.characters.values()), source=source,
@@ -73,8 +91,11 @@ def skill_list(table: Table, system: System) -> tuple[str, ...]:
     return table.skill_list or system.skills
 
 
-def lookup_skill(character: Character, name: str, skills: tuple[str, ...]) -> tuple[str, int] | None:
-    """(spelling, rating) of a skill: the sheet first, then the skill list at Mediocre (+0)."""
+def lookup_skill(character: Character, name: str, skills: tuple[str, ...], *,
+                 own_short: bool = True) -> tuple[str, int] | None:
+    """(spelling, rating) of a skill: the sheet first, then the skill list at Mediocre (+0),
+    then a short name of one of those ("Ath"). ``own_short=False``: a short name may not
+    mean a skill of the sheet's own (an NPC's skills a player does not know)."""
     key = name.casefold()
     for sheet_name, rating in character.skills.items():
         if sheet_name.casefold() == key:
@@ -82,7 +103,17 @@ def lookup_skill(character: Character, name: str, skills: tuple[str, ...]) -> tu
     for listed in skills:
         if listed.casefold() == key:
             return listed, 0
+    short = skills_named(character, name, skills, own=own_short)
+    if len(short) == 1:
+        return short[0], character.skills.get(short[0], 0)
     return None
+
+
+def skills_named(character: Character, name: str, skills: tuple[str, ...], *, own: bool = True) -> list[str]:
+    """The skills a short name could mean ("Ath": Athletics), on the sheet or the list."""
+    own = list(character.skills) if own else []
+    listed = [s for s in skills if s.casefold() not in {o.casefold() for o in own}]
+    return short_matches(name, own + listed, lambda s: [s])
 
 
 def find_skill(character: Character, name: str, skills: tuple[str, ...], *, source: str = "",
@@ -90,9 +121,13 @@ def find_skill(character: Character, name: str, skills: tuple[str, ...], *, sour
     """A skill of ``character``. ``opponent``: someone else names it (``vs Ghoul using
     Stealth``); then an NPC's own skills are not suggested, since the players may not know
     them (a PC's sheet is the table's to see)."""
-    found = lookup_skill(character, name, skills)
+    secret = opponent and not character.player
+    found = lookup_skill(character, name, skills, own_short=not secret)
     if found is None:
-        own = [] if opponent and not character.player else list(character.skills)
+        own = [] if secret else list(character.skills)
+        several = skills_named(character, name, skills, own=not secret)
+        if len(several) > 1:
+            raise ambiguous("skill", name, several, source=source, fallback_example=fallback_example)
         raise unknown(
             "skill", name, f'{character.name} has no skill "{name}"',
             [*own, *skills], source=source, fallback_example=fallback_example,
@@ -141,6 +176,13 @@ def find_aspect(table: Table, name: str, viewer: str, *, source: str = "") -> As
     for aspect in in_play:
         if aspect.name.casefold() == key and visible_to(aspect, viewer, table):
             return aspect
+    # a short name ("Deep" for "Deep Shadows"), among the aspects this viewer may know only
+    known = [a for a in in_play if visible_to(a, viewer, table)]
+    short = short_matches(name, known, lambda a: [a.name])
+    if len({(a.name.casefold(), a.owner) for a in short}) == 1:
+        return short[0]
+    if short:
+        raise ambiguous("aspect", name, sorted({a.name for a in short}), source=source)
     raise unknown(
         "aspect", name, f'no aspect "{name}" is in play',
         (a.name for a in in_play if visible_to(a, viewer, table)), source=source,

@@ -71,10 +71,33 @@ class Character:
     taken_out: bool = False
     id: int | None = None
     carried_points: int = 0  # an NPC's points (conceded, hostile invokes) for a later scene's GM pool
+    aliases: list[str] = field(default_factory=list)  # other names a player may type ("Tob")
 
     def skill(self, name: str) -> int:
         """Rating of a skill; skills not on the sheet are Mediocre (+0)."""
         return self.skills.get(name, 0)
+
+
+MIN_SHORT = 2
+"""A short name has at least this many letters ("Ru" finds Ruth, "R" finds nothing)."""
+
+
+def short_matches(typed: str, items: list, names) -> list:
+    """The items ``typed`` is a short name of: the start of one of its ``names(item)``, or
+    of a word in one ("Mira", "Mi" and "Quell" for "Mira Quell", "Dock" for "Dock Bravo").
+    Whole words win over starts of words. Case and surrounding spaces do not count. Several
+    results mean the short name is ambiguous."""
+    key = " ".join(typed.casefold().split())
+    if len(key) < MIN_SHORT:
+        return []
+    words, starts = [], []       # whole words first: "Mira" is Mira Quell, not also Mirabel
+    for item in items:
+        tails = [" ".join(w[i:]) for full in names(item) for w in [full.casefold().split()] for i in range(len(w))]
+        if any(t == key or t.startswith(key + " ") for t in tails):
+            words.append(item)
+        elif any(t.startswith(key) for t in tails):
+            starts.append(item)
+    return words or starts
 
 
 @dataclass
@@ -87,11 +110,27 @@ class Table:
     skill_list: tuple[str, ...] = ()
 
     def character(self, name: str) -> Character | None:
+        """The character a typed name means: its full name, an alias, or a short name that
+        fits only one (see :func:`short_matches`); None when none or several fit."""
+        found = self.characters_named(name)
+        return found[0] if len(found) == 1 else None
+
+    def exact_character(self, name: str) -> Character | None:
+        """The character of exactly this name (case aside): is a new name taken?"""
         key = name.casefold()
-        for c in self.characters.values():
-            if c.name.casefold() == key:
-                return c
-        return None
+        return next((c for c in self.characters.values() if c.name.casefold() == key), None)
+
+    def characters_named(self, name: str) -> list[Character]:
+        """Every character a typed name could mean: the one of that full name, else those
+        with it as an alias, else those it is a short name of. More than one: ambiguous."""
+        exact = self.exact_character(name)
+        if exact is not None:
+            return [exact]
+        key = name.strip().casefold()
+        aliased = [c for c in self.characters.values() if key in (a.casefold() for a in c.aliases)]
+        if aliased:
+            return aliased
+        return short_matches(name, list(self.characters.values()), lambda c: [c.name, *c.aliases])
 
     def find_aspect(self, name: str) -> Aspect | None:
         key = name.casefold()

@@ -40,6 +40,8 @@ REACTIONS = ("defend",)
 class OutOfTurnError(NotAllowedError, RulesError):
     """An action, move or handoff by someone whose turn it is not."""
 
+    depends_on = "turn"
+
 
 @dataclass(frozen=True)
 class TurnOrder:
@@ -203,8 +205,10 @@ def _name(order: TurnOrder, who: str) -> str:
     for p in order.participants:
         if p.casefold() == key:
             if p in order.removed:
-                raise RulesError(f"{p} is out of this conflict (taken out or conceded)",
+                exc = RulesError(f"{p} is out of this conflict (taken out or conceded)",
                                  expected="someone still in the fight", example="/sheet")
+                exc.depends_on = f"out:{p}"
+                raise exc
             return p
     raise RulesError(
         f"{who} is not in this conflict (participants: {', '.join(order.active)})",

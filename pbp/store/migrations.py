@@ -14,6 +14,8 @@ from typing import Callable
 from peewee import CharField, IntegerField, Model
 from playhouse.migrate import SchemaMigrator
 
+from pbp.store.models import JSONField
+
 from pbp.errors import ConfigError
 
 log = logging.getLogger("pbp.store")
@@ -24,6 +26,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (2, "posts keep a fingerprint so copies and forwards are found (pbp.copies)", lambda migrator: [
         migrator.add_column("message", "copy_key", CharField(null=True, index=True)),
         migrator.add_column("message", "forward_key", CharField(null=True, index=True)),
+    ]),
+    (3, "characters may have aliases (a sheet's aliases = [...])", lambda migrator: [
+        migrator.add_column("character", "aliases", JSONField(default=list)),
     ]),
 ]
 LATEST = MIGRATIONS[-1][0]

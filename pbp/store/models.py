@@ -78,6 +78,7 @@ class Character(BaseModel):
     consequences = JSONField(default=list)
     taken_out = BooleanField(default=False)
     carried_points = IntegerField(default=0)   # an NPC's points carried into a later scene's GM pool
+    aliases = JSONField(default=list)          # other names commands may use ("Tob" for "Tob Ash")
     description = TextField(default="")
     updated_at = DateTimeField(default=utcnow)
 

@@ -42,6 +42,7 @@ def character_to_state(row: dict) -> rs.Character:
         consequences=[rs.Consequence(**c) for c in (get("consequences") or [])],
         taken_out=bool(get("taken_out")),
         carried_points=get("carried_points") or 0,
+        aliases=list(get("aliases") or []),
     )
 
 
@@ -58,6 +59,7 @@ def _character_fields(ch: rs.Character) -> dict:
         "consequences": [dict(vars(c)) for c in ch.consequences],
         "taken_out": ch.taken_out,
         "carried_points": ch.carried_points,
+        "aliases": ch.aliases,
     }
 
 

@@ -41,10 +41,11 @@ def test_action_out_of_turn_is_refused_and_says_whose_turn_it_is(fight, chicago)
     assert "it is Ruth's turn" in step.text
 
 
-def test_the_whole_post_is_refused_when_one_command_is_out_of_turn(fight, chicago):
-    step = refused(fight, chicago, "Ruth", '/move Floor\n/attack Ghoul with Fight\n/next Cassandra\n/next Ghoul\n',
+def test_the_whole_post_is_refused_when_one_command_breaks_the_turn(fight, chicago):
+    # (a second /next after the first one is skipped, not refused: tests/play/test_post_flow.py)
+    step = refused(fight, chicago, "Ruth", '/move Floor\n/attack Ghoul with Fight\n/attack Ghoul with Fight\n',
                    dice="0000,0000")
-    assert "Cassandra" in step.text and "line 4" in step.text
+    assert "Ruth has already acted this turn" in step.text and "line 3" in step.text
 
 
 def test_handing_off_to_someone_who_has_acted_is_refused(fight, chicago):

@@ -99,10 +99,11 @@ def test_a_minor_npc_by_command_defends_as_the_gm_set(mt, chicago):
     brute = table(chicago).character("Cult Brute")
     assert (brute.kind, brute.skills, brute.stress) == ("minor", {"Smashing Things": 4, "Physique": 3},
                                                          {"physical": [False] * 3})
-    # Physique is not a defence the rules allow against Fight, so the brute's best allowed one is used
+    # Physique is not a defence the rules allow against Fight, and the brute has no allowed
+    # one (Athletics, Fight): it defends at Mediocre (+0) with no skill, not with one it lacks
     mt.post("GM", "/conflict start Ruth, \"Cult Brute\" first Ruth\n")
     hit = mt.post("Ruth", '/attack "Cult Brute" with Fight\n', dice="0000,0000")
-    assert hit.outcome.results[0]["opposition"]["label"] == "Cult Brute: Athletics"
+    assert hit.outcome.results[0]["opposition"]["label"] == "Cult Brute: (no skill)"
     too_many = mt.post("GM", '/npc add Mob minor "A", "B", "C" skills Fight Fair\n')
     assert too_many.status == "rejected" and "one or two aspects" in too_many.text
     too_tough = mt.post("GM", '/npc add Mob minor "A" skills Fight Fair stress 4\n')

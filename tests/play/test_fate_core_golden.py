@@ -44,7 +44,7 @@ def test_a_whole_fate_core_conflict(crypt, config, update):
     assert "Ghoul absorbs 4 shifts with mild + the 3-point stress box" in table.steps[23].text
     # 8 shifts with only box 1 free: no consequence with a box covers it, the ghoul is out
     assert "Ghoul is taken out: Ruth decides what happens to Ghoul" in table.steps[27].text
-    assert "The conflict is over: the pcs win" in table.steps[28].text
+    assert "The conflict is over: Charles and Ruth win" in table.steps[28].text  # those still standing
     assert "Charles accepts the compel" in table.steps[15].text
     assert (golden.sheet("Charles").fate_points, golden.sheet("Ethan").fate_points) == (4, 4)
 

@@ -184,10 +184,15 @@ PROBES = [
                                                             ("Ruth", '/absorb stress 1 mild "Bitten"', "")],
      "Cursed Blood", '/treat me "Bitten" with Academics as "{name}"', "++++"),
     ("own: boost renamed as it", RUTH_SECRET + [("Ruth", "/overcome Athletics vs Fair", "++++")],
-     "Cursed Blood", "/aspect rename \"Boost from Ruth's overcome\" to \"{name}\"", ""),
+     "Cursed Blood", "/aspect rename \"Ruth's Boost\" to \"{name}\"", ""),
     ("scene: boost renamed as it", SCENE_TRAP + [("Ruth", "/overcome Athletics vs Fair", "++++")],
-     "Trip Wire", "/aspect rename \"Boost from Ruth's overcome\" to \"{name}\"", ""),
+     "Trip Wire", "/aspect rename \"Ruth's Boost\" to \"{name}\"", ""),
     ("npc add", [], HIDDEN, '/npc add Thug minor "{name}" skills Fight Fair stress 1', ""),
+    # a short name ("Afraid" for "Afraid of Fire") never finds a hidden aspect
+    ("+invoke short name", [], HIDDEN, '/overcome Athletics vs Fair +invoke "Afraid"', "0000"),
+    ("invoke after the dice, short name", [("Ruth", "/overcome Athletics vs Fair", "0000")], HIDDEN,
+     '/invoke "afraid of"', ""),
+    ("scene: short name", SCENE_TRAP, "Trip Wire", '/overcome Athletics vs Fair +invoke Trip', "0000"),
 ]
 
 
@@ -352,9 +357,9 @@ def test_a_failed_guess_tells_the_gm_and_a_cost_reveals_it(mt):
 
 def test_a_player_naming_an_aspect_as_a_hidden_one_is_not_refused_the_hidden_one_steps_aside(mt):
     play(mt, SCENE_TRAP + [("Ruth", "/overcome Athletics vs Fair", "++++")])
-    step = mt.post("Ruth", "/aspect rename \"Boost from Ruth's overcome\" to \"Trip Wire\"")
+    step = mt.post("Ruth", "/aspect rename \"Ruth's Boost\" to \"Trip Wire\"")
     table, gm = mails_of(step)
-    assert "Changed: Boost from Ruth's overcome is now Trip Wire" in table.parts[0]
+    assert "Changed: Ruth's Boost renamed Trip Wire" in table.parts[0]
     assert "(secret)" not in table.parts[0]
     assert gm.to == (GM,) and "the hidden one is now Trip Wire (secret)" in gm.parts[0]
     aspects = {(a.name, a.hidden) for a in repo.load_table(m.Campaign.get()).aspects if a.owner is None}

@@ -32,11 +32,14 @@ def post(config, body, dice=None, *, sender="ruth", n=[0], reply_to=None, at=Non
 # -- "if needed", through whole posts -----------------------------------------------------------
 
 @pytest.mark.parametrize("dice, spent, outcome, points", [
-    ("--00", 2, "success", 1),     # fail by 2: the first makes a tie, the second a success
-    ("+000", 1, "style", 2),       # a success: the first makes it stylish, the second is not needed
+    ("-000", 1, "success", 2),     # fail by 1: the first makes a success, the second is not needed
+    ("--00", 1, "tie", 2),         # fail by 2: the first makes a tie, which is not failing: the second waits
+    ("+000", 0, "success", 3),     # a success already: "if needed" never buys style
     ("++++", 0, "style", 3),       # already with style: neither is spent
-], ids=["spent", "partly spent", "skipped"])
-def test_if_needed_invokes_are_spent_only_while_they_change_the_outcome(chicago, config, dice, spent, outcome, points):
+], ids=["to success", "to a tie", "success kept", "skipped"])
+def test_if_needed_invokes_are_spent_only_to_avoid_failing(chicago, config, dice, spent, outcome, points):
+    """"If you fail... If you tie... If you succeed with style" (Fate Condensed, "Outcomes"):
+    "if needed" is needed to avoid failing, so it stops at a tie."""
     out = post(config, IF_NEEDED, dice)
     assert out.status == "applied", out.errors
     assert out.results[0]["outcome"] == outcome
@@ -44,6 +47,18 @@ def test_if_needed_invokes_are_spent_only_while_they_change_the_outcome(chicago,
     text = reply_text(out)
     assert text.count("if needed: not needed, not spent") == 2 - spent
     assert text.count("(fate point)") == spent
+
+
+@pytest.mark.parametrize("dice, spent, outcome, points", [
+    ("+000", 1, "style", 2),       # a success: the first makes it stylish, the second is not needed
+    ("--00", 2, "success", 1),     # fail by 2: a tie, then a success (style is still one shift off)
+], ids=["style", "both"])
+def test_if_needed_for_style_aims_at_style(chicago, config, dice, spent, outcome, points):
+    out = post(config, IF_NEEDED.replace("if needed", "if needed for style"), dice)
+    assert out.status == "applied", out.errors
+    assert out.results[0]["outcome"] == outcome
+    assert fp(chicago, "Ruth") == points
+    assert reply_text(out).count("(fate point)") == spent
 
 
 def test_an_if_needed_invoke_with_no_point_left_is_refused_before_anything_changes(chicago, config):

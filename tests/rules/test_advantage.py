@@ -64,7 +64,7 @@ def test_new_aspect_tie_is_a_boost_not_the_aspect(table):
     result = molotov(table, 1)
     assert result.outcome is Outcome.TIE and effects(result) == ["fail", "boost"]
     assert table.find_aspect("On Fire") is None
-    assert table.find_aspect("Boost from Ethan's advantage").free_invokes == {"Ethan": 1}
+    assert table.find_aspect("Ethan's Boost").free_invokes == {"Ethan": 1}
 
 
 def test_new_aspect_success(table):

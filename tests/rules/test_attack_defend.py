@@ -41,7 +41,7 @@ def test_attack_fail_is_a_miss(table):
 def test_attack_tie_is_a_boost(table):
     result = punch(table, "--00")
     assert result.outcome is Outcome.TIE and effects(result) == ["boost"]
-    assert table.find_aspect("Boost from Ruth's attack").free_invokes == {"Ruth": 1}
+    assert table.find_aspect("Ruth's Boost").free_invokes == {"Ruth": 1}
 
 
 def test_attack_success_is_a_hit_of_the_shifts(table):
@@ -77,8 +77,13 @@ def test_shoot_is_dodged_with_athletics_only(table):
 
 
 def test_provoke_is_resisted_with_will(table):
+    """Will resists Provoke; the ghoul has no Will, so it resists at Mediocre (+0) with no
+    skill named: an NPC defends only with skills it has (tests/play/test_rules_fixes.py)."""
     result = resolve(attack("Ghoul", "Provoke"), table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
-    assert result.opposition.effort.skill == "Will" and result.opposition.value == 0
+    assert result.opposition.effort.skill == "(no skill)" and result.opposition.value == 0
+    table.character("Ghoul").skills["Will"] = 1
+    result = resolve(attack("Ghoul", "Provoke"), table, FixedDice("0000,0000"), "Ruth", system=FATE_CONDENSED)
+    assert result.opposition.effort.skill == "Will" and result.opposition.value == 1
 
 
 def test_lore_cannot_attack_without_a_stunt(table):
@@ -145,7 +150,7 @@ def test_defend_success_is_no_hit(table):
 def test_defend_style_is_no_hit_and_a_boost(table):
     result = dodge(table, "++++")
     assert result.outcome is Outcome.STYLE and effects(result) == ["defended", "boost"]
-    assert table.find_aspect("Boost from Ruth's defence").free_invokes == {"Ruth": 1}
+    assert table.find_aspect("Ruth's Boost").free_invokes == {"Ruth": 1}
 
 
 def test_defend_against_the_ghoul_who_attacks_with_fight(table):
@@ -156,7 +161,7 @@ def test_defend_against_the_ghoul_who_attacks_with_fight(table):
     assert result.opposition.effort.skill == "Fight" and result.opposition.value == 2
     assert result.outcome is Outcome.TIE
     assert effect(result, "boost").data["holder"] == "Ghoul"
-    assert table.find_aspect("Boost from Ghoul's attack").free_invokes == {"Ghoul": 1}
+    assert table.find_aspect("Ghoul's Boost").free_invokes == {"Ghoul": 1}
 
 
 def test_defend_fail_against_the_ghoul_names_the_attacker(table):

@@ -165,7 +165,7 @@ def test_consequences_on_a_sheet_can_be_invoked(table):
 def test_unknown_aspect_suggests_without_leaking_hidden_ones(table):
     table.aspects.append(Aspect("Deep Secret", owner="Ghoul", hidden=True))
     with pytest.raises(UnknownNameError) as info:
-        climb(table, 4, Invoke("Deep Shadow"))
+        climb(table, 4, Invoke("Deep Shadws"))
     assert info.value.kind == "aspect" and info.value.suggestions == ["Deep Shadows"]
     with pytest.raises(UnknownNameError):
         climb(table, 4, Invoke("Deep Secret"))
@@ -189,11 +189,29 @@ def test_if_needed_is_skipped_when_it_changes_nothing(table):
     assert result.effort.invokes == [InvokeUse("Monster Hunter", "bonus", "skipped", "Ruth", if_needed=True)]
 
 
-def test_if_needed_partly_spent(table):
-    """Two if-needed invokes at +1 shift: the first makes it stylish, the second is not
-    needed."""
+def test_if_needed_never_turns_a_success_into_style(table):
+    """Ahead by one shift ("one or two shifts more than the target, you succeed", Fate
+    Condensed): not failing, so "if needed" is not needed."""
+    result = climb(table, 2, Invoke("Monster Hunter", if_needed=True))
+    assert result.outcome is Outcome.SUCCESS and ruth(table).fate_points == 3
+    assert [u.paid_with for u in result.effort.invokes] == ["skipped"]
+
+
+def test_if_needed_stops_at_a_tie(table):
+    """Behind by two: the first +2 ties ("equal to the target, you tie"), and a tie is not
+    a fail, so the second is not spent."""
     table.find_aspect("Deep Shadows").free_invokes["Ruth"] = 1
-    result = climb(table, 2, Invoke("Deep Shadows", if_needed=True), Invoke("Monster Hunter", if_needed=True))
+    result = climb(table, 5, Invoke("Deep Shadows", if_needed=True), Invoke("Monster Hunter", if_needed=True))
+    assert result.outcome is Outcome.TIE
+    assert [u.paid_with for u in result.effort.invokes] == ["free", "skipped"]
+
+
+def test_if_needed_for_style_partly_spent(table):
+    """Two if-needed-for-style invokes at +1 shift: the first makes it stylish ("three or
+    more shifts more than the target, you succeed with style"), the second is not needed."""
+    table.find_aspect("Deep Shadows").free_invokes["Ruth"] = 1
+    result = climb(table, 2, Invoke("Deep Shadows", if_needed=True, for_style=True),
+                   Invoke("Monster Hunter", if_needed=True, for_style=True))
     assert result.outcome is Outcome.STYLE and result.effort.total == 5
     assert [u.paid_with for u in result.effort.invokes] == ["free", "skipped"]
     assert ruth(table).fate_points == 3

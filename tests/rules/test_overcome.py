@@ -44,7 +44,7 @@ def test_tie_taken_as_a_fail_with_a_boost(table):
     """Tie: "Alternativamente, você falha, mas ganha um impulso"."""
     result = climb(table, 3, Choice("tie", "boost"))
     assert effects(result) == ["fail", "boost"]
-    boost = table.find_aspect("Boost from Ruth's overcome")
+    boost = table.find_aspect("Ruth's Boost")
     assert boost.kind == "boost" and boost.free_invokes == {"Ruth": 1}
     assert effect(result, "boost").data == {"aspect": boost.name, "holder": "Ruth", "rename": True}
     assert result.changes == [Change("boost", boost.name, None, "created", "held by Ruth")]
@@ -67,7 +67,7 @@ def test_two_boosts_get_distinct_names(table):
     climb(table, 0)
     climb(table, 0)
     names = [a.name for a in table.aspects if a.kind == "boost"]
-    assert names == ["Boost from Ruth's overcome", "Boost from Ruth's overcome #2"]
+    assert names == ["Ruth's Boost", "Ruth's Boost 2"]
 
 
 def test_active_opposition_rolls_defend(table):

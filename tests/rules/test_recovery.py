@@ -91,7 +91,7 @@ def test_end_of_scene_clears_stress_and_boosts_but_not_consequences():
     """"At the end of each scene, every character clears their stress boxes. Consequences take
     more time and effort to clear." Boosts and situation aspects go with the scene."""
     table = wounded()
-    table.aspects += [Aspect("Boost from Ruth's attack", kind="boost", free_invokes={"Ruth": 1}),
+    table.aspects += [Aspect("Ruth's Boost", kind="boost", free_invokes={"Ruth": 1}),
                       Aspect("Deep Shadows"), Aspect("Distracted", owner="Ghoul"),
                       Aspect("Caustic Slime", kind="zone", owner="Cellar"),
                       Aspect("Pursued by the Police"), Aspect("Monster Hunter", kind="high_concept", owner="Ruth")]
