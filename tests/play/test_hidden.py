@@ -359,7 +359,7 @@ def test_a_player_naming_an_aspect_as_a_hidden_one_is_not_refused_the_hidden_one
     play(mt, SCENE_TRAP + [("Ruth", "/overcome Athletics vs Fair", "++++")])
     step = mt.post("Ruth", "/aspect rename \"Ruth's Boost\" to \"Trip Wire\"")
     table, gm = mails_of(step)
-    assert "Changed: Ruth's Boost renamed Trip Wire" in table.parts[0]
+    assert "Changed: Ruth's Boost is now Trip Wire" in table.parts[0]
     assert "(secret)" not in table.parts[0]
     assert gm.to == (GM,) and "the hidden one is now Trip Wire (secret)" in gm.parts[0]
     aspects = {(a.name, a.hidden) for a in repo.load_table(m.Campaign.get()).aspects if a.owner is None}
