@@ -493,6 +493,10 @@ def _check_names(table: Table, ch: Character, consequences, source: str) -> list
     return names
 
 
+def _shifts(n: int) -> str:
+    return f"{n} shift" if n == 1 else f"{n} shifts"
+
+
 def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], absorbed: int, source: str,
                  model, boxes: list[bool]) -> None:
     """A box the hit does not need (one-point boxes: too many; escalating: the wrong one)."""

@@ -46,7 +46,7 @@ def test_a_scene_without_that_npc_leaves_its_points_with_it(mt, chicago):
     step = mt.post("GM", "/npc join Ghoul\n")           # it turns up later in the scene
     assert step.status == "applied", step.text
     assert pool(chicago) == 5 and sheet("Ghoul").carried_points == 0
-    assert "GM pool 4 -> 5" in step.text
+    assert "GM's pool 4 -> 5" in step.text
     again = mt.post("GM", "/npc join Ghoul\n")          # already here: nothing twice
     assert again.status == "applied" and pool(chicago) == 5
 
@@ -76,7 +76,8 @@ def test_one_absorb_with_two_consequences_shows_both(mt):
     step = mt.post("Ruth", '/absorb mild "Bitten" moderate "Torn Coat"\n')
     assert step.status == "applied", step.text
     changed = next(line for line in step.text.splitlines() if line.startswith("Changed:"))
-    assert "Ruth consequence none -> Bitten" in changed and "Ruth consequence none -> Torn Coat" in changed
+    assert 'Ruth takes the mild consequence "Bitten"' in changed
+    assert 'Ruth takes the moderate consequence "Torn Coat"' in changed
 
 
 def test_treat_me_treats_your_own_character(mt):

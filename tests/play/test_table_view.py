@@ -44,7 +44,7 @@ def test_a_players_table_shows_what_the_table_knows_and_nothing_hidden(mt, chica
                   "Borders: Stairs - Vault.",
                   "\"Deep Shadows\" on the scene (the GM's side: 1 free invoke)",
                   '"Slick Steps" on Stairs',
-                  "\"Boost from Ruth's attack\" (a boost, held by Ruth)",
+                  "\"Ruth's Boost\" (a boost, held by Ruth)",
                   # the footer: whose turn, who still acts, the defence waited for and by when
                   "Turn: Ghoul has acted and hands off next (/next NAME). Still to act this exchange: Charles.",
                   "Waiting for Charles to defend against Ghoul's attack with Fight"):
@@ -104,7 +104,7 @@ def test_a_players_roll_says_what_they_could_invoke(mt, chicago):
     assert step.status == "applied", step.text
     line = next(li for li in step.text.splitlines() if "could invoke" in li)
     # free ones first; as many as fit in a line that a phone shows whole, then how many more
-    assert line == "  Ruth could invoke: \"Boost from Ruth's attack\" (1 free) and 2 more (/table)."
+    assert line == "  Ruth could invoke: \"Ruth's Boost\" (1 free), \"Deep Shadows\", \"Slick Steps\"."
     assert_players_never_told("Trip Wire", "Loose Step")
     # the GM's roll for an NPC gets no such line
     gm = mt.post("GM", "/next Ghoul\n/as Ghoul attack Ruth with Fight\n", dice="0000")
