@@ -64,6 +64,7 @@ from pbp.commands import (
     Withdraw,
 )
 from pbp.rules.ladder import LADDER as _RULES_LADDER
+from pbp.textsafety import shorten
 
 LADDER = {name.lower(): value for value, name in _RULES_LADDER.items()}
 """The ladder adjectives a difficulty may name, read from :mod:`pbp.rules.ladder` (the
@@ -78,11 +79,6 @@ MAX_REF = 999_999_999
 
 _SPACES = re.compile(r"\s+")
 _ANSWERS = {"accept": Accept, "refuse": Refuse, "approve": Approve, "deny": Deny, "withdraw": Withdraw}
-
-
-def short(text: str, limit: int = 60) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis, for echoing what was written."""
-    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class Invalid(Exception):
@@ -103,7 +99,7 @@ def _number(token: Token, low: int, high: int, what: str, sign: int = 1, digits:
     value = sign * (int(digits) if len(digits) <= 10 else 10**10)
     if not low <= value <= high:
         bounds = f"{low:+d} to {high:+d}" if low < 0 else f"{low} to {high}"
-        shown = short(f"-{digits}" if sign < 0 else digits, 20)
+        shown = shorten(f"-{digits}" if sign < 0 else digits, 20)
         raise Invalid(f"{what} must be from {bounds}, not {shown}", token, f"{what} from {bounds}")
     return value
 
@@ -145,9 +141,9 @@ def _split_border(token: Token, zones: list[str]) -> tuple[str, str]:
     if len(cuts) == 1:
         return word[:cuts[0]], word[cuts[0] + 1:]
     if not cuts:
-        raise Invalid(f'a border joins two zones with "-" (Dock-Office), not just "{short(word, 40)}"',
+        raise Invalid(f'a border joins two zones with "-" (Dock-Office), not just "{shorten(word, 40)}"',
                        token, 'two zones joined by "-", e.g. Dock-Office')
-    raise Invalid(f'"{short(word, 40)}" can be cut into zones in more than one place; '
+    raise Invalid(f'"{shorten(word, 40)}" can be cut into zones in more than one place; '
                    'put a zone whose name has a hyphen in quotes ("Half-Way"-Office)',
                    token, 'two zones joined by "-", with quotes around a name that has a hyphen')
 
@@ -576,14 +572,14 @@ def _dice(token: Token) -> dict[str, Any]:
     count_text, _, sides_text = token.lower().partition("d")
     count = int(count_text) if count_text and len(count_text) <= 6 else (1 if not count_text else 10**6)
     if not 1 <= count <= MAX_DICE:
-        raise Invalid(f"a roll may use 1 to {MAX_DICE} dice, not {short(count_text, 20)}", token,
+        raise Invalid(f"a roll may use 1 to {MAX_DICE} dice, not {shorten(count_text, 20)}", token,
                        f"1 to {MAX_DICE} dice with F or {MIN_SIDES} to {MAX_SIDES} sides, e.g. 4dF or 3d6")
     if sides_text == "f":
         sides = "F"
     else:
         n = int(sides_text) if len(sides_text) <= 6 else 10**6
         if not MIN_SIDES <= n <= MAX_SIDES:
-            raise Invalid(f"dice may have {MIN_SIDES} to {MAX_SIDES} sides (or F), not {short(sides_text, 20)}", token,
+            raise Invalid(f"dice may have {MIN_SIDES} to {MAX_SIDES} sides (or F), not {shorten(sides_text, 20)}", token,
                            f"1 to {MAX_DICE} dice with F or {MIN_SIDES} to {MAX_SIDES} sides, e.g. 4dF or 3d6")
         sides = str(n)
     return {"count": count, "sides": sides}

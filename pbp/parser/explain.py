@@ -22,7 +22,7 @@ from lark import Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
 from pbp.errors import CommandSyntaxError
-from pbp.parser.build import Invalid, short
+from pbp.parser.build import Invalid
 from pbp.parser.grammar import tokens as _tokens
 from pbp.parser.spec import (
     ACTION_NAMES,
@@ -41,7 +41,7 @@ from pbp.parser.spec import (
     PLAY_TEXTS,
     says,
 )
-from pbp.textsafety import bad_char, describe_char
+from pbp.textsafety import bad_char, describe_char, shorten
 
 _QUOTES_OPEN = "\"“”„«»‘'"
 _RUN = re.compile(r"\S+")
@@ -64,7 +64,7 @@ _PHRASE = {
 
 
 def _quote(text: str) -> str:
-    text = short(text, 40)
+    text = shorten(text, 40)
     return text if text[:1] in _QUOTES_OPEN else f'"{text}"'
 
 
@@ -319,7 +319,7 @@ def _explain(exc: LarkError, text: str, source: str, line: int) -> CommandSyntax
         pos, got, expected = len(text), "", _expected_terminals(exc, exc.expected)
     else:
         pos, got, expected = 0, text, set()
-    got, column = short(got), pos + 1
+    got, column = shorten(got), pos + 1
     before = [t for t in tokens if t.end_pos is not None and t.end_pos <= pos]
     prev = before[-1] if before else None
     here = next((t for t in tokens if t.start_pos == pos), None)
@@ -349,7 +349,7 @@ def _explain(exc: LarkError, text: str, source: str, line: int) -> CommandSyntax
     if isinstance(exc, UnexpectedCharacters) and text[pos] in _QUOTES_OPEN and "QUOTED" in expected:
         return CommandSyntaxError(
             "unterminated quote: a quoted name needs its closing quote on the same line",
-            line=line, column=column, source=source, got=short(text[pos:]),
+            line=line, column=column, source=source, got=shorten(text[pos:]),
             expected="a closing quote after the name", example=example,
         )
     if got:
@@ -369,7 +369,7 @@ def _explain(exc: LarkError, text: str, source: str, line: int) -> CommandSyntax
 
 def _unknown_command(word: Token, gm: bool, line: int, source: str) -> CommandSyntaxError:
     names = ACTION_NAMES if gm else COMMAND_NAMES
-    typed = short(word.value, 40)
+    typed = shorten(word.value, 40)
     match = difflib.get_close_matches(typed.lower(), names, n=1, cutoff=0.6)
     message = f'unknown command "{typed}"'
     if gm:
@@ -412,6 +412,6 @@ def invalid_error(exc: Invalid, text: str, source: str, line: int) -> CommandSyn
     return CommandSyntaxError(
         exc.message, line=line, source=source,
         column=token.start_pos + 1 if token is not None else None,
-        got=short(token.value) if token is not None else "",
+        got=shorten(token.value) if token is not None else "",
         expected=exc.expected, example=_example(tokens),
     )
