@@ -154,20 +154,18 @@ def _action_fields(skill: str, opposition: Opposition | None, modifiers: list) -
     if opposition is not None:
         fields["opposition"] = opposition
     if modifiers:
-        invokes, stunts, choices, bonus = [], [], [], 0
+        invokes, stunts, choices, bonuses = [], [], [], []
         for item in modifiers:
             if type(item) is int:
-                bonus += item
+                bonuses.append(item)
             elif type(item) is Invoke:
                 invokes.append(item)
             elif type(item) is StuntUse:
                 stunts.append(item)
             else:
                 choices.append(item)
-        if not -MAX_NUMBER <= bonus <= MAX_NUMBER:
-            raise Invalid(f"the modifiers add up to {bonus:+d}; the limit is ±{MAX_NUMBER}", None,
-                           f"modifiers adding up to -{MAX_NUMBER} to +{MAX_NUMBER}")
-        fields.update(invokes=tuple(invokes), stunts=tuple(stunts), choices=tuple(choices), modifier=bonus)
+        fields.update(invokes=tuple(invokes), stunts=tuple(stunts), choices=tuple(choices),
+                      modifier=_sum_bonus(bonuses))
     return fields
 
 
@@ -586,6 +584,7 @@ def _dice(token: Token) -> dict[str, Any]:
 
 
 def _sum_bonus(bonuses: list[int]) -> int:
+    """The plain modifiers added up, refused beyond ±MAX_NUMBER (of an action or a roll)."""
     total = sum(bonuses)
     if not -MAX_NUMBER <= total <= MAX_NUMBER:
         raise Invalid(f"the modifiers add up to {total:+d}; the limit is ±{MAX_NUMBER}", None,
