@@ -333,11 +333,7 @@ class Builder(Transformer):
         return FpShow, {"character": c[1]}
 
     def fp_spend(self, c):
-        reason = c[1]
-        fields = {}
-        if reason is not None:
-            fields["reason"] = _clean_name(reason.value[1:-1], reason)
-        return FpSpend, fields
+        return FpSpend, {"reason": _text(c[1], "a name")}
 
     def fp_move(self, c):
         verb, character, amount = c[1], c[2], c[3]
