@@ -69,8 +69,9 @@ def _quote(text: str) -> str:
 
 
 def _finish_words(phrases: list[str], expected, prev) -> str:
-    """The end shared by both "expected ..." builders: the end of the line if it was
-    allowed, a fallback, and what the problem came after."""
+    """The end shared by both "expected ..." builders: each phrase once, the end of the
+    line if it was allowed, a fallback, and what the problem came after."""
+    phrases = list(dict.fromkeys(phrases))
     if "$END" in expected and "the end of the line" not in phrases:
         phrases.append("the end of the line")
     words = _join(phrases or ["something else"])
@@ -127,10 +128,7 @@ def _expected_words(expected: set[str], before: list[Token], command: str) -> st
     """Say in words what the parser would have accepted, from its terminal names."""
     prev = before[-1] if before else None
     phrases: list[str] = []
-
-    def add(phrase: str) -> None:
-        if phrase not in phrases:
-            phrases.append(phrase)
+    add = phrases.append  # a phrase added twice is said once (_finish_words)
 
     if expected & {"_ROLL", "_OVERCOME"}:  # the command word, after "/" or "/as NAME"
         if expected & {"_SHEET", "FP", "_AS"}:
@@ -138,10 +136,7 @@ def _expected_words(expected: set[str], before: list[Token], command: str) -> st
         else:
             add("an action (overcome, advantage, attack, defend or roll)")
             add("another command for that character (" + _join(list(PLAY_ACTOR_NAMES)) + ")")
-        if "$END" in expected:
-            add("the end of the line")
-        words = _join(phrases)
-        return words + f" after {_quote(prev.value)}" if prev is not None else words
+        return _finish_words(phrases, expected, prev)
     if command in PLAY_COMMANDS:
         return _expected_play(expected, before, command)
     if "_SLASH" in expected:
@@ -212,10 +207,7 @@ def _expected_play(expected: set[str], before: list[Token], command: str) -> str
             break
         names += token.type in ("WORD", "QUOTED")
     phrases: list[str] = []
-
-    def add(phrase: str) -> None:
-        if phrase not in phrases:
-            phrases.append(phrase)
+    add = phrases.append  # a phrase added twice is said once (_finish_words)
 
     naming = "WORD" in expected
     if naming:
