@@ -159,14 +159,9 @@ def _expected_words(expected: set[str], before: list[Token], command: str) -> st
         add("a difficulty (a ladder word like Fair or a number like +2)")
     if "DISCOVER" in expected:
         add(_PHRASE["DISCOVER"])
-    if "INT" in expected and not difficulty:
-        if expected & {"_INVOKE", "_STUNT"}:
-            pass
-        elif prev is not None and prev.type in ("PLUS", "MINUS"):
-            add("a number")
-        else:
-            add("a number" if prev is None or prev.type not in ("GIVE", "TAKE", "WORD", "QUOTED")
-                else "an amount")
+    if "INT" in expected and not difficulty and not expected & {"_INVOKE", "_STUNT"}:
+        amount = prev is not None and prev.type in ("GIVE", "TAKE", "WORD", "QUOTED")  # /fp give Ruth 2
+        add("an amount" if amount else "a number")
     if expected & {"_INVOKE", "_STUNT"}:
         add('"invoke", "stunt" or a number')
     for terminal in ("_WITH", "_VS", "_USING"):
