@@ -61,8 +61,6 @@ _PHRASE = {
 }
 
 
-
-
 def _quote(text: str) -> str:
     text = shorten(text, 40)
     return text if text[:1] in _QUOTES_OPEN else f'"{text}"'
@@ -84,8 +82,6 @@ def _join(phrases: list[str]) -> str:
     if len(phrases) <= 1:
         return "".join(phrases)
     return ", ".join(phrases[:-1]) + " or " + phrases[-1]
-
-
 
 
 def example_for(line: str) -> str:
@@ -183,8 +179,6 @@ def _expected_words(expected: set[str], before: list[Token], command: str) -> st
         if terminal in expected:
             add(keyword)
     return _finish_words(phrases, expected, prev)
-
-
 
 
 # Tokens that are part of a name, a list or a number rather than a keyword of the command.
@@ -349,9 +343,6 @@ def _explain(exc: LarkError, text: str, source: str, line: int) -> CommandSyntax
         message = f"expected {words}, but the line ended"
     return CommandSyntaxError(message, line=line, column=column, source=source, got=got,
                               expected=words, example=example)
-
-
-# Words that only come after a command word: what they belong to.
 
 
 def _unknown_command(word: Token, gm: bool, line: int, source: str) -> CommandSyntaxError:
