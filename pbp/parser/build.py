@@ -68,7 +68,7 @@ from pbp.textsafety import shorten
 
 LADDER = {name.lower(): value for value, name in _RULES_LADDER.items()}
 """The ladder adjectives a difficulty may name, read from :mod:`pbp.rules.ladder` (the
-grammar's LADDER terminal is made from the same words, see :func:`pbp.parser.drive.grammar`)."""
+grammar's LADDER terminal is made from the same words, see :func:`pbp.parser.grammar.grammar`)."""
 
 MAX_DICE = 100
 MIN_SIDES, MAX_SIDES = 2, 1000
