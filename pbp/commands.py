@@ -176,9 +176,6 @@ class FpTake(FatePoints):
     amount: int = 1
 
 
-ACTION_COMMANDS = (Overcome, Advantage, Attack, Defend)
-
-
 # --------------------------------------------------------------------------- play by post:
 # turns, reactions, aspects, compels, scenes (issues 4 and 5). Names are as written; the
 # pipeline resolves them against the campaign.
