@@ -122,13 +122,6 @@ def cmd_init(args) -> int:
     return 0
 
 
-def default_config_text(domain: str = "pbp.localhost") -> str:
-    """The Maildir demo config (``pbp init`` without --imap)."""
-    from pbp.config_template import config_text
-
-    return config_text(domain=domain, poll_seconds=2)
-
-
 def cmd_campaign_create(args) -> int:
     from pbp.campaigns import create_campaign
 
