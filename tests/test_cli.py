@@ -3,7 +3,6 @@ database, the sample sheets, and `pbp process --json` with fixed dice."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
