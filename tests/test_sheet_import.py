@@ -22,6 +22,7 @@ from pbp.rules.systems import FATE_CONDENSED as FC
 from pbp.sheetfile import parse_sheet
 from pbp.store import models as m
 from pbp.store import repo
+from tests import helpers
 from tests.helpers import eml, make_ctx, plain_text
 
 NORA = '''name = "Nora"
@@ -63,11 +64,7 @@ def mails(outcome):
 
 @pytest.fixture
 def cli_table(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    assert main(["init"]) == 0
-    assert main(["campaign", "create", "chicago", "--name", "Chicago Nights", "--gm", "gm@pbp.localhost",
-                 "--address", "table+chicago@pbp.localhost"]) == 0
-    return tmp_path
+    return helpers.cli_table(tmp_path, monkeypatch)
 
 
 # ---------------------------------------------------------------------------- many files
