@@ -27,7 +27,6 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent

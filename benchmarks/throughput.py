@@ -174,7 +174,6 @@ def bench_messages(n: int, system: str = "fate-condensed") -> tuple[float, float
     from pbp.demo import sample_dir
     from pbp.pipeline import Context, process_message
     from pbp.rules.dice import RandomDice
-    from pbp.store import models as m
     from pbp.store.db import open_database
 
     tmp = Path(tempfile.mkdtemp())

@@ -122,13 +122,6 @@ def cmd_init(args) -> int:
     return 0
 
 
-def default_config_text(domain: str = "pbp.localhost") -> str:
-    """The Maildir demo config (``pbp init`` without --imap)."""
-    from pbp.config_template import config_text
-
-    return config_text(domain=domain, poll_seconds=2)
-
-
 def cmd_campaign_create(args) -> int:
     from pbp.campaigns import create_campaign
 
@@ -290,7 +283,7 @@ def cmd_process(args) -> int:
         if outcome.status == "rejected":
             worst = EXIT_BAD_INPUT      # the post was answered with why; nothing of it applied
     if not args.no_send:
-        from pbp.daemon import deliver_outbox
+        from pbp.delivery import deliver_outbox
 
         deliver_outbox(config)
     return worst
@@ -338,7 +331,7 @@ def cmd_tick(args) -> int:
     print(f"{at:%Y-%m-%d %H:%M} UTC: {due} campaign{'s' if due != 1 else ''} had something due; "
           f"{written} mail{'s' if written != 1 else ''} written")
     if not args.no_send:
-        from pbp.daemon import deliver_outbox
+        from pbp.delivery import deliver_outbox
 
         deliver_outbox(config)
     return 0

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from pbp.errors import ConfigError
 from pbp.textsafety import is_addr_spec
-from pbp.settingvalues import flag_value, hours_value
+from pbp.settingvalues import MAX_HOURS, hours_value
 
 DEFAULT_CONFIG_NAME = "pbp.toml"
 
@@ -108,7 +108,8 @@ PATH = _Kind(lambda v: isinstance(v, str), "a path (relative to this file's fold
 BOOL = _Kind(lambda v: isinstance(v, bool), "true or false", "false")
 PORT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536, "a port number", "993")
 SECONDS = _Kind(_number(positive=True), "a number of seconds above 0", "60")
-HOURS = _Kind(lambda v: _number()(v) and math.isfinite(v) and v <= 8760, "a finite number of hours, 0 to 8760", "24")
+HOURS = _Kind(lambda v: _number()(v) and math.isfinite(v) and v <= MAX_HOURS,
+              f"a finite number of hours, 0 to {MAX_HOURS}", "24")
 DAYS = _Kind(_number(), "a number of days (0: never)", "30")
 COUNT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "a whole number above 0", "20")
 
@@ -276,7 +277,7 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         compact_sent_after_days=float(daemon.get("compact_sent_after_days", defaults["compact_sent_after_days"])),
         **{key: hours_value(key, play.get(key, defaults[key])) for key, kind in SCHEMA["play"].items() if kind is HOURS},
         show_npc_skills=play.get("show_npc_skills", defaults["show_npc_skills"]),
-        free_bonuses=flag_value("free_bonuses", play.get("free_bonuses", defaults["free_bonuses"])),
-        hold_out_of_turn=flag_value("hold_out_of_turn", play.get("hold_out_of_turn", defaults["hold_out_of_turn"])),
+        free_bonuses=play.get("free_bonuses", defaults["free_bonuses"]),
+        hold_out_of_turn=play.get("hold_out_of_turn", defaults["hold_out_of_turn"]),
         trust_authserv_id=security.get("trust_authserv_id", defaults["trust_authserv_id"]),
     )

@@ -36,12 +36,7 @@ from typing import Callable
 
 from pbp import faults
 from pbp.config import Config, MailboxBinding
-from pbp.delivery import (  # noqa: F401  (deliver_outbox and describe_error are used from here)
-    Backoff,
-    OutboxSender,
-    deliver_outbox,
-    describe_error,
-)
+from pbp.delivery import Backoff, OutboxSender, deliver_outbox
 from pbp.leases import STANDBY_SECONDS, Leases, campaign_writes, exclusively, shared
 from pbp.pipeline import Context, process_message
 from pbp.rules.dice import DiceSource, RandomDice

@@ -10,8 +10,8 @@ from importlib import resources
 from pathlib import Path
 
 from pbp.campaigns import create_campaign, import_character
-from pbp.cli import default_config_text
 from pbp.config import load_config
+from pbp.config_template import config_text
 from pbp.daemon import run
 from pbp.store import models as m
 from pbp.store.db import open_database
@@ -33,7 +33,7 @@ def set_up(directory: Path):
               f"(for a fresh start: rm -r {directory} and run the demo again)")
     directory.mkdir(parents=True, exist_ok=True)
     if not config_path.exists():
-        config_path.write_text(default_config_text(), encoding="utf-8")
+        config_path.write_text(config_text(poll_seconds=2), encoding="utf-8")
     config = load_config(config_path)
     open_database(config.database_url)
     inbox = ensure_maildir(config.maildir.inbox)

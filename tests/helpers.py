@@ -1,4 +1,5 @@
-"""Builders shared by the tests: posts as mail clients send them, and pipeline contexts."""
+"""Builders shared by the tests: posts as mail clients send them, pipeline contexts, and a
+table set up with the command line."""
 from __future__ import annotations
 
 import textwrap
@@ -12,6 +13,21 @@ def make_ctx(config, dice: str | None = None):
     from pbp.rules.dice import FixedDice, RandomDice
 
     return Context(config=config, dice=FixedDice(dice) if dice else RandomDice(), clock=lambda: FIXED_NOW)
+
+
+def cli_table(tmp_path, monkeypatch, *, address: str | None = "table+chicago@pbp.localhost", sheets=()):
+    """A table set up with the CLI as an operator would: ``pbp init`` in ``tmp_path`` (the
+    working directory from then on), the chicago campaign (with its table ``address``, or
+    none) and the ``sheets`` imported into it."""
+    from pbp.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "chicago", "--name", "Chicago Nights", "--gm", "gm@pbp.localhost",
+                 *(["--address", address] if address else [])]) == 0
+    if sheets:
+        assert main(["character", "import", *map(str, sheets), "--campaign", "chicago"]) == 0
+    return tmp_path
 
 
 def eml(body: str, *, sender: str = "ruth@pbp.localhost", subject: str = "The warehouse",

@@ -3,13 +3,13 @@ database, the sample sheets, and `pbp process --json` with fixed dice."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from pbp.cli import main
 from pbp.demo import sample_dir
+from tests.helpers import cli_table
 
 RESULT_KEYS = {"command", "actor", "action", "skill", "dice", "effort", "opposition", "shifts", "outcome", "effects"}
 MESSAGE_KEYS = {"message_id", "campaign", "author", "status", "errors", "results", "replies"}
@@ -20,13 +20,8 @@ SHEET_KEYS = {"name", "fate_points", "refresh", "skills", "aspects", "stunts", "
 @pytest.fixture
 def table(tmp_path, monkeypatch):
     """A table set up with the CLI: init, a campaign, the sample characters."""
-    monkeypatch.chdir(tmp_path)
-    assert main(["init"]) == 0
-    assert main(["campaign", "create", "chicago", "--name", "Chicago Nights", "--gm", "gm@pbp.localhost",
-                 "--address", "table+chicago@pbp.localhost"]) == 0
     sheets = [str(p) for p in sorted(sample_dir().glob("*.toml")) if p.name != "campaign.toml"]
-    assert main(["character", "import", *sheets, "--campaign", "chicago"]) == 0
-    return tmp_path
+    return cli_table(tmp_path, monkeypatch, sheets=sheets)
 
 
 def test_process_json_prints_the_documented_keys(table, capsys):

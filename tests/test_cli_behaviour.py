@@ -13,6 +13,7 @@ from pbp import cli
 from pbp.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_USAGE, main
 from pbp.demo import sample_dir
 from pbp.rules.systems import SYSTEMS
+from tests.helpers import cli_table
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -26,12 +27,9 @@ def run(argv) -> int:
 
 @pytest.fixture
 def cwd(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PBP_DICE", raising=False)
     monkeypatch.delenv("PBP_CONFIG", raising=False)
-    assert main(["init"]) == 0
-    assert main(["campaign", "create", "chicago", "--name", "Chicago Nights", "--gm", "gm@pbp.localhost",
-                 "--address", "table+chicago@pbp.localhost"]) == 0
+    cli_table(tmp_path, monkeypatch)
     (tmp_path / "pg.toml").write_text('[database]\nurl = "postgresql://nobody@127.0.0.1:1/none"\n')
     return tmp_path
 

@@ -7,15 +7,14 @@ import os
 import pytest
 
 from pbp.cli import main
+from tests.helpers import cli_table
 
 
 @pytest.fixture
 def cwd(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("PBP_DICE", raising=False)
     monkeypatch.delenv("PBP_CONFIG", raising=False)
-    assert main(["init"]) == 0
-    assert main(["campaign", "create", "chicago", "--name", "Chicago Nights", "--gm", "gm@pbp.localhost"]) == 0
+    cli_table(tmp_path, monkeypatch, address=None)
     (tmp_path / "adir").mkdir()
     locked = tmp_path / "locked.eml"
     locked.write_text("From: x@y\n\nhi\n")

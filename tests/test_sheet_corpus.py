@@ -33,6 +33,7 @@ from pbp.errors import SheetError
 from pbp.rules.systems import FATE_CONDENSED
 from pbp.sheetfile import ASPECT_KEYS, KEYS, STUNT_KEYS, parse_sheet
 from pbp.textsafety import bad_char
+from tests import helpers
 
 SAMPLES = sorted(p for p in sample_dir().glob("*.toml") if p.name != "campaign.toml")
 
@@ -251,12 +252,7 @@ def corpus() -> list[Case]:
 @pytest.fixture
 def cli_table(tmp_path, monkeypatch):
     """A table set up with the CLI: init, the chicago campaign, the sample characters."""
-    monkeypatch.chdir(tmp_path)
-    assert main(["init"]) == 0
-    assert main(["campaign", "create", "chicago", "--name", "Chicago Nights", "--gm", "gm@pbp.localhost",
-                 "--address", "table+chicago@pbp.localhost"]) == 0
-    assert main(["character", "import", *map(str, SAMPLES), "--campaign", "chicago"]) == 0
-    return tmp_path
+    return helpers.cli_table(tmp_path, monkeypatch, sheets=SAMPLES)
 
 
 def state():

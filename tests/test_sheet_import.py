@@ -11,7 +11,7 @@ from email import policy
 
 import pytest
 
-from pbp.campaigns import get_campaign, import_character, import_sheets
+from pbp.campaigns import import_character, import_sheets
 from pbp.cli import main
 from pbp.demo import sample_dir
 from pbp.errors import SheetError
@@ -19,9 +19,10 @@ from pbp.parser import parse_command
 from pbp.pipeline import process_message
 from pbp.rules.sheets import RESERVED_NAMES
 from pbp.rules.systems import FATE_CONDENSED as FC
-from pbp.sheetfile import load_sheet, parse_sheet
+from pbp.sheetfile import parse_sheet
 from pbp.store import models as m
 from pbp.store import repo
+from tests import helpers
 from tests.helpers import eml, make_ctx, plain_text
 
 NORA = '''name = "Nora"
@@ -63,11 +64,7 @@ def mails(outcome):
 
 @pytest.fixture
 def cli_table(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    assert main(["init"]) == 0
-    assert main(["campaign", "create", "chicago", "--name", "Chicago Nights", "--gm", "gm@pbp.localhost",
-                 "--address", "table+chicago@pbp.localhost"]) == 0
-    return tmp_path
+    return helpers.cli_table(tmp_path, monkeypatch)
 
 
 # ---------------------------------------------------------------------------- many files

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from pbp.errors import ConfigError
 from pbp.transport.secrets import resolve_secret
-from pbp.transport.settings import is_loopback
+from pbp.transport.settings import checked_ca_file, is_loopback
 
 from .retry import Backoff
 
@@ -87,12 +87,7 @@ class DiscourseSettings:
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ConfigError(f"{KIND}: {name} must be an integer of at least {least}, not {value!r}")
         if self.ca_file is not None:
-            ca = os.fspath(self.ca_file)
-            if not os.path.isfile(ca):
-                raise ConfigError(f"{KIND}: ca_file {ca} does not exist",
-                                  hint="give the PEM file of the CA that signed the forum's certificate, or "
-                                  "leave ca_file out to trust the system's CAs")
-            object.__setattr__(self, "ca_file", ca)
+            object.__setattr__(self, "ca_file", checked_ca_file(KIND, self.ca_file, peer="forum"))
 
     @property
     def site(self) -> str:

@@ -35,6 +35,19 @@ def tls_context(ca_file: str | None) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=ca_file)
 
 
+def checked_ca_file(kind: str, ca_file, peer: str = "server") -> str:
+    """``ca_file`` as a path string, refused at start-up when there is no such file (the
+    forum's settings use it too, with ``peer="forum"``)."""
+    ca = os.fspath(ca_file)
+    if not os.path.isfile(ca):
+        raise ConfigError(
+            f"{kind}: ca_file {ca} does not exist",
+            hint=f"give the PEM file of the CA that signed the {peer}'s certificate, or "
+            "leave ca_file out to trust the system's CAs",
+        )
+    return ca
+
+
 @dataclass(frozen=True)
 class _Endpoint:
     """Fields and checks shared by the IMAP and SMTP settings."""
@@ -58,14 +71,7 @@ class _Endpoint:
         if isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)) or self.timeout <= 0:
             raise ConfigError(f"{kind}: timeout must be a positive number of seconds, not {self.timeout!r}")
         if self.ca_file is not None:
-            ca = os.fspath(self.ca_file)
-            if not os.path.isfile(ca):
-                raise ConfigError(
-                    f"{kind}: ca_file {ca} does not exist",
-                    hint="give the PEM file of the CA that signed the server's certificate, or "
-                    "leave ca_file out to trust the system's CAs",
-                )
-            object.__setattr__(self, "ca_file", ca)
+            object.__setattr__(self, "ca_file", checked_ca_file(kind, self.ca_file))
         if self.security == "plain" and not is_loopback(self.host) and not self.allow_insecure:
             raise ConfigError(
                 f"{kind}: security \"plain\" would send the password unencrypted to {self.host}",
