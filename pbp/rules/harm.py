@@ -44,6 +44,7 @@ from itertools import combinations
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report, grant_free_invokes, remove_aspect
 from pbp.rules.names import find_character
+from pbp.rules.outcomes import shifts_text
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.sheets import consequence_slots, stress_tracks
 from pbp.rules.state import Aspect, Character, Consequence, Table
@@ -249,7 +250,7 @@ def _absorb(table: Table, ch: Character, track: str, shifts: int, stress: int, c
         if not options:
             return _taken_out(table, ch, track, shifts, attacker)
         raise RulesError(
-            f"{ch.name} must absorb {shifts} shift{'s' if shifts != 1 else ''} ({track}); this absorbs "
+            f"{ch.name} must absorb {shifts_text(shifts)} ({track}); this absorbs "
             f"{absorbed}. Options: {'; '.join(p.describe() for p in options[:4])}",
             source=source, expected="stress boxes and consequences that absorb every shift",
             example=options[0].command(),
@@ -493,10 +494,6 @@ def _check_names(table: Table, ch: Character, consequences, source: str) -> list
     return names
 
 
-def _shifts(n: int) -> str:
-    return f"{n} shift" if n == 1 else f"{n} shifts"
-
-
 def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], absorbed: int, source: str,
                  model, boxes: list[bool]) -> None:
     """A box the hit does not need (one-point boxes: too many; escalating: the wrong one)."""
@@ -507,7 +504,7 @@ def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], a
     for s in chosen:
         if absorbed - s.shifts >= shifts:
             raise RulesError(
-                f"{ch.name} needs {_shifts(shifts)} absorbed and this absorbs {absorbed} without the "
+                f"{ch.name} needs {shifts_text(shifts)} absorbed and this absorbs {absorbed} without the "
                 f"{_severity_words(s.severity)} consequence: leave it out",
                 source=source, expected="only consequences the hit needs",
             )
@@ -536,7 +533,7 @@ def _apply(table: Table, ch: Character, track: str, shifts: int, plan: Plan, cho
         ch.consequences = consequence_slots(ch, system)
     for slot, (_, name) in zip(chosen, plan.consequences):
         _write_consequence(table, ch, ch.consequences[slot.index], name, track, attacker, name in placeholders, r)
-    r.effect("absorbed", f"{ch.name} absorbs {shifts} shift{'s' if shifts != 1 else ''} with {plan.describe()}",
+    r.effect("absorbed", f"{ch.name} absorbs {shifts_text(shifts)} with {plan.describe()}",
              target=ch.name, shifts=shifts, track=track, stress=plan.stress, boxes=list(marked),
              consequences=[list(c) for c in plan.consequences], attacker=attacker)
     return AbsorbResult(ch.name, track, shifts, attacker, tuple(marked), plan.consequences, plan.absorbs,
