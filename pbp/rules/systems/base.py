@@ -125,9 +125,6 @@ class EscalatingBoxes(OnePointBoxes):
     word = "box"
     example = "box 2"
 
-    def absorbs(self, boxes: list[bool], term: int) -> int:
-        return term
-
     def least(self, boxes: list[bool], need: int) -> int | None:
         return next((n for n in range(max(need, 1), len(boxes) + 1) if not boxes[n - 1]), None)
 
