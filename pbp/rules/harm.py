@@ -48,7 +48,7 @@ from pbp.rules.outcomes import shifts_text
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.sheets import consequence_slots, stress_tracks
 from pbp.rules.state import Aspect, Character, Consequence, Table
-from pbp.rules.systems import EscalatingBoxes, OnePointBoxes, System
+from pbp.rules.systems import OnePointBoxes, System
 
 
 
@@ -79,11 +79,8 @@ class Plan:
     stress: int = 0
     consequences: tuple[tuple[str, str], ...] = ()
     absorbs: int = 0
-    box: bool = field(default=False, compare=False)   # escalating: ``stress`` names one box
-
-    @property
-    def _model(self):
-        return EscalatingBoxes() if self.box else OnePointBoxes()
+    # the system's box model, which says what ``stress`` means (escalating: it names one box)
+    model: OnePointBoxes = field(default_factory=OnePointBoxes, compare=False, repr=False)
 
     @property
     def severities(self) -> tuple[str, ...]:
@@ -93,14 +90,14 @@ class Plan:
         """"moderate + 1 stress box", "severe", "2 stress boxes"."""
         parts = [_severity_words(s) for s in self.severities]
         if self.stress:
-            parts.append(self._model.describe(self.stress))
+            parts.append(self.model.describe(self.stress))
         return " + ".join(parts) or "nothing"
 
     def command(self) -> str:
         """The ``/absorb`` line that asks for this plan."""
         words = ["/absorb"]
         if self.stress:
-            words.append(self._model.command(self.stress))
+            words.append(self.model.command(self.stress))
         words += [f'{"mild" if s == "mild2" else s} "{name}"' for s, name in self.consequences]
         return " ".join(words)
 
@@ -189,7 +186,7 @@ def npc_plan(character: Character, track: str, shifts: int, system: System) -> P
     model, boxes = system.harm, _boxes(character, track, system)
     alone = model.least(boxes, shifts)
     if alone is not None:
-        return Plan(stress=alone, absorbs=model.absorbs(boxes, alone), box=_escalating(system))
+        return Plan(stress=alone, absorbs=model.absorbs(boxes, alone), model=system.harm)
     if character.kind == "minor":
         return None
     for slot in sorted(_free(_slots(character, system), track),
@@ -200,7 +197,7 @@ def npc_plan(character: Character, track: str, shifts: int, system: System) -> P
             continue
         name = _placeholder(character, slot.severity, track, set(), system)
         return Plan(stress=stress, consequences=((slot.severity, name),),
-                    absorbs=(model.absorbs(boxes, stress) if stress else 0) + slot.shifts, box=_escalating(system))
+                    absorbs=(model.absorbs(boxes, stress) if stress else 0) + slot.shifts, model=system.harm)
     return None
 
 
@@ -256,7 +253,7 @@ def _absorb(table: Table, ch: Character, track: str, shifts: int, stress: int, c
             example=options[0].command(),
         )
     _check_waste(ch, shifts, stress, chosen, absorbed, source, model, boxes)
-    plan = Plan(stress, tuple((s.severity, n) for s, n in zip(chosen, names)), absorbed, box=_escalating(system))
+    plan = Plan(stress, tuple((s.severity, n) for s, n in zip(chosen, names)), absorbed, model=system.harm)
     return _apply(table, ch, track, shifts, plan, chosen, attacker, set(), system)
 
 
@@ -334,10 +331,6 @@ def clear_consequence(table: Table, character: Character, slot: Consequence, rep
 
 # -- internals -----------------------------------------------------------------------------
 
-def _escalating(system: System) -> bool:
-    return isinstance(system.harm, EscalatingBoxes)
-
-
 def _character(table: Table, character: Character | str, source: str) -> Character:
     return character if isinstance(character, Character) else find_character(table, character, source=source)
 
@@ -413,7 +406,7 @@ def _plan(ch: Character, track: str, shifts: int, boxes: list[bool], chosen: tup
         name = _placeholder(ch, s.severity, track, taken, system)
         taken.add(name.casefold())
         named.append((s.severity, name))
-    return Plan(stress, tuple(named), by_stress + total, box=_escalating(system))
+    return Plan(stress, tuple(named), by_stress + total, model=system.harm)
 
 
 def _placeholder(ch: Character, severity: str, track: str, taken: set[str], system: System) -> str:
