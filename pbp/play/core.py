@@ -285,9 +285,7 @@ def resolve_action(post: Post, cmd, actor: str):
     and the GM's approval re-runs it with the bonus (:mod:`pbp.play.bonuses`)."""
     from pbp.rules.actions import check_plain_bonus, resolve
 
-    from pbp.commands import ActionCommand
-
-    if isinstance(cmd, ActionCommand):      # a plain /roll decides nothing: its +N is just arithmetic
+    if isinstance(cmd, c.ActionCommand):      # a plain /roll decides nothing: its +N is just arithmetic
         check_plain_bonus(cmd.modifier, cmd.source)
     held = held_bonus(post, cmd)
     if held:
@@ -308,11 +306,9 @@ def held_bonus(post: Post, cmd) -> int:
     """The part of ``cmd``'s plain bonus that waits for the GM: a player's positive ``+N``
     on an action, unless the campaign allows free bonuses. Penalties a player takes on
     their own roll apply at once."""
-    from pbp.commands import ActionCommand
-
-    if post.author.is_gm or not isinstance(cmd, ActionCommand) or cmd.modifier <= 0:
+    if post.author.is_gm or not isinstance(cmd, c.ActionCommand) or cmd.modifier <= 0:
         return 0
-    return 0 if campaign_flag(post.campaign, post.settings, "free_bonuses") else cmd.modifier
+    return 0 if post.flag("free_bonuses") else cmd.modifier
 
 
 def run_deadline_jobs(post: Post) -> list:
