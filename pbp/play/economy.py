@@ -314,19 +314,26 @@ def detail(post: Post, cmd: c.Detail):
                               example='/detail "The guard is my cousin"')
     request = fp.declare_detail(post.table, post.play.next_id, who.name, cmd.text, post.now, post.deadline())
     post.play.new_id()
-    post.play.details.append(request)
-    ref = f"detail:{request.id}"
-    approve = (f'Reply /approve or /deny (a bare "approve" in a reply to this mail works too). If nobody '
-               f"answers by {when(request.deadline)}, the detail is denied and nothing is paid.")
-    post.ask(Ask(ref=ref, who=GM, deadline=request.deadline,
-                 text=f"Story detail #{request.id} waits for the GM. {approve}"))
-    if not post.author.is_gm:
-        post.tell(Tell(to=(GM,), subject=f"Story detail #{request.id} needs your approval",
-                       text=f'{who.name} declares a story detail, for 1 fate point when you approve it:\n'
-                            f'  "{request.text}"\n{approve}\n', refs=(ref,)))
+    open_request(post, request, f"Story detail #{request.id} waits for the GM.",
+                 f'{who.name} declares a story detail, for 1 fate point when you approve it:\n  "{request.text}"',
+                 unanswered="the detail is denied and nothing is paid")
     return NoteResult(cmd.source, who.name, "detail",
                       text=f'Story detail #{request.id}: {who.name} declares "{request.text}" '
                            f"(1 fate point once the GM approves)")
+
+
+def open_request(post: Post, request: DetailRequest, ask: str, tell: str, *, unanswered: str = "it is denied") -> None:
+    """Number a request that waits for the GM (a story detail, a bonus, an aspect change), ask
+    the GM in the table's reply, and tell the GM apart unless the GM wrote it; ``unanswered``
+    says what the deadline does."""
+    post.play.details.append(request)
+    ref = f"detail:{request.id}"
+    approve = (f'Reply /approve or /deny (a bare "approve" in a reply to this mail works too). If nobody '
+               f"answers by {when(request.deadline)}, {unanswered}.")
+    post.ask(Ask(ref=ref, who=GM, deadline=request.deadline, text=f"{ask} {approve}"))
+    if not post.author.is_gm:
+        post.tell(Tell(to=(GM,), subject=f"{request.label.capitalize()} #{request.id} needs your approval",
+                       text=f"{tell}\n{approve}\n", refs=(ref,)))
 
 
 def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
