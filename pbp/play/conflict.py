@@ -671,17 +671,13 @@ def _handoff_text(post: Post, order: rt.TurnOrder) -> str:
     who = order.current
     by = when(post.play.turn_clock.deadline)
     default = rt.default_next(order)
-    prefix = f"/as {_q(who)} " if controller(post, who) == GM else "/"
+    prefix = f"/as {quote(who)} " if controller(post, who) == GM else "/"
     if rt.exchange_over(order):
         return (f"{who}, name who opens exchange {order.exchange + 1} (anyone, {who} included): "
                 f"{prefix}next NAME. If nobody has by {by}, {default} opens it.")
     waiting = ", ".join(rt.still_to_act(order))
     return (f"{who}, hand the turn on to one of {waiting}: {prefix}next NAME. "
             f"If nobody has by {by}, the turn passes to {default}.")
-
-
-def _q(name: str) -> str:
-    return f'"{name}"' if " " in name else name
 
 
 @status_line

@@ -19,7 +19,7 @@ from typing import Callable
 from pbp import commands as c
 from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.play.state import PlayState
-from pbp.rules.names import ambiguous, example_with
+from pbp.rules.names import ambiguous, example_with, quote
 from pbp.rules.state import Character, Table
 from pbp.rules.systems import System
 
@@ -240,10 +240,6 @@ def _without_as(source: str) -> str:
     """``/as NAME overcome ...`` as the author's own command: ``/overcome ...``."""
     match = re.match(r'/as\s+("[^"]*"|\S+)\s+(\S.*)', source.strip(), flags=re.IGNORECASE)
     return "/" + match.group(2) if match else ""
-
-
-def quote(name: str) -> str:
-    return f'"{name}"' if " " in name else name
 
 
 Handler = Callable[[Post, c.Command], object]

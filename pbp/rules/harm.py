@@ -43,7 +43,7 @@ from itertools import combinations
 
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report, grant_free_invokes, remove_aspect
-from pbp.rules.names import find_character
+from pbp.rules.names import find_character, quote
 from pbp.rules.outcomes import shifts_text
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.sheets import consequence_slots, stress_tracks
@@ -314,8 +314,8 @@ def find_consequence(character: Character, name: str) -> Consequence:
     held = ", ".join(f'"{s.aspect}"' for s in character.consequences if s.aspect) or "none"
     first = next((s.aspect for s in character.consequences if s.aspect), "")
     raise RulesError(f'{character.name} has no consequence "{name}" (consequences: {held})',
-                     expected=f"one of {held}", example=f'/sheet {_named(character.name)}' if not first else
-                     f'/treat {_named(character.name)} "{first}" with Academics')
+                     expected=f"one of {held}", example=f'/sheet {quote(character.name)}' if not first else
+                     f'/treat {quote(character.name)} "{first}" with Academics')
 
 
 def clear_consequence(table: Table, character: Character, slot: Consequence, report: Report, why: str) -> None:
@@ -586,7 +586,3 @@ def _taken_out(table: Table, ch: Character, track: str, shifts: int, attacker: s
 def _example(ch: Character, track: str, shifts: int, system: System) -> str:
     plan = cheapest_absorption(ch, track, shifts, system)
     return plan.command() if plan else ""
-
-
-def _named(name: str) -> str:
-    return f'"{name}"' if " " in name else name

@@ -57,6 +57,11 @@ def unknown(kind: str, name: str, message: str, candidates: Iterable[str], *, so
     )
 
 
+def quote(name: str) -> str:
+    """A name as a command writes it: in quotes when it has spaces."""
+    return f'"{name}"' if " " in name else name
+
+
 def one_of(names: list[str]) -> str:
     quoted = [f'"{n}"' for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
