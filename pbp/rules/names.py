@@ -142,7 +142,8 @@ def find_skill(character: Character, name: str, skills: tuple[str, ...], *, sour
 
 
 GM = "GM"
-"""The viewer who knows every aspect, hidden or not."""
+"""The GM's side wherever a party, a payer, a holder or a viewer is named; as a viewer, the
+one who knows every aspect, hidden or not (the rules modules all take it from here)."""
 
 
 def visible_to(aspect: Aspect, viewer: str, table: Table | None = None) -> bool:
