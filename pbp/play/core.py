@@ -19,11 +19,9 @@ from typing import Callable
 from pbp import commands as c
 from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.play.state import PlayState
-from pbp.rules.names import ambiguous, example_with, quote
+from pbp.rules.names import GM, ambiguous, example_with, quote
 from pbp.rules.state import Character, Table
 from pbp.rules.systems import System
-
-GM = "GM"
 
 
 @dataclass(frozen=True)
