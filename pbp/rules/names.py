@@ -62,6 +62,12 @@ def quote(name: str) -> str:
     return f'"{name}"' if " " in name else name
 
 
+def and_names(names) -> str:
+    """"Ruth", "Ruth and Ethan", "Ruth, Ethan and Cassandra"."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def one_of(names: list[str]) -> str:
     quoted = [f'"{n}"' for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
