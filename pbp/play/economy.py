@@ -362,7 +362,7 @@ def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
                              example=f"/withdraw #{_first_open(post)}")
         if not (post.author.is_gm or same_name(by, request.character)):
             raise NotAllowedError(f"only {request.character} or the GM can withdraw {label}",
-                                  expected=f"a request of your own", example=f"/withdraw #{_first_open(post)}")
+                                  expected="a request of your own", example=f"/withdraw #{_first_open(post)}")
         request.state, changes = "withdrawn", []
         text = f"{label.capitalize()} is withdrawn; nothing changes"
     else:
@@ -439,7 +439,7 @@ def _find_item(post: Post, cmd: c.Answer):
                          expected=_open_items(post, None), hint="answers name one with #ID, e.g. /accept #12",
                          example=(f"/{cmd.verb} #{_first_open(post)}" if _open_items(post, None).startswith("one of")
                                   else '/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"'))
-    raise RulesError(f"several compels or story details could be meant; say which with #ID", source=cmd.source,
+    raise RulesError("several compels or story details could be meant; say which with #ID", source=cmd.source,
                      expected=", ".join(f"#{x.id}" for x in mine), example=f"/{cmd.verb} #{mine[-1].id}")
 
 

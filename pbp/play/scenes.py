@@ -146,7 +146,7 @@ def end_session(post: Post, cmd: c.SessionEnd) -> NoteResult:
     report = recovery.end_session(post.table)
     changes += report.changes
     post.play.session += 1
-    lines.append(f"The session ends. Fate points refresh (up to each refresh): "
+    lines.append("The session ends. Fate points refresh (up to each refresh): "
                  + (", ".join(f"{ch.subject} {ch.before} -> {ch.after}" for ch in refreshed) or "nobody was below")
                  + ".")
     healed = [ch for ch in report.changes if ch.what == "consequence" and ch.after is None]
