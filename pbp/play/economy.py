@@ -29,11 +29,11 @@ docs/compels.md tells it for players. In short:
 """
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
-from pbp.play.conflict import on_conflict_end
+from pbp.play.conflict import on_conflict_end, when
 from pbp.play.scenes import on_scene_end, on_scene_start
 from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, status_line
 from pbp.rules import compels as rc
@@ -46,11 +46,6 @@ from pbp.rules.results import Change, Effect
 SETTLED_KEPT = 50
 """How many settled compels and details are remembered, as one line each, so that "#12 is
 already accepted" can be said; the play state does not grow with history."""
-
-
-def when(dt: datetime) -> str:
-    """A deadline as players read it: "Tue 1 Dec 18:00 UTC"."""
-    return f"{dt:%a} {dt.day} {dt:%b %H:%M} UTC"
 
 
 # --------------------------------------------------------------------------- the GM's pool
