@@ -15,7 +15,6 @@ length of a dotted key (``a.a.a...``).
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import math
 import re
 import tomllib
@@ -26,6 +25,7 @@ from pathlib import Path
 from pbp.errors import SheetError
 from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
+from pbp.rules.names import suggestions
 from pbp.rules.sheets import (
     STUNT_ACTIONS, aspect_problems, consequence_slots, name_problems, stress_tracks, validate_character,
 )
@@ -146,7 +146,7 @@ class _Reader:
             return value
         unknown = [name for name in value if name not in known]
         for name in unknown[:MAX_UNKNOWN_KEYS]:
-            close = difflib.get_close_matches(str(name).casefold(), known, n=1, cutoff=0.6)
+            close = suggestions(str(name), known, n=1)
             hint = f'did you mean "{close[0]}"?' if close else f"the keys here are {', '.join(known)}"
             self.problem(_key(key, name), f"unknown key; {hint}")
         if len(unknown) > MAX_UNKNOWN_KEYS:

@@ -20,27 +20,11 @@ and status lines as story details (:mod:`pbp.play.economy`).
 """
 from __future__ import annotations
 
-from pbp.play.core import GM, Ask, NoteResult, Post, Tell
+from pbp.play.core import GM, NoteResult, Post
+from pbp.play.economy import open_request
 from pbp.rules import aspects as ra
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult, Effect
-
-
-def _when(post: Post, request: DetailRequest) -> str:
-    from pbp.play.economy import when
-
-    return when(request.deadline)
-
-
-def _open(post: Post, request: DetailRequest, ask: str, tell: str) -> None:
-    """Number the request, ask the GM in the table's reply, and tell the GM apart."""
-    post.play.details.append(request)
-    ref = f"detail:{request.id}"
-    approve = (f'Reply /approve or /deny (a bare "approve" in a reply to this mail works too). '
-               f"If nobody answers by {_when(post, request)}, it is denied.")
-    post.ask(Ask(ref=ref, who=GM, deadline=request.deadline, text=f"{ask} {approve}"))
-    post.tell(Tell(to=(GM,), subject=f"{request.label.capitalize()} #{request.id} needs your approval",
-                   text=f"{tell}\n{approve}\n", refs=(ref,)))
 
 
 def ask_for_bonus(post: Post, cmd, actor: str, result: ActionResult, bonus: int) -> None:
@@ -56,7 +40,7 @@ def ask_for_bonus(post: Post, cmd, actor: str, result: ActionResult, bonus: int)
         if id(result) in ledger:
             request.data["roll"] = ledger[id(result)][0]
     post.after_ledger.append(number)
-    _open(post, request,
+    open_request(post, request,
           f"Bonus request #{request.id}: {actor}'s +{bonus} waits for the GM; the roll above is without it.",
           f"{actor} asks for a +{bonus} on {what}:\n  {cmd.source}\n"
           f"Approve it and the roll is re-run with the bonus (same dice), while it is still open.")
@@ -94,7 +78,7 @@ def ask_for_rename(post: Post, who: str, aspect, new_name: str, source: str) -> 
     request = DetailRequest(post.play.new_id(), who, f'"{aspect.name}" -> "{new_name}"', post.now,
                             post.deadline(), kind="aspect",
                             data={"aspect": aspect.name, "owner": aspect.owner, "to": new_name})
-    _open(post, request,
+    open_request(post, request,
           f'Aspect change #{request.id}: {who} renames "{aspect.name}" to "{new_name}" once the GM approves.',
           f'{who} asks to rename the aspect "{aspect.name}" to "{new_name}".')
     return NoteResult(source, who, "aspect", text=f'Aspect change #{request.id}: "{aspect.name}" becomes '

@@ -41,7 +41,7 @@ from pbp.rules import turns as rt
 from pbp.rules.actions import DEFENCE_LATER
 from pbp.rules.effort import best_skill
 from pbp.rules.ladder import describe
-from pbp.rules.names import same_name, skill_list
+from pbp.rules.names import and_names, same_name, skill_list
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Character
 
@@ -526,7 +526,7 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
     if cmd.against:                 # two sides as written, each named by its members
         second = names[len(names) - len(cmd.against):]
         first_side = [n for n in names if n not in second]
-        sides = {**{n: _side_name(first_side) for n in first_side}, **{n: _side_name(second) for n in second}}
+        sides = {**{n: and_names(first_side) for n in first_side}, **{n: and_names(second) for n in second}}
     conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=cmd.kind, zones=zones,
                                  sides=sides)
     post.play.conflict = conflict
@@ -538,10 +538,6 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
     text = (f"A {conflict.kind} conflict begins: " + " against ".join(", ".join(v) for v in sides.values())
             + f". {conflict.turns.current} acts first.")
     return NoteResult(cmd.source, GM, "conflict_start", text=text)
-
-
-def _side_name(members: list[str]) -> str:
-    return members[0] if len(members) == 1 else ", ".join(members[:-1]) + " and " + members[-1]
 
 
 @handles(c.Place)
@@ -671,17 +667,13 @@ def _handoff_text(post: Post, order: rt.TurnOrder) -> str:
     who = order.current
     by = when(post.play.turn_clock.deadline)
     default = rt.default_next(order)
-    prefix = f"/as {_q(who)} " if controller(post, who) == GM else "/"
+    prefix = f"/as {quote(who)} " if controller(post, who) == GM else "/"
     if rt.exchange_over(order):
         return (f"{who}, name who opens exchange {order.exchange + 1} (anyone, {who} included): "
                 f"{prefix}next NAME. If nobody has by {by}, {default} opens it.")
     waiting = ", ".join(rt.still_to_act(order))
     return (f"{who}, hand the turn on to one of {waiting}: {prefix}next NAME. "
             f"If nobody has by {by}, the turn passes to {default}.")
-
-
-def _q(name: str) -> str:
-    return f'"{name}"' if " " in name else name
 
 
 @status_line

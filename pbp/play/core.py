@@ -19,11 +19,9 @@ from typing import Callable
 from pbp import commands as c
 from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.play.state import PlayState
-from pbp.rules.names import ambiguous, example_with
+from pbp.rules.names import GM, ambiguous, example_with, quote
 from pbp.rules.state import Character, Table
 from pbp.rules.systems import System
-
-GM = "GM"
 
 
 @dataclass(frozen=True)
@@ -242,10 +240,6 @@ def _without_as(source: str) -> str:
     return "/" + match.group(2) if match else ""
 
 
-def quote(name: str) -> str:
-    return f'"{name}"' if " " in name else name
-
-
 Handler = Callable[[Post, c.Command], object]
 HANDLERS: dict[type, Handler] = {}
 DEADLINE_JOBS: list[Callable[[Post], list]] = []
@@ -285,9 +279,7 @@ def resolve_action(post: Post, cmd, actor: str):
     and the GM's approval re-runs it with the bonus (:mod:`pbp.play.bonuses`)."""
     from pbp.rules.actions import check_plain_bonus, resolve
 
-    from pbp.commands import ActionCommand
-
-    if isinstance(cmd, ActionCommand):      # a plain /roll decides nothing: its +N is just arithmetic
+    if isinstance(cmd, c.ActionCommand):      # a plain /roll decides nothing: its +N is just arithmetic
         check_plain_bonus(cmd.modifier, cmd.source)
     held = held_bonus(post, cmd)
     if held:
@@ -308,11 +300,9 @@ def held_bonus(post: Post, cmd) -> int:
     """The part of ``cmd``'s plain bonus that waits for the GM: a player's positive ``+N``
     on an action, unless the campaign allows free bonuses. Penalties a player takes on
     their own roll apply at once."""
-    from pbp.commands import ActionCommand
-
-    if post.author.is_gm or not isinstance(cmd, ActionCommand) or cmd.modifier <= 0:
+    if post.author.is_gm or not isinstance(cmd, c.ActionCommand) or cmd.modifier <= 0:
         return 0
-    return 0 if campaign_flag(post.campaign, post.settings, "free_bonuses") else cmd.modifier
+    return 0 if post.flag("free_bonuses") else cmd.modifier
 
 
 def run_deadline_jobs(post: Post) -> list:

@@ -29,11 +29,11 @@ docs/compels.md tells it for players. In short:
 """
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
-from pbp.play.conflict import on_conflict_end
+from pbp.play.conflict import on_conflict_end, when
 from pbp.play.scenes import on_scene_end, on_scene_start
 from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, status_line
 from pbp.rules import compels as rc
@@ -46,11 +46,6 @@ from pbp.rules.results import Change, Effect
 SETTLED_KEPT = 50
 """How many settled compels and details are remembered, as one line each, so that "#12 is
 already accepted" can be said; the play state does not grow with history."""
-
-
-def when(dt: datetime) -> str:
-    """A deadline as players read it: "Tue 1 Dec 18:00 UTC"."""
-    return f"{dt:%a} {dt.day} {dt:%b %H:%M} UTC"
 
 
 # --------------------------------------------------------------------------- the GM's pool
@@ -314,19 +309,26 @@ def detail(post: Post, cmd: c.Detail):
                               example='/detail "The guard is my cousin"')
     request = fp.declare_detail(post.table, post.play.next_id, who.name, cmd.text, post.now, post.deadline())
     post.play.new_id()
-    post.play.details.append(request)
-    ref = f"detail:{request.id}"
-    approve = (f'Reply /approve or /deny (a bare "approve" in a reply to this mail works too). If nobody '
-               f"answers by {when(request.deadline)}, the detail is denied and nothing is paid.")
-    post.ask(Ask(ref=ref, who=GM, deadline=request.deadline,
-                 text=f"Story detail #{request.id} waits for the GM. {approve}"))
-    if not post.author.is_gm:
-        post.tell(Tell(to=(GM,), subject=f"Story detail #{request.id} needs your approval",
-                       text=f'{who.name} declares a story detail, for 1 fate point when you approve it:\n'
-                            f'  "{request.text}"\n{approve}\n', refs=(ref,)))
+    open_request(post, request, f"Story detail #{request.id} waits for the GM.",
+                 f'{who.name} declares a story detail, for 1 fate point when you approve it:\n  "{request.text}"',
+                 unanswered="the detail is denied and nothing is paid")
     return NoteResult(cmd.source, who.name, "detail",
                       text=f'Story detail #{request.id}: {who.name} declares "{request.text}" '
                            f"(1 fate point once the GM approves)")
+
+
+def open_request(post: Post, request: DetailRequest, ask: str, tell: str, *, unanswered: str = "it is denied") -> None:
+    """Number a request that waits for the GM (a story detail, a bonus, an aspect change), ask
+    the GM in the table's reply, and tell the GM apart unless the GM wrote it; ``unanswered``
+    says what the deadline does."""
+    post.play.details.append(request)
+    ref = f"detail:{request.id}"
+    approve = (f'Reply /approve or /deny (a bare "approve" in a reply to this mail works too). If nobody '
+               f"answers by {when(request.deadline)}, {unanswered}.")
+    post.ask(Ask(ref=ref, who=GM, deadline=request.deadline, text=f"{ask} {approve}"))
+    if not post.author.is_gm:
+        post.tell(Tell(to=(GM,), subject=f"{request.label.capitalize()} #{request.id} needs your approval",
+                       text=f"{tell}\n{approve}\n", refs=(ref,)))
 
 
 def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
@@ -355,7 +357,7 @@ def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
                              example=f"/withdraw #{_first_open(post)}")
         if not (post.author.is_gm or same_name(by, request.character)):
             raise NotAllowedError(f"only {request.character} or the GM can withdraw {label}",
-                                  expected=f"a request of your own", example=f"/withdraw #{_first_open(post)}")
+                                  expected="a request of your own", example=f"/withdraw #{_first_open(post)}")
         request.state, changes = "withdrawn", []
         text = f"{label.capitalize()} is withdrawn; nothing changes"
     else:
@@ -432,7 +434,7 @@ def _find_item(post: Post, cmd: c.Answer):
                          expected=_open_items(post, None), hint="answers name one with #ID, e.g. /accept #12",
                          example=(f"/{cmd.verb} #{_first_open(post)}" if _open_items(post, None).startswith("one of")
                                   else '/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"'))
-    raise RulesError(f"several compels or story details could be meant; say which with #ID", source=cmd.source,
+    raise RulesError("several compels or story details could be meant; say which with #ID", source=cmd.source,
                      expected=", ".join(f"#{x.id}" for x in mine), example=f"/{cmd.verb} #{mine[-1].id}")
 
 

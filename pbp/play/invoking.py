@@ -52,6 +52,7 @@ from pbp.errors import DiceExhausted, NotAllowedError, RulesError
 from pbp.play.core import GM, NoteResult, Post, after_action, before_action, handles, HANDLERS, quote
 from pbp.play.state import AspectRecord, FreeDelta, RollRecordRef, TableDelta
 from pbp.rules.aspects import give_free_invokes
+from pbp.rules.bookkeeping import revealed
 from pbp.rules.dice import DiceMismatch
 from pbp.rules.fate_points import owe_from_result
 from pbp.rules.names import find_aspect, same_name
@@ -764,8 +765,6 @@ def give(post: Post, cmd: c.GiveInvoke):
     recipient = post.table.character(to)
     if hidden and recipient is not None and recipient.player:
         # a player cannot use an aspect they do not know: given to one, it is revealed
-        aspect.hidden = False
-        changes.insert(0, Change("aspect", aspect.name, "hidden", "revealed",
-                                 f"on {aspect.owner}" if aspect.owner else "on the scene"))
+        changes.insert(0, revealed(aspect))
         hidden = False
     return NoteResult(cmd.source, giver, "give", text=text, changes=changes, gm_only=hidden)

@@ -146,7 +146,7 @@ def end_session(post: Post, cmd: c.SessionEnd) -> NoteResult:
     report = recovery.end_session(post.table)
     changes += report.changes
     post.play.session += 1
-    lines.append(f"The session ends. Fate points refresh (up to each refresh): "
+    lines.append("The session ends. Fate points refresh (up to each refresh): "
                  + (", ".join(f"{ch.subject} {ch.before} -> {ch.after}" for ch in refreshed) or "nobody was below")
                  + ".")
     healed = [ch for ch in report.changes if ch.what == "consequence" and ch.after is None]
@@ -247,7 +247,7 @@ def rename(post: Post, cmd: c.AspectRename) -> NoteResult:
     """The GM renames any aspect; a player renames the consequences and boosts on their own
     character at once, and asks the GM for anything else."""
     owner = None
-    matches = [a for a in post.table.aspects if same_name(a.name, cmd.name) and (owner is None or same_name(a.owner, owner))]
+    matches = [a for a in post.table.aspects if same_name(a.name, cmd.name)]
     viewer, aside, told = GM, [], []
     if not post.author.is_gm:
         viewer = post.speaker()
@@ -258,7 +258,7 @@ def rename(post: Post, cmd: c.AspectRename) -> NoteResult:
             raise NotAllowedError(f"{cmd.name} is not on your character: the GM renames it",
                                   source=cmd.source, expected="an aspect on your own character",
                                   example=f'/detail "{cmd.new_name.strip() or "The guard is my cousin"}"')
-        owner = owner or (mine[0].owner if mine else None)
+        owner = mine[0].owner if mine else None
         if mine and mine[0].kind not in FREE_RENAMES and cmd.new_name.strip():
             from pbp.play.bonuses import ask_for_rename
 

@@ -51,7 +51,7 @@ from pbp.rules.effort import (
 )
 from pbp.rules.invokes import Invoking, apply_invokes
 from pbp.rules.ladder import describe
-from pbp.rules.names import find_character, find_skill, same_name, skill_list
+from pbp.rules.names import find_character, find_skill, quote, same_name, skill_list
 from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
 )
@@ -178,8 +178,7 @@ def _opponent(act: Action, name: str) -> Character:
 
 def _with_difficulty(act: Action, skill: str) -> str:
     """The action as written, reduced to its skill (and aspect) with a difficulty added."""
-    skill = skill or "Athletics"
-    skill = f'"{skill}"' if " " in skill else skill
+    skill = quote(skill or "Athletics")
     aspect = getattr(act.cmd, "aspect", None)
     what = f' "{aspect}"' if act.name == "advantage" and aspect else (" discover" if act.name == "advantage" else "")
     verb = "advantage" if act.name == "advantage" else act.name

@@ -24,13 +24,9 @@ from dataclasses import dataclass
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import held_by
 from pbp.rules.bookkeeping import remove_aspect as _drop
-from pbp.rules.names import aspects_in_play, find_aspect, find_character, same_name, unknown, visible_to
+from pbp.rules.names import GM, aspects_in_play, find_aspect, find_character, same_name, unknown, visible_to
 from pbp.rules.results import Change, Effect
 from pbp.rules.state import Aspect, Table
-
-GM = "GM"
-"""The holder of free invokes the GM creates for their own side; the GM may pass them to an
-NPC with ``give_free_invokes``."""
 
 KINDS = ("high_concept", "trouble", "character", "situation", "zone", "consequence", "boost")
 

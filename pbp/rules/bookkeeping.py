@@ -84,8 +84,13 @@ def create_aspect(table: Table, report: Report, name: str, owner: str | None) ->
 
 
 def reveal(report: Report, aspect: Aspect) -> None:
+    report.changes.append(revealed(aspect))
+
+
+def revealed(aspect: Aspect) -> Change:
+    """Make a hidden aspect known to everyone; the change that says so."""
     aspect.hidden = False
-    report.change("aspect", aspect.name, "hidden", "revealed", f"on {aspect.owner}" if aspect.owner else "on the scene")
+    return Change("aspect", aspect.name, "hidden", "revealed", f"on {aspect.owner}" if aspect.owner else "on the scene")
 
 
 def boost_name(table: Table, actor: str, action: str) -> str:

@@ -53,6 +53,7 @@ from enum import Enum
 
 from pbp.errors import NotAllowedError, RulesError
 from pbp.rules.aspects import compellable
+from pbp.rules.bookkeeping import revealed
 from pbp.rules.fate_points import GM, FateLedger, gain_fate_points, gm_gain, gm_spend, spend_fate_point
 from pbp.rules.names import find_character, same_name
 from pbp.rules.results import Change
@@ -187,9 +188,7 @@ def offer(table: Table, id: int, target: str, aspect: str, kind: str | CompelKin
         said = f"{by} proposes a compel on {victim.name}'s {found.name} ({kind.value}); the GM approves or denies"
     if found.hidden:
         # The compel names it to the table: from now on everyone knows it, as after an invoke.
-        found.hidden = False
-        changes.append(Change("aspect", found.name, "hidden", "revealed",
-                              f"on {found.owner}" if found.owner else "on the scene"))
+        changes.append(revealed(found))
     compel.history.append(Step(now, by, "offer", compel.state, note))
     return Transition(compel, "offer", None, compel.state, tuple(changes), tell, said)
 

@@ -32,7 +32,7 @@ from typing import Iterable, Mapping
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report
 from pbp.rules.harm import AbsorbResult
-from pbp.rules.names import find_character
+from pbp.rules.names import and_names, find_character
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Table
 from pbp.rules.turns import TurnOrder, remove, start_order, take_move
@@ -235,7 +235,7 @@ def end_conflict(conflict: Conflict, table: Table, *, by_gm: bool = False) -> Co
     changes = payout_on_end(conflict, table)
     winner = winning_side(conflict)
     winners = standing(conflict, winner) if winner else ()
-    text = f"The conflict is over: {_names(winners)} win{'s' if len(winners) == 1 else ''}" if winners \
+    text = f"The conflict is over: {and_names(winners)} win{'s' if len(winners) == 1 else ''}" if winners \
         else "The conflict is over"
     effect = Effect("conflict_over", text, {"winner": winner, "conceded": list(conflict.conceded),
                                            "taken_out": list(conflict.taken_out)})
@@ -243,12 +243,6 @@ def end_conflict(conflict: Conflict, table: Table, *, by_gm: bool = False) -> Co
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-
-def _names(names) -> str:
-    """"Ruth", "Ruth and Ethan", "Ruth, Ethan and Cassandra": the winners, not a side's id."""
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 def _member(conflict: Conflict, who: str) -> str:
     key = who.casefold()

@@ -39,12 +39,9 @@ from datetime import datetime
 from typing import Callable, Iterable
 
 from pbp.errors import NotAllowedError, RulesError
-from pbp.rules.names import find_character
+from pbp.rules.names import GM, find_character
 from pbp.rules.results import ActionResult, Change
 from pbp.rules.state import Character, Table
-
-GM = "GM"
-"""The name of the GM's side wherever a party, a payer or a holder is named."""
 
 
 def _points(n: int) -> str:

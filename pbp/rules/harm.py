@@ -43,11 +43,12 @@ from itertools import combinations
 
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report, grant_free_invokes, remove_aspect
-from pbp.rules.names import find_character
+from pbp.rules.names import find_character, quote
+from pbp.rules.outcomes import shifts_text
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.sheets import consequence_slots, stress_tracks
 from pbp.rules.state import Aspect, Character, Consequence, Table
-from pbp.rules.systems import EscalatingBoxes, OnePointBoxes, System
+from pbp.rules.systems import OnePointBoxes, System
 
 
 
@@ -78,11 +79,8 @@ class Plan:
     stress: int = 0
     consequences: tuple[tuple[str, str], ...] = ()
     absorbs: int = 0
-    box: bool = field(default=False, compare=False)   # escalating: ``stress`` names one box
-
-    @property
-    def _model(self):
-        return EscalatingBoxes() if self.box else OnePointBoxes()
+    # the system's box model, which says what ``stress`` means (escalating: it names one box)
+    model: OnePointBoxes = field(default_factory=OnePointBoxes, compare=False, repr=False)
 
     @property
     def severities(self) -> tuple[str, ...]:
@@ -92,14 +90,14 @@ class Plan:
         """"moderate + 1 stress box", "severe", "2 stress boxes"."""
         parts = [_severity_words(s) for s in self.severities]
         if self.stress:
-            parts.append(self._model.describe(self.stress))
+            parts.append(self.model.describe(self.stress))
         return " + ".join(parts) or "nothing"
 
     def command(self) -> str:
         """The ``/absorb`` line that asks for this plan."""
         words = ["/absorb"]
         if self.stress:
-            words.append(self._model.command(self.stress))
+            words.append(self.model.command(self.stress))
         words += [f'{"mild" if s == "mild2" else s} "{name}"' for s, name in self.consequences]
         return " ".join(words)
 
@@ -188,7 +186,7 @@ def npc_plan(character: Character, track: str, shifts: int, system: System) -> P
     model, boxes = system.harm, _boxes(character, track, system)
     alone = model.least(boxes, shifts)
     if alone is not None:
-        return Plan(stress=alone, absorbs=model.absorbs(boxes, alone), box=_escalating(system))
+        return Plan(stress=alone, absorbs=model.absorbs(boxes, alone), model=system.harm)
     if character.kind == "minor":
         return None
     for slot in sorted(_free(_slots(character, system), track),
@@ -199,7 +197,7 @@ def npc_plan(character: Character, track: str, shifts: int, system: System) -> P
             continue
         name = _placeholder(character, slot.severity, track, set(), system)
         return Plan(stress=stress, consequences=((slot.severity, name),),
-                    absorbs=(model.absorbs(boxes, stress) if stress else 0) + slot.shifts, box=_escalating(system))
+                    absorbs=(model.absorbs(boxes, stress) if stress else 0) + slot.shifts, model=system.harm)
     return None
 
 
@@ -249,13 +247,13 @@ def _absorb(table: Table, ch: Character, track: str, shifts: int, stress: int, c
         if not options:
             return _taken_out(table, ch, track, shifts, attacker)
         raise RulesError(
-            f"{ch.name} must absorb {shifts} shift{'s' if shifts != 1 else ''} ({track}); this absorbs "
+            f"{ch.name} must absorb {shifts_text(shifts)} ({track}); this absorbs "
             f"{absorbed}. Options: {'; '.join(p.describe() for p in options[:4])}",
             source=source, expected="stress boxes and consequences that absorb every shift",
             example=options[0].command(),
         )
     _check_waste(ch, shifts, stress, chosen, absorbed, source, model, boxes)
-    plan = Plan(stress, tuple((s.severity, n) for s, n in zip(chosen, names)), absorbed, box=_escalating(system))
+    plan = Plan(stress, tuple((s.severity, n) for s, n in zip(chosen, names)), absorbed, model=system.harm)
     return _apply(table, ch, track, shifts, plan, chosen, attacker, set(), system)
 
 
@@ -316,8 +314,8 @@ def find_consequence(character: Character, name: str) -> Consequence:
     held = ", ".join(f'"{s.aspect}"' for s in character.consequences if s.aspect) or "none"
     first = next((s.aspect for s in character.consequences if s.aspect), "")
     raise RulesError(f'{character.name} has no consequence "{name}" (consequences: {held})',
-                     expected=f"one of {held}", example=f'/sheet {_named(character.name)}' if not first else
-                     f'/treat {_named(character.name)} "{first}" with Academics')
+                     expected=f"one of {held}", example=f'/sheet {quote(character.name)}' if not first else
+                     f'/treat {quote(character.name)} "{first}" with Academics')
 
 
 def clear_consequence(table: Table, character: Character, slot: Consequence, report: Report, why: str) -> None:
@@ -332,10 +330,6 @@ def clear_consequence(table: Table, character: Character, slot: Consequence, rep
 
 
 # -- internals -----------------------------------------------------------------------------
-
-def _escalating(system: System) -> bool:
-    return isinstance(system.harm, EscalatingBoxes)
-
 
 def _character(table: Table, character: Character | str, source: str) -> Character:
     return character if isinstance(character, Character) else find_character(table, character, source=source)
@@ -412,7 +406,7 @@ def _plan(ch: Character, track: str, shifts: int, boxes: list[bool], chosen: tup
         name = _placeholder(ch, s.severity, track, taken, system)
         taken.add(name.casefold())
         named.append((s.severity, name))
-    return Plan(stress, tuple(named), by_stress + total, box=_escalating(system))
+    return Plan(stress, tuple(named), by_stress + total, model=system.harm)
 
 
 def _placeholder(ch: Character, severity: str, track: str, taken: set[str], system: System) -> str:
@@ -493,10 +487,6 @@ def _check_names(table: Table, ch: Character, consequences, source: str) -> list
     return names
 
 
-def _shifts(n: int) -> str:
-    return f"{n} shift" if n == 1 else f"{n} shifts"
-
-
 def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], absorbed: int, source: str,
                  model, boxes: list[bool]) -> None:
     """A box the hit does not need (one-point boxes: too many; escalating: the wrong one)."""
@@ -507,7 +497,7 @@ def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], a
     for s in chosen:
         if absorbed - s.shifts >= shifts:
             raise RulesError(
-                f"{ch.name} needs {_shifts(shifts)} absorbed and this absorbs {absorbed} without the "
+                f"{ch.name} needs {shifts_text(shifts)} absorbed and this absorbs {absorbed} without the "
                 f"{_severity_words(s.severity)} consequence: leave it out",
                 source=source, expected="only consequences the hit needs",
             )
@@ -536,7 +526,7 @@ def _apply(table: Table, ch: Character, track: str, shifts: int, plan: Plan, cho
         ch.consequences = consequence_slots(ch, system)
     for slot, (_, name) in zip(chosen, plan.consequences):
         _write_consequence(table, ch, ch.consequences[slot.index], name, track, attacker, name in placeholders, r)
-    r.effect("absorbed", f"{ch.name} absorbs {shifts} shift{'s' if shifts != 1 else ''} with {plan.describe()}",
+    r.effect("absorbed", f"{ch.name} absorbs {shifts_text(shifts)} with {plan.describe()}",
              target=ch.name, shifts=shifts, track=track, stress=plan.stress, boxes=list(marked),
              consequences=[list(c) for c in plan.consequences], attacker=attacker)
     return AbsorbResult(ch.name, track, shifts, attacker, tuple(marked), plan.consequences, plan.absorbs,
@@ -596,7 +586,3 @@ def _taken_out(table: Table, ch: Character, track: str, shifts: int, attacker: s
 def _example(ch: Character, track: str, shifts: int, system: System) -> str:
     plan = cheapest_absorption(ch, track, shifts, system)
     return plan.command() if plan else ""
-
-
-def _named(name: str) -> str:
-    return f'"{name}"' if " " in name else name

@@ -57,6 +57,17 @@ def unknown(kind: str, name: str, message: str, candidates: Iterable[str], *, so
     )
 
 
+def quote(name: str) -> str:
+    """A name as a command writes it: in quotes when it has spaces."""
+    return f'"{name}"' if " " in name else name
+
+
+def and_names(names) -> str:
+    """"Ruth", "Ruth and Ethan", "Ruth, Ethan and Cassandra"."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def one_of(names: list[str]) -> str:
     quoted = [f'"{n}"' for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
@@ -137,7 +148,8 @@ def find_skill(character: Character, name: str, skills: tuple[str, ...], *, sour
 
 
 GM = "GM"
-"""The viewer who knows every aspect, hidden or not."""
+"""The GM's side wherever a party, a payer, a holder or a viewer is named; as a viewer, the
+one who knows every aspect, hidden or not (the rules modules all take it from here)."""
 
 
 def visible_to(aspect: Aspect, viewer: str, table: Table | None = None) -> bool:

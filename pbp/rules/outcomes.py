@@ -25,6 +25,11 @@ def outcome_for(shifts: int) -> Outcome:
     return Outcome.STYLE
 
 
+def shifts_text(n: int) -> str:
+    """"1 shift", "3 shifts": a count of shifts as replies write it."""
+    return f"{n} shift" if n == 1 else f"{n} shifts"
+
+
 def rank(outcome: Outcome) -> int:
     """Order of the tiers, worst first: fail 0, tie 1, success 2, style 3."""
     return _RANK[outcome]

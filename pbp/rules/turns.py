@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 from pbp.errors import NotAllowedError, RulesError
+from pbp.rules.names import quote
 
 REACTIONS = ("defend",)
 
@@ -85,7 +86,7 @@ def join(order: TurnOrder, who: str) -> TurnOrder:
     """Someone enters the conflict mid-way; they have not acted this exchange."""
     if any(p.casefold() == who.casefold() for p in order.active):
         raise RulesError(f"{who} is already in this conflict", expected="someone not in the conflict yet",
-                         example=f"/place {_named(who)} in Dock")
+                         example=f"/place {quote(who)} in Dock")
     back = tuple(p for p in order.removed if p.casefold() != who.casefold())
     if len(back) < len(order.removed):
         return replace(order, removed=back)
@@ -222,12 +223,12 @@ def _check_turn(order: TurnOrder, name: str, doing: str) -> None:
         return
     if order.current is None:
         raise OutOfTurnError(f"it is not {name}'s turn: nobody holds the turn, the GM names who goes next",
-                             expected=f"the GM to hand the turn to {name}", example=f"/next {_named(name)}",
+                             expected=f"the GM to hand the turn to {name}", example=f"/next {quote(name)}",
                              hint="a defence is a reaction and needs no turn")
     state = " (who has acted and must hand off with /next)" if order.phase == "awaiting_handoff" else ""
     raise OutOfTurnError(
         f"it is {order.current}'s turn{state}, not {name}'s: {name} cannot {doing} now",
-        expected=f"wait for {order.current} to hand off to {name}", example=f"/next {_named(name)}",
+        expected=f"wait for {order.current} to hand off to {name}", example=f"/next {quote(name)}",
         hint="a defence is a reaction and needs no turn",
     )
 
@@ -235,8 +236,3 @@ def _check_turn(order: TurnOrder, name: str, doing: str) -> None:
 def _example_next(order: TurnOrder) -> str:
     waiting = still_to_act(order)
     return waiting[0] if waiting else (order.active[0] if order.active else "NAME")
-
-
-def _named(name: str) -> str:
-    """A name as a command writes it (quoted when it has spaces)."""
-    return f'"{name}"' if " " in name else name

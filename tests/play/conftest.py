@@ -13,6 +13,12 @@ def mt(chicago, config):
     return MailTable(config)
 
 
+@pytest.fixture
+def update(request):
+    """Whether ``pytest --update-golden`` asks the golden tests to rewrite their transcripts."""
+    return request.config.getoption("--update-golden")
+
+
 def state_snapshot(campaign):
     """Sheets, aspects, rolls and the play state (turn order, pending reactions...)."""
     return (

@@ -3,14 +3,7 @@
 Fate Points"."""
 from __future__ import annotations
 
-import pytest
-
 from tests.play.golden import check, sheet
-
-
-@pytest.fixture
-def update(request):
-    return request.config.getoption("--update-golden")
 
 
 def test_a_gm_compel_accepted(chicago, config, update):

@@ -1,14 +1,7 @@
 """Whole conversations by mail, checked against their transcripts in tests/golden/."""
 from __future__ import annotations
 
-import pytest
-
 from tests.play import golden
-
-
-@pytest.fixture
-def update(request):
-    return request.config.getoption("--update-golden")
 
 
 def test_popcorn_cassandra_and_ruth(chicago, config, update):

@@ -11,11 +11,6 @@ SHEETS = golden.GOLDEN / "fate_core_conflict" / "sheets"
 
 
 @pytest.fixture
-def update(request):
-    return request.config.getoption("--update-golden")
-
-
-@pytest.fixture
 def crypt(db):
     campaign = create_campaign("crypt", "The Crypt", system="fate-core", address="table+crypt@pbp.localhost",
                                gms=["gm@pbp.localhost"])

@@ -2,14 +2,7 @@
 tests/golden/<case>/expected.txt. Rules 003, "Invocando Aspectos"."""
 from __future__ import annotations
 
-import pytest
-
 from tests.play.golden import check, sheet
-
-
-@pytest.fixture
-def update(request):
-    return request.config.getoption("--update-golden")
 
 
 def test_a_vetoed_invoke_recomputes_the_hit(chicago, config, update):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from pbp.commands import Attack, Invoke, Payment
-from pbp.errors import ConfigError, RulesError
+from pbp.errors import RulesError
 from pbp.rules import harm
 from pbp.rules.actions import resolve
 from pbp.rules.dice import FixedDice

@@ -24,7 +24,7 @@ from typing import Mapping
 
 from pbp.rules.dice import DiceSource
 from pbp.rules.ladder import LADDER
-from pbp.rules.outcomes import outcome_for, rank
+from pbp.rules.outcomes import outcome_for, rank, shifts_text
 from pbp.rules.results import DiceRoll, Outcome
 
 
@@ -96,7 +96,7 @@ class OnePointBoxes:
         spare = absorbed - shifts
         if term and spare >= 1:
             keep = term - min(term, spare)
-            return (f"{who} needs {shifts} shift{'s' if shifts != 1 else ''} absorbed and this absorbs {absorbed}: "
+            return (f"{who} needs {shifts_text(shifts)} absorbed and this absorbs {absorbed}: "
                     f"mark {keep} stress box{'es' if keep != 1 else ''}, not {term}")
         return None
 
@@ -125,9 +125,6 @@ class EscalatingBoxes(OnePointBoxes):
     word = "box"
     example = "box 2"
 
-    def absorbs(self, boxes: list[bool], term: int) -> int:
-        return term
-
     def least(self, boxes: list[bool], need: int) -> int | None:
         return next((n for n in range(max(need, 1), len(boxes) + 1) if not boxes[n - 1]), None)
 
@@ -147,9 +144,9 @@ class EscalatingBoxes(OnePointBoxes):
         if not term:
             return None
         if need <= 0:
-            return f"{who} needs {shifts} shift{'s' if shifts != 1 else ''} absorbed and the consequences absorb them: leave the box out"
+            return f"{who} needs {shifts_text(shifts)} absorbed and the consequences absorb them: leave the box out"
         if term != need and need <= len(boxes) and not boxes[need - 1]:
-            return (f"{who} checks the box worth the {need} shift{'s' if need != 1 else ''} left while it is "
+            return (f"{who} checks the box worth the {shifts_text(need)} left while it is "
                     f"free: box {need}, not box {term}")
         return None
 
