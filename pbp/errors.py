@@ -77,8 +77,11 @@ class CommandError(PbpError):
         expected: str = "",
         example: str = "",
         hint: str = "",
+        depends_on: str = "",
     ) -> None:
         super().__init__(message, hint=hint)
+        if depends_on:
+            self.depends_on = depends_on
         self.line = line
         self.column = column
         self.source = source

@@ -64,11 +64,9 @@ def active(post: Post) -> rc.Conflict | None:
 def require_conflict(post: Post, cmd: c.Command) -> rc.Conflict:
     conflict = active(post)
     if conflict is None:
-        exc = RulesError("there is no conflict going on", source=cmd.source,
+        raise RulesError("there is no conflict going on", source=cmd.source,
                          expected="a conflict the GM has started",
-                         example='/conflict start Ruth, Ghoul first Ruth')
-        exc.depends_on = "conflict"
-        raise exc
+                         example='/conflict start Ruth, Ghoul first Ruth', depends_on="conflict")
     return conflict
 
 
@@ -117,11 +115,9 @@ def _check_standing(post: Post, conflict: rc.Conflict | None, name: str, cmd: c.
     if (ch is not None and ch.taken_out) or name in out:
         how = "conceded" if conflict is not None and name in conflict.conceded else "been taken out"
         still = [p for p in (member_names(conflict) if conflict is not None else ()) if p not in out and p != name]
-        exc = RulesError(f"{name} has {how}: {name} cannot {doing} in this conflict", source=cmd.source,
+        raise RulesError(f"{name} has {how}: {name} cannot {doing} in this conflict", source=cmd.source,
                          expected="someone still in the fight (the taken out are back in the next scene)",
-                         example=f"/sheet {quote(still[0])}" if still else "/sheet")
-        exc.depends_on = f"out:{name}"
-        raise exc
+                         example=f"/sheet {quote(still[0])}" if still else "/sheet", depends_on=f"out:{name}")
 
 
 # --------------------------------------------------------------------------- actions

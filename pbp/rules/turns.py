@@ -206,10 +206,8 @@ def _name(order: TurnOrder, who: str) -> str:
     for p in order.participants:
         if p.casefold() == key:
             if p in order.removed:
-                exc = RulesError(f"{p} is out of this conflict (taken out or conceded)",
-                                 expected="someone still in the fight", example="/sheet")
-                exc.depends_on = f"out:{p}"
-                raise exc
+                raise RulesError(f"{p} is out of this conflict (taken out or conceded)",
+                                 expected="someone still in the fight", example="/sheet", depends_on=f"out:{p}")
             return p
     raise RulesError(
         f"{who} is not in this conflict (participants: {', '.join(order.active)})",
