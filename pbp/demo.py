@@ -24,6 +24,18 @@ def sample_dir() -> Path:
     return Path(str(resources.files("pbp.samples") / "chicago"))
 
 
+def create_sample_campaign():
+    """The bundled "Chicago Nights" campaign with its seven characters, in the open database."""
+    samples = sample_dir()
+    meta = tomllib.loads((samples / "campaign.toml").read_text(encoding="utf-8"))
+    campaign = create_campaign(meta["slug"], meta["name"], system=meta["system"], address=meta["address"],
+                               delivery=meta["delivery"], gms=meta["gms"])
+    for sheet in sorted(samples.glob("*.toml")):
+        if sheet.name != "campaign.toml":
+            import_character(campaign, str(sheet))
+    return campaign
+
+
 def set_up(directory: Path):
     """Config, database, Maildirs and the sample campaign (idempotent: a demo directory
     set up before is used again as it is, and the newcomer is told how to start afresh)."""
@@ -41,11 +53,7 @@ def set_up(directory: Path):
     samples = sample_dir()
     meta = tomllib.loads((samples / "campaign.toml").read_text(encoding="utf-8"))
     if m.Campaign.get_or_none(m.Campaign.slug == meta["slug"]) is None:
-        campaign = create_campaign(meta["slug"], meta["name"], system=meta["system"], address=meta["address"],
-                                   delivery=meta["delivery"], gms=meta["gms"])
-        for sheet in sorted(samples.glob("*.toml")):
-            if sheet.name != "campaign.toml":
-                import_character(campaign, str(sheet))
+        create_sample_campaign()
         post = (samples / "first-post.eml").read_bytes()
         inbox.add(post)
         print(f"sample campaign {meta['name']!r} created; a first post from Ruth is waiting in {config.maildir.inbox}")

@@ -41,15 +41,8 @@ def config(tmp_path):
 @pytest.fixture
 def chicago(db):
     """The bundled sample campaign with its seven characters."""
-    from pbp.demo import sample_dir
-    from pbp.campaigns import create_campaign, import_character
-    import tomllib
+    from pbp.demo import create_sample_campaign
 
-    meta = tomllib.loads((sample_dir() / "campaign.toml").read_text())
-    campaign = create_campaign(meta["slug"], meta["name"], address=meta["address"], gms=meta["gms"])
-    for sheet in sorted(sample_dir().glob("*.toml")):
-        if sheet.name != "campaign.toml":
-            import_character(campaign, str(sheet))
-    return campaign
+    return create_sample_campaign()
 
 

@@ -16,14 +16,13 @@ from tests.helpers import plain_text
 import email
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from email import policy
 
 import pytest
 
-from pbp.campaigns import create_campaign, import_character, set_campaign
-from pbp.demo import sample_dir
+from pbp.campaigns import set_campaign
+from pbp.demo import create_sample_campaign, sample_dir
 from pbp.errors import ConfigError
 from pbp.store import models as m
 from pbp.store import repo
@@ -90,15 +89,6 @@ def unhashed(mails: list[Mail]) -> list[Mail]:
 
 # --------------------------------------------------------------------------- fresh campaigns
 
-def sample_campaign():
-    meta = tomllib.loads((sample_dir() / "campaign.toml").read_text())
-    campaign = create_campaign(meta["slug"], meta["name"], address=meta["address"], gms=meta["gms"])
-    for sheet in sorted(sample_dir().glob("*.toml")):
-        if sheet.name != "campaign.toml":
-            import_character(campaign, str(sheet))
-    return campaign
-
-
 @pytest.fixture
 def fresh(config, db):
     """``fresh(label)``: the sample campaign in a database of its own (in memory: the
@@ -107,7 +97,7 @@ def fresh(config, db):
 
     def make(label: str) -> MailTable:
         opened.append(open_database("sqlite:///:memory:"))
-        sample_campaign()
+        create_sample_campaign()
         return MailTable(config)
 
     yield make
