@@ -363,12 +363,12 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     table_ledger = {id(shown): post.ledger[id(res)] for shown, res in zip(seen.table, results) if id(res) in post.ledger}
     changed = _table_sheets(post, changed_names)
     subject = thread_subject(source) if source is not None else None  # None: the thread's (mail=thread)
-    body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
-                               commands=commands, sheets=changed, relay=relay, asks=post.asks,
-                               status=status_lines(post), notes=notes)
     replies = []
     # a deadline round with only reminders tells only; a post with only the GM's business, too
     if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
+        body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
+                                   commands=commands, sheets=changed, relay=relay, asks=post.asks,
+                                   status=status_lines(post), notes=notes)
         replies.append(build_reply(ctx, mail=source or thread, campaign=campaign, kind="result",
                                    to=table_recipients(campaign, members), body=body, thread_subject=subject))
     table_reply = replies[0] if replies else None
