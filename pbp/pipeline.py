@@ -600,9 +600,11 @@ def _answer_duplicate(seen: m.Message, mail: Mail, ctx: Context) -> Outcome:
     if mail.from_addr != seen.author:
         outcome = Outcome(message_id=mail.message_id, campaign=campaign.slug, author=mail.from_addr, status="duplicate",
                           reason="this Message-ID was first used by another sender; nothing was read or applied")
-        return _send_duplicate_note(outcome, mail, campaign, ctx, "not_yours", seen, None, seen.message_id)
-    original = _first_reply(seen.message_id)
-    return _send_duplicate_note(outcome, mail, campaign, ctx, "resent", seen, original, seen.message_id)
+        kind, original = "not_yours", None
+    else:
+        kind, original = "resent", _first_reply(seen.message_id)
+    with m.db.atomic():
+        return _send_duplicate_note(outcome, mail, campaign, ctx, kind, seen, original, seen.message_id)
 
 
 def _answer_copy(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, copy: copies.Copy,
@@ -632,11 +634,11 @@ def _first_reply(message_id: str):
 
 def _send_duplicate_note(outcome: Outcome, mail: Mail, campaign, ctx: Context, kind: str, seen: m.Message,
                          original, source_id: str) -> Outcome:
-    """The note to the sender alone, threaded to the mail they sent."""
-    with m.db.atomic():
-        body = ctx.renderer.duplicate(mail=mail, campaign=campaign, seen=seen, original=original, kind=kind)
-        reply = build_reply(ctx, mail=mail, campaign=campaign, kind="duplicate", to=[mail.from_addr], body=body)
-        outcome.replies = _enqueue([reply], campaign, source_id)
+    """The note to the sender alone, threaded to the mail they sent (inside the caller's
+    transaction)."""
+    body = ctx.renderer.duplicate(mail=mail, campaign=campaign, seen=seen, original=original, kind=kind)
+    reply = build_reply(ctx, mail=mail, campaign=campaign, kind="duplicate", to=[mail.from_addr], body=body)
+    outcome.replies = _enqueue([reply], campaign, source_id)
     return outcome
 
 
