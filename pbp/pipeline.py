@@ -363,12 +363,12 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     table_ledger = {id(shown): post.ledger[id(res)] for shown, res in zip(seen.table, results) if id(res) in post.ledger}
     changed = _table_sheets(post, changed_names)
     subject = thread_subject(source) if source is not None else None  # None: the thread's (mail=thread)
-    body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
-                               commands=commands, sheets=changed, relay=relay, asks=post.asks,
-                               status=status_lines(post), notes=notes)
     replies = []
     # a deadline round with only reminders tells only; a post with only the GM's business, too
     if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
+        body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
+                                   commands=commands, sheets=changed, relay=relay, asks=post.asks,
+                                   status=status_lines(post), notes=notes)
         replies.append(build_reply(ctx, mail=source or thread, campaign=campaign, kind="result",
                                    to=table_recipients(campaign, members), body=body, thread_subject=subject))
     table_reply = replies[0] if replies else None
@@ -600,9 +600,11 @@ def _answer_duplicate(seen: m.Message, mail: Mail, ctx: Context) -> Outcome:
     if mail.from_addr != seen.author:
         outcome = Outcome(message_id=mail.message_id, campaign=campaign.slug, author=mail.from_addr, status="duplicate",
                           reason="this Message-ID was first used by another sender; nothing was read or applied")
-        return _send_duplicate_note(outcome, mail, campaign, ctx, "not_yours", seen, None, seen.message_id)
-    original = _first_reply(seen.message_id)
-    return _send_duplicate_note(outcome, mail, campaign, ctx, "resent", seen, original, seen.message_id)
+        kind, original = "not_yours", None
+    else:
+        kind, original = "resent", _first_reply(seen.message_id)
+    with m.db.atomic():
+        return _send_duplicate_note(outcome, mail, campaign, ctx, kind, seen, original, seen.message_id)
 
 
 def _answer_copy(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, copy: copies.Copy,
@@ -632,11 +634,11 @@ def _first_reply(message_id: str):
 
 def _send_duplicate_note(outcome: Outcome, mail: Mail, campaign, ctx: Context, kind: str, seen: m.Message,
                          original, source_id: str) -> Outcome:
-    """The note to the sender alone, threaded to the mail they sent."""
-    with m.db.atomic():
-        body = ctx.renderer.duplicate(mail=mail, campaign=campaign, seen=seen, original=original, kind=kind)
-        reply = build_reply(ctx, mail=mail, campaign=campaign, kind="duplicate", to=[mail.from_addr], body=body)
-        outcome.replies = _enqueue([reply], campaign, source_id)
+    """The note to the sender alone, threaded to the mail they sent (inside the caller's
+    transaction)."""
+    body = ctx.renderer.duplicate(mail=mail, campaign=campaign, seen=seen, original=original, kind=kind)
+    reply = build_reply(ctx, mail=mail, campaign=campaign, kind="duplicate", to=[mail.from_addr], body=body)
+    outcome.replies = _enqueue([reply], campaign, source_id)
     return outcome
 
 

@@ -103,11 +103,6 @@ def change_parts(ch) -> tuple[str, str]:
     return subject, f"{what.replace('_', ' ')} {before} -> {after}"
 
 
-def change_text(ch) -> str:
-    who, happened = change_parts(ch)
-    return f"{who} {happened}"
-
-
 def change_lines(changes) -> list[str]:
     """The "Changed" list: one entry per thing changed, and things to which the same
     happened in one entry ("physical stress cleared: Cassandra, Ethan, Ruth"), so a scene's
@@ -349,8 +344,7 @@ class Renderer:
         self.text_env = jinja2.Environment(autoescape=False, **common)
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, change=change_text, brief=brief,
-                               changes=change_lines)
+            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, brief=brief, changes=change_lines)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult))

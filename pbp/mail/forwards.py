@@ -17,10 +17,9 @@ import email.policy
 import re
 
 from pbp.mail.lines import header_name, is_forward_marker, is_sender_header
-from pbp.mail.reading import Mail, decode_header_value
+from pbp.mail.reading import Mail, _first_id
 
 _RFC822 = re.compile(rb"message/rfc822", re.IGNORECASE)
-_MSG_ID = re.compile(r"<\s*([^<>\s]+)\s*>")
 _ADDRESS = re.compile(r"[\w.+\-=!#$%&'*^`{|}~]+@[\w\-]+(?:\.[\w\-]+)+")
 #: a forward's header block is short; past this many lines below the marker, stop looking
 _BLOCK_LINES = 8
@@ -57,7 +56,7 @@ def attached_ids(raw: bytes) -> list[str]:
                 continue
             payload = part.get_payload()
             inner = payload[0] if isinstance(payload, list) and payload else None
-            message_id = _message_id(inner.get("Message-ID")) if inner is not None else None
+            message_id = _first_id(str(inner.get("Message-ID") or "")) if inner is not None else None
             if message_id:
                 found.append(message_id)
             if len(found) >= MAX_ATTACHED:
@@ -65,12 +64,3 @@ def attached_ids(raw: bytes) -> list[str]:
         return found
     except Exception:  # a broken or absurdly nested tree: nothing attached that can be named
         return []
-
-
-def _message_id(value) -> str | None:
-    """The id of a Message-ID header, without brackets (as :class:`Mail` keeps them)."""
-    if not value:
-        return None
-    text = decode_header_value(str(value))
-    found = _MSG_ID.search(text)
-    return found.group(1) if found else (text.split() or [None])[0]

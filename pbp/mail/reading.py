@@ -93,7 +93,7 @@ def read_message(raw: bytes) -> Mail:
     except Exception:  # RecursionError on MIME nested a thousand deep: keep the headers
         msg, raw_headers = None, _header_items(raw)
     if msg is None:
-        body, html, unread = "", False, f"its MIME parts are nested more than {MAX_DEPTH} levels deep"
+        body, html, unread = "", False, _TOO_DEEP
     else:
         body, html, unread = _body(msg)
     return _mail(raw, raw_headers, body, html, unread)
@@ -308,7 +308,7 @@ def _body(msg: Message) -> tuple[str, bool, str]:
     try:
         pieces = _texts(msg, depth=0)
     except _TooDeep:
-        return "", False, f"its MIME parts are nested more than {MAX_DEPTH} levels deep"
+        return "", False, _TOO_DEEP
     except Exception:
         pieces = []
     text = "\n".join(piece for piece, _ in pieces if piece.strip())
@@ -316,6 +316,8 @@ def _body(msg: Message) -> tuple[str, bool, str]:
 
 
 MAX_DEPTH = 20  # nesting of multiparts that a real client never reaches
+#: why a mail nested deeper than that was not read (the parser gave up, or :func:`_texts` did)
+_TOO_DEEP = f"its MIME parts are nested more than {MAX_DEPTH} levels deep"
 
 
 class _TooDeep(Exception):
