@@ -21,7 +21,7 @@ from pbp import copies, faults
 from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError
 from pbp.mail.reading import Mail, read_headers, read_message
-from pbp.parser import find_commands, find_near_commands, parse_command
+from pbp.parser import find_commands, find_near_commands, parse_lines
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours
@@ -239,12 +239,7 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
         )
         return _reject(base, record, mail, campaign, member, ctx, [err])
 
-    parsed, errors = [], []
-    for number, text in lines:
-        try:
-            parsed.append(parse_command(text, line=number))
-        except CommandError as exc:
-            errors.append(exc.at(number, text))
+    parsed, errors = parse_lines(lines)
     if errors:
         return _reject(base, record, mail, campaign, member, ctx, errors)
 

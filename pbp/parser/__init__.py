@@ -13,11 +13,12 @@ Public API:
 * :func:`find_commands` — the command lines of a post, with their line numbers (:mod:`.lines`).
 * :func:`find_near_commands` — lines that look like commands but are not read as ones.
 * :func:`parse_post` — every command of a post; raises the first error.
+* :func:`parse_lines` — every command and every error of lines already found (the pipeline's).
 * :func:`parse_post_all` — every command and every error of a post.
 * :func:`example_for` — the documented example of the command a line is.
 """
 from pbp.parser.build import LADDER
-from pbp.parser.drive import parse_command, parse_post, parse_post_all
+from pbp.parser.drive import parse_command, parse_lines, parse_post, parse_post_all
 from pbp.parser.explain import example_for
 from pbp.parser.grammar import get_parser
 from pbp.parser.lines import find_commands, find_near_commands
@@ -34,5 +35,6 @@ __all__ = [
     "get_parser",
     "parse_command",
     "parse_post",
+    "parse_lines",
     "parse_post_all",
 ]

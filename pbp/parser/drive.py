@@ -47,14 +47,21 @@ def parse_post(text: str) -> list[Command]:
     return [parse_command(source, number) for number, source in find_commands(text)]
 
 
-def parse_post_all(text: str) -> tuple[list[Command], list[CommandError]]:
-    """Every command that parses and every error, so a reply can list all the problems."""
+def parse_lines(lines) -> tuple[list[Command], list[CommandError]]:
+    """Every command of ``lines`` (``(number, text)`` pairs, as :func:`find_commands` gives
+    them) that parses, and every error placed at its line, so a reply can list all the
+    problems."""
     commands: list[Command] = []
     errors: list[CommandError] = []
-    for number, source in find_commands(text):
+    for number, source in lines:
         try:
             commands.append(parse_command(source, number))
         except CommandError as exc:
-            errors.append(exc)
+            errors.append(exc.at(number, source))
     return commands, errors
+
+
+def parse_post_all(text: str) -> tuple[list[Command], list[CommandError]]:
+    """Every command that parses and every error, so a reply can list all the problems."""
+    return parse_lines(find_commands(text))
 
