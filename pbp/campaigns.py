@@ -59,16 +59,61 @@ def create_campaign(slug: str, name: str, *, system: str = "fate-condensed", add
     return campaign
 
 
-def add_member(campaign: m.Campaign, email: str, role: str = "player", display_name: str = "") -> m.Member:
+def add_member(campaign: m.Campaign, email: str, role: str = "player", display_name: str = "",
+               forum_username: str | None = None) -> m.Member:
+    """A member by their address; ``forum_username`` is their name on the campaign's forum
+    (posts there are theirs when the poster's name is it); given again, it is changed."""
     if role not in ("player", "gm"):
         raise ConfigError(f'role "{role}" is not player or gm')
     email = _checked_address(email, "the GM address" if role == "gm" else "the player address")
+    username = _checked_username(forum_username) if forum_username else None
     member, created = m.Member.get_or_create(campaign=campaign, email=email,
-                                              defaults={"role": role, "display_name": display_name})
-    if not created and member.role != role:
+                                              defaults={"role": role, "display_name": display_name,
+                                                        "forum_username": username})
+    if not created and (member.role != role or (username and member.forum_username != username)):
         member.role = role
+        member.forum_username = username or member.forum_username
         member.save()
     return member
+
+
+#: a Discourse username: letters, digits, dashes, dots and underscores (its own rule)
+FORUM_USERNAME = re.compile(r"[\w.-]{1,60}")
+#: a host name (the forum's site, a List-ID)
+HOST = re.compile(r"(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+")
+
+
+def _checked_username(name: str) -> str:
+    name = name.strip().lstrip("@")
+    if not FORUM_USERNAME.fullmatch(name):
+        raise ConfigError(f'forum username "{visible(name, 80)}" is not a Discourse username',
+                          hint="letters, digits, dashes, dots and underscores, e.g. --forum-username ruth_k")
+    return name
+
+
+def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notify_from: str = "") -> dict:
+    """Bind a campaign to a Discourse category played by mail (``pbp campaign create
+    --forum``; docs/forum.md): ``site`` the forum's host, ``list_id`` the id in the
+    category's List-ID header (``<game-table.forum.example.org>``), ``bot`` the bot
+    account's username (its own posts, echoed back, are never answered), ``notify_from``
+    the forum's notification address when it is not at the site's domain. The campaign's
+    address is the bot account's mail address: replies come from it, as Discourse insists.
+    Results are given without relaying the post (the forum shows it): delivery "list"."""
+    site, list_id = site.strip().lower(), list_id.strip().strip("<>").lower()
+    for what, value, example in (("the forum site", site, "forum.example.org"),
+                                 ("the category's List-ID", list_id, "game-table.forum.example.org")):
+        if not HOST.fullmatch(value):
+            raise ConfigError(f'{what} "{visible(value, 80)}" is not a host name', hint=f"e.g. {example}")
+    binding = {"site": site, "list_id": list_id, "bot": _checked_username(bot)}
+    if notify_from:
+        binding["from"] = _checked_address(notify_from, "the forum's notification address")
+    if not campaign.address:
+        raise ConfigError(f"campaign {campaign.slug} has no address: a forum answers only mail from the bot's address",
+                          hint="give the bot account's mail address: --address pbp-bot@example.org")
+    campaign.forum = binding
+    campaign.delivery = "list"
+    campaign.save()
+    return binding
 
 
 def get_campaign(slug: str | None) -> m.Campaign:

@@ -37,8 +37,7 @@ import re
 from dataclasses import dataclass
 
 from pbp import commands as c
-from pbp.mail.forwards import attached_ids, forwarded_inline
-from pbp.mail.reading import Mail
+from pbp.posts import Post
 from pbp.store import models as m
 from pbp.store.prepared import Select
 from pbp.textsafety import strip_invisible
@@ -80,25 +79,27 @@ def counts(commands: list[c.Command]) -> bool:
                for cmd in commands)
 
 
-def fingerprint(campaign_id: int, author: str, mail: Mail, lines: list[tuple[int, str]],
+def fingerprint(campaign_id: int, author: str, post: Post, lines: list[tuple[int, str]],
                 commands: list[c.Command]) -> dict:
     """The ``copy_key`` and ``forward_key`` columns for a post about to be applied (None
     for a post without commands that count)."""
     if not lines or not counts(commands):
         return {"copy_key": None, "forward_key": None}
     texts = [normal_line(text) for _, text in lines]
-    copy_key = _hash("copy", str(campaign_id), author, mail.in_reply_to, *texts) if mail.in_reply_to else None
+    parent = post.replied_to
+    copy_key = _hash("copy", str(campaign_id), author, parent, *texts) if parent else None
     return {"copy_key": copy_key, "forward_key": _forward_key(campaign_id, author, texts)}
 
 
-def find_copy(campaign_id: int, author: str, mail: Mail, raw: bytes, lines: list[tuple[int, str]],
+def find_copy(campaign_id: int, author: str, post: Post, lines: list[tuple[int, str]],
               keys: dict) -> Copy | None:
     """The earlier applied post that this one copies or forwards, if any. ``keys`` is its
-    :func:`fingerprint`."""
+    :func:`fingerprint`; what the post carries of others is its adapter's
+    (``post.forwarded``: :func:`pbp.mail.forwards.forwarded_inline`, ``attached_ids``)."""
     if keys["copy_key"] and (found := _BY_COPY_KEY(keys["copy_key"])):
         return Copy(m.Message.get_by_id(found[0]["id"]), "copy")
     if keys["forward_key"]:
-        inline, sender = forwarded_inline(mail)
+        inline, sender = post.forwarded.inline, post.forwarded.sender
         if inline:
             texts = [normal_line(text) for _, text in lines]
             key = keys["forward_key"] if sender in (None, author) else _forward_key(campaign_id, sender, texts)
@@ -107,7 +108,7 @@ def find_copy(campaign_id: int, author: str, mail: Mail, raw: bytes, lines: list
                 return Copy(row, "forward" if row.author == author else "forward_of_other")
     if lines and not keys["forward_key"]:
         return None  # only reading commands: never held back
-    for message_id in attached_ids(raw):
+    for message_id in post.forwarded.attached:
         found = _BY_ID(message_id)
         if not found:
             continue

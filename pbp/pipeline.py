@@ -1,9 +1,14 @@
-"""One post, from raw bytes to applied state and a written reply: read, route, authorise,
-parse, resolve, persist, render.
+"""One post, from what an adapter read to applied state and written replies: route,
+authorise, parse, resolve, persist, render.
 
-This is the code path of both ``pbp process FILE.eml`` and the daemon. One message is one
-database transaction: its commands all apply and its reply is written to the outbox, or
-nothing applies and its author gets a reply that says why.
+The pipeline speaks neutral posts and replies (:mod:`pbp.posts`): an adapter turns what
+arrived into a :class:`~pbp.posts.Post` (the mail adapter, :mod:`pbp.mail.adapter`; a
+forum's list mail, :mod:`pbp.forum.bymail`), and every reply the pipeline makes, whichever
+way a post ends, goes through :func:`_send`, where the adapter for its thread writes it
+(:func:`pbp.mail.compose.write_mail`, :func:`pbp.forum.bymail.write_forum_mail`) into the
+outbox. ``process_message`` is the mail entry point of both ``pbp process FILE.eml`` and
+the daemon. One post is one database transaction: its commands all apply and its replies
+are written to the outbox, or nothing applies and its author gets a reply that says why.
 """
 from __future__ import annotations
 
@@ -20,14 +25,17 @@ from pbp import commands as c
 from pbp import copies, faults
 from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError
-from pbp.mail.reading import Mail, read_headers, read_message
+from pbp.forum import bymail
+from pbp.mail import adapter as mail_adapter
+from pbp.mail.adapter import read_mail as read_within_limits  # noqa: F401 (its earlier name)
+from pbp.mail.compose import write_mail
 from pbp.parser import find_commands, find_near_commands, parse_lines
-from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
+from pbp.posts import Audience, Post as Posted, Reply, ThreadRef
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
-from pbp.render import Renderer, build_reply, reply_subject
+from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
 from pbp.rules.systems import get_system
@@ -103,12 +111,13 @@ def _campaign(slug: str) -> m.Campaign | None:
     return m.Campaign(**rows[0]) if rows else None
 
 
-def route(mail: Mail, *, campaign_slug: str | None = None) -> m.Campaign | None:
-    """Which campaign a mail is for: the mailbox's binding, a plus-address
-    (``table+slug@``), the campaign's own address, or the only campaign there is."""
-    if campaign_slug:
-        return _campaign(campaign_slug)
-    addresses = [a.lower() for a in (*mail.to, *mail.cc, *_header_list(mail, "Delivered-To"))]
+def route(post: Posted, *, campaign_slug: str | None = None) -> m.Campaign | None:
+    """Which campaign a post is for: the one its adapter found (a forum binding), the
+    mailbox's binding, a plus-address (``table+slug@``), the campaign's own address, or the
+    only campaign there is."""
+    if post.campaign or campaign_slug:
+        return _campaign(post.campaign or campaign_slug)
+    addresses = list(post.routes)
     for addr in addresses:
         local = addr.split("@", 1)[0]
         if "+" in local:
@@ -121,11 +130,6 @@ def route(mail: Mail, *, campaign_slug: str | None = None) -> m.Campaign | None:
             return found
     campaigns = list(m.Campaign.select().limit(2))
     return campaigns[0] if len(campaigns) == 1 else None
-
-
-def _header_list(mail: Mail, name: str) -> list[str]:
-    value = mail.header(name)
-    return [value.strip().strip("<>")] if value else []
 
 
 # --------------------------------------------------------------------------- process
@@ -161,23 +165,22 @@ def _internal_error(raw, ctx, exc: Exception, *, mailbox, uidvalidity, uid, camp
     """Record a post that pbp failed on (its transaction rolled back: nothing changed), so
     it is not retried forever, and tell its author, if a member, that it was not applied."""
     log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
-    mail = read_message(raw)
+    post = mail_adapter.read_post(raw, ctx.config)
     error = CommandError(f"pbp could not process this post ({type(exc).__name__}); nothing was applied",
                          expected="the GM or the operator to look at pbp's log",
                          example="send the post again later, or without the command that failed")
     error_dict = {**error.to_dict(), "type": "InternalError"}
-    base = Outcome(message_id=mail.message_id, campaign=None, author=mail.from_addr, status="rejected",
+    base = Outcome(message_id=post.id, campaign=None, author=post.author, status="rejected",
                    errors=[error_dict], reason=f"internal error: {exc}")
-    record = dict(message_id=mail.message_id, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
-                  author=mail.from_addr, subject=mail.subject)
+    record = dict(message_id=post.id, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
+                  author=post.author, subject=post.subject)
     with m.db.atomic():
-        campaign = route(mail, campaign_slug=campaign_slug)
+        campaign = route(post, campaign_slug=campaign_slug)
         members = [Author(**row) for row in _MEMBERS(campaign.id)] if campaign is not None else []
-        if campaign is not None and any(mb.email == mail.from_addr for mb in members):
+        if campaign is not None and any(mb.email == post.author for mb in members):
             base.campaign = campaign.slug
-            reply = build_reply(ctx, mail=mail, campaign=campaign, kind="error", to=[mail.from_addr],
-                                body=ctx.renderer.error(mail=mail, campaign=campaign, errors=[error]))
-            base.replies = _enqueue([reply], campaign, mail.message_id)
+            reply = _reply_to_author(post, "error", ctx.renderer.error(mail=post, campaign=campaign, errors=[error]))
+            base.replies = _send([reply], campaign, post.id, ctx)
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
 
@@ -188,47 +191,53 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
         if found:
             return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
                            reason="this mailbox copy was handled already")
+    post = mail_adapter.read_post(raw, ctx.config, size)
+    return process_post(post, ctx, campaign_slug=campaign_slug,
+                        where=dict(mailbox=mailbox, uidvalidity=uidvalidity, uid=uid))
 
-    mail = read_within_limits(raw, ctx.config, size)
-    found = _SEEN_ID(mail.message_id)
+
+def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None, where: dict | None = None) -> Outcome:
+    """Resolve one post whichever adapter read it: duplicates, policy, routing,
+    authorisation, parsing, copies, then the commands in one transaction. ``where`` is
+    where the source keeps it (a mailbox's UIDVALIDITY and UID), recorded with it."""
+    found = _SEEN_ID(post.id)
     if found:
-        return _answer_duplicate(m.Message.get_by_id(found[0]["id"]), mail, ctx)
+        return _answer_duplicate(m.Message.get_by_id(found[0]["id"]), post, ctx)
 
-    base = Outcome(message_id=mail.message_id, campaign=None, author=mail.from_addr, status="ignored")
-    record = dict(message_id=mail.message_id, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
-                  author=mail.from_addr, subject=mail.subject, received_at=ctx.clock())
+    base = Outcome(message_id=post.id, campaign=None, author=post.author, status="ignored")
+    record = dict({"mailbox": None, "uidvalidity": None, "uid": None, **(where or {})}, message_id=post.id,
+                  author=post.author, subject=post.subject, received_at=ctx.clock())
 
-    reason = is_own_mail(mail, ctx.config) or auto_reply_reason(mail)
-    if reason:
-        base.reason = reason
+    if post.ignored:
+        base.reason = post.ignored
         return _finish(base, record, None)
 
-    campaign = route(mail, campaign_slug=campaign_slug)
+    campaign = route(post, campaign_slug=campaign_slug)
     if campaign is None:
         base.reason = "no campaign matches this mail's addresses"
         return _finish(base, record, None)
     base.campaign = campaign.slug
 
     members = [Author(**row) for row in _MEMBERS(campaign.id)]
-    member = next((mb for mb in members if mb.email == mail.from_addr), None)
-    unverified = sender_unverified(mail, ctx.config.trust_authserv_id)
+    member = next((mb for mb in members if mb.email == post.author), None)
+    unverified = post.unverified
     if member is None:
-        quiet = bulk_reason(mail)
+        quiet = post.quiet
         if quiet or unverified:  # no notice to list mail, nor to an address nobody vouched for
             base.reason = (quiet or unverified) + " from a non-member"
             return _finish(base, record, campaign)
-        return _answer_stranger(base, record, mail, campaign, ctx)
+        return _answer_stranger(base, record, post, campaign, ctx)
     if unverified:
-        return _answer_unverified(base, record, mail, campaign, member, ctx, unverified)
+        return _answer_unverified(base, record, post, campaign, member, ctx, unverified)
 
-    if mail.unread:
-        err = CommandError(f"pbp did not read this post: {mail.unread}",
+    if post.unread:
+        err = CommandError(f"pbp did not read this post: {post.unread}",
                            expected="a shorter post in plain text or HTML, without attachments",
                            example="/overcome Athletics vs Fair")
-        return _reject(base, record, mail, campaign, member, ctx, [err])
+        return _reject(base, record, post, campaign, member, ctx, [err])
 
-    lines = find_commands(mail.new_text)
-    bare = _bare_answer(mail, campaign)
+    lines = find_commands(post.new_text)
+    bare = _bare_answer(post, campaign)
     if bare is not None and bare[0] not in {n for n, _ in lines}:
         lines = [bare, *lines]
     if len(lines) > ctx.config.limits.max_commands:
@@ -237,36 +246,25 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
             expected="fewer commands per post",
             example="split the post in two",
         )
-        return _reject(base, record, mail, campaign, member, ctx, [err])
+        return _reject(base, record, post, campaign, member, ctx, [err])
 
     parsed, errors = parse_lines(lines)
     if errors:
-        return _reject(base, record, mail, campaign, member, ctx, errors)
+        return _reject(base, record, post, campaign, member, ctx, errors)
 
-    keys = copies.fingerprint(campaign.id, member.email, mail, lines, parsed)
-    copy = copies.find_copy(campaign.id, member.email, mail, raw, lines, keys)
+    keys = copies.fingerprint(campaign.id, member.email, post, lines, parsed)
+    copy = copies.find_copy(campaign.id, member.email, post, lines, keys)
     if copy is not None:
-        return _answer_copy(base, record, mail, campaign, copy, ctx)
+        return _answer_copy(base, record, post, campaign, copy, ctx)
 
     try:
         with m.db.atomic():
-            return _apply(base, record, mail, campaign, member, members, parsed, ctx, keys, notes=reader_notes(mail))
+            return _apply(base, record, post, campaign, member, members, parsed, ctx, keys, notes=reader_notes(post))
     except CommandError as exc:
-        return _reject(base, record, mail, campaign, member, ctx, [exc])
+        return _reject(base, record, post, campaign, member, ctx, [exc])
 
 
-def read_within_limits(raw: bytes, config: Config, size: int | None = None) -> Mail:
-    """The mail, with its body read only when the raw bytes are within the size limit
-    (checked before any decoding); over it, only the headers, to route the mail and tell
-    its author. ``size`` is the size the mailbox reported when ``raw`` is just the headers."""
-    size = max(len(raw), size or 0)
-    limit = config.limits.max_message_bytes
-    if size > limit:
-        return read_headers(raw, f"the message is {size:,} bytes; this table accepts at most {limit:,}")
-    return read_message(raw)
-
-
-def reader_notes(mail: Mail) -> list[str]:
+def reader_notes(mail: Posted) -> list[str]:
     """What the result reply says about lines of the new text that look like commands but
     were not read as ones (``／roll``, ``/ roll``): a post that applies nothing is then
     never silent about the command its author meant."""
@@ -282,13 +280,13 @@ def _as_command(line: str) -> str:
 BARE_ANSWERS = ("approve", "deny", "accept", "refuse")
 
 
-def _bare_answer(mail: Mail, campaign: m.Campaign) -> tuple[int, str] | None:
+def _bare_answer(mail: Posted, campaign: m.Campaign) -> tuple[int, str] | None:
     """A reply to one of pbp's mails about a compel or story detail whose first line is just
     "approve", "deny", "accept" or "refuse" (any case, a trailing "." or "!" allowed) is read
     as that slash command: GMs answer from a phone. Anywhere else such a word is prose."""
-    if not mail.in_reply_to:
+    if not mail.replied_to:
         return None
-    refs = ((campaign.play or {}).get("threads") or {}).get(mail.in_reply_to) or ()
+    refs = ((campaign.play or {}).get("threads") or {}).get(mail.replied_to) or ()
     if not any(r.startswith(("compel:", "detail:")) for r in refs):
         return None
     for number, line in enumerate(mail.new_text.splitlines(), start=1):
@@ -298,23 +296,23 @@ def _bare_answer(mail: Mail, campaign: m.Campaign) -> tuple[int, str] | None:
     return None
 
 
-def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member: Author,
+def _apply(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, member: Author,
            members: list[Author], commands: list[c.Command], ctx: Context, keys: dict,
            notes: list[str] = ()) -> Outcome:
     """Resolve every command against the campaign's table and play state; the caller's
     transaction makes it all-or-nothing (a command an earlier one made moot is skipped
     with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
-    post = _open_post(campaign, member, ctx, replied_to=mail.in_reply_to)
+    post = _open_post(campaign, member, ctx, replied_to=mail.replied_to)
     results = apply_post(post, commands)
-    replies = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
-                           relay=campaign.delivery == "relay", notes=notes)
+    sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
+                        relay=campaign.delivery == "relay", notes=notes)
     base.status = "applied"
     base.results = [r.to_dict() for r in results]
     for d, res in zip(base.results, results):
         if id(res) in post.ledger:
             d["roll_id"], d["ledger"] = post.ledger[id(res)]
-    base.replies = _enqueue(replies, campaign, mail.message_id)
+    base.replies = sent
     _INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied", result=base.to_dict())
     return base
 
@@ -336,17 +334,20 @@ def read_post(campaign: m.Campaign, ctx: Context) -> Post:
 
 
 def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
-                 source: Mail | None, commands: list[c.Command] | None, relay: bool, thread=None,
-                 notes: list[str] = ()) -> list:
+                 source: Posted | None, commands: list[c.Command] | None, relay: bool,
+                 thread: ThreadRef | None = None, thread_subject_: str | None = None,
+                 notes: list[str] = ()) -> list[dict]:
     """Persist what a post (or a deadline round) changed, record its rolls in the ledger
-    and write its replies: the result to the table (threaded to ``source``, or for a
-    deadline round to ``thread``: the mail that asked), then any private mails."""
+    and send its replies (:func:`_send`): the result to the table (threaded to ``source``,
+    or for a deadline round to ``thread``: the reply that asked, whose subject is
+    ``thread_subject_``), then any private ones. Returns what was sent, as the outcome
+    lists it."""
     changed_names = repo.save_table(campaign, post.snapshot, post.table)
     faults.reached("mid_transaction")
     prev = repo.last_ledger_hash(campaign)
     for res in results:
         if isinstance(res, ActionResult):
-            row = repo.record_roll(campaign, source.message_id if source else None, res.to_dict(), prev)
+            row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev)
             prev = row.hash
             post.ledger[id(res)] = (row.id, row.hash[:8])
     for hook in post.after_ledger:
@@ -357,39 +358,37 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     seen = views(results, post.table, names_at_start=post.names_at_start, author_is_gm=post.author.is_gm)
     table_ledger = {id(shown): post.ledger[id(res)] for shown, res in zip(seen.table, results) if id(res) in post.ledger}
     changed = _table_sheets(post, changed_names)
-    subject = thread_subject(source) if source is not None else None  # None: the thread's (mail=thread)
-    replies = []
-    # a deadline round with only reminders tells only; a post with only the GM's business, too
-    if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
-        body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
-                                   commands=commands, sheets=changed, relay=relay, asks=post.asks,
-                                   status=status_lines(post), notes=notes)
-        replies.append(build_reply(ctx, mail=source or thread, campaign=campaign, kind="result",
-                                   to=table_recipients(campaign, members), body=body, thread_subject=subject))
-    table_reply = replies[0] if replies else None
+    subject = thread_subject(source) if source is not None else thread_subject_
+    where = source.thread if source is not None else thread
     # the thread map names only what is still open, so it does not grow with the campaign
     open_ids = open_roll_ids(post.play)
     refs = [a.ref for a in post.asks] + [f"roll:{rid}" for rid, _ in post.ledger.values() if rid in open_ids]
-    if refs and table_reply is not None:
-        post.play.threads[table_reply.message_id] = refs
+    replies = []
+    # a deadline round with only reminders tells only; a post with only the GM's business, too
+    if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
+        forum = bymail.bound(campaign)   # a forum reads Markdown (pbp.forum.bymail)
+        body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
+                                   commands=commands, sheets=changed, relay=relay, asks=post.asks,
+                                   status=status_lines(post), notes=notes, markdown=forum)
+        replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(table_recipients(campaign, members)),
+                             text=body[0], html=body[1], markdown=body[2] if forum else "", thread=where,
+                             thread_subject=subject, refs=tuple(refs)))
     for tell in post.tells:
         to = _addresses(post, members, tell.to)
         if to:
-            replies.append(build_reply(ctx, mail=source or thread, campaign=campaign, kind="tell", to=to,
-                                       body=ctx.renderer.tell(campaign=campaign, tell=tell), subject=tell.subject))
-            if tell.refs:
-                post.play.threads[replies[-1].message_id] = list(tell.refs)
+            text, html = ctx.renderer.tell(campaign=campaign, tell=tell)
+            replies.append(Reply(kind="tell", audience=Audience.GM if list(tell.to) == ["GM"] else Audience.PLAYER,
+                                 to=tuple(to), text=text, html=html, thread=where, subject=tell.subject,
+                                 refs=tuple(tell.refs)))
     gms = sorted({mb.email for mb in members if mb.is_gm})
     if seen.gm and gms:             # what the table's mail left out, for the GM (pbp.views)
-        origin = source or thread
-        replies.append(build_reply(
-            ctx, mail=origin, campaign=campaign, kind="tell", to=gms,
-            subject=reply_subject(subject or (origin.subject if origin is not None else "Deadlines"), campaign.name,
-                                  " — for the GM only"),
-            body=ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
-                                     commands=None, sheets=[], relay=False, template="gm_copy")))
+        text, html = ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
+                                         commands=None, sheets=[], relay=False, template="gm_copy")
+        replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
+                             subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
+    sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
     _save_play(campaign, post.play, ctx.config)
-    return replies
+    return sent
 
 
 _SUBJECT_OF = Select(lambda message_id: m.Message.select(m.Message.subject).where(m.Message.message_id == message_id))
@@ -397,12 +396,12 @@ _OUR_SUBJECT = Select(lambda message_id: m.OutboxMail.select(m.OutboxMail.subjec
                       .where(m.OutboxMail.message_id == message_id))
 
 
-def thread_subject(mail: Mail) -> str:
+def thread_subject(mail: Posted) -> str:
     """The subject the mail's thread began with: that of the thread's first mail
     (References' first id, else In-Reply-To) when pbp has it, else the mail's own. Replies
     keep it, so the table's thread is not renamed by a player answering a private mail
     ("Re: [Campaign] Compel #3 on ...: accept or refuse") nor by one who edits the subject."""
-    for msgid in dict.fromkeys(i for i in (*mail.references[:1], mail.in_reply_to) if i):
+    for msgid in dict.fromkeys(i for i in (mail.thread_root, mail.replied_to) if i):
         rows = _SUBJECT_OF(msgid) or _OUR_SUBJECT(msgid)
         if rows:
             return rows[0]["subject"]
@@ -427,7 +426,7 @@ def _table_sheets(post: Post, changed_names: list[str]) -> list[dict]:
     return public_sheets(pairs)
 
 
-def _only_for_gm(seen, post: Post, sheets: list, source: Mail | None, commands, relay: bool) -> bool:
+def _only_for_gm(seen, post: Post, sheets: list, source: Posted | None, commands, relay: bool) -> bool:
     """A post whose every result is for the GM alone (a hidden aspect added, the GM's
     /sheet), with no prose to relay and nothing else to tell: the table gets no mail."""
     if not seen.table or any(shows_anything(r) for r in seen.table) or post.asks or sheets:
@@ -483,11 +482,10 @@ def _reject(base, record, mail, campaign, member, ctx, errors: list[CommandError
     base.status = "rejected"
     base.errors = [e.to_dict() for e in errors]
     with m.db.atomic():
-        reply = build_reply(ctx, mail=mail, campaign=campaign, kind="error", to=[mail.from_addr],
-                            body=ctx.renderer.error(mail=mail, campaign=campaign, errors=errors,
-                                                    status=_status_after_error(campaign, member, ctx)),
-                            thread_subject=thread_subject(mail))
-        base.replies = _enqueue([reply], campaign, mail.message_id)
+        reply = _reply_to_author(mail, "error", ctx.renderer.error(mail=mail, campaign=campaign, errors=errors,
+                                                                   status=_status_after_error(campaign, member, ctx)),
+                                 thread_subject=thread_subject(mail))
+        base.replies = _send([reply], campaign, mail.id, ctx)
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
 
@@ -510,16 +508,15 @@ def _answer_stranger(base, record, mail, campaign, ctx) -> Outcome:
     addr-spec gets none (nothing is ever written to an address pbp cannot vouch for)."""
     base.status = "rejected"
     base.errors = [NotAllowedError(
-        f"{shorten(mail.from_addr, 80)} is not a player or GM of {campaign.name}",
+        f"{shorten(mail.author, 80)} is not a player or GM of {campaign.name}",
         expected="a mail from a registered address", example="ask the GM to add you to the campaign",
     ).to_dict()]
     with m.db.atomic():
-        if not is_addr_spec(mail.from_addr):
+        if not is_addr_spec(mail.author):
             base.reason = "the sender's address is not a valid addr-spec: no reply"
-        elif _notice_due(mail.from_addr, ctx.clock(), timedelta(days=1)):
-            reply = build_reply(ctx, mail=mail, campaign=campaign, kind="stranger", to=[mail.from_addr],
-                                body=ctx.renderer.stranger(mail=mail, campaign=campaign))
-            base.replies = _enqueue([reply], campaign, mail.message_id)
+        elif _notice_due(mail.author, ctx.clock(), timedelta(days=1)):
+            reply = _reply_to_author(mail, "stranger", ctx.renderer.stranger(mail=mail, campaign=campaign))
+            base.replies = _send([reply], campaign, mail.id, ctx)
         else:
             base.reason = "stranger already answered in the last day"
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
@@ -543,9 +540,9 @@ def _answer_unverified(base, record, mail, campaign, member, ctx, reason: str) -
     base.errors = [error.to_dict()]
     with m.db.atomic():
         if _notice_due(f"unverified {member.email}", ctx.clock(), timedelta(hours=1)):
-            reply = build_reply(ctx, mail=mail, campaign=campaign, kind="error", to=[member.email],
-                                body=ctx.renderer.error(mail=mail, campaign=campaign, errors=[error]))
-            base.replies = _enqueue([reply], campaign, mail.message_id)
+            reply = _reply_to_author(mail, "error", ctx.renderer.error(mail=mail, campaign=campaign, errors=[error]),
+                                     to=member.email)
+            base.replies = _send([reply], campaign, mail.id, ctx)
         else:
             base.reason = reason + "; the member was told within the last hour"
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
@@ -581,19 +578,19 @@ def _stored(message: m.Message, status: str, reason: str = "") -> Outcome:
     )
 
 
-def _answer_duplicate(seen: m.Message, mail: Mail, ctx: Context) -> Outcome:
+def _answer_duplicate(seen: m.Message, mail: Posted, ctx: Context) -> Outcome:
     """A resent copy never rolls again. Its author, if a member, gets the original result
     back; another member who sends a mail with the same Message-ID (they can read it in
     References) is told only that the id was taken: the original may be a private error
     reply, so nothing of it is shown."""
     outcome = _stored(seen, "duplicate")
     campaign = seen.campaign
-    if campaign is None or seen.status not in ("applied", "rejected", "duplicate"):
+    if campaign is None or seen.status not in ("applied", "rejected", "duplicate") or not mail.answer_copies:
         return outcome
-    if not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == mail.from_addr)).exists():
+    if not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == mail.author)).exists():
         return outcome
-    if mail.from_addr != seen.author:
-        outcome = Outcome(message_id=mail.message_id, campaign=campaign.slug, author=mail.from_addr, status="duplicate",
+    if mail.author != seen.author:
+        outcome = Outcome(message_id=mail.id, campaign=campaign.slug, author=mail.author, status="duplicate",
                           reason="this Message-ID was first used by another sender; nothing was read or applied")
         kind, original = "not_yours", None
     else:
@@ -602,7 +599,7 @@ def _answer_duplicate(seen: m.Message, mail: Mail, ctx: Context) -> Outcome:
         return _send_duplicate_note(outcome, mail, campaign, ctx, kind, seen, original, seen.message_id)
 
 
-def _answer_copy(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, copy: copies.Copy,
+def _answer_copy(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, copy: copies.Copy,
                  ctx: Context) -> Outcome:
     """An edited copy or a forward of an earlier post: nothing is applied, the original
     result goes back to the author alone (its own content, never another member's), and
@@ -614,10 +611,10 @@ def _answer_copy(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, 
     else:
         base = _stored(seen, "duplicate", reason=f"{'an edited copy' if copy.kind == 'copy' else 'a forward'} "
                                                  f"of post {seen.message_id}; nothing was applied again")
-        base.message_id, base.author, base.duplicate_of = mail.message_id, mail.from_addr, seen.message_id
+        base.message_id, base.author, base.duplicate_of = mail.id, mail.author, seen.message_id
         original = _first_reply(seen.message_id)
     with m.db.atomic():
-        _send_duplicate_note(base, mail, campaign, ctx, copy.kind, seen, original, mail.message_id)
+        _send_duplicate_note(base, mail, campaign, ctx, copy.kind, seen, original, mail.id)
         _INSERT_MESSAGE(**record, campaign=campaign, status="duplicate", result=base.to_dict())
     return base
 
@@ -627,44 +624,61 @@ def _first_reply(message_id: str):
     return m.OutboxMail.select().where(m.OutboxMail.source_id == message_id).order_by(m.OutboxMail.id).first()
 
 
-def _send_duplicate_note(outcome: Outcome, mail: Mail, campaign, ctx: Context, kind: str, seen: m.Message,
+def _send_duplicate_note(outcome: Outcome, mail: Posted, campaign, ctx: Context, kind: str, seen: m.Message,
                          original, source_id: str) -> Outcome:
-    """The note to the sender alone, threaded to the mail they sent (inside the caller's
+    """The note to the sender alone, threaded to the post they sent (inside the caller's
     transaction)."""
     body = ctx.renderer.duplicate(mail=mail, campaign=campaign, seen=seen, original=original, kind=kind)
-    reply = build_reply(ctx, mail=mail, campaign=campaign, kind="duplicate", to=[mail.from_addr], body=body)
-    outcome.replies = _enqueue([reply], campaign, source_id)
+    outcome.replies = _send([_reply_to_author(mail, "duplicate", body)], campaign, source_id, ctx)
     return outcome
 
 
-def _enqueue(replies, campaign, source_id: str) -> list[dict]:
-    """Write replies to the outbox (inside the caller's transaction)."""
+def _reply_to_author(post: Posted, kind: str, body: tuple[str, str], *, to: str | None = None,
+                     thread_subject: str | None = None) -> Reply:
+    """A reply for the post's author alone (an error, a note, the stranger's notice),
+    threaded to the post; ``to`` when it must go to the member's registered address."""
+    text, html = body
+    return Reply(kind=kind, audience=Audience.PLAYER, to=(to or post.author,), text=text, html=html,
+                 thread=post.thread, thread_subject=thread_subject if thread_subject is not None else post.subject)
+
+
+def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *,
+          threads: dict | None = None) -> list[dict]:
+    """The one place every reply leaves the pipeline: the adapter for its thread writes it
+    (:func:`pbp.forum.bymail.write_forum_mail` for the table's answer to a forum post, the
+    mail adapter otherwise) and it goes into the outbox, inside the caller's transaction.
+    A reply that others answer (``reply.refs``) is noted in ``threads`` under the id the
+    adapter gave it."""
     out = []
-    for r in replies:
-        if not r.to:  # every address was refused by build_reply (logged there)
-            continue
-        _INSERT_OUTBOX(campaign=campaign, source_id=source_id, message_id=r.message_id, sender=r.sender,
-                       recipients=r.to, subject=r.subject, raw=r.raw)
-        out.append({"to": r.to, "subject": r.subject, "in_reply_to": r.in_reply_to, "message_id": r.message_id})
+    for reply in replies:
+        for written in _write(reply, campaign, ctx):
+            if not written.recipients:  # every address was refused by the adapter (logged there)
+                continue
+            _INSERT_OUTBOX(campaign=campaign, source_id=source_id, message_id=written.id, sender=written.sender,
+                           recipients=written.recipients, subject=written.subject, raw=written.raw)
+            if reply.refs and threads is not None:
+                threads[written.id] = list(reply.refs)
+            out.append({"to": written.recipients, "subject": written.subject, "in_reply_to": written.in_reply_to,
+                        "message_id": written.id})
     return out
+
+
+def _write(reply: Reply, campaign, ctx: Context) -> list:
+    """What the adapters make of one reply (:class:`pbp.posts.Written`, one per transport
+    it goes by): a campaign bound to a forum answers there (:func:`pbp.forum.bymail.write`),
+    any other by mail."""
+    if bymail.bound(campaign):
+        return bymail.write(reply, campaign, config=ctx.config, now=ctx.clock())
+    return [write_mail(reply, campaign, config=ctx.config, now=ctx.clock())]
 
 
 # --------------------------------------------------------------------------- deadlines
 
 
-@dataclass(frozen=True)
-class _Thread:
-    """Enough of one of our earlier mails to answer it: a deadline's result goes in the
-    thread of the mail that asked for the reaction."""
-
-    message_id: str
-    references: list[str]
-    subject: str
-
-
-def _thread_of(threads: dict[str, list[str]], closed_refs: list[str]) -> _Thread | None:
-    """The first of our mails that asked about something this deadline round settled (the
-    table's mail, where the conversation is; later ones are reminders)."""
+def _thread_of(threads: dict[str, list[str]], closed_refs: list[str]) -> tuple[ThreadRef, str] | None:
+    """The first of our replies that asked about something this deadline round settled (the
+    table's, where the conversation is; later ones are reminders), as a thread to answer
+    in, and its subject."""
     closed = set(closed_refs)
     asked = [msgid for msgid, refs in threads.items() if closed & set(refs)]
     if not asked:
@@ -673,8 +687,11 @@ def _thread_of(threads: dict[str, list[str]], closed_refs: list[str]) -> _Thread
     if row is None:
         return None
     headers = email.parser.HeaderParser().parsestr(row.raw, headersonly=True)
-    refs = [r.strip("<>") for r in (headers.get("References") or "").split()]
-    return _Thread(message_id=row.message_id, references=refs, subject=row.subject)
+    forum = bymail.thread_of_row(row, headers)
+    if forum is not None:
+        return forum, row.subject
+    refs = tuple(r.strip("<>") for r in (headers.get("References") or "").split())
+    return ThreadRef(source=mail_adapter.SOURCE, id=row.message_id, chain=refs), row.subject
 
 
 def apply_deadlines(ctx: Context) -> int:
@@ -691,9 +708,9 @@ def apply_deadlines(ctx: Context) -> int:
             threads = dict(post.play.threads)
             results = run_deadline_jobs(post)
             if results or post.asks or post.tells:
-                replies = _commit_post(post, campaign, members, ctx, results, source=None, commands=None, relay=False,
-                                       thread=_thread_of(threads, post.closed_refs))
-                _enqueue(replies, campaign, None)
+                thread, subject = _thread_of(threads, post.closed_refs) or (None, None)
+                _commit_post(post, campaign, members, ctx, results, source=None, commands=None, relay=False,
+                             thread=thread, thread_subject_=subject)
             else:
                 _save_play(campaign, post.play, ctx.config)
     return len(due)

@@ -1,5 +1,6 @@
-"""Replies: outcomes and sheets rendered with the Jinja templates in ``templates/``, and the
-mail that carries them (threading headers, text and HTML parts).
+"""Replies: outcomes and sheets rendered with the Jinja templates in ``templates/``, as
+the body of a reply (plain text and HTML; Markdown for a forum). The mail that carries
+them is the mail adapter's (:mod:`pbp.mail.compose`); this module knows no headers.
 
 The templates lay the mail out; the small filters here turn dice, ladder values and
 changes into the glyphs players read ("[+] [0] [-] [+]", "Great (+4)", "FP 3 -> 2").
@@ -8,25 +9,16 @@ from __future__ import annotations
 
 import logging
 import re
-import uuid
 from dataclasses import dataclass
-from datetime import timezone
-from email.header import Header
-from email.quoprimime import body_encode
-from email.utils import format_datetime, formataddr
-from typing import TYPE_CHECKING
 
 import jinja2
 from markupsafe import Markup, escape
 
-from pbp.mail.reading import SYNTHETIC_ID_DOMAIN
+# the mail's text conventions, which earlier callers import from here
+from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
 from pbp.resources import resource_path
 from pbp.rules.ladder import adjective, describe, signed
 from pbp.rules.results import ActionResult, Change
-from pbp.textsafety import MAX_NAME, MAX_SUBJECT, header_text, is_addr_spec, is_msg_id, shorten
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pbp.pipeline import Context
 
 log = logging.getLogger("pbp.render")
 
@@ -123,6 +115,20 @@ def _heading(happened: str) -> str:
     if happened.startswith("joins as a new "):
         return happened[len("joins as a "):] + "s"
     return happened
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<])")
+_MD_LINE_START = re.compile(r"^(\s*)([>#+-])(?=\s)", re.M)
+_MD_NUMBERED = re.compile(r"^(\s*\d+)\.(?=\s)", re.M)
+
+
+def markdown_text(text) -> str:
+    """Text as Markdown shows it, not as Markdown reads it: the characters that would make
+    emphasis, links, code or HTML escaped, and a line that would start a quote, heading or
+    list escaped at its start. "FP 3 -> 2" stays as it is."""
+    text = _MD_SPECIAL.sub(r"\\\1", str(text))
+    text = _MD_LINE_START.sub(lambda f: f.group(1) + "\\" + f.group(2), text)
+    return _MD_NUMBERED.sub(lambda f: f.group(1) + "\\.", text)
 
 
 def tidy(text: str) -> str:
@@ -344,22 +350,27 @@ class Renderer:
         self.text_env = jinja2.Environment(autoescape=False, **common)
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, brief=brief, changes=change_lines)
+            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, brief=brief, changes=change_lines,
+                               md=markdown_text)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult))
+
+    def _markdown(self, name: str, **data) -> str:
+        return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))
 
     def _both(self, name: str, **data) -> tuple[str, str]:
         text = self.text_env.get_template(f"{name}.txt.j2").render(**data)
         return (tidy(text), self.html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
-               status=(), template: str = "result", notes=()) -> tuple[str, str]:
+               status=(), template: str = "result", notes=(), markdown: bool = False) -> tuple[str, str]:
         """The post with each command replaced by its result (relay), or the results alone
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
         for, whose turn it is, the reader's notes (lines that looked like commands but were
         not read as ones) and the sheets that changed. ``template`` "gm_copy": the same, as
-        the GM's own copy of what the table's mail left out (:mod:`pbp.views`)."""
+        the GM's own copy of what the table's mail left out (:mod:`pbp.views`). With
+        ``markdown``, (plain text, HTML, Markdown for a forum: ``result.md.j2``)."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
@@ -378,9 +389,10 @@ class Renderer:
         while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
-        return self._both(template, campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets,
-                          relay=relay, asks=list(asks), status=list(status), notes=list(notes),
-                          max_sheets=MAX_SHEETS)
+        data = dict(campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
+                    asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS)
+        both = self._both(template, **data)
+        return (*both, self._markdown(template, **data)) if markdown else both
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)
@@ -406,165 +418,3 @@ class Renderer:
 
     def sheet(self, sheet: dict) -> str:
         return self.text_env.get_template("sheet.txt.j2").render(sheet=sheet)
-
-
-#: Longest line of the plain text part as sent (RFC 5322's "SHOULD" of 78 characters).
-TEXT_WIDTH = 78
-_STUFF = (" ", ">", "From ")
-
-
-def flow(text: str, width: int = TEXT_WIDTH) -> str:
-    """Plain text as ``format=flowed`` (RFC 3676): a line longer than ``width`` is cut at
-    spaces into lines that end in a space (soft breaks), which a phone's client joins and
-    reflows to its screen, and other clients show as they are, within ``width``. Lines
-    starting with a space, ">" or "From " are space-stuffed, so the working table keeps its
-    indentation. :func:`pbp.mail.decoding.unflow` gives back the text exactly (the text
-    comes from :func:`tidy`: no line ends in a space of its own)."""
-    out: list[str] = []
-    for line in text.split("\n"):
-        while len(line) + line.startswith(_STUFF) > width:
-            indent = len(line) - len(line.lstrip(" "))
-            cut = line.rfind(" ", indent + 1, width - 1)   # the piece keeps its space: <= width - 1
-            if cut < 0:
-                cut = line.find(" ", width - 1)             # a word longer than the line: cut after it
-                if cut < 0:
-                    break
-            piece, line = line[:cut + 1], line[cut + 1:]
-            out.append(" " + piece if piece.startswith(_STUFF) else piece)
-        out.append(" " + line if line.startswith(_STUFF) else line)
-    return "\n".join(out)
-
-
-def plain_text(msg) -> str:
-    """The plain text of a reply (an ``email.message``) as pbp wrote it: its flowed lines
-    joined again, for printing (``pbp process``, the demo)."""
-    from pbp.mail.decoding import unflow
-
-    part = msg.get_body(("plain",))
-    text = part.get_content()
-    return unflow(text.replace("\r\n", "\n")) if (part.get_param("format") or "").lower() == "flowed" else text
-
-
-def mime_alternative(headers: list[tuple[str, str]], text: str, html: str) -> str:
-    """A multipart/alternative mail (text, then HTML), both parts UTF-8 quoted-printable;
-    the text ``format=flowed`` (:func:`flow`), so no line of it is longer than 78 characters.
-
-    Written directly rather than through ``email.message``: our header values are already
-    encoded (and folded where long), and the generator's header folding cost more than
-    everything else in a reply. ``tests/test_render.py`` reads the result back with the
-    standard parser."""
-    boundary = f"=_pbp_{uuid.uuid4().hex}"
-    lines = [f"{name}: {value}" for name, value in headers]
-    lines += ["MIME-Version: 1.0", f'Content-Type: multipart/alternative;\n boundary="{boundary}"', "",
-              "This is a multi-part message in MIME format.", ""]
-    for subtype, body in (("plain; charset=\"utf-8\"; format=flowed", flow(text)), ("html; charset=\"utf-8\"", html)):
-        lines += [f"--{boundary}", f'Content-Type: text/{subtype}',
-                  "Content-Transfer-Encoding: quoted-printable", "",
-                  # quoprimime encodes code points below 256 as bytes: hand it UTF-8 bytes as latin-1
-                  body_encode(body.replace("\r\n", "\n").encode("utf-8").decode("latin-1"), eol="\n").rstrip("\n"), ""]
-    lines += [f"--{boundary}--", ""]
-    return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class Reply:
-    message_id: str
-    sender: str
-    to: list[str]
-    subject: str
-    in_reply_to: str | None
-    raw: str
-
-
-#: References kept in a reply: the thread's first id and the latest ones (RFC 5537
-#: section 3.4.4 trims so; RFC 5322 section 3.6.4 has the parent's id last).
-MAX_REFERENCES = 20
-#: Longest subject pbp writes (before encoding): under RFC 5322's 998 characters a line
-#: whatever the campaign name and suffix, and still readable in a mail list.
-MAX_REPLY_SUBJECT = 2 * MAX_SUBJECT
-
-
-#: What pbp itself once added to a subject (" — for the GM only"; before threads kept their
-#: subject, " — Charles, defend by Tue 18:00 UTC"): cut when a reply to such a mail comes
-#: back, while a player's own " — part 2" stays.
-OUR_SUFFIX = re.compile(r" — (for the GM only|[^—]*, (defend|absorb|compel #\d+) by [^—]*)$")
-
-
-def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:
-    """"Re: [Campaign] subject": one Re:, one campaign tag. The incoming subject is
-    cleaned and shortened to :data:`~pbp.textsafety.MAX_SUBJECT` (a 5,000-character
-    subject gets a short reply subject, not a 5,000-character header)."""
-    base = header_text(subject, 10 * MAX_SUBJECT)
-    while base[:3].lower() in ("re:", "aw:", "sv:"):
-        base = base[3:].strip()
-    base = header_text(OUR_SUFFIX.sub("", base), MAX_SUBJECT)
-    tag = f"[{header_text(campaign_name, MAX_NAME)}]"
-    if tag.lower() not in base.lower():
-        base = f"{tag} {base}".strip()
-    return f"Re: {base}{suffix}"
-
-
-def encode_header(name: str, value: str) -> str:
-    """A header value as written: ASCII as it is when the line is short, otherwise RFC 2047
-    encoded words (UTF-8) or ASCII folded at spaces, each line well under 998 characters."""
-    if value.isascii() and len(name) + len(value) < 76:
-        return value
-    return Header(value, "utf-8" if not value.isascii() else "us-ascii", header_name=name).encode()
-
-
-def _threading(mail) -> tuple[str | None, list[str]]:
-    """The ids to write into In-Reply-To and References: only ids that :func:`is_msg_id`
-    accepts (never raw 8-bit bytes or a broken id), each once, the first and the last
-    :data:`MAX_REFERENCES` - 1 when the chain is longer. A post without a usable id of its
-    own (none, or one too long to keep: it has a synthetic id) is answered unthreaded."""
-    own = mail.message_id and not mail.message_id.endswith("@" + SYNTHETIC_ID_DOMAIN)  # not one pbp made up
-    parent = mail.message_id if own and is_msg_id(mail.message_id) else None
-    refs = [r for r in dict.fromkeys([*mail.references, *([parent] if parent else [])]) if is_msg_id(r)]
-    if len(refs) > MAX_REFERENCES:
-        refs = refs[:1] + refs[-(MAX_REFERENCES - 1):]
-    return parent, refs
-
-
-def build_reply(ctx: "Context", *, mail, campaign, kind: str, body: tuple[str, str], to: list[str],
-                subject: str | None = None, thread_subject: str | None = None) -> Reply:
-    """The outgoing mail to ``to``, threaded to ``mail`` when there is one (a deadline round
-    starts a thread of its own). Its subject is "Re: [Campaign] ..." of ``thread_subject``,
-    the subject the thread began with (:func:`pbp.pipeline.thread_subject`), or of
-    ``mail``'s own: so a reply to a private mail, or a subject edited mid-thread, does not
-    rename the table's thread; deadlines and private matters are said in the body.
-
-    Nothing that reaches a header here is trusted, even what pbp checked when it was
-    stored: recipients and the sender must be addr-specs (others are dropped and logged; a
-    reply left with no recipient has ``to == []`` and is not queued), names and subjects
-    pass through :func:`~pbp.textsafety.header_text`, ids through
-    :func:`~pbp.textsafety.is_msg_id`. So no value can end a header line early, add a
-    header, or make a line longer than RFC 5322 allows."""
-    text, html = body
-    name = header_text(campaign.name, MAX_NAME)
-    sender = campaign.address if campaign.address and is_addr_spec(campaign.address) else ctx.config.from_address
-    good = [a for a in to if is_addr_spec(a)]
-    if len(good) != len(to):
-        log.warning("campaign %s: not writing to invalid address(es) %s", campaign.slug,
-                    ", ".join(repr(shorten(a, 80)) for a in to if not is_addr_spec(a)))
-    if subject is None:
-        suffix = " (not applied)" if kind == "error" else ""
-        base = thread_subject if thread_subject is not None else mail.subject if mail is not None else None
-        subject = reply_subject(base, name, suffix) if base is not None else f"[{name}] Deadlines"
-    elif f"[{name}]" not in subject:
-        subject = f"[{name}] {subject}"
-    subject = header_text(subject, MAX_REPLY_SUBJECT)
-    message_id = f"<pbp.{uuid.uuid4().hex}@{ctx.config.domain}>"
-    headers = [
-        ("From", formataddr((f"{name} (pbp)", sender), charset="utf-8")),
-        ("To", ",\n ".join(good)),
-        ("Subject", encode_header("Subject", subject)),
-        ("Date", format_datetime(ctx.clock().replace(tzinfo=timezone.utc))),
-        ("Message-ID", message_id),
-    ]
-    parent, refs = _threading(mail) if mail is not None else (None, [])
-    if parent:
-        headers += [("In-Reply-To", f"<{parent}>"), ("References", "\n ".join(f"<{r}>" for r in refs))]
-    headers += [("Auto-Submitted", "auto-replied"), ("X-PBP-Campaign", header_text(campaign.slug, 63))]
-    raw = mime_alternative(headers, text, html)
-    return Reply(message_id=message_id.strip("<>"), sender=sender, to=good, subject=subject,
-                 in_reply_to=parent, raw=raw)

@@ -59,6 +59,8 @@ def check_fingerprint_migration(url: str) -> None:
         database.execute_sql(f"DROP INDEX message_{column}")
         database.execute_sql(f"ALTER TABLE message DROP COLUMN {column}")
     database.execute_sql("ALTER TABLE character DROP COLUMN aliases")   # added by version 3
+    database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 4
+    database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=1).execute()
     database.close()
@@ -66,6 +68,8 @@ def check_fingerprint_migration(url: str) -> None:
     database = open_database(url)
     assert {"copy_key", "forward_key"} <= {c.name for c in database.get_columns("message")}
     assert "aliases" in {c.name for c in database.get_columns("character")}
+    assert "forum" in {c.name for c in database.get_columns("campaign")}
+    assert "forum_username" in {c.name for c in database.get_columns("member")}
     indexed = {tuple(i.columns) for i in database.get_indexes("message")}
     assert ("copy_key",) in indexed and ("forward_key",) in indexed
     assert [tuple(r) for r in database.execute_sql("SELECT message_id, copy_key FROM message").fetchall()] == [

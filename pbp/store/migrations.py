@@ -30,6 +30,11 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (3, "characters may have aliases (a sheet's aliases = [...])", lambda migrator: [
         migrator.add_column("character", "aliases", JSONField(default=list)),
     ]),
+    (4, "a campaign may play in a forum category; members may have a forum username (pbp.forum.bymail)",
+     lambda migrator: [
+         migrator.add_column("campaign", "forum", JSONField(default=dict)),
+         migrator.add_column("member", "forum_username", CharField(null=True)),
+     ]),
 ]
 LATEST = MIGRATIONS[-1][0]
 

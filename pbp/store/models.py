@@ -49,6 +49,7 @@ class Campaign(BaseModel):
     system = CharField(default="fate-condensed")
     address = CharField(null=True)          # the table's address (To: of posts, From: of replies)
     delivery = CharField(default="relay")   # "relay" | "list"
+    forum = JSONField(default=dict)         # a Discourse category it plays in (pbp.forum.bymail); {} for none
     settings = JSONField(default=dict)
     play = JSONField(default=dict)          # pbp.play.state.PlayState: scene, conflict, pending...
     next_deadline = DateTimeField(null=True, index=True)
@@ -60,6 +61,7 @@ class Member(BaseModel):
     email = CharField()
     role = CharField(default="player")      # "player" | "gm"
     display_name = CharField(default="")
+    forum_username = CharField(null=True)   # their name on the campaign's forum (pbp.forum.bymail)
 
     class Meta:
         indexes = ((("campaign", "email"), True),)

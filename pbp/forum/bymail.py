@@ -1,0 +1,310 @@
+"""Discourse by mail (path 1 of docs/forum.md): a forum category's mailing-list mails in,
+answers by reply-by-email out.
+
+A campaign bound to a forum (``Campaign.forum``: its ``site``, the category's ``list_id``,
+the ``bot`` account's username) reads the mails Discourse's mailing-list mode sends the bot
+for each new post of that category. What they look like (``From`` the forum's notification
+address with the poster's name as display name, ``Reply-To`` a reply-key address,
+``Message-ID <topic/T/P.RANDOM@host>``, ``List-ID``, ``Auto-Submitted: auto-generated``,
+``Precedence: list``) is in ../shared/design/forum.md; so is what Discourse refuses when
+a reply comes in by mail (:func:`refusals` encodes it, and every forum mail pbp writes is
+checked against it).
+
+Inbound (:func:`read_forum_mail`): a mail whose ``List-ID`` is a bound category's and whose
+``From`` is the forum's own domain becomes a :class:`~pbp.posts.Post` whose id is the post's
+(``topic/T/P@site``, without the random part: every copy of a post, and an edit notice of
+it, is the same post and rolls once), whose author is the member that the poster's name maps
+to (``Member.forum_username``, else the member's display name), and whose text is the raw
+Markdown without Discourse's footers. The forum's list headers are allowed for that forum
+only; a post by the bot itself, echoed back, is never answered; a poster who is no member
+is ignored quietly (no notice goes to a forum's no-reply address).
+
+Outbound (:func:`write`): the table's answer to a forum post goes to the post's reply-key
+address from the bot's address, Markdown first in a single text part, without
+``Auto-Submitted``, ``Precedence`` or anything else the receiver refuses; members who play
+by mail (no forum username) get the table's mail as well. Private answers (an error, an
+absorb prompt, an approval request for the GM) go to that person by mail, never to the topic.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from datetime import timezone
+from email.utils import format_datetime, formataddr
+
+from pbp.config import Config
+from pbp.mail.compose import (checked_recipients, encode_header, new_message_id, reply_mail_subject, threading,
+                              write_mail)
+from pbp.mail.reading import Mail
+from pbp.policy import sender_unverified
+from pbp.posts import Audience, Post, Reply, ThreadRef, Written
+from pbp.store import models as m
+from pbp.textsafety import MAX_NAME, header_text, is_addr_spec
+
+log = logging.getLogger("pbp.forum")
+
+SOURCE = "discourse-mail"
+
+#: ``<topic/TOPIC/POST.RANDOM@host>``; a topic's first post has no ``/POST``
+_MESSAGE_ID = re.compile(r"^topic/(\d+)(?:/(\d+))?(?:\.[^@/]*)?@([^@\s]+)$")
+_LIST_ID = re.compile(r"<([^<>\s]+)>\s*$")
+#: where Discourse's footer begins in the text part: its "reply above this line" marker,
+#: the separator before "Visit Topic", the unsubscribe lines
+_FOOTER = re.compile(r"^\s*(-{3,}|_{3,}|\(\(.*reply above this line.*\)\)|.*reply above this line.*|"
+                     r"\[visit topic\].*|to unsubscribe from these emails.*|visit topic .*)\s*$", re.I)
+
+# --------------------------------------------------------------------------- bindings
+
+
+def forum_of(campaign) -> dict:
+    """The campaign's forum binding ({} when it has none)."""
+    return dict(campaign.forum or {}) if campaign is not None else {}
+
+
+def bound(campaign) -> bool:
+    return bool(forum_of(campaign).get("list_id"))
+
+
+def _bound_campaigns() -> list[m.Campaign]:
+    return [c for c in m.Campaign.select() if bound(c)]
+
+
+def list_id(mail: Mail) -> str:
+    """The id of a ``List-ID: "Site | Category" <category.host>`` header, lower-cased."""
+    found = _LIST_ID.search(mail.header("List-Id") or "")
+    return found.group(1).lower() if found else ""
+
+
+def post_key(message_id: str | None) -> tuple[str, str | None, str] | None:
+    """(topic, post or None for a topic's first post, host) of a Discourse Message-ID."""
+    found = _MESSAGE_ID.match(message_id or "")
+    return (found.group(1), found.group(2), found.group(3).lower()) if found else None
+
+
+def normal_id(message_id: str | None) -> str | None:
+    """A Discourse Message-ID without its random part (``topic/12/345@forum.example``):
+    the same for every mail about that post."""
+    key = post_key(message_id)
+    if key is None:
+        return None
+    topic, post, host = key
+    return f"topic/{topic}/{post}@{host}" if post else f"topic/{topic}@{host}"
+
+
+def _from_forum(mail: Mail, forum: dict) -> bool:
+    """The mail's From is the forum's (its notification address, or an address at its
+    site): anyone can write a List-ID header, not the forum's domain past DKIM."""
+    site = (forum.get("site") or "").lower()
+    notify = (forum.get("from") or "").lower()
+    domain = mail.from_addr.rpartition("@")[2]
+    return bool(mail.from_addr) and (mail.from_addr == notify or domain == site or domain.endswith("." + site))
+
+
+def new_text(text: str) -> str:
+    """The post's Markdown without the footer Discourse puts below it."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if _FOOTER.match(line):
+            lines = lines[:index]
+            break
+    return "\n".join(lines).strip("\n") + ("\n" if lines else "")
+
+
+def _member_for(campaign: m.Campaign, name: str) -> m.Member | None:
+    """The member a poster's name (the From display name: their username or full name) is:
+    by forum username first, else by display name; case does not matter."""
+    wanted = name.strip().lstrip("@").casefold()
+    if not wanted:
+        return None
+    members = list(m.Member.select().where(m.Member.campaign == campaign))
+    return (next((mb for mb in members if (mb.forum_username or "").casefold() == wanted), None)
+            or next((mb for mb in members if (mb.display_name or "").casefold() == wanted), None))
+
+
+# --------------------------------------------------------------------------- inbound
+
+
+def read_forum_mail(mail: Mail, config: Config) -> Post | None:
+    """The post a bound forum's list mail carries, or None when the mail is not one (it
+    then goes the mail adapter's way, whose loop guard refuses list and auto-generated mail)."""
+    ident = list_id(mail)
+    if not ident:
+        return None
+    campaign = next((c for c in _bound_campaigns() if forum_of(c)["list_id"].lower() == ident), None)
+    if campaign is None or not _from_forum(mail, forum_of(campaign)):
+        return None
+    forum = forum_of(campaign)
+    key = post_key(mail.message_id)
+    post_id = normal_id(mail.message_id) or mail.message_id
+    parent = next((normal_id(i) for i in (mail.in_reply_to, *reversed(mail.references)) if normal_id(i)), None)
+    if parent == post_id:
+        parent = None
+    topic = key[0] if key else None
+    reply_to = next((a for a in _addresses(mail.header("Reply-To"))), None)
+    name = mail.from_name.strip()
+    member = _member_for(campaign, name)
+    ignored = ""
+    if name and name.casefold() == (forum.get("bot") or "").casefold():
+        ignored = "the bot's own post, echoed back by the forum"
+    elif reply_to is None or not is_addr_spec(reply_to):
+        ignored = "a forum mail without a reply address (not a post pbp can answer)"
+    quiet = "" if member is not None else f"a forum post by {name or 'someone unnamed'}, who is no member"
+    root = f"topic/{topic}@{key[2]}" if key else None
+    return Post(
+        source=SOURCE,
+        id=post_id,
+        author=member.email if member is not None else f"{name or 'unknown'} (forum)",
+        author_name=name,
+        subject=mail.subject,
+        new_text=new_text(mail.new_text),
+        thread=ThreadRef(source=SOURCE, id=mail.message_id, parent=parent,
+                         chain=tuple(i for i in (root,) if i and i != post_id), topic=topic, reply_to=reply_to),
+        unread=mail.unread,
+        campaign=campaign.slug,
+        ignored=ignored,
+        unverified=sender_unverified(mail, config.trust_authserv_id),
+        quiet=quiet,
+        answer_copies=False,
+        date=mail.date,
+    )
+
+
+def _addresses(value: str | None) -> list[str]:
+    from email.utils import getaddresses
+
+    return [addr.lower() for _, addr in getaddresses([value or ""]) if addr]
+
+
+# --------------------------------------------------------------------------- outbound
+
+
+def write(reply: Reply, campaign, *, config, now) -> list[Written]:
+    """What a reply in a forum-bound campaign becomes: the table's answer to a forum post
+    goes to its reply-key address (:func:`write_forum_mail`) and, as mail, to the members
+    who have no forum username; everything else (private answers, a post that came by
+    mail, a deadline round with no forum thread) goes by mail."""
+    thread = reply.thread
+    if reply.audience is not Audience.TABLE or thread is None or thread.source != SOURCE or not thread.reply_to:
+        return [write_mail(reply, campaign, config=config, now=now)]
+    out = [write_forum_mail(reply, campaign, config=config, now=now)]
+    by_mail = mail_players(campaign)
+    if by_mail:
+        from dataclasses import replace
+
+        out.append(write_mail(replace(reply, to=tuple(by_mail)), campaign, config=config, now=now))
+    return out
+
+
+def mail_players(campaign) -> list[str]:
+    """The members who play by mail: those without a forum username."""
+    return sorted(mb.email for mb in m.Member.select().where(m.Member.campaign == campaign)
+                  if not (mb.forum_username or "").strip())
+
+
+def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
+    """The table's answer as a mail Discourse turns into a reply in the topic: to the
+    reply-key address of the post answered, from the bot's address (the key's user), the
+    Markdown in a single text part, result first; threading headers so the bot's own
+    mail client keeps the topic together; no ``Auto-Submitted``, no ``Precedence``, none
+    of the words Discourse's receiver takes for an auto-reply (:func:`refusals`)."""
+    sender = campaign.address if campaign.address and is_addr_spec(campaign.address) else config.from_address
+    to = checked_recipients([reply.thread.reply_to], campaign)
+    subject = reply_mail_subject(reply, campaign.name)
+    name = header_text(campaign.name, MAX_NAME)
+    if _AUTO_WORDS.search(subject) or _AUTO_SUBJECT.search(subject):  # a topic or campaign so named
+        subject = f"Re: topic {reply.thread.topic or ''}".strip()
+    if _AUTO_WORDS.search(name):
+        name = "pbp"
+    message_id = new_message_id(config.domain)
+    headers = [
+        ("From", formataddr((f"{name} (pbp)", sender), charset="utf-8")),
+        ("To", ",\n ".join(to)),
+        ("Subject", encode_header("Subject", subject)),
+        ("Date", format_datetime(now.replace(tzinfo=timezone.utc))),
+        ("Message-ID", message_id),
+    ]
+    parent, refs = threading(reply.thread)
+    if parent:
+        headers += [("In-Reply-To", f"<{parent}>"), ("References", "\n ".join(f"<{r}>" for r in refs))]
+    headers += [("X-PBP-Campaign", header_text(campaign.slug, 63))]
+    if reply.thread.topic:
+        headers += [("X-PBP-Topic", header_text(reply.thread.topic, 20))]
+    raw = markdown_mail(headers, reply.markdown or reply.text)
+    problems = refusals(raw.encode("utf-8"), bot=sender)
+    if problems:  # a bug in this writer: never hand Discourse a mail it would refuse
+        raise ValueError(f"a forum reply Discourse would refuse: {'; '.join(problems)}")
+    return Written(id=message_id.strip("<>"), sender=sender, recipients=to, subject=subject, in_reply_to=parent, raw=raw)
+
+
+def markdown_mail(headers: list[tuple[str, str]], markdown: str) -> str:
+    """A single-part text/plain mail, UTF-8 quoted-printable, holding Markdown as written
+    (not ``format=flowed``: Discourse reads the part as the post's raw Markdown)."""
+    from email.quoprimime import body_encode
+
+    lines = [f"{name}: {value}" for name, value in headers]
+    lines += ["MIME-Version: 1.0", 'Content-Type: text/plain; charset="utf-8"',
+              "Content-Transfer-Encoding: quoted-printable", "",
+              body_encode(markdown.replace("\r\n", "\n").encode("utf-8").decode("latin-1"), eol="\n").rstrip("\n"), ""]
+    return "\n".join(lines)
+
+
+def thread_of_row(row, headers) -> ThreadRef | None:
+    """The forum thread one of pbp's forum mails went to (a deadline round answers there)."""
+    topic = headers.get("X-PBP-Topic")
+    if not topic or not row.recipients:
+        return None
+    parent = (headers.get("In-Reply-To") or "").strip().strip("<>") or None
+    return ThreadRef(source=SOURCE, id=parent, topic=topic.strip(), reply_to=row.recipients[0])
+
+
+# --------------------------------------------------------------------------- what Discourse refuses
+
+#: Discourse's ``Email::Receiver#is_auto_generated?``: any of these words anywhere in the
+#: header block, a Precedence of list, junk, bulk or auto_reply, an automatic From
+_AUTO_WORDS = re.compile(r"auto[\-_]?(response|submitted|replied|reply|generated|respond)|autoresponder|autorespond",
+                         re.I)
+_AUTO_PRECEDENCE = re.compile(r"list|junk|bulk|auto_reply", re.I)
+_AUTO_FROM = re.compile(r"(mailer[\-_]?daemon|post[\-_]?master|no[\-_]?reply)@", re.I)
+_AUTO_SUBJECT = re.compile(r"^\s*(Auto:|Automatic reply|Autosvar|Automatisk svar|Automatische Antwort|"
+                           r"Automatyczna odpowiedź|Automaattinen vastaus)", re.I)
+#: a line after which Discourse's trimmer drops the rest (a signature, a delimiter)
+_DELIMITER = re.compile(r"^(-- |--|-{3,}|_{3,}|={3,})\s*$")
+MIN_POST_LENGTH = 20
+
+
+def refusals(raw: bytes, *, bot: str) -> list[str]:
+    """Why Discourse's mail receiver (reply-by-email, ``block_auto_generated_emails`` on)
+    would refuse or cut ``raw`` as a reply from the ``bot`` account, as listed in
+    ../shared/design/forum.md: empty when it would take it whole."""
+    import email
+    import email.policy
+
+    problems = []
+    head, _, _ = raw.partition(b"\n\n")
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    sender = (msg["From"].addresses[0].addr_spec.lower() if msg["From"] and msg["From"].addresses else "")
+    if sender != bot.lower():
+        problems.append(f"From is {sender or 'missing'}, not the bot's address {bot}")
+    to = [a.addr_spec.lower() for a in (msg["To"].addresses if msg["To"] else ())]
+    if sender in to:
+        problems.append("From is the reply address")
+    found = _AUTO_WORDS.search(head.decode("utf-8", "replace"))
+    if found:
+        problems.append(f"the header block holds {found.group(0)!r} (taken for an auto-reply)")
+    if msg["Precedence"] and _AUTO_PRECEDENCE.search(str(msg["Precedence"])):
+        problems.append(f"Precedence: {msg['Precedence']}")
+    if _AUTO_FROM.search(str(msg["From"] or "")):
+        problems.append("an automatic From address")
+    if _AUTO_SUBJECT.search(str(msg["Subject"] or "")):
+        problems.append("an auto-reply's subject")
+    part = msg.get_body(("plain",))
+    text = part.get_content() if part is not None else ""
+    lines = text.splitlines()
+    if any(line.startswith(">") for line in lines):
+        problems.append("a quoted line (trimmed by the receiver)")
+    cut = next((i for i, line in enumerate(lines) if _DELIMITER.match(line)), None)
+    if cut is not None:
+        problems.append(f"line {cut + 1} is a delimiter; the receiver drops what follows")
+    if len(text.strip()) < MIN_POST_LENGTH:
+        problems.append(f"shorter than {MIN_POST_LENGTH} characters")
+    return problems

@@ -1,0 +1,68 @@
+"""The mail adapter's inbound half: raw bytes in, a neutral :class:`~pbp.posts.Post` out.
+
+Everything that is mail and not play lives here or below: MIME and charsets
+(:mod:`pbp.mail.reading`), the loop, auto-reply and bounce policy and sender
+authentication (:mod:`pbp.policy`), which addresses route a mail, and what a forward
+carries. A mail from a Discourse forum's mailing-list mode is read by
+:mod:`pbp.forum.bymail` instead, when a campaign is bound to that forum.
+"""
+from __future__ import annotations
+
+from pbp.config import Config
+from pbp.mail.forwards import attached_ids, forwarded_inline
+from pbp.mail.reading import Mail, read_headers, read_message
+from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
+from pbp.posts import Forwarded, Post, ThreadRef
+
+SOURCE = "mail"
+
+
+def read_mail(raw: bytes, config: Config, size: int | None = None) -> Mail:
+    """The mail, with its body read only when the raw bytes are within the size limit
+    (checked before any decoding); over it, only the headers, to route the mail and tell
+    its author. ``size`` is the size the mailbox reported when ``raw`` is just the headers."""
+    size = max(len(raw), size or 0)
+    limit = config.limits.max_message_bytes
+    if size > limit:
+        return read_headers(raw, f"the message is {size:,} bytes; this table accepts at most {limit:,}")
+    return read_message(raw)
+
+
+def routes(mail: Mail) -> tuple[str, ...]:
+    """The addresses a campaign may be found by: To, Cc and Delivered-To."""
+    delivered = mail.header("Delivered-To")
+    extra = [delivered.strip().strip("<>")] if delivered else []
+    return tuple(a.lower() for a in (*mail.to, *mail.cc, *extra))
+
+
+def post_from_mail(mail: Mail, raw: bytes, config: Config) -> Post:
+    """The post a mail is: its author is the From address, its id the Message-ID, its
+    thread In-Reply-To and References; ``ignored`` when pbp must never answer it (its own
+    mail, an auto-reply, a bounce)."""
+    inline, sender = forwarded_inline(mail)
+    return Post(
+        source=SOURCE,
+        id=mail.message_id,
+        author=mail.from_addr,
+        author_name=mail.from_name,
+        subject=mail.subject,
+        new_text=mail.new_text,
+        thread=ThreadRef(source=SOURCE, id=mail.message_id, parent=mail.in_reply_to, chain=tuple(mail.references)),
+        unread=mail.unread,
+        routes=routes(mail),
+        ignored=is_own_mail(mail, config) or auto_reply_reason(mail),
+        unverified=sender_unverified(mail, config.trust_authserv_id),
+        quiet=bulk_reason(mail),
+        forwarded=Forwarded(inline=inline, sender=sender, attached=tuple(attached_ids(raw))),
+        date=mail.date,
+    )
+
+
+def read_post(raw: bytes, config: Config, size: int | None = None) -> Post:
+    """Raw bytes to the post they carry: a forum's list mail when a campaign is bound to
+    that forum (:mod:`pbp.forum.bymail`), else a mail."""
+    mail = read_mail(raw, config, size)
+    from pbp.forum import bymail
+
+    forum = bymail.read_forum_mail(mail, config)
+    return forum if forum is not None else post_from_mail(mail, raw, config)
