@@ -91,6 +91,23 @@ def _checked_username(name: str) -> str:
     return name
 
 
+def forum_from_url(url: str) -> tuple[str, str]:
+    """(site, List-ID) of a category's address as a GM copies it from the browser:
+    ``https://forum.example.org/c/game-table/5`` is the site ``forum.example.org`` and the
+    List-ID ``game-table.forum.example.org`` (Discourse's ``<category-slug.host>``)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url.strip() if "://" in url else "https://" + url.strip())
+    words = [w for w in parts.path.split("/") if w]
+    slugs = [w for w in words[1:] if not w.isdigit()] if words[:1] == ["c"] else []
+    site = (parts.hostname or "").lower()
+    if not site or not slugs:
+        raise ConfigError(f'"{visible(url, 120)}" is not a category\'s address',
+                          hint="copy it from the browser on the category's page, "
+                               "e.g. --forum https://forum.example.org/c/game-table/5")
+    return site, f"{slugs[-1].lower()}.{site}"
+
+
 def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notify_from: str = "") -> dict:
     """Bind a campaign to a Discourse category played by mail (``pbp campaign create
     --forum``; docs/forum.md): ``site`` the forum's host, ``list_id`` the id in the
@@ -98,7 +115,8 @@ def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notif
     account's username (its own posts, echoed back, are never answered), ``notify_from``
     the forum's notification address when it is not at the site's domain. The campaign's
     address is the bot account's mail address: replies come from it, as Discourse insists.
-    Results are given without relaying the post (the forum shows it): delivery "list"."""
+    The campaign relays (delivery "relay"): the members who play by mail read each forum
+    post's text with its results; the forum's Markdown answer gives the results alone."""
     site, list_id = site.strip().lower(), list_id.strip().strip("<>").lower()
     for what, value, example in (("the forum site", site, "forum.example.org"),
                                  ("the category's List-ID", list_id, "game-table.forum.example.org")):
@@ -111,7 +129,7 @@ def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notif
         raise ConfigError(f"campaign {campaign.slug} has no address: a forum answers only mail from the bot's address",
                           hint="give the bot account's mail address: --address pbp-bot@example.org")
     campaign.forum = binding
-    campaign.delivery = "list"
+    campaign.delivery = "relay"
     campaign.save()
     return binding
 

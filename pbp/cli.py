@@ -126,9 +126,30 @@ def cmd_campaign_create(args) -> int:
     from pbp.campaigns import create_campaign
 
     _open(args)
-    c = create_campaign(args.slug, args.name or args.slug, system=args.system, address=args.address,
-                        delivery=args.delivery, gms=args.gm or [], players=args.player or [])
+    from pbp.campaigns import bind_forum, forum_from_url
+    from pbp.errors import ConfigError
+    from pbp.store import models as m
+
+    forum = None
+    if args.forum:
+        if not args.forum_bot:
+            raise ConfigError("--forum needs --forum-bot: the bot account's username on the forum",
+                              hint="e.g. --forum https://forum.example.org/c/game-table/5 --forum-bot pbp-bot")
+        site, list_id = forum_from_url(args.forum)
+        forum = dict(site=site, list_id=args.forum_list_id or list_id, bot=args.forum_bot,
+                     notify_from=args.forum_from or "")
+    elif args.forum_bot or args.forum_list_id or args.forum_from:
+        raise ConfigError("--forum-bot, --forum-list-id and --forum-from go with --forum CATEGORY-URL",
+                          hint="e.g. --forum https://forum.example.org/c/game-table/5 --forum-bot pbp-bot")
+    with m.db.atomic():   # a campaign whose forum binding is refused is not left half made
+        c = create_campaign(args.slug, args.name or args.slug, system=args.system, address=args.address,
+                            delivery=args.delivery, gms=args.gm or [], players=args.player or [])
+        if forum:
+            bind_forum(c, **forum)
     print(f"campaign {c.slug} ({c.name}, {c.system}, {c.delivery} mode) created")
+    if forum:
+        print(f"  plays in the forum category {c.forum['list_id']} of {c.forum['site']} by mail, as "
+              f"{c.forum['bot']} <{c.address}>; add members with --forum-username (docs/forum.md)")
     return 0
 
 
@@ -136,8 +157,9 @@ def cmd_campaign_member(args) -> int:
     from pbp.campaigns import add_member, get_campaign
 
     _open(args)
-    member = add_member(get_campaign(args.campaign), args.email, args.role)
-    print(f"{member.email} is a {member.role} of {member.campaign.slug}")
+    member = add_member(get_campaign(args.campaign), args.email, args.role, forum_username=args.forum_username)
+    on_forum = f", {member.forum_username} on the forum" if member.forum_username else ""
+    print(f"{member.email} is a {member.role} of {member.campaign.slug}{on_forum}")
     return 0
 
 
@@ -169,6 +191,8 @@ def cmd_campaign_list(args) -> int:
     for c in m.Campaign.select().order_by(m.Campaign.slug):
         members = ", ".join(f"{mb.email} ({mb.role})" for mb in c.members)
         own = "".join(f" {k}={v}" for k, v in sorted((c.settings or {}).items()))
+        if c.forum:
+            own += f" forum=<{c.forum['list_id']}>"
         print(f"{c.slug}: {c.name} [{c.system}, {c.delivery}{own}] {members}")
     return 0
 
@@ -458,8 +482,50 @@ def cmd_check_config(args) -> int:
             return "connected" + (" and logged in" if config.smtp.get("username") else "")
 
         check(f"smtp {config.smtp.get('host')}", smtp)
+    for campaign in m.Campaign.select().order_by(m.Campaign.slug):
+        if campaign.forum:
+            check(f"campaign {campaign.slug} on the forum by mail", lambda c=campaign: forum_mail_binding(config, c))
+    if config.discourse:
+        check(f"discourse API {config.discourse.get('url')}", lambda: forum_api_key(config))
     _print_checks(results)
     return 0 if all(ok for ok, _ in results) else 1
+
+
+def forum_mail_binding(config, campaign) -> str:
+    """``pbp check-config`` on a campaign bound to a Discourse category by mail
+    (docs/forum.md, path 1): what Discourse will refuse or what pbp cannot read."""
+    from pbp.forum.bymail import mail_players
+    from pbp.store import models as m
+
+    forum = campaign.forum
+    sender = campaign.address or config.from_address
+    local = sender.split("@", 1)[0].lower()
+    if any(word in local for word in ("noreply", "no-reply", "no_reply", "mailer-daemon", "postmaster")):
+        raise PbpError(f"replies would come from {sender}, which Discourse takes for an automatic sender and refuses",
+                       hint="use the bot account's own address: pbp campaign set address=pbp-bot@example.org")
+    if config.transport == "imap" and not any(b.campaign in ("", campaign.slug) for b in config.mailboxes):
+        raise PbpError(f"no [[mailboxes]] entry reads {campaign.slug}'s mail",
+                       hint=f'add [[mailboxes]] name = "INBOX" campaign = "{campaign.slug}" (or campaign = "")')
+    on_forum = m.Member.select().where((m.Member.campaign == campaign) & m.Member.forum_username.is_null(False)
+                                       & (m.Member.forum_username != "")).count()
+    if not on_forum:
+        raise PbpError(f"no member of {campaign.slug} has a forum username: no forum post can be anyone's",
+                       hint="pbp campaign add-member ruth@example.org --forum-username ruth "
+                            f"--campaign {campaign.slug}")
+    by_mail = len(mail_players(campaign))
+    return (f"category <{forum['list_id']}> of {forum['site']}, bot {forum['bot']}, replies from {sender}; "
+            f"{on_forum} member{'s' if on_forum != 1 else ''} on the forum, {by_mail} by mail")
+
+
+def forum_api_key(config) -> str:
+    """``pbp check-config`` with a [discourse] section (path 2): one ``GET /posts.json``
+    with the bot's key says whether the forum takes it."""
+    from pbp.forum.discourse import DiscourseClient
+
+    settings = config.discourse_settings()
+    with DiscourseClient(settings) as client:
+        poll = client.poll(None)
+    return f"the key of {settings.username} is accepted (GET /posts.json; newest post id {poll.cursor})"
 
 
 def _print_checks(results) -> None:
@@ -533,11 +599,21 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: %(default)s)")
     s.add_argument("--gm", action="append", metavar="EMAIL", help="a GM's address (repeat for more GMs)")
     s.add_argument("--player", action="append", metavar="EMAIL", help="a player's address (repeat for more)")
+    s.add_argument("--forum", metavar="CATEGORY-URL",
+                   help="play in this Discourse category by mail (mailing-list mode and reply-by-email), e.g. "
+                        "https://forum.example.org/c/game-table/5; --address is then the bot account's mail address")
+    s.add_argument("--forum-bot", metavar="USERNAME", help="the bot account's username on the forum (with --forum)")
+    s.add_argument("--forum-list-id", metavar="ID",
+                   help="the category's List-ID when it is not SLUG.HOST (with --forum)")
+    s.add_argument("--forum-from", metavar="EMAIL",
+                   help="the forum's notification address when it is not at the forum's domain (with --forum)")
     s.set_defaults(func=cmd_campaign_create)
     s = camp.add_parser("add-member", help="add a player or GM to a campaign")
     s.add_argument("email", help="the member's address")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.add_argument("--role", choices=["player", "gm"], default="player", help="(default: %(default)s)")
+    s.add_argument("--forum-username", metavar="NAME",
+                   help="their username on the campaign's forum: their posts there are theirs")
     s.set_defaults(func=cmd_campaign_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "

@@ -69,6 +69,7 @@ class Config:
     free_bonuses: bool = False               # a player's plain +N applies at once (else it waits for the GM)
     hold_out_of_turn: bool = False           # an action out of turn waits for its turn (else it is refused)
     trust_authserv_id: str = ""              # trust Authentication-Results from this host
+    discourse: dict | None = None            # the raw [discourse] table (the forum's API); see discourse_settings()
 
     def imap_settings(self, mailbox: str = "INBOX", environ=None):
         """The IMAP connection settings for one mailbox, password resolved now."""
@@ -79,6 +80,14 @@ class Config:
         if not self.imap:
             raise ConfigError("no [imap] section", hint="see config.example.toml")
         return replace(ImapSettings.from_config(self.imap, environ=environ), mailbox=mailbox)
+
+    def discourse_settings(self, environ=None):
+        """The forum API's settings (docs/forum.md, path 2), the key resolved now."""
+        from pbp.forum.settings import DiscourseSettings
+
+        if not self.discourse:
+            raise ConfigError("no [discourse] section", hint="see config.example.toml and docs/forum.md")
+        return DiscourseSettings.from_config(self.discourse, environ=environ)
 
     def smtp_settings(self, environ=None):
         from pbp.transport.settings import SmtpSettings
@@ -139,9 +148,18 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
     "imap": {**_SERVER, "mailbox": TEXT, "fetch_batch": COUNT, "poll_interval": SECONDS},
     "smtp": {**_SERVER, "local_hostname": TEXT},
     "mailboxes": {"name": TEXT, "campaign": TEXT},
+    "discourse": {"url": TEXT, "username": TEXT, "api_key_env": TEXT, "api_key_file": PATH,
+                  "webhook_secret_env": TEXT, "webhook_secret_file": PATH, "ca_file": PATH, "allow_insecure": BOOL,
+                  "categories": _Kind(lambda v: isinstance(v, list) and all(
+                      isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in v),
+                      "a list of category ids (from the category's URL, /c/slug/ID)", "[5]"),
+                  "timeout": SECONDS, "poll_interval": SECONDS, "max_pages": COUNT,
+                  "retries": _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+                                   "a whole number, 0 or more", "5"),
+                  "backoff_base": SECONDS, "backoff_cap": SECONDS, "max_wait": SECONDS},
 }
 #: Keys holding paths that are resolved against the config file's folder.
-PATH_KEYS = ("ca_file", "password_file")
+PATH_KEYS = ("ca_file", "password_file", "api_key_file", "webhook_secret_file")
 
 
 def did_you_mean(word: str, choices) -> str:
@@ -175,7 +193,8 @@ def check_keys(data: dict) -> list[tuple[str, str]]:
             for key, value in values.items():
                 kind = SCHEMA[name].get(key)
                 if kind is None:
-                    if key == "password" and name in ("imap", "smtp"):
+                    if (key == "password" and name in ("imap", "smtp")) or (
+                            key in ("api_key", "webhook_secret") and name == "discourse"):
                         continue  # refused by the settings with its own hint
                     problems.append((f"{place} {key} is not a setting pbp knows", did_you_mean(key, SCHEMA[name])))
                 elif not kind.check(value):
@@ -246,6 +265,7 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         md = MaildirConfig(inbox=rel(maildir.get("inbox", "maildir/inbox")), outbox=rel(maildir.get("outbox", "maildir/outbox")))
     imap = _server(data, "imap", rel)
     smtp = _server(data, "smtp", rel)
+    discourse = _discourse(data, rel)
     if transport == "imap" and (imap is None or smtp is None):
         raise ConfigError(where + '[mail] transport = "imap" needs both an [imap] and an [smtp] section',
                           hint="copy them from config.example.toml (pbp init --imap writes them)")
@@ -280,4 +300,21 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         free_bonuses=play.get("free_bonuses", defaults["free_bonuses"]),
         hold_out_of_turn=play.get("hold_out_of_turn", defaults["hold_out_of_turn"]),
         trust_authserv_id=security.get("trust_authserv_id", defaults["trust_authserv_id"]),
+        discourse=discourse,
     )
+
+
+def _discourse(data: dict, rel) -> dict | None:
+    """The [discourse] table with its paths made absolute, checked now (everything but the
+    key and the webhook secret, read from the environment or a file when they are used)."""
+    table = {k: v for k, v in (data.get("discourse") or {}).items() if v != ""}
+    if not table:
+        return None
+    for key in PATH_KEYS:
+        if key in table:
+            table[key] = str(rel(table[key]))
+    from pbp.forum.settings import DiscourseSettings
+
+    probe = {k: v for k, v in table.items() if k not in DiscourseSettings.SECRET_KEYS}
+    DiscourseSettings.from_config({**probe, "api_key_env": "PBP_CONFIG_CHECK"}, environ={"PBP_CONFIG_CHECK": "-"})
+    return table

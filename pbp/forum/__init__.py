@@ -1,7 +1,10 @@
-"""Forum adapters: Discourse by its REST API (and its webhooks).
+"""Forum adapters: Discourse by mail (``bymail.py``, wired into the pipeline) and by its
+REST API (and its webhooks).
 
 Read in this order:
 
+    bymail.py     a bound category's mailing-list mail -> a neutral ``pbp.posts.Post``; the
+                  table's answer -> a reply-by-email mail Discourse accepts (docs/forum.md)
     models.py     what an adapter yields (``InboundPost``) and takes (``OutboundReply``): the
                   neutral value objects the coming post-speaking pipeline will consume
     settings.py   ``DiscourseSettings``: the site, the bot account, the API key from a secret source
@@ -11,5 +14,5 @@ Read in this order:
                   replying and private messages with ``POST /posts.json``
     webhook.py    the webhook signature check and ``post_created``/``post_edited`` to ``InboundPost``
 
-Not yet wired into the pipeline (which still speaks mail); see docs/forum.md.
+The API client is not yet started by the daemon; see docs/forum.md.
 """

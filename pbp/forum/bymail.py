@@ -22,7 +22,8 @@ is ignored quietly (no notice goes to a forum's no-reply address).
 Outbound (:func:`write`): the table's answer to a forum post goes to the post's reply-key
 address from the bot's address, Markdown first in a single text part, without
 ``Auto-Submitted``, ``Precedence`` or anything else the receiver refuses; members who play
-by mail (no forum username) get the table's mail as well. Private answers (an error, an
+by mail (no forum username) get the table's mail as well, with the post's text relayed. The
+answer to a post that came by mail goes to the topic of the table's latest forum answer. Private answers (an error, an
 absorb prompt, an approval request for the GM) go to that person by mail, never to the topic.
 """
 from __future__ import annotations
@@ -183,14 +184,20 @@ def write(reply: Reply, campaign, *, config, now) -> list[Written]:
     goes to its reply-key address (:func:`write_forum_mail`) and, as mail, to the members
     who have no forum username; everything else (private answers, a post that came by
     mail, a deadline round with no forum thread) goes by mail."""
-    thread = reply.thread
-    if reply.audience is not Audience.TABLE or thread is None or thread.source != SOURCE or not thread.reply_to:
-        return [write_mail(reply, campaign, config=config, now=now)]
-    out = [write_forum_mail(reply, campaign, config=config, now=now)]
-    by_mail = mail_players(campaign)
-    if by_mail:
-        from dataclasses import replace
+    from dataclasses import replace
 
+    if reply.audience is not Audience.TABLE:
+        return [write_mail(reply, campaign, config=config, now=now)]
+    thread = reply.thread
+    on_forum = thread is not None and thread.source == SOURCE and bool(thread.reply_to)
+    # a post that came by mail, or a deadline round of no forum thread: in the topic the
+    # table's answers last went to, by that answer's reply key
+    forum_thread = thread if on_forum else latest_forum_thread(campaign)
+    out = []
+    if forum_thread is not None:
+        out.append(write_forum_mail(replace(reply, thread=forum_thread), campaign, config=config, now=now))
+    by_mail = mail_players(campaign) if forum_thread is not None else list(reply.to)
+    if by_mail:
         out.append(write_mail(replace(reply, to=tuple(by_mail)), campaign, config=config, now=now))
     return out
 
@@ -246,6 +253,17 @@ def markdown_mail(headers: list[tuple[str, str]], markdown: str) -> str:
               "Content-Transfer-Encoding: quoted-printable", "",
               body_encode(markdown.replace("\r\n", "\n").encode("utf-8").decode("latin-1"), eol="\n").rstrip("\n"), ""]
     return "\n".join(lines)
+
+
+def latest_forum_thread(campaign) -> ThreadRef | None:
+    """The forum thread of the table's latest answer on the forum (None before the first)."""
+    import email.parser
+
+    row = (m.OutboxMail.select().where((m.OutboxMail.campaign == campaign) & m.OutboxMail.raw.contains("X-PBP-Topic: "))
+           .order_by(m.OutboxMail.id.desc()).first())
+    if row is None:
+        return None
+    return thread_of_row(row, email.parser.HeaderParser().parsestr(row.raw, headersonly=True))
 
 
 def thread_of_row(row, headers) -> ThreadRef | None:

@@ -139,3 +139,60 @@ def test_message_ids_map_to_post_ids():
     assert bymail.normal_id(f"topic/12.a1b2@{SITE}") == f"topic/12@{SITE}"
     assert bymail.normal_id(f"topic/12/345@{SITE}") == f"topic/12/345@{SITE}"
     assert bymail.normal_id("post-1@pbp.test") is None
+
+
+def ctx_at(config, when, dice="0000"):
+    from pbp.pipeline import Context
+    from pbp.rules.dice import FixedDice
+
+    return Context(config=config, dice=FixedDice(dice), clock=lambda: when)
+
+
+def test_a_defence_prompt_goes_by_mail_and_the_deadline_answers_in_the_topic(forum_table, config):
+    """The Ghoul attacks Ruth in the topic (the prompt is in the topic, as it is in the
+    table's mail); the reminder is Ruth's alone, by mail; when she does not answer, the
+    deadline round is answered in the topic by the reply key of the post that asked
+    (docs/forum.md, "Deadline rounds")."""
+    from datetime import datetime
+
+    from pbp.pipeline import apply_deadlines
+
+    noon = datetime(2026, 11, 30, 12, 0)
+    start = process_message(discourse_mail("/scene start Alley\n/conflict start Ruth, Cassandra, Ghoul first Ghoul\n",
+                                           poster="tess_gm", post=500, key="g1"), ctx_at(config, noon))
+    assert start.status == "applied", start.errors
+    attack = process_message(discourse_mail("/as Ghoul attack Ruth with Fight\n/as Ghoul next Ruth\n",
+                                            poster="tess_gm", post=501, key="g2"), ctx_at(config, noon, "++++"))
+    assert attack.status == "applied", attack.errors
+    (asked,) = [r for r in outbox() if r.recipients == [f"replies+g2@{SITE}"]]
+    assert "If you have not answered by Wed 2 Dec 12:00 UTC" in parsed(asked).get_body(("plain",)).get_content()
+    before = len(outbox())
+    apply_deadlines(ctx_at(config, datetime(2026, 12, 2, 0, 30)))   # the reminder: Ruth's alone, by mail
+    assert [r.recipients for r in outbox()[before:]] == [["ruth@pbp.localhost"]]
+    before = len(outbox())
+    apply_deadlines(ctx_at(config, datetime(2026, 12, 2, 12, 0), "----"))
+    due = outbox()[before:]
+    forum = [r for r in due if r.recipients == [f"replies+g2@{SITE}"]]
+    assert len(forum) == 1
+    text = parsed(forum[0]).get_body(("plain",)).get_content()
+    assert "Ruth did not answer by Wed 2 Dec 12:00 UTC" in text
+    assert receiver_refuses(forum[0].raw.encode(), key_user_address=BOT_ADDRESS) == []
+
+
+def test_a_post_by_mail_in_a_forum_campaign_is_answered_in_the_topic_and_by_mail(forum_table, config):
+    """One table, both ways: Ethan, who has no forum account, posts by mail; the result goes
+    to the topic the table last answered in, and by mail to those who play by mail."""
+    from tests.helpers import eml
+
+    process_message(discourse_mail("/overcome Investigate vs Fair\n", poster="ruth", post=600, key="r6"),
+                    make_ctx(config, "0+00"))
+    before = len(outbox())
+    out = process_message(eml("Ethan checks the door.\n/overcome Athletics vs Fair\n", sender="ethan@pbp.localhost",
+                              to=BOT_ADDRESS, message_id="ethan-1@pbp.test"), make_ctx(config, "++00"))
+    assert out.status == "applied", out.errors
+    forum, by_mail = outbox()[before:]
+    assert forum.recipients == [f"replies+r6@{SITE}"]
+    assert "**Ethan overcomes" in parsed(forum).get_body(("plain",)).get_content()
+    assert sorted(by_mail.recipients) == ["cassandra@pbp.localhost", "ethan@pbp.localhost"]
+    assert "Ethan checks the door." in parsed(by_mail).get_body(("plain",)).get_content()   # relayed by mail
+    assert m.RollRecord.select().count() == 2
