@@ -194,7 +194,7 @@ def write(reply: Reply, campaign, *, config, now) -> list[Written]:
     # table's answers last went to, by that answer's reply key
     forum_thread = thread if on_forum else latest_forum_thread(campaign)
     out = []
-    if forum_thread is not None:
+    if forum_thread is not None and (reply.markdown or reply.text).strip():   # a post of prose alone: no answer there
         out.append(write_forum_mail(replace(reply, thread=forum_thread), campaign, config=config, now=now))
     by_mail = mail_players(campaign) if forum_thread is not None else list(reply.to)
     if by_mail:
@@ -236,7 +236,10 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     headers += [("X-PBP-Campaign", header_text(campaign.slug, 63))]
     if reply.thread.topic:
         headers += [("X-PBP-Topic", header_text(reply.thread.topic, 20))]
-    raw = markdown_mail(headers, reply.markdown or reply.text)
+    text = reply.markdown or reply.text
+    if len(text.strip()) < MIN_POST_LENGTH:   # Discourse refuses a post this short
+        text = text.rstrip("\n") + f"\n\n*({name})*\n"
+    raw = markdown_mail(headers, text)
     problems = refusals(raw.encode("utf-8"), bot=sender)
     if problems:  # a bug in this writer: never hand Discourse a mail it would refuse
         raise ValueError(f"a forum reply Discourse would refuse: {'; '.join(problems)}")

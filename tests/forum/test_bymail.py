@@ -196,3 +196,12 @@ def test_a_post_by_mail_in_a_forum_campaign_is_answered_in_the_topic_and_by_mail
     assert sorted(by_mail.recipients) == ["cassandra@pbp.localhost", "ethan@pbp.localhost"]
     assert "Ethan checks the door." in parsed(by_mail).get_body(("plain",)).get_content()   # relayed by mail
     assert m.RollRecord.select().count() == 2
+
+
+def test_a_forum_post_of_prose_alone_is_not_answered_in_the_topic(forum_table, config):
+    out = process_message(discourse_mail("Ruth lights a cigarette and waits.\n", poster="ruth", post=700),
+                          make_ctx(config))
+    assert out.status == "applied"
+    (by_mail,) = outbox()     # only the members who play by mail hear of it, relayed
+    assert sorted(by_mail.recipients) == ["cassandra@pbp.localhost", "ethan@pbp.localhost"]
+    assert "Ruth lights a cigarette" in parsed(by_mail).get_body(("plain",)).get_content()

@@ -80,9 +80,10 @@ def _replied(table: MailTable, entry: Entry, labels: dict[str, int]) -> Step | N
     return Step(None, [step.replies[int(k) - 1]]) if k else step
 
 
-def play(case: str, config) -> tuple[MailTable, str]:
-    """Run a case; returns the table and the transcript."""
-    table = MailTable(config)
+def play(case: str, config, table=None) -> tuple[MailTable, str]:
+    """Run a case; returns the table and the transcript. ``table`` plays it another way
+    (tests/forum/forum_table.py: as posts in a forum topic); by mail when None."""
+    table = table if table is not None else MailTable(config)
     out: list[str] = []
     labels: dict[str, int] = {}
     for n, entry in enumerate(read_script(GOLDEN / case / "mails.txt"), start=1):
@@ -106,9 +107,9 @@ def play(case: str, config) -> tuple[MailTable, str]:
     return table, "\n".join(out)
 
 
-def check(case: str, config, update: bool) -> tuple[MailTable, str]:
+def check(case: str, config, update: bool, table=None) -> tuple[MailTable, str]:
     try:
-        table, transcript = play(case, config)
+        table, transcript = play(case, config, table)
     except AssertionError:
         if update:
             (GOLDEN / case / "partial.txt").write_text(_partial, encoding="utf-8")
