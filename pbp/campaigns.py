@@ -91,10 +91,11 @@ def _checked_username(name: str) -> str:
     return name
 
 
-def forum_from_url(url: str) -> tuple[str, str]:
-    """(site, List-ID) of a category's address as a GM copies it from the browser:
-    ``https://forum.example.org/c/game-table/5`` is the site ``forum.example.org`` and the
-    List-ID ``game-table.forum.example.org`` (Discourse's ``<category-slug.host>``)."""
+def forum_from_url(url: str) -> tuple[str, str, int | None]:
+    """(site, List-ID, category id) of a category's address as a GM copies it from the
+    browser: ``https://forum.example.org/c/game-table/5`` is the site ``forum.example.org``,
+    the List-ID ``game-table.forum.example.org`` (Discourse's ``<category-slug.host>``) and
+    the category 5 (what the forum's API names it by; None when the address has no id)."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(url.strip() if "://" in url else "https://" + url.strip())
@@ -105,10 +106,12 @@ def forum_from_url(url: str) -> tuple[str, str]:
         raise ConfigError(f'"{visible(url, 120)}" is not a category\'s address',
                           hint="copy it from the browser on the category's page, "
                                "e.g. --forum https://forum.example.org/c/game-table/5")
-    return site, f"{slugs[-1].lower()}.{site}"
+    ids = [int(w) for w in words[1:] if w.isdigit()] if words[:1] == ["c"] else []
+    return site, f"{slugs[-1].lower()}.{site}", (ids[-1] if ids else None)
 
 
-def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notify_from: str = "") -> dict:
+def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notify_from: str = "",
+               category_id: int | None = None) -> dict:
     """Bind a campaign to a Discourse category played by mail (``pbp campaign create
     --forum``; docs/forum.md): ``site`` the forum's host, ``list_id`` the id in the
     category's List-ID header (``<game-table.forum.example.org>``), ``bot`` the bot
@@ -123,6 +126,8 @@ def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notif
         if not HOST.fullmatch(value):
             raise ConfigError(f'{what} "{visible(value, 80)}" is not a host name', hint=f"e.g. {example}")
     binding = {"site": site, "list_id": list_id, "bot": _checked_username(bot)}
+    if category_id is not None:   # what the forum's API (pbp.forum.byapi) knows the category by
+        binding["category_id"] = int(category_id)
     if notify_from:
         binding["from"] = _checked_address(notify_from, "the forum's notification address")
     if not campaign.address:

@@ -135,9 +135,9 @@ def cmd_campaign_create(args) -> int:
         if not args.forum_bot:
             raise ConfigError("--forum needs --forum-bot: the bot account's username on the forum",
                               hint="e.g. --forum https://forum.example.org/c/game-table/5 --forum-bot pbp-bot")
-        site, list_id = forum_from_url(args.forum)
+        site, list_id, category_id = forum_from_url(args.forum)
         forum = dict(site=site, list_id=args.forum_list_id or list_id, bot=args.forum_bot,
-                     notify_from=args.forum_from or "")
+                     notify_from=args.forum_from or "", category_id=category_id)
     elif args.forum_bot or args.forum_list_id or args.forum_from:
         raise ConfigError("--forum-bot, --forum-list-id and --forum-from go with --forum CATEGORY-URL",
                           hint="e.g. --forum https://forum.example.org/c/game-table/5 --forum-bot pbp-bot")

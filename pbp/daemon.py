@@ -78,14 +78,31 @@ def make_inbox(config: Config, binding: MailboxBinding, environ=None):
     return ImapInbox(config.imap_settings(binding.name, environ=environ))
 
 
-def make_sender(config: Config, environ=None):
+def make_sender(config: Config, environ=None, forum=None):
+    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), the
+    rows its adapter wrote go to the forum (:class:`pbp.forum.byapi.ForumSender`)."""
     if config.transport == "maildir":
         from pbp.transport.maildir import MaildirSender
 
-        return MaildirSender(config.maildir.outbox)
-    from pbp.transport.smtp import SmtpSender
+        mail = MaildirSender(config.maildir.outbox)
+    else:
+        from pbp.transport.smtp import SmtpSender
 
-    return SmtpSender(config.smtp_settings(environ=environ))
+        mail = SmtpSender(config.smtp_settings(environ=environ))
+    if forum is None:
+        return mail
+    from pbp.forum.byapi import ForumSender
+
+    return ForumSender(mail, forum)
+
+
+def make_forum(config: Config, environ=None):
+    """The Discourse API client of the ``[discourse]`` section, or None."""
+    if not config.discourse:
+        return None
+    from pbp.forum.discourse import DiscourseClient
+
+    return DiscourseClient(config.discourse_settings(environ=environ))
 
 
 # --------------------------------------------------------------------------- watching a mailbox
@@ -127,7 +144,10 @@ class Daemon:
         self.db_lock = threading.Lock()   # one writer at a time (SQLite); cheap for PostgreSQL
         bindings = config.mailboxes if config.transport == "imap" else (MailboxBinding(),)
         self.watchers = [Watcher(b, make_inbox(config, b, environ)) for b in bindings]
-        self.sender = make_sender(config, environ)
+        self.forum = make_forum(config, environ)
+        self.forum_backoff = Backoff("discourse")
+        self.forum_thread: threading.Thread | None = None
+        self.sender = make_sender(config, environ, self.forum)
         self.outbox: OutboxSender | None = None   # the sender thread, once started
         self._compact_at = 0.0
 
@@ -230,6 +250,46 @@ class Daemon:
             if delay:
                 self.stopping.wait(delay)
 
+    # -- the forum's API
+    def poll_forum(self) -> int:
+        """Read the forum's new posts (``GET /posts.json`` from the cursor kept in
+        ``MailboxState`` as ``discourse:SITE``) and run each through the pipeline; returns
+        how many. The first poll only sets the cursor: old posts are never rolled."""
+        from pbp.forum import byapi
+        from pbp.pipeline import process_post
+
+        if self.forum is None:
+            return 0
+        name = f"discourse:{self.forum.settings.site}"
+        with self.db_lock:
+            state, _ = m.MailboxState.get_or_create(mailbox=name)
+        poll = self.forum.poll(state.last_uid or None)
+        for inbound in poll.posts:
+            if self.stopping.is_set():
+                break
+            with self.db_lock:
+                outcome = process_post(byapi.post_from(inbound, self.config, bot=self.forum.settings.username),
+                                       self.ctx)
+                m.MailboxState.update(last_uid=inbound.post_id).where(m.MailboxState.mailbox == name).execute()
+            log.info("forum post %s campaign=%s author=%s status=%s", outcome.message_id, outcome.campaign,
+                     outcome.author, outcome.status)
+        else:
+            with self.db_lock:
+                m.MailboxState.update(last_uid=poll.cursor or 0).where(m.MailboxState.mailbox == name).execute()
+        if poll.posts and self.outbox is not None:
+            self.outbox.wake()
+        return len(poll.posts)
+
+    def poll_forum_forever(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                self.poll_forum()
+                self.forum_backoff.succeeded()
+                delay = self.forum.settings.poll_interval
+            except Exception as exc:  # the forum or the database: logged with its hint, retried
+                delay = self.forum_backoff.failed(exc)
+            self.stopping.wait(delay)
+
     # -- the outbox and the clock
     def deliver(self) -> int:
         """Send what is due now, in this thread (``run --once``)."""
@@ -260,6 +320,7 @@ class Daemon:
     def run_once(self) -> int:
         """Handle what is waiting in every mailbox, apply deadlines, deliver, and return."""
         handled = sum(self.poll(w) for w in self.watchers if self.holds(w))
+        handled += self.poll_forum()
         self.tick()
         self.deliver()
         return handled
@@ -282,6 +343,9 @@ class Daemon:
             watcher.thread = threading.Thread(target=self.watch_forever, args=(watcher,),
                                               name=f"pbp-watch-{i}", daemon=True)
             watcher.thread.start()
+        if self.forum is not None:
+            self.forum_thread = threading.Thread(target=self.poll_forum_forever, name="pbp-forum", daemon=True)
+            self.forum_thread.start()
 
     def stop(self, timeout: float = STOP_SECONDS) -> None:
         """Stop every thread: IDLE is interrupted, a send in flight cancelled. Returns within

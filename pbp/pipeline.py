@@ -25,7 +25,7 @@ from pbp import commands as c
 from pbp import copies, faults
 from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError
-from pbp.forum import bymail
+from pbp.forum import byapi, bymail
 from pbp.mail import adapter as mail_adapter
 from pbp.mail.adapter import read_mail as read_within_limits  # noqa: F401 (its earlier name)
 from pbp.mail.compose import write_mail
@@ -665,8 +665,11 @@ def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *
 
 def _write(reply: Reply, campaign, ctx: Context) -> list:
     """What the adapters make of one reply (:class:`pbp.posts.Written`, one per transport
-    it goes by): a campaign bound to a forum answers there (:func:`pbp.forum.bymail.write`),
-    any other by mail."""
+    it goes by): a campaign on the ``[discourse]`` site answers by its API
+    (:func:`pbp.forum.byapi.write`), one bound to a forum by mail there
+    (:func:`pbp.forum.bymail.write`), any other by mail."""
+    if byapi.active(campaign, ctx.config):
+        return byapi.write(reply, campaign, config=ctx.config, now=ctx.clock())
     if bymail.bound(campaign):
         return bymail.write(reply, campaign, config=ctx.config, now=ctx.clock())
     return [write_mail(reply, campaign, config=ctx.config, now=ctx.clock())]

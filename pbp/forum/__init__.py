@@ -14,5 +14,7 @@ Read in this order:
                   replying and private messages with ``POST /posts.json``
     webhook.py    the webhook signature check and ``post_created``/``post_edited`` to ``InboundPost``
 
-The API client is not yet started by the daemon; see docs/forum.md.
+    byapi.py      a polled ``InboundPost`` -> a ``pbp.posts.Post``; a ``Reply`` -> the JSON of an
+                  ``OutboundReply`` in the outbox, posted by ``ForumSender``; the daemon polls
+                  (``Daemon.poll_forum``). See docs/forum.md.
 """

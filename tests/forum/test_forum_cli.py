@@ -30,7 +30,8 @@ def test_campaign_create_forum_binds_the_category(workdir, capsys):
     out = capsys.readouterr().out
     assert "game-table.forum.example.org" in out and "--forum-username" in out
     campaign = m.Campaign.get()
-    assert campaign.forum == {"site": "forum.example.org", "list_id": "game-table.forum.example.org", "bot": "pbp-bot"}
+    assert campaign.forum == {"site": "forum.example.org", "list_id": "game-table.forum.example.org", "bot": "pbp-bot",
+                              "category_id": 5}
     assert campaign.delivery == "relay"  # members by mail read the forum post's text with the results
 
 

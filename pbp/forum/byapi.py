@@ -1,0 +1,178 @@
+"""Discourse by its REST API (path 2 of docs/forum.md) as a post adapter of the pipeline.
+
+Inbound (:func:`post_from`): an :class:`~pbp.forum.models.InboundPost` the client polled
+becomes a :class:`~pbp.posts.Post` of the campaign bound to its category
+(``Campaign.forum["category_id"]`` on the ``[discourse]`` site). Its id is the one the mail
+path gives the same post (``topic/T/P@site``; a topic's first post ``topic/T@site``), so a
+post seen both ways rolls once. The author is the member whose ``forum_username`` is the
+post's username; an edit (``version`` > 1) seen for the first time is never rolled.
+
+Outbound (:func:`write`): the table's answer to a post in a topic is a ``POST /posts.json``
+in that topic, replying to the post; an answer for one person goes as a private message to
+their forum username (for a member without one, by mail); members who play by mail get the
+table's mail as well. The outbox keeps each as the JSON of an
+:class:`~pbp.forum.models.OutboundReply` (``Written.raw``), its ``sender`` naming the site
+(``discourse:forum.example.org``); :class:`ForumSender` posts it. A reply whose fate is
+unknown is sent again only as the client allows (see docs/forum.md, "When the forum is
+busy or down").
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import uuid
+from dataclasses import replace
+
+from pbp.config import Config
+from pbp.forum.models import Audience as ForumAudience
+from pbp.forum.models import InboundPost, OutboundReply
+from pbp.mail.compose import reply_mail_subject, write_mail
+from pbp.posts import Audience, Post, Reply, ThreadRef, Written
+from pbp.store import models as m
+from pbp.transport.base import SendReceipt
+
+log = logging.getLogger("pbp.forum")
+
+SOURCE = "discourse"
+SENDER_PREFIX = "discourse:"
+
+
+def site_of(config: Config) -> str:
+    from urllib.parse import urlsplit
+
+    return (urlsplit(config.discourse["url"]).hostname or "").lower() if config.discourse else ""
+
+
+def active(campaign, config: Config) -> bool:
+    """Whether the campaign plays on the ``[discourse]`` site by its API."""
+    forum = dict(campaign.forum or {}) if campaign is not None else {}
+    return bool(config.discourse) and forum.get("site") == site_of(config) and bool(forum.get("category_id"))
+
+
+def campaign_for(inbound: InboundPost, config: Config) -> m.Campaign | None:
+    return next((c for c in m.Campaign.select() if active(c, config)
+                 and c.forum.get("category_id") == inbound.category_id), None)
+
+
+def post_id(inbound: InboundPost) -> str:
+    """The id the mail path gives the same post (:func:`pbp.forum.bymail.normal_id`)."""
+    if inbound.post_number == 1:
+        return f"topic/{inbound.topic_id}@{inbound.site}"
+    return f"topic/{inbound.topic_id}/{inbound.post_id}@{inbound.site}"
+
+
+def post_from(inbound: InboundPost, config: Config, *, bot: str = "") -> Post:
+    campaign = campaign_for(inbound, config)
+    member = None
+    if campaign is not None:
+        wanted = inbound.username.casefold()
+        member = next((mb for mb in m.Member.select().where(m.Member.campaign == campaign)
+                       if (mb.forum_username or "").casefold() == wanted), None)
+    ignored = ""
+    if campaign is None:
+        ignored = f"a post in category {inbound.category_id}, which no campaign plays in"
+    elif bot and inbound.username.casefold() == bot.casefold():
+        ignored = "the bot's own post"
+    elif inbound.edited:
+        ignored = f"an edit (version {inbound.version}) of a post: an edit is never rolled"
+    return Post(
+        source=SOURCE,
+        id=post_id(inbound),
+        author=member.email if member is not None else f"{inbound.username} (forum)",
+        author_name=inbound.username,
+        subject=f"topic {inbound.topic_id}",
+        new_text=inbound.raw,
+        thread=ThreadRef(source=SOURCE, id=str(inbound.post_id), topic=str(inbound.topic_id),
+                         reply_to=str(inbound.post_number)),
+        campaign=campaign.slug if campaign is not None else None,
+        ignored=ignored,
+        quiet="" if member is not None else f"a forum post by {inbound.username}, who is no member",
+        answer_copies=False,
+        date=inbound.created_at,
+    )
+
+
+# --------------------------------------------------------------------------- outbound
+
+
+def write(reply: Reply, campaign, *, config: Config, now) -> list[Written]:
+    from pbp.forum.bymail import mail_players
+
+    thread = reply.thread
+    if reply.audience is Audience.TABLE:
+        topic = thread.topic if thread is not None and thread.topic else None
+        if topic is None or not (reply.markdown or reply.text).strip():
+            return [write_mail(reply, campaign, config=config, now=now)] if topic is None else \
+                _mail_copy(reply, campaign, config, now, mail_players(campaign))
+        number = int(thread.reply_to) if thread.source == SOURCE and (thread.reply_to or "").isdigit() else None
+        out = [_written(OutboundReply(ForumAudience.TABLE, reply.markdown or reply.text, topic_id=int(topic),
+                                      reply_to_post_number=number), reply, campaign, config)]
+        return out + _mail_copy(reply, campaign, config, now, mail_players(campaign))
+    # one person, or the GMs: a private message to each who has a forum username, mail to the others
+    names = {mb.email: (mb.forum_username or "").strip()
+             for mb in m.Member.select().where(m.Member.campaign == campaign)}
+    out, by_mail = [], []
+    for address in reply.to:
+        name = names.get(address)
+        if name:
+            kind = ForumAudience.GM if reply.audience is Audience.GM else ForumAudience.PLAYER
+            out.append(_written(OutboundReply(kind, reply.text, recipient=name,
+                                              title=reply_mail_subject(reply, campaign.name)), reply, campaign, config))
+        else:
+            by_mail.append(address)
+    return out + _mail_copy(reply, campaign, config, now, by_mail)
+
+
+def _mail_copy(reply, campaign, config, now, to) -> list[Written]:
+    return [write_mail(replace(reply, to=tuple(to)), campaign, config=config, now=now)] if to else []
+
+
+def _written(outbound: OutboundReply, reply: Reply, campaign, config: Config) -> Written:
+    body = {"audience": outbound.audience.value, "raw": outbound.raw, "topic_id": outbound.topic_id,
+            "reply_to_post_number": outbound.reply_to_post_number, "recipient": outbound.recipient,
+            "title": outbound.title}
+    where = f"topic:{outbound.topic_id}" if outbound.topic_id else f"user:{outbound.recipient}"
+    return Written(id=f"pbp.{uuid.uuid4().hex}@{config.domain}", sender=SENDER_PREFIX + site_of(config),
+                   recipients=[where], subject=outbound.title or f"topic {outbound.topic_id}", in_reply_to=None,
+                   raw=json.dumps(body, ensure_ascii=False))
+
+
+def outbound_of(raw: bytes | str) -> OutboundReply:
+    data = json.loads(raw)
+    return OutboundReply(ForumAudience(data["audience"]), data["raw"], topic_id=data.get("topic_id"),
+                         reply_to_post_number=data.get("reply_to_post_number"), recipient=data.get("recipient"),
+                         title=data.get("title"))
+
+
+class ForumSender:
+    """The outbox's sender for rows the API adapter wrote (their ``sender`` starts with
+    ``discourse:``); every other row goes to ``mail`` (SMTP or the Maildir). It has the
+    :class:`~pbp.transport.base.Sender` shape, so :mod:`pbp.delivery` uses it unchanged."""
+
+    def __init__(self, mail, client) -> None:
+        self.mail = mail
+        self.client = client
+        self.settings = getattr(mail, "settings", None)
+
+    @property
+    def connected(self) -> bool:
+        return getattr(self.mail, "connected", True)
+
+    async def connect(self) -> None:
+        if hasattr(self.mail, "connect"):
+            await self.mail.connect()
+
+    async def send(self, raw, sender: str, recipients) -> SendReceipt:
+        if not sender.startswith(SENDER_PREFIX):
+            return await self.mail.send(raw, sender, recipients)
+        sent = await asyncio.to_thread(self.client.send, outbound_of(raw))
+        return SendReceipt(code=200, message=f"post {sent.post_id} (topic {sent.topic_id} #{sent.post_number})",
+                           sender=sender, recipients=tuple(recipients))
+
+    async def send_many(self, messages):
+        return [await self.send(msg.raw, msg.sender, msg.recipients) for msg in messages]
+
+    async def close(self) -> None:
+        if hasattr(self.mail, "close"):
+            await self.mail.close()

@@ -1,0 +1,95 @@
+"""Discourse by its API (docs/forum.md, path 2) wired to the pipeline: the daemon polls
+``GET /posts.json`` with a cursor, each post runs through ``process_post``, and the outbox's
+forum rows go out as ``POST /posts.json`` (in the topic, or a private message), every request
+checked against Discourse's published description and every answer built from its schemas."""
+from __future__ import annotations
+
+import pytest
+
+from pbp.config import config_from_dict
+from pbp.daemon import Daemon, make_sender
+from pbp.rules.dice import FixedDice
+from pbp.store import models as m
+
+from .conftest import BOT, latest_item
+from .test_client import created, page
+
+SITE = "forum.example.org"
+
+
+@pytest.fixture
+def api_config(tmp_path):
+    return config_from_dict({"database": {"url": f"sqlite:///{tmp_path / 'pbp.db'}"},
+                             "mail": {"domain": "pbp.test", "from_address": "table@pbp.test"},
+                             "maildir": {"inbox": str(tmp_path / "in"), "outbox": str(tmp_path / "out")},
+                             "discourse": {"url": f"https://{SITE}", "username": BOT, "categories": [5]}},
+                            base=tmp_path)
+
+
+@pytest.fixture
+def api_table(chicago):
+    from pbp.campaigns import add_member, bind_forum
+
+    bind_forum(chicago, site=SITE, list_id=f"game-table.{SITE}", bot=BOT, category_id=5)
+    add_member(chicago, "ruth@pbp.localhost", forum_username="ruth")
+    add_member(chicago, "gm@pbp.localhost", "gm", forum_username="tess_gm")
+    return chicago
+
+
+def daemon_with(config, client, dice):
+    d = Daemon(config, dice=FixedDice(dice), environ={"PBP_DISCOURSE_API_KEY": "k"})
+    d.forum = client
+    d.sender = make_sender(config, forum=client)
+    return d
+
+
+def test_polled_posts_are_resolved_once_and_answered_in_the_topic(api_table, api_config, forum, contract):
+    post = latest_item(contract, 42, username="ruth", raw="Ruth searches.\n\n/overcome Investigate vs Fair\n",
+                       post_number=3, topic_id=7, category_id=5)
+    client, transport, _ = forum(
+        ("GET", "/posts.json", None, page(contract, latest_item(contract, 41))),     # the first poll: the cursor
+        ("GET", "/posts.json", None, page(contract, post, latest_item(contract, 41))),
+        ("POST", "/posts.json", None, created(contract, id=43, post_number=4)),
+        ("GET", "/posts.json", None, page(contract, post, latest_item(contract, 41))),   # nothing new
+    )
+    d = daemon_with(api_config, client, "0+00")
+    assert d.run_once() == 0                        # old posts are never rolled
+    assert m.MailboxState.get(m.MailboxState.mailbox == f"discourse:{SITE}").last_uid == 41
+    assert d.run_once() == 1
+    assert m.RollRecord.select().count() == 1
+    body = transport.exchanges[2].body
+    assert body["topic_id"] == 7 and body["reply_to_post_number"] == 3
+    assert body["raw"].startswith("**Ruth overcomes with Investigate") and "Ruth searches." not in body["raw"]
+    row = m.OutboxMail.get(m.OutboxMail.sender == f"discourse:{SITE}")
+    assert row.status == "sent" and row.recipients == ["topic:7"]
+    assert m.Message.get().message_id == f"topic/7/42@{SITE}"   # the id the mail path gives this post too
+    # the members who play by mail got the table's mail (the Maildir here)
+    mails = list(m.OutboxMail.select().where(m.OutboxMail.sender != f"discourse:{SITE}"))
+    assert [sorted(r.recipients) for r in mails] == [["cassandra@pbp.localhost", "charles@pbp.localhost",
+                                                      "ethan@pbp.localhost"]]
+    assert d.run_once() == 0
+
+
+def test_an_error_is_a_private_message_to_its_author(api_table, api_config, forum, contract):
+    post = latest_item(contract, 42, username="ruth", raw="/overcome Investigate vs Farr\n", category_id=5)
+    client, transport, _ = forum(
+        ("GET", "/posts.json", None, page(contract, post)),
+        ("POST", "/posts.json", None, created(contract, id=43, post_number=1, topic_id=99)),
+    )
+    d = daemon_with(api_config, client, "")
+    m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
+    assert d.run_once() == 1
+    body = transport.exchanges[1].body
+    assert body["archetype"] == "private_message" and body["target_recipients"] == "ruth"
+    assert "topic_id" not in body and "Farr" in body["raw"]
+
+
+def test_an_edit_never_rolls(api_table, api_config, forum, contract):
+    edited = latest_item(contract, 42, username="ruth", raw="/overcome Investigate vs Fair\n", version=2,
+                         category_id=5)
+    client, transport, _ = forum(("GET", "/posts.json", None, page(contract, edited)))
+    d = daemon_with(api_config, client, "")
+    m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
+    assert d.run_once() == 1
+    assert m.RollRecord.select().count() == 0 and m.OutboxMail.select().count() == 0
+    assert "an edit" in m.Message.get().result["reason"]
