@@ -155,17 +155,17 @@ def process_message(
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
     except Exception as exc:  # a bug: this post must not block the ones behind it
-        outcome = _internal_error(raw, ctx, exc, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
-                                  campaign_slug=campaign_slug)
+        log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
+        outcome = _internal_error(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
+                                  uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
 
 
-def _internal_error(raw, ctx, exc: Exception, *, mailbox, uidvalidity, uid, campaign_slug) -> Outcome:
+def _internal_error(post: Posted, ctx, exc: Exception, *, mailbox=None, uidvalidity=None, uid=None,
+                    campaign_slug=None) -> Outcome:
     """Record a post that pbp failed on (its transaction rolled back: nothing changed), so
     it is not retried forever, and tell its author, if a member, that it was not applied."""
-    log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
-    post = mail_adapter.read_post(raw, ctx.config)
     error = CommandError(f"pbp could not process this post ({type(exc).__name__}); nothing was applied",
                          expected="the GM or the operator to look at pbp's log",
                          example="send the post again later, or without the command that failed")
@@ -192,11 +192,27 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
             return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
                            reason="this mailbox copy was handled already")
     post = mail_adapter.read_post(raw, ctx.config, size)
-    return process_post(post, ctx, campaign_slug=campaign_slug,
-                        where=dict(mailbox=mailbox, uidvalidity=uidvalidity, uid=uid))
+    return _process_post(post, ctx, campaign_slug=campaign_slug,
+                         where=dict(mailbox=mailbox, uidvalidity=uidvalidity, uid=uid))
 
 
 def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None, where: dict | None = None) -> Outcome:
+    """Resolve one post whichever adapter read it (a forum post the daemon polled): as
+    :func:`process_message` does, it never raises for anything a poster can cause."""
+    started = time.perf_counter()
+    try:
+        outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
+    except (OperationalError, InterfaceError):
+        raise  # the database is away: nothing was kept, the daemon tries the post again later
+    except Exception as exc:  # a bug: this post must not block the ones behind it
+        log.exception("internal error on post %s from %s", post.id, post.source)
+        outcome = _internal_error(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))
+    outcome.elapsed_ms = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None,
+                  where: dict | None = None) -> Outcome:
     """Resolve one post whichever adapter read it: duplicates, policy, routing,
     authorisation, parsing, copies, then the commands in one transaction. ``where`` is
     where the source keeps it (a mailbox's UIDVALIDITY and UID), recorded with it."""

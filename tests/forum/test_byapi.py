@@ -93,3 +93,28 @@ def test_an_edit_never_rolls(api_table, api_config, forum, contract):
     assert d.run_once() == 1
     assert m.RollRecord.select().count() == 0 and m.OutboxMail.select().count() == 0
     assert "an edit" in m.Message.get().result["reason"]
+
+
+def test_a_post_pbp_fails_on_is_recorded_and_does_not_block_the_poll(api_table, api_config, forum, contract,
+                                                                     monkeypatch):
+    import pbp.pipeline
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(pbp.pipeline, "_apply", broken)
+    posts = [latest_item(contract, n, username="ruth", raw="/overcome Investigate vs Fair\n", category_id=5)
+             for n in (43, 42)]
+    client, transport, _ = forum(
+        ("GET", "/posts.json", None, page(contract, *posts)),
+        ("POST", "/posts.json", None, created(contract, id=44, post_number=1, topic_id=99)),
+        ("POST", "/posts.json", None, created(contract, id=45, post_number=1, topic_id=100)),
+    )
+    d = daemon_with(api_config, client, "")
+    m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
+    assert d.run_once() == 2
+    assert [r.status for r in m.Message.select()] == ["rejected", "rejected"]
+    assert m.MailboxState.get(m.MailboxState.mailbox == f"discourse:{SITE}").last_uid == 43
+    # each author is told, privately, that nothing was applied
+    assert all(e.body["target_recipients"] == "ruth" and "could not process" in e.body["raw"]
+               for e in transport.exchanges[1:])
