@@ -324,9 +324,13 @@ def _print_outcome(path, outcome) -> None:
 
         from pbp.render import plain_text
 
-        msg = email.message_from_string(row.raw, policy=policy.default)
         print(f"-- reply to {', '.join(reply['to'])}: {reply['subject']}")
-        print(plain_text(msg))
+        if row.sender.startswith("discourse:"):    # a forum post's request (pbp.forum.byapi)
+            from pbp.forum.byapi import outbound_of
+
+            print(outbound_of(row.raw).raw)
+            continue
+        print(plain_text(email.message_from_string(row.raw, policy=policy.default)))
 
 
 def cmd_tick(args) -> int:

@@ -214,9 +214,9 @@ def deliver_outbox(config, *, sender=None, clock=m.utcnow, on_sent: Callable | N
     if not rows:
         return 0
     if sender is None:
-        from pbp.daemon import make_sender
+        from pbp.daemon import make_forum, make_sender
 
-        sender = make_sender(config)
+        sender = make_sender(config, forum=make_forum(config))
     sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent))
     if problem is not None:
         log.warning("outbox: %s; %d repl%s wait for the next run", describe_error(problem),

@@ -10,7 +10,7 @@ removes the harmless invisible characters mail clients insert (BOM, zero-width s
 joiner, soft hyphen, LRM/RLM) from text that is about to be parsed, and :func:`is_addr_spec`
 checks a bare mail address.
 
-The header writer (``pbp.render.build_reply``) is the last line of defence: whatever slipped
+The header writer (``pbp.mail.compose.write_mail``) is the last line of defence: whatever slipped
 past these checks into the database, :func:`header_text` and :func:`is_msg_id` make sure it
 can never break a header line or add a header of its own.
 """

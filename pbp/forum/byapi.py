@@ -101,10 +101,12 @@ def write(reply: Reply, campaign, *, config: Config, now) -> list[Written]:
 
     thread = reply.thread
     if reply.audience is Audience.TABLE:
-        topic = thread.topic if thread is not None and thread.topic else None
-        if topic is None or not (reply.markdown or reply.text).strip():
-            return [write_mail(reply, campaign, config=config, now=now)] if topic is None else \
-                _mail_copy(reply, campaign, config, now, mail_players(campaign))
+        # a post by mail, or a deadline round of no forum thread: the topic of the latest answer
+        topic = thread.topic if thread is not None and thread.topic else latest_topic(campaign, config)
+        if topic is None:
+            return [write_mail(reply, campaign, config=config, now=now)]
+        if not (reply.markdown or reply.text).strip():   # a post of prose alone: no answer in the topic
+            return _mail_copy(reply, campaign, config, now, mail_players(campaign))
         number = int(thread.reply_to) if thread.source == SOURCE and (thread.reply_to or "").isdigit() else None
         out = [_written(OutboundReply(ForumAudience.TABLE, reply.markdown or reply.text, topic_id=int(topic),
                                       reply_to_post_number=number), reply, campaign, config)]
@@ -122,6 +124,18 @@ def write(reply: Reply, campaign, *, config: Config, now) -> list[Written]:
         else:
             by_mail.append(address)
     return out + _mail_copy(reply, campaign, config, now, by_mail)
+
+
+def latest_topic(campaign, config: Config) -> str | None:
+    """The topic of the table's latest answer by the API (None before the first)."""
+    row = (m.OutboxMail.select(m.OutboxMail.recipients)
+           .where((m.OutboxMail.campaign == campaign) & (m.OutboxMail.sender == SENDER_PREFIX + site_of(config)))
+           .order_by(m.OutboxMail.id.desc()))
+    for found in row.limit(20):
+        where = (found.recipients or [""])[0]
+        if where.startswith("topic:"):
+            return where[len("topic:"):]
+    return None
 
 
 def _mail_copy(reply, campaign, config, now, to) -> list[Written]:

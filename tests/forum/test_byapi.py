@@ -118,3 +118,29 @@ def test_a_post_pbp_fails_on_is_recorded_and_does_not_block_the_poll(api_table, 
     # each author is told, privately, that nothing was applied
     assert all(e.body["target_recipients"] == "ruth" and "could not process" in e.body["raw"]
                for e in transport.exchanges[1:])
+
+
+def test_a_post_by_mail_is_answered_in_the_latest_topic_and_by_mail(api_table, api_config, forum, contract):
+    from pbp.pipeline import Context, process_message
+    from tests.helpers import FIXED_NOW, eml
+
+    post = latest_item(contract, 42, username="ruth", raw="/overcome Investigate vs Fair\n", topic_id=7,
+                       post_number=3, category_id=5)
+    client, transport, _ = forum(
+        ("GET", "/posts.json", None, page(contract, post)),
+        ("POST", "/posts.json", None, created(contract, id=43, post_number=4)),
+        ("POST", "/posts.json", None, created(contract, id=45, post_number=5)),
+    )
+    d = daemon_with(api_config, client, "0+00")
+    m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
+    assert d.run_once() == 1
+    out = process_message(eml("Ethan checks the door.\n/overcome Athletics vs Fair\n", sender="ethan@pbp.localhost",
+                              message_id="ethan-1@pbp.test"),
+                          Context(config=api_config, dice=FixedDice("++00"), clock=lambda: FIXED_NOW))
+    assert out.status == "applied", out.errors
+    d.deliver()
+    body = transport.exchanges[2].body
+    assert body["topic_id"] == 7 and "reply_to_post_number" not in body and "**Ethan overcomes" in body["raw"]
+    (mail,) = [r for r in m.OutboxMail.select().where(m.OutboxMail.source_id == "ethan-1@pbp.test")
+               if not r.sender.startswith("discourse:")]
+    assert "ethan@pbp.localhost" in mail.recipients and "ruth@pbp.localhost" not in mail.recipients

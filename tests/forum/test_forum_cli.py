@@ -100,3 +100,20 @@ def test_the_discourse_section_is_checked_strictly(tmp_path):
         config_from_dict({"discourse": {"url": "https://forum.example.org", "username": "b", "categories": ["x"]}})
     with pytest.raises(ConfigError, match="unencrypted"):
         config_from_dict({"discourse": {"url": "http://forum.example.org", "username": "b"}})
+
+
+def test_pbp_process_shows_the_forum_answer(workdir, capsys):
+    from pbp.demo import sample_dir
+
+    from .discourse_mail import discourse_mail
+
+    assert create("--forum", CATEGORY, "--forum-bot", "pbp-bot") == 0
+    assert main(["character", "import", str(sample_dir() / "ruth.toml")]) == 0
+    assert main(["campaign", "add-member", "ruth@pbp.localhost", "--forum-username", "ruth"]) == 0
+    (workdir / "post.eml").write_bytes(discourse_mail("/overcome Investigate vs Fair\n", poster="ruth", post=9,
+                                                     to="pbp-bot@pbp.localhost"))
+    capsys.readouterr()
+    assert main(["process", "post.eml", "--dice", "0+00", "--no-send"]) == 0
+    out = capsys.readouterr().out
+    assert "== post.eml: applied" in out
+    assert "-- reply to replies+5f3a9c0d1e2b@forum.example.org" in out and "**Ruth overcomes" in out
