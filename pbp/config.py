@@ -156,7 +156,8 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
                   "timeout": SECONDS, "poll_interval": SECONDS, "max_pages": COUNT,
                   "retries": _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
                                    "a whole number, 0 or more", "5"),
-                  "backoff_base": SECONDS, "backoff_cap": SECONDS, "max_wait": SECONDS},
+                  "backoff_base": SECONDS, "backoff_cap": SECONDS, "max_wait": SECONDS,
+                  "webhook_host": TEXT, "webhook_port": PORT},
 }
 #: Keys holding paths that are resolved against the config file's folder.
 PATH_KEYS = ("ca_file", "password_file", "api_key_file", "webhook_secret_file")
@@ -316,5 +317,7 @@ def _discourse(data: dict, rel) -> dict | None:
     from pbp.forum.settings import DiscourseSettings
 
     probe = {k: v for k, v in table.items() if k not in DiscourseSettings.SECRET_KEYS}
-    DiscourseSettings.from_config({**probe, "api_key_env": "PBP_CONFIG_CHECK"}, environ={"PBP_CONFIG_CHECK": "-"})
+    secrets = {"webhook_secret_env": "PBP_CONFIG_CHECK"} if "webhook_port" in table else {}
+    DiscourseSettings.from_config({**probe, "api_key_env": "PBP_CONFIG_CHECK", **secrets},
+                                  environ={"PBP_CONFIG_CHECK": "-"})
     return table

@@ -147,6 +147,7 @@ class Daemon:
         self.forum = make_forum(config, environ)
         self.forum_backoff = Backoff("discourse")
         self.forum_thread: threading.Thread | None = None
+        self.webhook = None   # the forum's webhook server, once started
         self.sender = make_sender(config, environ, self.forum)
         self.outbox: OutboxSender | None = None   # the sender thread, once started
         self._compact_at = 0.0
@@ -255,9 +256,6 @@ class Daemon:
         """Read the forum's new posts (``GET /posts.json`` from the cursor kept in
         ``MailboxState`` as ``discourse:SITE``) and run each through the pipeline; returns
         how many. The first poll only sets the cursor: old posts are never rolled."""
-        from pbp.forum import byapi
-        from pbp.pipeline import process_post
-
         if self.forum is None:
             return 0
         name = f"discourse:{self.forum.settings.site}"
@@ -268,17 +266,35 @@ class Daemon:
             if self.stopping.is_set():
                 break
             with self.db_lock:
-                outcome = process_post(byapi.post_from(inbound, self.config, bot=self.forum.settings.username),
-                                       self.ctx)
+                self.forum_post(inbound, wake=False)
                 m.MailboxState.update(last_uid=inbound.post_id).where(m.MailboxState.mailbox == name).execute()
-            log.info("forum post %s campaign=%s author=%s status=%s", outcome.message_id, outcome.campaign,
-                     outcome.author, outcome.status)
         else:
             with self.db_lock:
                 m.MailboxState.update(last_uid=poll.cursor or 0).where(m.MailboxState.mailbox == name).execute()
         if poll.posts and self.outbox is not None:
             self.outbox.wake()
         return len(poll.posts)
+
+    def forum_post(self, inbound, *, wake: bool = True):
+        """One forum post (polled, or brought by the webhook) through the pipeline."""
+        from pbp.forum import byapi
+        from pbp.pipeline import process_post
+
+        with self.db_lock if wake else nullcontext():
+            outcome = process_post(byapi.post_from(inbound, self.config, bot=self.forum.settings.username), self.ctx)
+        log.info("forum post %s campaign=%s author=%s status=%s", outcome.message_id, outcome.campaign,
+                 outcome.author, outcome.status)
+        if wake and self.outbox is not None:
+            self.outbox.wake()
+        return outcome
+
+    def start_webhook(self):
+        """Serve the forum's webhook (``[discourse] webhook_port``), when it is set."""
+        from pbp.forum.webhook_server import WebhookServer
+
+        if self.forum is not None and self.forum.settings.webhook_port is not None:
+            self.webhook = WebhookServer(self.forum.settings, self.forum_post).start()
+        return self.webhook
 
     def poll_forum_forever(self) -> None:
         while not self.stopping.is_set():
@@ -346,12 +362,15 @@ class Daemon:
         if self.forum is not None:
             self.forum_thread = threading.Thread(target=self.poll_forum_forever, name="pbp-forum", daemon=True)
             self.forum_thread.start()
+            self.start_webhook()
 
     def stop(self, timeout: float = STOP_SECONDS) -> None:
         """Stop every thread: IDLE is interrupted, a send in flight cancelled. Returns within
         about ``timeout`` seconds even if a server hangs (its thread is abandoned)."""
         self.stopping.set()
         deadline = time.monotonic() + timeout
+        if self.webhook is not None:
+            self.webhook.stop()
         for w in self.watchers:
             interrupt = getattr(w.inbox, "interrupt", None)
             if interrupt:

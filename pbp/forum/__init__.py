@@ -13,6 +13,7 @@ Read in this order:
     discourse.py  ``DiscourseClient``: polling ``GET /posts.json`` with a cursor, reading posts,
                   replying and private messages with ``POST /posts.json``
     webhook.py    the webhook signature check and ``post_created``/``post_edited`` to ``InboundPost``
+    webhook_server.py  ``pbp run`` serving the webhook on ``[discourse] webhook_port``
 
     byapi.py      a polled ``InboundPost`` -> a ``pbp.posts.Post``; a ``Reply`` -> the JSON of an
                   ``OutboundReply`` in the outbox, posted by ``ForumSender``; the daemon polls

@@ -51,6 +51,8 @@ class DiscourseSettings:
     webhook_secret: str | None = field(default=None, repr=False)
     ca_file: str | None = None
     allow_insecure: bool = False
+    webhook_host: str = "127.0.0.1"
+    webhook_port: int | None = None
 
     SECRET_KEYS: ClassVar[frozenset[str]] = frozenset(
         {"api_key_env", "api_key_file", "webhook_secret_env", "webhook_secret_file"})
@@ -86,6 +88,13 @@ class DiscourseSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ConfigError(f"{KIND}: {name} must be an integer of at least {least}, not {value!r}")
+        port = self.webhook_port
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 65536):
+            raise ConfigError(f"{KIND}: webhook_port must be a port number, not {port!r}", hint="e.g. webhook_port = 8787")
+        if port is not None and not self.webhook_secret:
+            raise ConfigError(f"{KIND}: webhook_port is set but there is no webhook secret to check deliveries with",
+                              hint=f"set the webhook's secret on the forum and export {WEBHOOK_SECRET_ENV} "
+                                   "(or set webhook_secret_file)")
         if self.ca_file is not None:
             object.__setattr__(self, "ca_file", checked_ca_file(KIND, self.ca_file, peer="forum"))
 

@@ -1,6 +1,6 @@
 """Discourse webhooks: the signature check, and a delivery read as an ``InboundPost``.
 
-A pure function over the headers and the raw body (no HTTP server yet). Discourse signs each
+A pure function over the headers and the raw body (served by ``webhook_server.py``). Discourse signs each
 delivery with ``X-Discourse-Event-Signature: sha256=<hex HMAC-SHA256 of the body with the
 secret>``; the check runs on the raw bytes before any JSON is read, compares in constant time,
 and refuses a missing header, another algorithm and a malformed digest alike. Webhooks are not

@@ -144,3 +144,52 @@ def test_a_post_by_mail_is_answered_in_the_latest_topic_and_by_mail(api_table, a
     (mail,) = [r for r in m.OutboxMail.select().where(m.OutboxMail.source_id == "ethan-1@pbp.test")
                if not r.sender.startswith("discourse:")]
     assert "ethan@pbp.localhost" in mail.recipients and "ruth@pbp.localhost" not in mail.recipients
+
+
+def test_the_webhook_brings_a_post_at_once_and_refuses_a_bad_signature(api_table, tmp_path, forum, contract):
+    """pbp run serves the webhook on a local port: a signed post_created delivery is resolved
+    at once; a forged one is refused with 403 and changes nothing; the poll that sees the
+    same post later does not roll it again."""
+    import json
+
+    import socket
+
+    import httpx
+
+    from pbp.forum.webhook import sign
+
+    with socket.socket() as probe:       # a free port on loopback
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    config = config_from_dict({"database": {"url": f"sqlite:///{tmp_path / 'pbp.db'}"},
+                               "mail": {"domain": "pbp.test", "from_address": "table@pbp.test"},
+                               "maildir": {"inbox": str(tmp_path / "in"), "outbox": str(tmp_path / "out")},
+                               "discourse": {"url": f"https://{SITE}", "username": BOT, "webhook_port": port,
+                                             "webhook_secret_env": "HOOK"}}, base=tmp_path)
+    post = latest_item(contract, 42, username="ruth", raw="/overcome Investigate vs Fair\n", topic_id=7,
+                       post_number=3, category_id=5)
+    client, transport, _ = forum(("POST", "/posts.json", None, created(contract, id=43, post_number=4)),
+                                 ("GET", "/posts.json", None, page(contract, post)))
+    d = Daemon(config, dice=FixedDice("0+00"), environ={"PBP_DISCOURSE_API_KEY": "k", "HOOK": "s3cret"})
+    settings = d.forum.settings
+    d.forum = client
+    client.settings = settings   # the scripted client with the daemon's settings (its webhook secret)
+    d.sender = make_sender(config, forum=client)
+    hook = d.start_webhook()
+    try:
+        body = json.dumps({"post": post}).encode()
+        url = f"http://127.0.0.1:{hook.port}/discourse"
+        forged = httpx.post(url, content=body, headers={"X-Discourse-Event": "post_created",
+                                                          "X-Discourse-Event-Signature": sign(body, "guess")})
+        assert forged.status_code == 403 and m.Message.select().count() == 0
+        ok = httpx.post(url, content=body, headers={"X-Discourse-Event": "post_created",
+                                                      "X-Discourse-Event-Signature": sign(body, "s3cret")})
+        assert ok.status_code == 200 and m.RollRecord.select().count() == 1
+    finally:
+        hook.stop()
+    d.deliver()
+    assert transport.exchanges[0].body["topic_id"] == 7
+    m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
+    d.poll_forum()                                  # the same post again: a duplicate, no roll, no answer
+    assert m.RollRecord.select().count() == 1 and [x.status for x in m.Message.select()] == ["applied"]
