@@ -322,7 +322,11 @@ def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member
 def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None) -> Post:
     system = get_system(campaign.system)
     table = repo.load_table(campaign, system.skills)
-    post = Post(campaign=campaign, table=table, play=load_play(campaign.play), author=author, now=ctx.clock(),
+    play = load_play(campaign.play)
+    if not play.rolls_numbered:     # rolls used to show ledger row ids: new numbers start past them
+        play.next_id = max(play.next_id, repo.max_roll_row(campaign) + 1)
+        play.rolls_numbered = True
+    post = Post(campaign=campaign, table=table, play=play, author=author, now=ctx.clock(),
                 dice=ctx.dice, system=system, settings=ctx.config, replied_to=replied_to)
     post.snapshot = repo.snapshot(table)
     post.names_at_start = tuple((a.name, a.hidden, a.owner) for a in table.aspects)
@@ -346,9 +350,10 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     prev = repo.last_ledger_hash(campaign)
     for res in results:
         if isinstance(res, ActionResult):
-            row = repo.record_roll(campaign, source.message_id if source else None, res.to_dict(), prev)
+            number = post.play.new_id()      # the one numbering of what players type (#12)
+            row = repo.record_roll(campaign, source.message_id if source else None, res.to_dict(), prev, number)
             prev = row.hash
-            post.ledger[id(res)] = (row.id, row.hash[:8])
+            post.ledger[id(res)] = (number, row.hash[:8])
     for hook in post.after_ledger:
         hook(post.ledger)
 

@@ -405,6 +405,15 @@ def _find_item(post: Post, cmd: c.Answer):
         if found is None and str(cmd.ref) in play.settled:
             raise RulesError(play.settled[str(cmd.ref)], source=cmd.source, expected=_open_items(post, cmd.verb),
                              example='/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"')
+        other = play.named(cmd.ref) if found is None else None
+        if other is not None and other.startswith("roll #"):
+            raise RulesError(f"#{cmd.ref} is {other}, not a compel, story detail or request: a roll takes "
+                             f"invokes (/invoke ASPECT on #{cmd.ref}), not /{cmd.verb}", source=cmd.source,
+                             expected=_open_items(post, cmd.verb), example=f"/{cmd.verb} #{_first_open(post)}")
+        if other is not None:
+            raise RulesError(f"#{cmd.ref} is {other}, which is answered with its own command, not /{cmd.verb}",
+                             source=cmd.source, expected=_open_items(post, cmd.verb),
+                             example=f"/{cmd.verb} #{_first_open(post)}")
         if found is None:
             raise RulesError(f"there is no compel, story detail or request #{cmd.ref}", source=cmd.source,
                              expected=_open_items(post, cmd.verb), example=f"/{cmd.verb} #{_first_open(post)}")

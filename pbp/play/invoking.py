@@ -408,6 +408,13 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
                              expected="an invoke on an open roll, or on your next roll",
                              example='/attack Ghoul with Fight +invoke "Deep Shadows"',
                              hint="the GM can still give back a fate point by hand: /fp give NAME 1")
+        other = post.play.named(roll_id)
+        if other is not None:
+            answer = ("/accept, /refuse, /approve or /deny" if other.startswith(("compel", "story", "bonus", "aspect"))
+                      else "its own command")
+            raise RulesError(f"#{roll_id} is {other}, not a roll: it is answered with {answer}, not /{verb}",
+                             expected=_open_list(rolls),
+                             example=_roll_example(verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else 142))
         raise RulesError(f"there is no open roll #{roll_id}", expected=_open_list(rolls),
                          example=_roll_example(verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else 142))
     threaded = [int(ref[5:]) for ref in post.thread_refs() if ref.startswith("roll:")]
