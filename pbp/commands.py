@@ -410,10 +410,12 @@ class ConflictEnd(Command):
 
 @dataclass(frozen=True)
 class Place(Command):
-    """``/place Ruth in "Dock"`` (GM positions; in a conflict, someone new joins it)."""
+    """``/place Ruth in "Dock"`` (GM positions; in a conflict, someone new joins it, on the
+    side of ``beside`` when ``with NAME`` names one)."""
 
     character: str = ""
     zone: str = ""
+    beside: str | None = None
 
 
 @dataclass(frozen=True)

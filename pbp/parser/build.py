@@ -513,7 +513,7 @@ class Builder(Transformer):
         return ConflictEnd, {}
 
     def place(self, c):
-        return Place, {"character": c[0], "zone": c[1]}
+        return Place, {"character": c[0], "zone": c[1], "beside": c[2]}
 
     def npc(self, c):
         name, level = c[0], c[1]

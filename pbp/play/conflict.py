@@ -538,11 +538,18 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
 
 @handles(c.Place)
 def place(post: Post, cmd: c.Place):
-    """``/place NAME in ZONE``: the GM positions someone; in a conflict, someone not in it
-    joins it (on their side by kind) and acts later in this exchange."""
+    """``/place NAME in ZONE [with ALLY]``: the GM positions someone; in a conflict, someone
+    not in it joins it and acts later in this exchange, on ALLY's side, or without ``with``
+    on the one side of their kind (:func:`pbp.rules.conflict.joining_side`)."""
     post.require_gm("/place", '/move "Dock"')
     ch = post.find(cmd.character)
     conflict = active(post)
+    if cmd.beside is not None and (conflict is None or member(conflict, ch.name) is not None):
+        why = (f"{ch.name} is already in the conflict" if conflict is not None
+               else "there is no conflict going on")
+        raise RulesError(f'"with" names the side of someone who joins a conflict, and {why}', source=cmd.source,
+                         expected=f"/place {quote(ch.name)} in {quote(cmd.zone)}, without \"with\"",
+                         example=f"/place {quote(ch.name)} in {quote(cmd.zone)}")
     scene = post.play.scene
     zones = conflict.zones if conflict is not None and conflict.zones is not None else (scene.zones if scene else None)
     if zones is None:
@@ -555,10 +562,15 @@ def place(post: Post, cmd: c.Place):
             if ch.taken_out:
                 raise RulesError(f"{ch.name} is taken out until the scene ends", source=cmd.source,
                                  expected="a character not taken out this scene", example="/scene end")
+            beside = post.find(cmd.beside).name if cmd.beside is not None else None
+            example = f"/place {quote(ch.name)} in {quote(cmd.zone)} with {quote(next(iter(conflict.sides)))}"
+            side = rc.joining_side(post.table, conflict, ch.name, beside, example=example)
+            allies = rc.members(conflict, side)
             sides = dict(conflict.sides)
-            sides[ch.name] = "pcs" if ch.kind == "pc" else "npcs"
+            sides[ch.name] = side
             conflict = replace(conflict, sides=sides, turns=rt.join(conflict.turns, ch.name))
-            text += f" {ch.name} joins the conflict and has not acted this exchange."
+            text += (f" {ch.name} joins the conflict on the side of {and_names(allies)} and has not acted"
+                     " this exchange.")
         post.play.conflict = replace(conflict, zones=zones)
         _touch(post)
     if scene is not None:

@@ -98,6 +98,32 @@ def start_conflict(table: Table, participants: Iterable[str], first: str, *, kin
     return Conflict(sides=by_name, turns=start_order(names, first), kind=kind, zones=zones)
 
 
+def members(conflict: Conflict, side: str) -> tuple[str, ...]:
+    """Everyone on ``side``, out of the fight or not, in the order they joined."""
+    return tuple(p for p, s in conflict.sides.items() if s == side)
+
+
+def joining_side(table: Table, conflict: Conflict, newcomer: str, beside: str | None = None, *,
+                 example: str = "") -> str:
+    """The side someone who enters a conflict under way takes (``/place`` into it): the side
+    of ``beside`` when the command names one; otherwise the one side that has characters of
+    the newcomer's kind (a PC joins the PCs, an NPC the NPCs). Where that is not one side (PCs
+    on both sides of a duel, an NPC entering a fight between PCs), the command must name
+    whose side: a newcomer is never put on a side of its own."""
+    if beside is not None:
+        return conflict.sides[_member(conflict, beside)]
+    pc = table.character(newcomer).kind == "pc"
+    kin = list(dict.fromkeys(s for p, s in conflict.sides.items() if (table.character(p).kind == "pc") == pc))
+    if len(kin) == 1:
+        return kin[0]
+    kind = "PCs" if pc else "NPCs"
+    where = (f"{kind} are on more than one side (" + "; ".join(and_names(members(conflict, s)) for s in kin) + ")"
+             if kin else f"no side has {kind} on it")
+    raise RulesError(f"say whose side {newcomer} joins: {where}",
+                     expected=f'"with" and someone already in the conflict ({", ".join(conflict.sides)})',
+                     example=example)
+
+
 def record_absorb(conflict: Conflict, result: AbsorbResult) -> Conflict:
     """Remember the consequences a hit wrote (they count toward a concession); a character
     the hit took out leaves the conflict."""
