@@ -81,6 +81,7 @@ def test_html_replies_fit_400_pixels(request, config, case, tmp_path):
     for n, r in replies:
         assert 'name="viewport"' in r.html, f"step {n}: no viewport meta tag"
         assert "<pre>" not in r.html, f"step {n}: a <pre> box that cannot wrap"
+        assert "pre-line" not in r.html, f"step {n}: nested lines flattened (pre-line drops indentation)"
     measured = widths([r.html for _, r in replies], tmp_path)
     assert len(measured) == len(replies)
     wide = [(n, r.subject, w) for (n, r), w in zip(replies, measured) if w[0] > w[1]]
