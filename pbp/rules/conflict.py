@@ -240,6 +240,14 @@ def winning_side(conflict: Conflict) -> str | None:
     return left[0] if len(left) == 1 and is_over(conflict) else None
 
 
+def owed_at_end(conflict: Conflict, who: str) -> int:
+    """The fate points ``who`` gains when the conflict ends: for conceding and for hostile
+    invokes on their aspects (what :func:`payout_on_end` will pay them)."""
+    conceded = any(c.casefold() == who.casefold() for c in conflict.conceded)
+    hostile = sum(p for owner, p in conflict.hostile_invokes.items() if owner.casefold() == who.casefold())
+    return (concession_points(conflict, who) if conceded else 0) + hostile
+
+
 def payout_on_end(conflict: Conflict, table: Table) -> list[Change]:
     """Pay conceders (1 + consequences taken in this conflict) and hostile invokes owed."""
     r = Report()
