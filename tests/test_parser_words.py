@@ -84,6 +84,22 @@ def test_syntax_errors_list_this_systems_words():
     assert caught.value.message == "a conflict is either physical or mental, not both"
 
 
+def test_a_fate_condensed_post_lists_only_fate_condensed_words():
+    """What a Fate Condensed table is told is what it was told before early Fate existed."""
+    with pytest.raises(CommandSyntaxError) as caught:
+        parse_command("/conflict start Ruth, Ghoul social", words=FATE_CONDENSED.words)
+    assert caught.value.message == ('expected "," and another character, "first" and who acts first, "physical" or '
+                                    '"mental" or the end of the line after "Ghoul", got "social"; if "Ghoul social" '
+                                    'is one name, put it in quotes')
+    with pytest.raises(CommandSyntaxError) as caught:
+        parse_command("/conflict start A mental physical", words=FATE_CONDENSED.words)
+    assert caught.value.message == "a conflict is either physical or mental, not both"
+    with pytest.raises(CommandSyntaxError) as caught:
+        parse_command("/conflict start A, B first A health", words=FATE_CONDENSED.words)
+    assert caught.value.message == '"health" is not a kind of conflict in Fate Condensed: physical or mental'
+    assert caught.value.example == "/conflict start Ruth, Ghoul first Ruth mental"
+
+
 def _docs_words() -> dict[str, tuple[str, str, str]]:
     text = DOCS.read_text(encoding="utf-8")
     section = text.split("### Each system's words", 1)[1].split("\n## ", 1)[0]
@@ -101,3 +117,26 @@ def test_docs_show_each_registered_systems_words():
         words = system.words
         assert rows[system.title] == (", ".join(words.tracks), ", ".join(words.severities),
                                       ", ".join(f"{u} N" for u in words.units)), system.name
+
+
+def _examples(path: Path) -> list[str]:
+    found, column = [], None
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        if not raw.startswith("|"):
+            column = None
+            continue
+        cells = [c.strip() for c in raw.strip().strip("|").split("|")]
+        if column is None:
+            column = cells.index("Example") if "Example" in cells else -1
+        elif 0 <= column < len(cells):
+            found += [s for s in re.findall(r"`([^`]+)`", cells[column]) if s.startswith("/")]
+    return found
+
+
+def test_the_early_fate_page_examples_read_in_early_fate():
+    from pbp.rules.systems import EARLY_FATE
+
+    examples = _examples(DOCS.parent / "early-fate.md")
+    assert len(examples) >= 4
+    for line in examples:
+        parse_command(line, words=EARLY_FATE.words)

@@ -116,7 +116,7 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
             return None
         raise RulesError("no scene is open", source=cmd.source, expected="an open scene to end",
                          example='/scene start "Warehouse"')
-    report = recovery.end_scene(post.table)
+    report = recovery.end_scene(post.table, clears=post.system.scene_clears)
     changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
     lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: stress clears, boosts and situation '
              "aspects go, and anyone taken out is back for the next scene."]
@@ -178,6 +178,11 @@ _ASPECT_EXAMPLE = '/advantage Notice "Deep Shadows" vs Fair'
 @handles(c.AspectRemove)
 def aspect_remove(post: Post, cmd: c.AspectRemove):
     post.require_gm("/aspect remove", _ASPECT_EXAMPLE)
+    if post.system.gm_clears:
+        cleared = recovery.gm_clear(post.table, cmd.name)
+        if cleared is not None:
+            return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} clears: the GM says so.",
+                              changes=cleared.changes)
     secret = _hidden(post, cmd.name, None)
     changes = ra.remove_aspect(post.table, cmd.name, None)
     return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes,

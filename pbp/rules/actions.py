@@ -155,7 +155,7 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
     ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=may_oppose or opposition.effort is not None)
     shifts = act.system.tiers.margin(effort.total, opposition.value)
-    outcome = act.system.outcome(shifts)
+    outcome = act.system.tiers.contest_tier(shifts, opposition.effort is not None)
     act.system.tiers.note(act.report, effort.total, outcome)
     return Contest(effort, opposition, shifts, outcome)
 

@@ -14,8 +14,9 @@ from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateT
                                     StressTable, System, Words, four_fate_dice, or_words)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.systems.fate_core import FATE_CORE
+from pbp.rules.systems.early_fate import EARLY_FATE
 
-__all__ = ["AttackKind", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
+__all__ = ["AttackKind", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
            "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
            "get_system", "or_words", "register", "vocabulary"]
 
@@ -37,6 +38,7 @@ def register(system: System, *aliases: str) -> System:
 
 register(FATE_CONDENSED, "fc", "condensed")
 register(FATE_CORE, "fate core", "core")
+register(EARLY_FATE, "early fate", "early", "sotc")
 
 
 class UnknownSystem(ConfigError, KeyError):

@@ -58,6 +58,11 @@ class FateTiers:
     def tier(self, shifts: int) -> Outcome:
         return outcome_for(shifts)
 
+    def contest_tier(self, shifts: int, active: bool) -> Outcome:
+        """The tier of a rolled action, against an opponent's roll (``active``) or a
+        difficulty; Fate Condensed makes no difference."""
+        return self.tier(shifts)
+
     def rank(self, outcome: Outcome) -> int:
         return rank(outcome)
 
@@ -272,6 +277,19 @@ class System:
     # The noun of a placeholder consequence by track ("Mild Wound (to be named)").
     harm_nouns: Mapping[str, str] = field(
         default_factory=lambda: frozen({"physical": "Wound", "mental": "Trauma"}))
+    # Consequences: taken in the order of ``consequence_slots`` (early Fate: mild, then
+    # moderate, then severe), or any free one (Fate Condensed).
+    consequences_in_order: bool = False
+    # Severities that clear at every scene end, treated or not (early Fate: mild); others
+    # recover by treatment and the clocks (pbp.rules.recovery).
+    scene_clears: tuple[str, ...] = ()
+    # The GM clears a consequence with /aspect remove (early Fate: "when the GM says").
+    gm_clears: bool = False
+    # Spin: 3+ shifts hold a +N for a later action (early Fate: +1; 0: no spin).
+    spin_bonus: int = 0
+    # Concessions: "paid" (Fate Condensed: 1 fate point + 1 per consequence at the end) or
+    # "refusable" (early Fate: the winner may refuse, the GM rules the terms; pbp.play.concession).
+    concession: str = "paid"
 
     # -- dice and outcomes ------------------------------------------------------------------
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
