@@ -59,6 +59,7 @@ from pbp.commands import (
     SessionEnd,
     Sheet,
     TableView,
+    SpinUse,
     StuntUse,
     Treat,
     Veto,
@@ -186,6 +187,10 @@ def _action_fields(skill: str, opposition: Opposition | None, modifiers: list) -
                 invokes.append(item)
             elif type(item) is StuntUse:
                 stunts.append(item)
+            elif type(item) is SpinUse:
+                if "spin" in fields and fields["spin"] != item:
+                    raise Invalid("an action takes one spin; name it once", None, "one +spin")
+                fields["spin"] = item
             else:
                 choices.append(item)
         fields.update(invokes=tuple(invokes), stunts=tuple(stunts), choices=tuple(choices),
@@ -323,6 +328,9 @@ class Builder(Transformer):
 
     def stunt(self, c):
         return StuntUse(c[0])
+
+    def spin(self, c):
+        return SpinUse(_ref(c[0]) if c[0] is not None else 0)
 
     def choice(self, c):
         outcome = c[0].lower()

@@ -149,7 +149,9 @@ def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor:
 def _contest(act: Action, skill: str, rating: int, against: Opponent | OppositionResult, *,
              may_oppose: bool) -> Contest:
     mods = effort_modifiers(act.actor, skill, rating, act.name, named=act.cmd.stunts,
-                            modifier=act.cmd.modifier, source=act.source)
+                            modifier=act.cmd.modifier, source=act.source,
+                            spin=act.system.spin_bonus if act.cmd.spin is not None else 0,
+                            spin_label=f"spin #{act.cmd.spin.roll}" if act.cmd.spin and act.cmd.spin.roll else "spin")
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     opposition = against.roll(act.dice, act.system) if isinstance(against, Opponent) else against
     ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
