@@ -124,10 +124,10 @@ class ConcessionRules:
         label = f"concession #{request.id}"
         if request.data.get("phase") == "offer":
             request.state = "approved"
-            effects, changes = _end_lists(post)
-            note = NoteResult(f"(deadline: {label})", GM, "concession", changes=changes, effects=effects,
+            more, changes = _end_text(post)
+            note = NoteResult(f"(deadline: {label})", GM, "concession", changes=changes,
                               text=f"Nobody refused {request.character}'s {label} by {_when(request.deadline)}: "
-                                   "it stands.")
+                                   f"it stands.{more}")
             return [note]
         request.state, request.reason = "expired", "the GM did not rule in time"
         return [NoteResult(f"(deadline: {label})", GM, "concession",
