@@ -16,6 +16,8 @@ By mail the spin is held and named later:
 * **Expiry** (a documented choice: the text speaks of the *next* action): the roller's spin
   lapses when the roller takes another action without it; any held spin lapses at the end
   of the scene and after the campaign's ``reaction_deadline_hours`` from the roll.
+* An invoke after the dice (or a veto) that moves the roll across 3 shifts gives or takes
+  its spin (``spin_follows``); a spin already used stays used.
 * A system without spin (``spin_bonus == 0``) refuses ``+spin``.
 """
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pbp.commands import ActionCommand
 from pbp.errors import RulesError
 from pbp.play.conflict import when
 from pbp.play.core import Post, after_action, before_action
+from pbp.play.invoking import roll_revised
 from pbp.play.scenes import on_scene_end
 from pbp.play.state import HeldSpin
 from pbp.rules.names import same_name
@@ -82,6 +85,26 @@ def hold_spin(post: Post, cmd, actor: str, result) -> None:
                                             f"for another player)", {**spin.data, "roll": roll})
 
     post.after_ledger.append(number)
+
+
+@roll_revised
+def spin_follows(post: Post, ref, old, new) -> list[str]:
+    """An invoke after the dice (or a veto) that moves a roll across 3 shifts gives or takes
+    its spin; a spin already used stays used."""
+    if not ref.ids:
+        return []
+    roll = ref.ids[0]
+    had = any(e.kind == "spin" for e in old.effects)
+    has = next((e for e in new.effects if e.kind == "spin"), None)
+    held = [s for s in post.play.spins if s.roll == roll]
+    if has is not None and not had:
+        expires = post.deadline()
+        post.play.spins.append(HeldSpin(roll, new.actor, has.data.get("bonus", 1), expires))
+        return [f"{new.actor} now holds spin #{roll} until {when(expires)} or the scene's end (+spin #{roll})."]
+    if has is None and had and held:
+        post.play.spins[:] = [s for s in post.play.spins if s.roll != roll]
+        return [f"Spin #{roll} is gone: the roll no longer has 3 shifts."]
+    return []
 
 
 @on_scene_end

@@ -141,3 +141,13 @@ def test_another_outcome_needs_a_reason(docks):
     assert docks.post("Mara", f'/refuse #{ref} "x"').status == "rejected"   # only Jet's player
     assert docks.post("Jet", f'/refuse #{ref} "Captured"').status == "applied"
     assert golden.sheet("Jet").fate_points == 0
+
+
+def test_an_invoke_after_the_dice_that_reaches_three_shifts_spins(docks):
+    """Jet's Fists Great (+4) 0000 against the Brute's Good (+3) 0000: 1 shift, no spin; his
+    invoke of "Two-Fisted Dock Brawler" after the dice (+2, a fate point) makes it 3: a spin."""
+    step = docks.post("Jet", "/attack Brute with Fists", dice="0000,0000")
+    assert "spin #" not in step.text
+    step = docks.post("Jet", '/invoke "Two-Fisted Dock Brawler" on #1')
+    assert step.status == "applied" and "Jet now holds spin #1" in step.text
+    assert [s["roll"] for s in m.Campaign.get().play["spins"]] == [1]
