@@ -151,3 +151,15 @@ def test_an_invoke_after_the_dice_that_reaches_three_shifts_spins(docks):
     step = docks.post("Jet", '/invoke "Two-Fisted Dock Brawler" on #1')
     assert step.status == "applied" and "Jet now holds spin #1" in step.text
     assert [s["roll"] for s in m.Campaign.get().play["spins"]] == [1]
+
+
+def test_replies_show_values_beyond_the_ladder_as_numbers(docks):
+    """"+8: Legendary ... -2: Terrible": Jet's Stealth Average (+1) ---- is -3, which early Fate's
+    ladder does not name (Fate Condensed's would say Catastrophic); outside the post, the
+    process names values with the ordinary ladder again."""
+    from pbp.rules import ladder
+
+    step = docks.post("Jet", "/overcome Stealth vs Poor", dice="----")
+    assert step.status == "applied"
+    assert "-3" in step.text and "Catastrophic" not in step.text and "Poor (-1)" in step.text
+    assert ladder.describe(-3) == "Catastrophic (-3)"
