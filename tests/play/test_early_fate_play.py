@@ -163,3 +163,16 @@ def test_replies_show_values_beyond_the_ladder_as_numbers(docks):
     assert step.status == "applied"
     assert "-3" in step.text and "Catastrophic" not in step.text and "Poor (-1)" in step.text
     assert ladder.describe(-3) == "Catastrophic (-3)"
+
+
+def test_a_post_is_read_in_early_fates_words(docks):
+    """The pipeline parses with the campaign's system's words: "mental" and "mild2" are Fate
+    Condensed's, refused with early Fate's list and an example in its words."""
+    step = docks.post("GM", "/conflict end\n/conflict start Jet, Brute first Jet mental")
+    assert step.status == "rejected"
+    assert '"mental" is not a kind of conflict in early Fate: health or composure' in step.text
+    assert "example:  /conflict start Ruth, Ghoul first Ruth composure" in step.text
+    step = docks.post("Jet", '/absorb mild2 "Bruised Ribs"')
+    assert '"mild2" is not a consequence in early Fate: mild, moderate or severe' in step.text
+    step = docks.post("GM", '/treat Jet "Split Lip" with Endurance')
+    assert step.status == "rejected"
