@@ -172,7 +172,7 @@ def _attack_kind(post: Post, skill: str):
 
 
 def _track(post: Post, skill: str, conflict: rc.Conflict | None) -> str:
-    return harm.hit_track(skill, post.system, default=conflict.kind if conflict is not None else "physical")
+    return harm.hit_track(skill, post.system, default=conflict.kind if conflict is not None else post.system.tracks[0])
 
 
 def attack(post: Post, cmd: c.Attack, actor: Character, target: Character, conflict: rc.Conflict | None):
@@ -420,6 +420,8 @@ def _after_absorb(post: Post, result: harm.AbsorbResult) -> tuple[list, list]:
         # the player of someone taken out cannot still owe reactions in this conflict
         for p in [p for p in post.play.pending if same_name(p.target, result.character)]:
             _close_pending(post, p)
+        for fn in TAKEN_OUT:
+            fn(post, result)
     if active(post) is not None and rc.is_over(post.play.conflict):
         e, ch = end(post, by_gm=False)
         effects += e
@@ -450,7 +452,8 @@ def concede(post: Post, cmd: c.Concede):
     post.play.conflict = out.conflict
     _touch(post)
     effects, changes = list(out.effects), list(out.changes)
-    if rc.is_over(out.conflict):
+    held = [fn(post, actor.name, cmd.terms) for fn in CONCEDED]
+    if rc.is_over(out.conflict) and not any(held):
         e, ch = end(post, by_gm=False)
         effects += e
         changes += ch
@@ -458,6 +461,21 @@ def concede(post: Post, cmd: c.Concede):
 
 
 CONFLICT_END: list = []
+CONCEDED: list = []     # fn(post, who, terms) -> True to hold the conflict's end (a concession the winner may refuse)
+TAKEN_OUT: list = []    # fn(post, AbsorbResult): a character was taken out
+
+
+def on_conceded(fn):
+    """Register ``fn(post, who, terms) -> bool`` to run when someone concedes; True keeps
+    the conflict from ending until the concession is settled (pbp.play.concession)."""
+    CONCEDED.append(fn)
+    return fn
+
+
+def on_taken_out(fn):
+    """Register ``fn(post, result)`` to run when a hit takes a character out."""
+    TAKEN_OUT.append(fn)
+    return fn
 
 
 def on_conflict_end(fn):
@@ -523,8 +541,10 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
         second = names[len(names) - len(cmd.against):]
         first_side = [n for n in names if n not in second]
         sides = {**{n: and_names(first_side) for n in first_side}, **{n: and_names(second) for n in second}}
-    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=cmd.kind, zones=zones,
-                                 sides=sides)
+    kind = post.system.track_named(cmd.kind) if cmd.kind else post.system.tracks[0]
+    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=kind or cmd.kind,
+                                 tracks=post.system.tracks, zones=zones, sides=sides,
+                                 concession_paid=post.system.concession == "paid")
     post.play.conflict = conflict
     post.play.turn_clock = None
     _touch(post)

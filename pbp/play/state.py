@@ -140,6 +140,17 @@ class Held:
 
 
 @dataclass
+class HeldSpin:
+    """A spin earned by roll ``roll`` (early Fate, 3+ shifts), held for a later action by its
+    owner or another player (pbp.play.spin) until ``expires`` or the scene ends."""
+
+    roll: int
+    owner: str
+    bonus: int
+    expires: datetime
+
+
+@dataclass
 class PlayState:
     scene: Scene | None = None
     conflict: Conflict | None = None
@@ -168,6 +179,7 @@ class PlayState:
     pool_scene: str | None = None   # the scene whose GM pool is open ("" before any /scene start)
     reminded_details: list[int] = field(default_factory=list)   # story details already reminded
     held: list[Held] = field(default_factory=list)   # actions waiting for their author's turn
+    spins: list[HeldSpin] = field(default_factory=list)   # early Fate's spins, held for a later action
 
     def new_id(self) -> int:
         n = self.next_id
