@@ -48,7 +48,7 @@ def test_a_whole_early_fate_conflict(docks, config, update):
     # "The character inflicting the stress can refuse the concession; it the GM rules that the
     # terms ... were reasonable, the conceding character gains 1 fate point, and the refusing
     # character loses one fate point."
-    assert "Mara refuses Knifeman's concession (#7)" in text[16] and "Knifeman is back in the conflict" in text[16]
+    assert "Mara refuses Knifeman's concession (#17)" in text[16] and "Knifeman is back in the conflict" in text[16]
     assert "Knifeman gains a fate point and Mara loses one" in text[17]
     assert (golden.sheet("Mara").fate_points, golden.sheet("Knifeman").carried_points) == (2, 1)
     # "Stress tracks clear automatically at the end of the stress scene ... Mild consequences
@@ -56,7 +56,7 @@ def test_a_whole_early_fate_conflict(docks, config, update):
     assert "Jet's Split Lip has healed" in text[29] and 'moderate "Cracked Ribs"' in text[29]
     assert "Cracked Ribs clears: the GM says so" in text[30]
     # the spin Mara earned and did not use lapses at the scene's end
-    assert "#17 (Mara) spin held -> lapsed" in text[29]
+    assert "#28 (Mara) spin held -> lapsed" in text[29]
 
 
 def test_a_fate_condensed_sheet_is_refused_under_early_fate(docks):
