@@ -540,7 +540,11 @@ def _print_checks(results) -> None:
 def cmd_demo(args) -> int:
     from pbp.demo import demo
 
-    return demo(Path(args.dir), once=args.once)
+    try:
+        return demo(Path(args.dir), once=args.once, system=args.system)
+    except ValueError as exc:       # a system without a sample table
+        print(f"pbp demo: {exc}", file=sys.stderr)
+        return 2
 
 
 # --------------------------------------------------------------------------- parser
@@ -689,6 +693,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dir", default="demo", help="where the demo's config, database and Maildirs go "
                                                   "(default: %(default)s; an existing one is used again)")
     s.add_argument("--once", action="store_true", help="handle what is waiting, print the replies, and exit")
+    s.add_argument("--system", default=None, help="the sample table of this game system (fate-condensed: Chicago "
+                                                   "Nights, the default; early-fate: The Docks of Shanghai)")
     s.set_defaults(func=cmd_demo)
     return p
 

@@ -46,6 +46,14 @@ class StuntUse:
 
 
 @dataclass(frozen=True)
+class SpinUse:
+    """``+spin`` (the actor's own held spin) or ``+spin #12`` (the spin roll #12 earned,
+    anyone's): early Fate's +1 for an action that follows from the spinning one."""
+
+    roll: int = 0                 # 0: the actor's own
+
+
+@dataclass(frozen=True)
 class Opposition:
     """``vs Fair`` / ``vs +3`` (passive) or ``vs Ghoul [using Athletics]`` (active).
 
@@ -88,6 +96,7 @@ class ActionCommand(Command):
     modifier: int = 0      # a plain +N/-N the GM allows ("/overcome Athletics vs Fair +1")
     choices: tuple[Choice, ...] = ()
     actor: str | None = None
+    spin: SpinUse | None = None   # +spin [#ID]: a held spin (early Fate, pbp.play.spin)
 
 
 @dataclass(frozen=True)
@@ -400,7 +409,7 @@ class ConflictStart(Command):
     participants: tuple[str, ...] = ()
     against: tuple[str, ...] = ()     # "A, B vs C, D": the second side (else sides go by kind)
     first: str = ""
-    kind: str = "physical"            # physical | mental
+    kind: str = ""                    # one of the system's tracks ("": its first, physical)
 
 
 @dataclass(frozen=True)
@@ -410,10 +419,12 @@ class ConflictEnd(Command):
 
 @dataclass(frozen=True)
 class Place(Command):
-    """``/place Ruth in "Dock"`` (GM positions; in a conflict, someone new joins it)."""
+    """``/place Ruth in "Dock"`` (GM positions; in a conflict, someone new joins it, on the
+    side of ``beside`` when ``with NAME`` names one)."""
 
     character: str = ""
     zone: str = ""
+    beside: str | None = None
 
 
 @dataclass(frozen=True)

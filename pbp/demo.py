@@ -20,13 +20,28 @@ from pbp.transport.maildir import ensure_maildir
 log = logging.getLogger("pbp.demo")
 
 
-def sample_dir() -> Path:
+SAMPLES = {"fate-condensed": "chicago", "early-fate": "early_fate"}
+"""The sample table of each system that has its own (``pbp demo --system``); the others play
+the Chicago table's posts on their own rules where its sheets fit them."""
+
+
+def sample_dir(system: str | None = None) -> Path:
+    """The folder of a sample table: Chicago Nights (Fate Condensed), or ``system``'s own."""
+    if system is not None:
+        from pbp.rules.systems import get_system
+
+        name = get_system(system).name
+        if name not in SAMPLES:
+            known = ", ".join(sorted(SAMPLES))
+            raise ValueError(f"no sample table for {name} (samples: {known})")
+        return Path(str(resources.files("pbp.samples") / SAMPLES[name]))
     return Path(str(resources.files("pbp.samples") / "chicago"))
 
 
-def create_sample_campaign():
-    """The bundled "Chicago Nights" campaign with its seven characters, in the open database."""
-    samples = sample_dir()
+def create_sample_campaign(system: str | None = None):
+    """A bundled sample campaign with its characters, in the open database: "Chicago Nights"
+    (Fate Condensed), or ``system``'s own sample table."""
+    samples = sample_dir(system)
     meta = tomllib.loads((samples / "campaign.toml").read_text(encoding="utf-8"))
     campaign = create_campaign(meta["slug"], meta["name"], system=meta["system"], address=meta["address"],
                                delivery=meta["delivery"], gms=meta["gms"])
@@ -36,9 +51,10 @@ def create_sample_campaign():
     return campaign
 
 
-def set_up(directory: Path):
+def set_up(directory: Path, system: str | None = None):
     """Config, database, Maildirs and the sample campaign (idempotent: a demo directory
-    set up before is used again as it is, and the newcomer is told how to start afresh)."""
+    set up before is used again as it is, and the newcomer is told how to start afresh).
+    ``system``: set up that system's sample table instead of Chicago Nights."""
     config_path = directory / "pbp.toml"
     if config_path.exists():
         print(f"{directory}/ exists already: playing on with its campaign and mail "
@@ -50,10 +66,10 @@ def set_up(directory: Path):
     open_database(config.database_url)
     inbox = ensure_maildir(config.maildir.inbox)
     ensure_maildir(config.maildir.outbox)
-    samples = sample_dir()
+    samples = sample_dir(system)
     meta = tomllib.loads((samples / "campaign.toml").read_text(encoding="utf-8"))
     if m.Campaign.get_or_none(m.Campaign.slug == meta["slug"]) is None:
-        create_sample_campaign()
+        create_sample_campaign(system)
         post = (samples / "first-post.eml").read_bytes()
         inbox.add(post)
         print(f"sample campaign {meta['name']!r} created; a first post from Ruth is waiting in {config.maildir.inbox}")
@@ -70,10 +86,11 @@ def print_reply(row: m.OutboxMail) -> None:
     print("=" * 72 + "\n")
 
 
-def demo(directory: Path, *, once: bool = False) -> int:
-    config = set_up(directory)
+def demo(directory: Path, *, once: bool = False, system: str | None = None) -> int:
+    config = set_up(directory, system)
     inbox = config.maildir.inbox
     print(f"Replies are written to {config.maildir.outbox}/new and shown here.")
     if not once:
-        print(f"Drop more .eml files into {inbox}/new (see pbp/samples/chicago/first-post.eml); Ctrl-C stops.")
+        first = sample_dir(system) / "first-post.eml"
+        print(f"Drop more .eml files into {inbox}/new (see {first}); Ctrl-C stops.")
     return run(config, once=once, on_sent=print_reply)

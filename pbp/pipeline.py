@@ -38,6 +38,7 @@ from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
+from pbp.rules import ladder
 from pbp.rules.systems import get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
@@ -150,8 +151,9 @@ def process_message(
     real size when ``raw`` holds only its headers (an IMAP fetch of an oversized mail)."""
     started = time.perf_counter()
     try:
-        outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug,
-                           size=size)
+        with ladder.shown(ladder.LADDER):     # the campaign's ladder, once routed (_process)
+            outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
+                               campaign_slug=campaign_slug, size=size)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
     except Exception as exc:  # a bug: this post must not block the ones behind it
@@ -201,7 +203,8 @@ def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None
     :func:`process_message` does, it never raises for anything a poster can cause."""
     started = time.perf_counter()
     try:
-        outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
+        with ladder.shown(ladder.LADDER):     # the campaign's ladder, once routed (_process_post)
+            outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later
     except Exception as exc:  # a bug: this post must not block the ones behind it
@@ -233,6 +236,7 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
         base.reason = "no campaign matches this mail's addresses"
         return _finish(base, record, None)
     base.campaign = campaign.slug
+    ladder.show(get_system(campaign.system).ladder)     # replies name values with this system's ladder
 
     members = [Author(**row) for row in _MEMBERS(campaign.id)]
     member = next((mb for mb in members if mb.email == post.author), None)
@@ -264,7 +268,7 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
         )
         return _reject(base, record, post, campaign, member, ctx, [err])
 
-    parsed, errors = parse_lines(lines)
+    parsed, errors = parse_lines(lines, get_system(campaign.system).words)
     if errors:
         return _reject(base, record, post, campaign, member, ctx, errors)
 
@@ -336,7 +340,11 @@ def _apply(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, memb
 def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None) -> Post:
     system = get_system(campaign.system)
     table = repo.load_table(campaign, system.skills)
-    post = Post(campaign=campaign, table=table, play=load_play(campaign.play), author=author, now=ctx.clock(),
+    play = load_play(campaign.play)
+    if not play.rolls_numbered:     # rolls used to show ledger row ids: new numbers start past them
+        play.next_id = max(play.next_id, repo.max_roll_row(campaign) + 1)
+        play.rolls_numbered = True
+    post = Post(campaign=campaign, table=table, play=play, author=author, now=ctx.clock(),
                 dice=ctx.dice, system=system, settings=ctx.config, replied_to=replied_to)
     post.snapshot = repo.snapshot(table)
     post.names_at_start = tuple((a.name, a.hidden, a.owner) for a in table.aspects)
@@ -363,9 +371,10 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     prev = repo.last_ledger_hash(campaign)
     for res in results:
         if isinstance(res, ActionResult):
-            row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev)
+            number = post.play.new_id()      # the one numbering of what players type (#12)
+            row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev, number)
             prev = row.hash
-            post.ledger[id(res)] = (row.id, row.hash[:8])
+            post.ledger[id(res)] = (number, row.hash[:8])
     for hook in post.after_ledger:
         hook(post.ledger)
 
@@ -720,7 +729,7 @@ def apply_deadlines(ctx: Context) -> int:
     now = ctx.clock()
     due = [row.id for row in m.Campaign.select(m.Campaign.id).where(m.Campaign.next_deadline <= now)]
     for campaign_id in due:
-        with m.db.atomic():
+        with m.db.atomic(), ladder.shown(get_system(m.Campaign.get_by_id(campaign_id).system).ladder):
             campaign = m.Campaign.get_by_id(campaign_id)
             members = [Author(**row) for row in _MEMBERS(campaign.id)]
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)

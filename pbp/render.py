@@ -225,6 +225,25 @@ def boxes_html(line: str) -> Markup:
     return Markup(_STRESS_BOXES.sub(draw, str(escape(line))))
 
 
+def indented(text: str) -> list[tuple[float, str]]:
+    """A note's lines for HTML, each with its indentation in ``em``: the plain text nests
+    lines by leading spaces (a scene's zones under it, a list's items under its title),
+    which ``white-space: pre-line`` would drop. The first line and the lines indented as
+    far as the continuation lines of a note ("\n  ") are level 0; each two spaces more,
+    one level (1.2 em). A blank line is ``(-1, "")``, a gap."""
+    lines = text.split("\n")
+    rest = [len(x) - len(x.lstrip(" ")) for x in lines[1:] if x.strip()]
+    base = min(rest) if rest else 0
+    out = []
+    for n, line in enumerate(lines):
+        if not line.strip():
+            out.append((-1.0, ""))
+            continue
+        depth = 0 if n == 0 else max(0, len(line) - len(line.lstrip(" ")) - base) // 2
+        out.append((1.2 * depth, line.strip()))
+    return out
+
+
 def paragraphs(blocks: list) -> list:
     """The blocks of a reply for HTML: the author's hard-wrapped prose lines joined into
     paragraphs (a blank line ends one), results as they are."""
@@ -353,7 +372,7 @@ class Renderer:
             env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, brief=brief, changes=change_lines,
                                md=markdown_text)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
-                               die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
+                               indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult))
 
     def _markdown(self, name: str, **data) -> str:

@@ -239,3 +239,36 @@ def test_a_fate_core_campaign_from_the_command_line(tmp_path, monkeypatch, capsy
     assert main(["sheet", "Ruth", "--json", "--campaign", "crypt"]) == 0
     sheet = json.loads(capsys.readouterr().out)
     assert len(sheet["stress"]["physical"]) == 3 and sheet["skills"]["Fight"] == 4
+
+
+def test_an_early_fate_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """``pbp campaign create --system early-fate``: the sample sheets import under its rules,
+    and ``pbp sheet --json`` shows its tracks ("Health ... 2, plus half the character's
+    Endurance (rounded up)": Jet's Good Endurance, 4 boxes; Fair Resolve, 3) and its three
+    consequences, each taking a whole hit (002_3a4e52a093e280aa.txt)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "docks", "--name", "The Docks", "--system", "early-fate",
+                 "--gm", "gm@pbp.localhost", "--address", "table+docks@pbp.localhost"]) == 0
+    assert "(The Docks, early-fate, relay mode) created" in capsys.readouterr().out
+    sheets = [str(p) for p in sorted(sample_dir("early-fate").glob("*.toml")) if p.name != "campaign.toml"]
+    assert main(["character", "import", *sheets, "--campaign", "docks"]) == 0
+    capsys.readouterr()
+    assert main(["sheet", "Jet", "--json", "--campaign", "docks"]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert SHEET_KEYS <= set(sheet)
+    assert sheet["stress"] == {"health": [False] * 4, "composure": [False] * 3}
+    assert [(c["severity"], c["shifts"]) for c in sheet["consequences"]] == [("mild", 99), ("moderate", 99),
+                                                                             ("severe", 99)]
+    assert main(["character", "import", str(sample_dir() / "ruth.toml"), "--campaign", "docks"]) != 0
+    assert '"Physique", which is not a early-fate skill' in capsys.readouterr().err
+
+
+def test_the_demo_sets_up_the_early_fate_table(tmp_path, capsys):
+    """``pbp demo --system early-fate --once``: the sample table's first post is answered."""
+    assert main(["demo", "--dir", str(tmp_path / "demo"), "--system", "early-fate", "--once"]) == 0
+    out = capsys.readouterr().out
+    assert "sample campaign 'The Docks of Shanghai' created" in out
+    assert "Jet overcomes with Alertness" in out or "Alertness" in out
+    assert main(["demo", "--dir", str(tmp_path / "demo2"), "--system", "fate-core", "--once"]) == 2
+    assert "no sample table for fate-core" in capsys.readouterr().err

@@ -779,10 +779,13 @@ def test_play_commands_are_known_command_words():
     ("/conflict start", 'expected a character who takes part after "start", but the line ended', 16, "",
      "a character who takes part", EXAMPLES["conflict"]),
     ("/conflict start Ruth, Ghoul social", 'expected "," and another character, "first" and who acts first, '
-     '"physical" or "mental" or the end of the line after "Ghoul", got "social"; if "Ghoul social" is one name, '
-     "put it in quotes", 29, "social", '"physical" or "mental"', EXAMPLES["conflict"]),
-    ("/conflict start A mental physical", "a conflict is either physical or mental, not both", 26, "physical",
-     "physical or mental, not both", EXAMPLES["conflict"]),
+     '"physical", "mental", "health" or "composure" or the end of the line after "Ghoul", got "social"; if "Ghoul '
+     'social" is one name, put it in quotes', 29, "social", '"physical", "mental", "health" or "composure"',
+     EXAMPLES["conflict"]),
+    # without a campaign, every system's kinds (early Fate's health and composure); a campaign's
+    # post lists its own system's (tests/test_parser_words.py)
+    ("/conflict start A mental physical", "a conflict is either physical, mental, health or composure, not both", 26,
+     "physical", "physical, mental, health or composure, not both", EXAMPLES["conflict"]),
     ("/conflict start A first A first B", '"first" names two characters; only one acts first', 27, "first",
      '"first" once', EXAMPLES["conflict"]),
     ("/place Ruth Dock", 'expected "in" and a zone name after "Ruth", got "Dock"; if "Ruth Dock" is one name, put it '

@@ -38,3 +38,14 @@ def test_flowed_text_gives_back_its_lines_and_keeps_within_78(lines):
     wire = flow(text)
     assert unflow(wire) == text
     assert all(len(line) <= 78 or " " not in line[1:-1] for line in wire.split("\n"))
+
+
+def test_a_notes_nested_lines_keep_their_nesting_in_html():
+    """/table's note nests a scene's zones and the list of aspects under their titles by
+    leading spaces; the HTML keeps that as indentation (white-space: pre-line dropped it)."""
+    from pbp.render import indented
+    note = ('Scene 1: "Cellar".\n    Zones: Stairs · Vault.\n  Aspects in play:\n    "Deep Shadows" on the scene'
+            '\n\n  No conflict is going on.')
+    assert indented(note) == [(0.0, 'Scene 1: "Cellar".'), (1.2, "Zones: Stairs · Vault."), (0.0, "Aspects in play:"),
+                              (1.2, '"Deep Shadows" on the scene'), (-1.0, ""), (0.0, "No conflict is going on.")]
+    assert indented("one line") == [(0.0, "one line")]

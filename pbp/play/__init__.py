@@ -7,6 +7,10 @@ from pbp.play import basic, conflict, scenes  # noqa: F401  (registers handlers)
 from pbp.play import invoking, economy  # noqa: F401,E402
 # overview adds its line under a roll after invoking has kept the roll open
 from pbp.play import overview  # noqa: F401,E402
+# early Fate's spin: held after a roll (once the ledger numbers it), used before one
+from pbp.play import spin  # noqa: F401,E402
+# concessions the winner may refuse, taken-out outcomes a player may refuse (early Fate)
+from pbp.play import concession  # noqa: F401,E402
 from pbp.play.core import (  # noqa: F401
     GM, Ask, Author, NoteResult, Post, Tell, apply_command, apply_post, deadline_job, handles, run_deadline_jobs,
     status_line, status_lines,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pbp import commands as c
 from pbp.play.core import GM, NoteResult, Post, handles
+from pbp.rules import conflict as rc
 from pbp.rules.fate_points import adjust_fate_points, spend_fate_point
 from pbp.sheets_view import sheet_dict, table_sheet
 
@@ -50,8 +51,12 @@ def fp_show(post: Post, cmd: c.FpShow):
         return NoteResult(cmd.source, ch.name, "fp", text=text)
     # what an NPC carries for a later scene's pool is the GM's business, answered to the GM alone
     s = "s" if ch.carried_points != 1 else ""
-    return NoteResult(cmd.source, ch.name, "fp", gm_only=True,
-                      text=f"{text}; carries {ch.carried_points} point{s} into a later scene's GM pool")
+    text = f"{text}; carries {ch.carried_points} point{s} into a later scene's GM pool"
+    conflict = post.play.conflict
+    owed = rc.owed_at_end(conflict, ch.name) if conflict is not None and not conflict.ended else 0
+    if owed:
+        text += f", and {owed} more when the conflict ends"
+    return NoteResult(cmd.source, ch.name, "fp", gm_only=True, text=text)
 
 
 

@@ -172,7 +172,7 @@ def _attack_kind(post: Post, skill: str):
 
 
 def _track(post: Post, skill: str, conflict: rc.Conflict | None) -> str:
-    return harm.hit_track(skill, post.system, default=conflict.kind if conflict is not None else "physical")
+    return harm.hit_track(skill, post.system, default=conflict.kind if conflict is not None else post.system.tracks[0])
 
 
 def attack(post: Post, cmd: c.Attack, actor: Character, target: Character, conflict: rc.Conflict | None):
@@ -420,6 +420,8 @@ def _after_absorb(post: Post, result: harm.AbsorbResult) -> tuple[list, list]:
         # the player of someone taken out cannot still owe reactions in this conflict
         for p in [p for p in post.play.pending if same_name(p.target, result.character)]:
             _close_pending(post, p)
+        for fn in TAKEN_OUT:
+            fn(post, result)
     if active(post) is not None and rc.is_over(post.play.conflict):
         e, ch = end(post, by_gm=False)
         effects += e
@@ -450,7 +452,8 @@ def concede(post: Post, cmd: c.Concede):
     post.play.conflict = out.conflict
     _touch(post)
     effects, changes = list(out.effects), list(out.changes)
-    if rc.is_over(out.conflict):
+    held = [fn(post, actor.name, cmd.terms) for fn in CONCEDED]
+    if rc.is_over(out.conflict) and not any(held):
         e, ch = end(post, by_gm=False)
         effects += e
         changes += ch
@@ -458,6 +461,21 @@ def concede(post: Post, cmd: c.Concede):
 
 
 CONFLICT_END: list = []
+CONCEDED: list = []     # fn(post, who, terms) -> True to hold the conflict's end (a concession the winner may refuse)
+TAKEN_OUT: list = []    # fn(post, AbsorbResult): a character was taken out
+
+
+def on_conceded(fn):
+    """Register ``fn(post, who, terms) -> bool`` to run when someone concedes; True keeps
+    the conflict from ending until the concession is settled (pbp.play.concession)."""
+    CONCEDED.append(fn)
+    return fn
+
+
+def on_taken_out(fn):
+    """Register ``fn(post, result)`` to run when a hit takes a character out."""
+    TAKEN_OUT.append(fn)
+    return fn
 
 
 def on_conflict_end(fn):
@@ -523,8 +541,10 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
         second = names[len(names) - len(cmd.against):]
         first_side = [n for n in names if n not in second]
         sides = {**{n: and_names(first_side) for n in first_side}, **{n: and_names(second) for n in second}}
-    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=cmd.kind, zones=zones,
-                                 sides=sides)
+    kind = post.system.track_named(cmd.kind) if cmd.kind else post.system.tracks[0]
+    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=kind or cmd.kind,
+                                 tracks=post.system.tracks, zones=zones, sides=sides,
+                                 concession_paid=post.system.concession == "paid")
     post.play.conflict = conflict
     post.play.turn_clock = None
     _touch(post)
@@ -538,11 +558,18 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
 
 @handles(c.Place)
 def place(post: Post, cmd: c.Place):
-    """``/place NAME in ZONE``: the GM positions someone; in a conflict, someone not in it
-    joins it (on their side by kind) and acts later in this exchange."""
+    """``/place NAME in ZONE [with ALLY]``: the GM positions someone; in a conflict, someone
+    not in it joins it and acts later in this exchange, on ALLY's side, or without ``with``
+    on the one side of their kind (:func:`pbp.rules.conflict.joining_side`)."""
     post.require_gm("/place", '/move "Dock"')
     ch = post.find(cmd.character)
     conflict = active(post)
+    if cmd.beside is not None and (conflict is None or member(conflict, ch.name) is not None):
+        why = (f"{ch.name} is already in the conflict" if conflict is not None
+               else "there is no conflict going on")
+        raise RulesError(f'"with" names the side of someone who joins a conflict, and {why}', source=cmd.source,
+                         expected=f"/place {quote(ch.name)} in {quote(cmd.zone)}, without \"with\"",
+                         example=f"/place {quote(ch.name)} in {quote(cmd.zone)}")
     scene = post.play.scene
     zones = conflict.zones if conflict is not None and conflict.zones is not None else (scene.zones if scene else None)
     if zones is None:
@@ -555,10 +582,15 @@ def place(post: Post, cmd: c.Place):
             if ch.taken_out:
                 raise RulesError(f"{ch.name} is taken out until the scene ends", source=cmd.source,
                                  expected="a character not taken out this scene", example="/scene end")
+            beside = post.find(cmd.beside).name if cmd.beside is not None else None
+            example = f"/place {quote(ch.name)} in {quote(cmd.zone)} with {quote(next(iter(conflict.sides)))}"
+            side = rc.joining_side(post.table, conflict, ch.name, beside, example=example)
+            allies = rc.members(conflict, side)
             sides = dict(conflict.sides)
-            sides[ch.name] = "pcs" if ch.kind == "pc" else "npcs"
+            sides[ch.name] = side
             conflict = replace(conflict, sides=sides, turns=rt.join(conflict.turns, ch.name))
-            text += f" {ch.name} joins the conflict and has not acted this exchange."
+            text += (f" {ch.name} joins the conflict on the side of {and_names(allies)} and has not acted"
+                     " this exchange.")
         post.play.conflict = replace(conflict, zones=zones)
         _touch(post)
     if scene is not None:

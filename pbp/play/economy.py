@@ -331,9 +331,33 @@ def open_request(post: Post, request: DetailRequest, ask: str, tell: str, *, una
                        text=f"{tell}\n{approve}\n", refs=(ref,)))
 
 
+REQUEST_KINDS: dict = {}
+"""Request kinds answered by their own rules (``kind`` -> an object with ``answerable(post,
+verb, request)``, ``settle(post, request, verb, reason) -> (text, changes, done)``,
+``expire(post, request) -> results`` and ``waiting(request) -> str``): early Fate's
+concessions and taken-out outcomes (pbp.play.concession). The others are the GM's
+approve/deny below."""
+
+
+def request_kind(kind: str):
+    """Register the rules of a request kind; a kind registered twice is an error."""
+    def register(rules):
+        if kind in REQUEST_KINDS:
+            raise ValueError(f"request kind {kind!r} is registered twice")
+        REQUEST_KINDS[kind] = rules
+        return rules
+    return register
+
+
 def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
     """Answer a request that waits for the GM: a story detail, a bonus, an aspect change
     (:mod:`pbp.play.bonuses`). Returns (text, changes), or the re-run roll of an approved bonus."""
+    rules = REQUEST_KINDS.get(request.kind)
+    if rules is not None:
+        text, changes, done = rules.settle(post, request, verb, reason)
+        if done:
+            _closed(post, request)
+        return text, changes
     by = GM if post.author.is_gm else post.speaker()
     label = f"{request.label} #{request.id}"
     if verb == "approve" and request.kind == "detail":
@@ -391,6 +415,8 @@ def _answerable(post: Post, verb: str, item) -> bool:
         return False
     if item.state != "pending":
         return False
+    if item.kind in REQUEST_KINDS:
+        return REQUEST_KINDS[item.kind].answerable(post, verb, item)
     if verb in ("approve", "deny"):
         return gm
     return verb == "withdraw" and (gm or post.controls(item.character))
@@ -405,6 +431,15 @@ def _find_item(post: Post, cmd: c.Answer):
         if found is None and str(cmd.ref) in play.settled:
             raise RulesError(play.settled[str(cmd.ref)], source=cmd.source, expected=_open_items(post, cmd.verb),
                              example='/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"')
+        other = play.named(cmd.ref) if found is None else None
+        if other is not None and other.startswith("roll #"):
+            raise RulesError(f"#{cmd.ref} is {other}, not a compel, story detail or request: a roll takes "
+                             f"invokes (/invoke ASPECT on #{cmd.ref}), not /{cmd.verb}", source=cmd.source,
+                             expected=_open_items(post, cmd.verb), example=f"/{cmd.verb} #{_first_open(post)}")
+        if other is not None:
+            raise RulesError(f"#{cmd.ref} is {other}, which is answered with its own command, not /{cmd.verb}",
+                             source=cmd.source, expected=_open_items(post, cmd.verb),
+                             example=f"/{cmd.verb} #{_first_open(post)}")
         if found is None:
             raise RulesError(f"there is no compel, story detail or request #{cmd.ref}", source=cmd.source,
                              expected=_open_items(post, cmd.verb), example=f"/{cmd.verb} #{_first_open(post)}")
@@ -538,6 +573,12 @@ def compel_deadlines(post: Post) -> list:
                                refs=tell.refs))
     for request in [d for d in post.play.details if d.state == "pending"]:
         label = f"{request.label} #{request.id}"
+        if request.kind in REQUEST_KINDS:
+            if request.deadline is not None and request.deadline <= post.now:
+                results += REQUEST_KINDS[request.kind].expire(post, request)
+                if request.state != "pending":
+                    post.close_ref(f"detail:{request.id}")
+            continue
         if fp.expire_detail(request, post.now):
             post.close_ref(f"detail:{request.id}")
             stands = "nothing is paid" if request.kind == "detail" else "nothing changes"
@@ -564,6 +605,8 @@ def compel_status(post: Post) -> list[str]:
             who = "the GM" if x.answerer == GM else x.answerer
             lines.append(f"Waiting for {who} to accept or refuse compel #{x.id} by {when(x.deadline)}.")
     for d in post.play.details:
-        if d.state == "pending" and (d.kind != "bonus" or _bonus_open(post, d)):
+        if d.state == "pending" and d.kind in REQUEST_KINDS:
+            lines.append(REQUEST_KINDS[d.kind].waiting(d))
+        elif d.state == "pending" and (d.kind != "bonus" or _bonus_open(post, d)):
             lines.append(f"Waiting for the GM to approve or deny {d.label} #{d.id} by {when(d.deadline)}.")
     return lines

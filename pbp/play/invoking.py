@@ -354,7 +354,7 @@ def _after(post: Post, cmd, actor: str, result) -> None:
     ref = RollRecordRef(
         id=None, cmd=_pinned(cmd, result), actor=result.actor, throws=tuple(throws_of(result)),
         rolled_at=post.now, delta=_delta(before, _marks(post.table, post.play.ledger.gm_pool)),
-        owed=owed, summary=_summary(cmd, result),
+        owed=owed, summary=_summary(cmd, result, post.table),
     )
     if stash.get("harm"):
         ref.harm_target, ref.harm_before = stash["harm"]
@@ -383,8 +383,10 @@ def _pinned(cmd: ActionCommand, result: ActionResult) -> ActionCommand:
     return replace(cmd, invokes=invokes)
 
 
-def _summary(cmd, result: ActionResult) -> str:
+def _summary(cmd, result: ActionResult, table) -> str:
     target = getattr(cmd, "target", "") or (result.opposition.character if result.opposition else "")
+    found = table.character(target) if target else None
+    target = found.name if found is not None else target       # "Wren" -> "Wren Solace"
     what = {"overcome": "overcome", "advantage": "advantage", "attack": "attack", "defend": "defence"}.get(
         result.action, result.action)
     return f"{result.actor}'s {what}" + (f" on {target}" if target and result.action == "attack" else "") + \
@@ -408,6 +410,13 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
                              expected="an invoke on an open roll, or on your next roll",
                              example='/attack Ghoul with Fight +invoke "Deep Shadows"',
                              hint="the GM can still give back a fate point by hand: /fp give NAME 1")
+        other = post.play.named(roll_id)
+        if other is not None:
+            answer = ("/accept, /refuse, /approve or /deny" if other.startswith(("compel", "story", "bonus", "aspect"))
+                      else "its own command")
+            raise RulesError(f"#{roll_id} is {other}, not a roll: it is answered with {answer}, not /{verb}",
+                             expected=_open_list(rolls),
+                             example=_roll_example(verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else 142))
         raise RulesError(f"there is no open roll #{roll_id}", expected=_open_list(rolls),
                          example=_roll_example(verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else 142))
     threaded = [int(ref[5:]) for ref in post.thread_refs() if ref.startswith("roll:")]
@@ -587,10 +596,12 @@ def _pending_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: Acti
     """The reactions waiting on a roll follow it: the hit to absorb, the attack to defend."""
     hits = {e.data.get("target"): e.data.get("shifts", 0) for e in new.effects if e.kind == "hit"}
     notes = []
+    followed = set()                # who had a hit of this roll still waiting to be absorbed
     for p in list(post.play.pending):
         if p.roll_id is None or p.roll_id not in ref.ids:
             continue
         if p.kind == "absorb":
+            followed.add(p.target)
             shifts = next((v for k, v in hits.items() if same_name(k, p.target)), None)
             if shifts is None:
                 post.play.pending.remove(p)
@@ -606,7 +617,8 @@ def _pending_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: Acti
     waiting = {p.target for p in post.play.pending}
     for target, shifts in old_hits.items():
         ch = post.table.character(target or "")
-        if ch is not None and ch.player and target not in waiting and hits.get(target) != shifts:
+        if (ch is not None and ch.player and target not in waiting and target not in followed
+                and hits.get(target) != shifts):
             notes.append(f"{target} has already absorbed the old hit: the GM adjusts {target}'s sheet by hand.")
     for e in [e for e in new.effects if e.kind == "hit" and e.data.get("target") not in old_hits]:
         ch = post.table.character(e.data.get("target") or "")
@@ -670,7 +682,7 @@ def _harm_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: ActionR
         taken[name] = tuple(q for q in taken[name] if q not in gone)
         post.play.conflict = replace(conflict, consequences_taken=taken)
     effects, changes = [], []
-    track = harm.hit_track(new.skill, post.system, default=conflict.kind if conflict is not None else "physical")
+    track = harm.hit_track(new.skill, post.system, default=conflict.kind if conflict is not None else post.system.tracks[0])
     for hit in harm.hits(new, track):
         if same_name(hit.target, name):
             e, ch_ = play_conflict.land_hit(post, hit, new.skill or "", track=track)

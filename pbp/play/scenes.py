@@ -116,7 +116,7 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
             return None
         raise RulesError("no scene is open", source=cmd.source, expected="an open scene to end",
                          example='/scene start "Warehouse"')
-    report = recovery.end_scene(post.table)
+    report = recovery.end_scene(post.table, clears=post.system.scene_clears)
     changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
     lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: stress clears, boosts and situation '
              "aspects go, and anyone taken out is back for the next scene."]
@@ -178,6 +178,11 @@ _ASPECT_EXAMPLE = '/advantage Notice "Deep Shadows" vs Fair'
 @handles(c.AspectRemove)
 def aspect_remove(post: Post, cmd: c.AspectRemove):
     post.require_gm("/aspect remove", _ASPECT_EXAMPLE)
+    if post.system.gm_clears:
+        cleared = recovery.gm_clear(post.table, cmd.name)
+        if cleared is not None:
+            return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} clears: the GM says so.",
+                              changes=cleared.changes)
     secret = _hidden(post, cmd.name, None)
     changes = ra.remove_aspect(post.table, cmd.name, None)
     return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes,
@@ -310,7 +315,7 @@ def npc_add(post: Post, cmd: c.NpcCmd):
                              example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair, Athletics Average')
         skills[spelled] = rating
     ch = Character(name=name, kind="minor", player=None, skills=skills, refresh=0, fate_points=0,
-                   stress={"physical": [False] * cmd.stress})
+                   stress={post.system.tracks[0]: [False] * cmd.stress})
     post.table.characters[name] = ch
     for aspect in cmd.aspects:
         post.table.aspects.append(Aspect(aspect.strip(), kind="character", owner=name))

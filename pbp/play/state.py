@@ -140,6 +140,17 @@ class Held:
 
 
 @dataclass
+class HeldSpin:
+    """A spin earned by roll ``roll`` (early Fate, 3+ shifts), held for a later action by its
+    owner or another player (pbp.play.spin) until ``expires`` or the scene ends."""
+
+    roll: int
+    owner: str
+    bonus: int
+    expires: datetime
+
+
+@dataclass
 class PlayState:
     scene: Scene | None = None
     conflict: Conflict | None = None
@@ -150,7 +161,13 @@ class PlayState:
     compels: list[Compel] = field(default_factory=list)
     details: list[DetailRequest] = field(default_factory=list)
     ledger: FateLedger = field(default_factory=FateLedger)
-    next_id: int = 1                # numbers compels, details and pending reactions (#12)
+    # The one counter of the ids players see and type (#12): rolls, compels, story details,
+    # bonus requests, aspect changes, pending reactions and held actions all take theirs
+    # from it, so no two things of a campaign share a number.
+    next_id: int = 1
+    # False in a play state from before rolls took their numbers from next_id (their ids
+    # were ledger row ids): the first post moves next_id past those (pbp.pipeline).
+    rolls_numbered: bool = False
     session: int = 1
     threads: dict[str, list[str]] = field(default_factory=dict)  # our Message-ID -> ["compel:12", "roll:142"]
     # conflicts and scenes (pbp.play.conflict, pbp.play.scenes):
@@ -162,11 +179,32 @@ class PlayState:
     pool_scene: str | None = None   # the scene whose GM pool is open ("" before any /scene start)
     reminded_details: list[int] = field(default_factory=list)   # story details already reminded
     held: list[Held] = field(default_factory=list)   # actions waiting for their author's turn
+    spins: list[HeldSpin] = field(default_factory=list)   # early Fate's spins, held for a later action
 
     def new_id(self) -> int:
         n = self.next_id
         self.next_id += 1
         return n
+
+    def named(self, number: int) -> str | None:
+        """What ``#number`` is, in a player's words ("compel #3", "roll #5", "Ruth's
+        defence #4"), or None when nothing of the campaign has it now; so a command given an
+        id of another kind can say what the id is."""
+        for x in self.compels:
+            if x.id == number:
+                return f"compel #{number}"
+        for d in self.details:
+            if d.id == number:
+                return f"{d.label} #{number}"
+        for p in self.pending:
+            if p.id == number:
+                return f"{p.target}'s {'defence' if p.kind == 'defend' else 'absorption'} #{number}"
+        for h in self.held:
+            if h.id == number:
+                return f"{h.who}'s held action #{number}"
+        if any(number in entry[1] for entry in self.open_rolls) or str(number) in self.closed_rolls:
+            return f"roll #{number}"
+        return None
 
     def next_deadline(self, reminder: timedelta = timedelta(0)) -> datetime | None:
         """The earliest moment something is due: a default, or the reminder ``reminder``

@@ -149,13 +149,15 @@ def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor:
 def _contest(act: Action, skill: str, rating: int, against: Opponent | OppositionResult, *,
              may_oppose: bool) -> Contest:
     mods = effort_modifiers(act.actor, skill, rating, act.name, named=act.cmd.stunts,
-                            modifier=act.cmd.modifier, source=act.source)
+                            modifier=act.cmd.modifier, source=act.source,
+                            spin=act.system.spin_bonus if act.cmd.spin is not None else 0,
+                            spin_label=f"spin #{act.cmd.spin.roll}" if act.cmd.spin and act.cmd.spin.roll else "spin")
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     opposition = against.roll(act.dice, act.system) if isinstance(against, Opponent) else against
     ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=may_oppose or opposition.effort is not None)
     shifts = act.system.tiers.margin(effort.total, opposition.value)
-    outcome = act.system.outcome(shifts)
+    outcome = act.system.tiers.contest_tier(shifts, opposition.effort is not None)
     act.system.tiers.note(act.report, effort.total, outcome)
     return Contest(effort, opposition, shifts, outcome)
 

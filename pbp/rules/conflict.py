@@ -35,10 +35,12 @@ from pbp.rules.harm import AbsorbResult
 from pbp.rules.names import and_names, find_character
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Table
-from pbp.rules.turns import TurnOrder, remove, start_order, take_move
+from pbp.rules.systems.base import or_words
+from pbp.rules.turns import TurnOrder, join, remove, start_order, take_move
 from pbp.rules.zones import ZoneMap
 
 KINDS = ("physical", "mental")
+"""Fate's tracks, which are the kinds of conflict; a campaign's are ``System.tracks``."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class Conflict:
     taken_out: tuple[str, ...] = ()
     hostile_invokes: Mapping[str, int] = field(default_factory=dict)  # aspect owner -> FP owed
     ended: bool = False
+    concession_paid: bool = True      # conceders gain 1 + consequences at the end (False: early Fate)
 
     @property
     def participants(self) -> tuple[str, ...]:
@@ -79,12 +82,15 @@ class ConflictOutcome:
 # -- starting and recording ----------------------------------------------------------------
 
 def start_conflict(table: Table, participants: Iterable[str], first: str, *, kind: str = "physical",
-                   sides: Mapping[str, str] | None = None, zones: ZoneMap | None = None) -> Conflict:
+                   tracks: tuple[str, ...] = KINDS, sides: Mapping[str, str] | None = None,
+                   zones: ZoneMap | None = None, concession_paid: bool = True) -> Conflict:
     """A conflict between ``participants`` (names as the table spells them); ``first`` acts
-    first. ``sides`` maps a participant to a side name; unlisted ones go by kind."""
-    if kind not in KINDS:
-        raise RulesError(f'a conflict is physical or mental, not "{kind}"', expected="physical or mental",
-                         example="/conflict start Ruth, Ghoul first Ruth mental")
+    first. ``sides`` maps a participant to a side name; unlisted ones go by kind. ``kind`` is
+    one of the system's ``tracks``."""
+    if kind not in tracks:
+        have = or_words(tracks)
+        raise RulesError(f'a conflict is {have}, not "{kind}"', expected=have,
+                         example=f"/conflict start Ruth, Ghoul first Ruth {tracks[-1]}")
     names = [find_character(table, p).name for p in participants]
     given = {k.casefold(): v for k, v in (sides or {}).items()}
     by_name = {}
@@ -95,7 +101,34 @@ def start_conflict(table: Table, participants: Iterable[str], first: str, *, kin
         raise RulesError("a conflict needs two sides that can harm each other; everyone listed is on "
                          f"the side {next(iter(by_name.values()), '?')!r}",
                          example="/conflict start Ruth, Cassandra, Ghoul first Ruth")
-    return Conflict(sides=by_name, turns=start_order(names, first), kind=kind, zones=zones)
+    return Conflict(sides=by_name, turns=start_order(names, first), kind=kind, zones=zones,
+                    concession_paid=concession_paid)
+
+
+def members(conflict: Conflict, side: str) -> tuple[str, ...]:
+    """Everyone on ``side``, out of the fight or not, in the order they joined."""
+    return tuple(p for p, s in conflict.sides.items() if s == side)
+
+
+def joining_side(table: Table, conflict: Conflict, newcomer: str, beside: str | None = None, *,
+                 example: str = "") -> str:
+    """The side someone who enters a conflict under way takes (``/place`` into it): the side
+    of ``beside`` when the command names one; otherwise the one side that has characters of
+    the newcomer's kind (a PC joins the PCs, an NPC the NPCs). Where that is not one side (PCs
+    on both sides of a duel, an NPC entering a fight between PCs), the command must name
+    whose side: a newcomer is never put on a side of its own."""
+    if beside is not None:
+        return conflict.sides[_member(conflict, beside)]
+    pc = table.character(newcomer).kind == "pc"
+    kin = list(dict.fromkeys(s for p, s in conflict.sides.items() if (table.character(p).kind == "pc") == pc))
+    if len(kin) == 1:
+        return kin[0]
+    kind = "PCs" if pc else "NPCs"
+    where = (f"{kind} are on more than one side (" + "; ".join(and_names(members(conflict, s)) for s in kin) + ")"
+             if kin else f"no side has {kind} on it")
+    raise RulesError(f"say whose side {newcomer} joins: {where}",
+                     expected=f'"with" and someone already in the conflict ({", ".join(conflict.sides)})',
+                     example=example)
 
 
 def record_absorb(conflict: Conflict, result: AbsorbResult) -> Conflict:
@@ -185,14 +218,30 @@ def concede(conflict: Conflict, who: str, dice_rolled_against: bool, terms: str 
                        terms={**conflict.terms, name: terms}, turns=remove(conflict.turns, name))
     points = concession_points(conflict, name)
     said = f': "{terms}"' if terms else ""
+    if not conflict.concession_paid:
+        effect = Effect("conceded", f"{name} concedes{said}. {name} is out of the conflict on these terms, "
+                        "unless the other side refuses the concession", {"character": name, "terms": terms,
+                                                                           "fate_points": 0})
+        return ConflictOutcome(conflict, [effect])
     effect = Effect("conceded", f"{name} concedes{said}. The other side may ask for different terms; {name} "
                     f"gains {points} fate point{'s' if points != 1 else ''} when the conflict ends",
                     {"character": name, "terms": terms, "fate_points": points})
     return ConflictOutcome(conflict, [effect])
 
 
+def withdraw_concession(conflict: Conflict, who: str) -> Conflict:
+    """A refused concession (early Fate): ``who`` is back in the conflict and acts again."""
+    name = _member(conflict, who)
+    terms = {k: v for k, v in conflict.terms.items() if k != name}
+    return replace(conflict, conceded=tuple(n for n in conflict.conceded if n != name), terms=terms,
+                   turns=join(conflict.turns, name))
+
+
 def concession_points(conflict: Conflict, who: str) -> int:
-    """One fate point, plus one per consequence taken in this conflict."""
+    """One fate point, plus one per consequence taken in this conflict (none where the system
+    does not pay concessions: early Fate)."""
+    if not conflict.concession_paid:
+        return 0
     return 1 + len(conflict.consequences_taken.get(_member(conflict, who), ()))
 
 
@@ -214,11 +263,20 @@ def winning_side(conflict: Conflict) -> str | None:
     return left[0] if len(left) == 1 and is_over(conflict) else None
 
 
+def owed_at_end(conflict: Conflict, who: str) -> int:
+    """The fate points ``who`` gains when the conflict ends: for conceding and for hostile
+    invokes on their aspects (what :func:`payout_on_end` will pay them)."""
+    conceded = any(c.casefold() == who.casefold() for c in conflict.conceded)
+    hostile = sum(p for owner, p in conflict.hostile_invokes.items() if owner.casefold() == who.casefold())
+    return (concession_points(conflict, who) if conceded else 0) + hostile
+
+
 def payout_on_end(conflict: Conflict, table: Table) -> list[Change]:
     """Pay conceders (1 + consequences taken in this conflict) and hostile invokes owed."""
     r = Report()
     for who in conflict.conceded:
-        _give(table, who, concession_points(conflict, who), "conceded the conflict", r)
+        if concession_points(conflict, who):
+            _give(table, who, concession_points(conflict, who), "conceded the conflict", r)
     for owner, points in conflict.hostile_invokes.items():
         _give(table, owner, points, "hostile invokes on their aspects", r)
     return r.changes
@@ -253,6 +311,14 @@ def _member(conflict: Conflict, who: str) -> str:
                      expected=f"one of {', '.join(conflict.sides)}")
 
 
+def give_points(table: Table, who: str, points: int, why: str) -> list[Change]:
+    """``points`` fate points to ``who`` (a PC's sheet, an NPC's carried points); a negative
+    number takes them, never below zero."""
+    r = Report()
+    _give(table, who, points, why, r)
+    return r.changes
+
+
 def _give(table: Table, who: str, points: int, why: str, r: Report) -> None:
     """A PC's points go on the sheet; an NPC carries them into a later scene, where they
     join the GM's pool ("an NPC that conceded a previous conflict ... those fate points
@@ -260,9 +326,11 @@ def _give(table: Table, who: str, points: int, why: str, r: Report) -> None:
     ch = find_character(table, who)
     if ch.kind == "pc":
         before = ch.fate_points
-        ch.fate_points = before + points
-        r.change("fate_points", ch.name, before, ch.fate_points, why)
+        ch.fate_points = max(0, before + points)
+        if ch.fate_points != before:
+            r.change("fate_points", ch.name, before, ch.fate_points, why)
     else:
         before = ch.carried_points
-        ch.carried_points = before + points
-        r.change("carried_points", ch.name, before, ch.carried_points, why)
+        ch.carried_points = max(0, before + points)
+        if ch.carried_points != before:
+            r.change("carried_points", ch.name, before, ch.carried_points, why)

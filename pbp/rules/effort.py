@@ -20,11 +20,16 @@ from pbp.rules.systems import System
 
 
 def effort_modifiers(character: Character, skill: str, rating: int, action: str, *,
-                     named: Iterable[StuntUse] = (), modifier: int = 0, source: str = "") -> list[Modifier]:
+                     named: Iterable[StuntUse] = (), modifier: int = 0, source: str = "",
+                     spin: int = 0, spin_label: str = "spin") -> list[Modifier]:
+    """The terms added to the dice: the skill, stunts, a plain +N, a held spin (early Fate's
+    +1, checked and used up by pbp.play.spin before the roll)."""
     mods = [Modifier("skill", skill, rating)]
     mods += stunts.stunt_modifiers(character, skill, action, named, source)
     if modifier:
         mods.append(Modifier("modifier", "modifier", modifier))
+    if spin:
+        mods.append(Modifier("spin", spin_label, spin))
     return mods
 
 

@@ -293,7 +293,8 @@ class DetailRequest:
         return REQUEST_LABELS.get(self.kind, "request")
 
 
-REQUEST_LABELS = {"detail": "story detail", "bonus": "bonus request", "aspect": "aspect change"}
+REQUEST_LABELS = {"detail": "story detail", "bonus": "bonus request", "aspect": "aspect change",
+                  "concession": "concession", "taken_out": "taken-out outcome"}
 
 
 def declare_detail(table: Table, id: int, character: str, text: str, now: datetime,

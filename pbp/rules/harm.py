@@ -147,14 +147,14 @@ def free_boxes(character: Character, track: str, system: System) -> int:
 def free_slots(character: Character, track: str, system: System) -> list[Consequence]:
     """Empty consequence slots a hit on ``track`` may use."""
     slots = _slots(character, system)
-    return [slots[s.index] for s in _free(slots, track)]
+    return [slots[s.index] for s in _free(slots, track, system)]
 
 
 def absorption_options(character: Character, track: str, shifts: int,
                        system: System) -> list[Plan]:
     """Every acceptable plan (see the module doc), cheapest first, with placeholder names."""
     boxes = _boxes(character, track, system)
-    slots = _free(_slots(character, system), track)
+    slots = _free(_slots(character, system), track, system)
     plans: dict[tuple, tuple[tuple, Plan]] = {}
     for n in range(len(slots) + 1):
         for chosen in combinations(slots, n):
@@ -189,7 +189,7 @@ def npc_plan(character: Character, track: str, shifts: int, system: System) -> P
         return Plan(stress=alone, absorbs=model.absorbs(boxes, alone), model=system.harm)
     if character.kind == "minor":
         return None
-    for slot in sorted(_free(_slots(character, system), track),
+    for slot in sorted(_free(_slots(character, system), track, system),
                        key=lambda s: (s.shifts, _severity_order(system).index(s.severity))):
         need = shifts - slot.shifts
         stress = 0 if need <= 0 else model.least(boxes, need)
@@ -252,6 +252,10 @@ def _absorb(table: Table, ch: Character, track: str, shifts: int, stress: int, c
             source=source, expected="stress boxes and consequences that absorb every shift",
             example=options[0].command(),
         )
+    if system.consequences_in_order and stress and chosen:
+        raise RulesError(f"in {system.title or system.name} a consequence is taken instead of stress boxes and "
+                         f"takes the whole hit: leave the stress out", source=source,
+                         expected="stress boxes or one consequence", example=f'/absorb {chosen[0].severity} "{names[0]}"')
     _check_waste(ch, shifts, stress, chosen, absorbed, source, model, boxes)
     plan = Plan(stress, tuple((s.severity, n) for s, n in zip(chosen, names)), absorbed, model=system.harm)
     return _apply(table, ch, track, shifts, plan, chosen, attacker, set(), system)
@@ -368,8 +372,11 @@ def _usable(slot: Consequence, track: str) -> bool:
     return slot.track in ("", track)
 
 
-def _free(slots: list[Consequence], track: str) -> list[_Slot]:
-    return [_Slot(i, s.severity, s.shifts) for i, s in enumerate(slots) if s.aspect is None and _usable(s, track)]
+def _free(slots: list[Consequence], track: str, system: System) -> list[_Slot]:
+    """The empty slots a hit on ``track`` may use; only the next one when the system takes
+    consequences in order (early Fate: mild, then moderate, then severe)."""
+    free = [_Slot(i, s.severity, s.shifts) for i, s in enumerate(slots) if s.aspect is None and _usable(s, track)]
+    return free[:1] if system.consequences_in_order else free
 
 
 def _base(severity: str) -> str:
@@ -438,7 +445,26 @@ def _chosen_slots(ch: Character, slots: list[Consequence], track: str,
                              expected=f'{", ".join(severities[:-1])} or {severities[-1]}',
                              example=f'/absorb {severities[0]} "Nasty Bite"')
         chosen.append(_pick_slot(ch, slots, track, sev, {c.index for c in chosen}, source))
+    if system.consequences_in_order:
+        _check_order(ch, slots, track, chosen, source, system)
     return chosen
+
+
+def _check_order(ch: Character, slots: list[Consequence], track: str, chosen: list[_Slot], source: str,
+                 system: System) -> None:
+    """Early Fate, "Consequences": "The first consequence is a mild consequence ... The second
+    ... moderate ... the third ... severe": one at a time, the next free one."""
+    free = _free(slots, track, system)
+    if not free or not chosen:
+        return
+    nxt = free[0]
+    if len(chosen) > 1 or chosen[0].index != nxt.index:
+        taken = [s.severity for s in slots if s.aspect]
+        so_far = f" ({ch.name} has taken {', '.join(taken)})" if taken else ""
+        raise RulesError(f"in {system.title or system.name} consequences come in order, one per hit: "
+                         f"{ch.name}'s next is {_severity_words(nxt.severity)}{so_far}",
+                         source=source, expected=f"the {_severity_words(nxt.severity)} consequence, or stress",
+                         example=f'/absorb {nxt.severity} "Nasty Bite"')
 
 
 def _pick_slot(ch: Character, slots: list[Consequence], track: str, sev: str, used: set[int],

@@ -6,7 +6,10 @@ adjective or the number wherever a rating is expected (``vs Fair``, ``vs +2``).
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from types import MappingProxyType
+from typing import Iterator, Mapping
 
 LADDER = MappingProxyType({
     8: "Legendary",
@@ -25,6 +28,26 @@ LADDER = MappingProxyType({
 })
 
 _BY_ADJECTIVE = {name.casefold(): value for value, name in LADDER.items()}
+
+_SHOWN: ContextVar[Mapping[int, str]] = ContextVar("pbp_ladder", default=LADDER)
+
+
+def show(ladder: Mapping[int, str]) -> None:
+    """Name values with ``ladder`` until the enclosing :func:`shown` block ends."""
+    _SHOWN.set(ladder)
+
+
+@contextmanager
+def shown(ladder: Mapping[int, str]) -> Iterator[None]:
+    """Within the block, replies name values with ``ladder`` (the campaign's system's,
+    ``System.ladder``): the pipeline opens it for each post and each campaign's deadlines, so
+    a system with a shorter ladder (early Fate: Terrible to Legendary) shows the values
+    beyond it as numbers. Reading ratings (``parse_rating``) always knows every word."""
+    token = _SHOWN.set(ladder)
+    try:
+        yield
+    finally:
+        _SHOWN.reset(token)
 _RATING = re.compile(
     r"""^\s*(?:
         (?P<adjective>[^\W\d_]+)\s*(?:\(\s*(?P<check>[+-]?\d+)\s*\))?   # Fair / Fair (+2)
@@ -40,13 +63,13 @@ def signed(n: int) -> str:
 
 
 def adjective(n: int) -> str | None:
-    """The ladder's word for ``n``, or None beyond Horrifying/Legendary."""
-    return LADDER.get(n)
+    """The ladder's word for ``n``, or None beyond the shown ladder (Horrifying/Legendary)."""
+    return _SHOWN.get().get(n)
 
 
 def describe(n: int) -> str:
     """"Fair (+2)"; beyond the ladder only the number ("+9", "-5")."""
-    name = LADDER.get(n)
+    name = _SHOWN.get().get(n)
     return f"{name} ({signed(n)})" if name else signed(n)
 
 

@@ -42,7 +42,7 @@ from pbp.rules.ladder import describe
 from pbp.rules.names import find_character, same_name
 from pbp.rules.results import ActionResult, Outcome
 from pbp.rules.state import Character, Consequence, Table
-from pbp.rules.systems import System
+from pbp.rules.systems import System, or_words
 
 SELF_TREATMENT = 2
 SCENE_ASPECTS = ("boost", "situation", "zone")
@@ -61,14 +61,14 @@ def treatment_difficulty(consequence: Consequence | str, *, self_treatment: bool
         key = "mild" if consequence == "mild2" else consequence
         if key not in slots:
             raise RulesError(f'"{consequence}" is not a consequence severity ({", ".join(slots)})',
-                             expected="mild, moderate or severe", example='/absorb stress 1 mild "Nasty Bite"')
+                             expected=or_words(tuple(slots)), example='/absorb stress 1 mild "Nasty Bite"')
         base = slots[key]
     return base + (SELF_TREATMENT if self_treatment else 0)
 
 
 def treatment_skill(consequence: Consequence, system: System) -> str:
     """Academics for physical harm, Empathy for mental (the system's ``treatment_skills``)."""
-    track = consequence.hit_track or consequence.track or "physical"
+    track = consequence.hit_track or consequence.track or system.tracks[0]
     return system.treatment_skills.get(track, next(iter(system.treatment_skills.values())))
 
 
@@ -79,6 +79,11 @@ def check_treatment(table: Table, healer: str, patient: str, consequence: str,
     doctor = find_character(table, healer)
     ch = find_character(table, patient)
     slot = find_consequence(ch, consequence)
+    if not system.treatment_skills:
+        clears = " and ".join(system.scene_clears)
+        raise RulesError(f"{system.title or system.name} has no treatment: {clears + ' consequences clear at the end of the scene, ' if clears else ''}"
+                         "the others when the GM says", expected="the GM clearing the consequence",
+                         example=f'/aspect remove "{slot.aspect}"' if system.gm_clears else "/scene end")
     if slot.recovering:
         raise RulesError(f"{slot.aspect} is already recovering; it needs time now, not treatment",
                          expected="a consequence that is not recovering yet", example="/sheet")
@@ -152,9 +157,12 @@ def start_recovery(table: Table, patient: str, consequence: str, *, rename: str 
 
 # -- the clocks ----------------------------------------------------------------------------
 
-def end_scene(table: Table, keep: Iterable[str] = ()) -> Report:
+def end_scene(table: Table, keep: Iterable[str] = (), clears: tuple[str, ...] = ()) -> Report:
     """Clear every stress box, remove boosts and situation and zone aspects (but ``keep``),
-    bring taken-out characters back, and clear mild consequences that recovered a full scene."""
+    bring taken-out characters back, and clear mild consequences that recovered a full scene.
+    ``clears``: severities that clear at every scene end, treated or not (the system's
+    ``scene_clears``; early Fate: "Mild consequences usually clear at the end of the current
+    scene")."""
     r = Report()
     for ch in table.characters.values():
         _clear_stress(ch, r)
@@ -162,6 +170,9 @@ def end_scene(table: Table, keep: Iterable[str] = ()) -> Report:
             ch.taken_out = False
             r.change("taken_out", ch.name, True, False, "a new scene")
         _tick(table, ch, ("mild", "mild2"), "recovery_scenes_left", "recovered for a full scene", r)
+        for slot in ch.consequences:
+            if slot.aspect and slot.severity in clears:
+                clear_consequence(table, ch, slot, r, "the scene ended")
     kept = {k.casefold() for k in keep}
     for aspect in list(table.aspects):
         if aspect.kind in SCENE_ASPECTS and aspect.name.casefold() not in kept:
@@ -194,6 +205,20 @@ def major_milestone(table: Table) -> Report:
                 r.effect("may_recover", f"{slot.aspect} on {ch.name} may begin recovery now; rename it",
                          patient=ch.name, aspect=slot.aspect, severity=slot.severity)
     return r
+
+
+def gm_clear(table: Table, name: str) -> Report | None:
+    """The GM clears the consequence called ``name`` (early Fate, "Clearing Stress and
+    Consequences": moderate and severe ones take hours, days or weeks, so the GM says when);
+    None when no character has a consequence of that name."""
+    key = name.strip().casefold()
+    for ch in table.characters.values():
+        for slot in ch.consequences:
+            if slot.aspect and slot.aspect.casefold() == key:
+                r = Report()
+                clear_consequence(table, ch, slot, r, "cleared by the GM")
+                return r
+    return None
 
 
 def _clear_stress(ch: Character, r: Report) -> None:

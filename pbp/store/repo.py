@@ -11,6 +11,8 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from peewee import fn
+
 from pbp.rules import state as rs
 from pbp.store import models as m
 from pbp.store.prepared import Insert, Select
@@ -184,8 +186,11 @@ def last_ledger_hash(campaign: m.Campaign) -> str:
     return rows[0]["hash"] if rows else ""
 
 
-def record_roll(campaign: m.Campaign, message_id: str | None, result_dict: dict, prev_hash: str) -> m.RollRecord:
-    """Append one roll to the campaign's ledger, chained to ``prev_hash``."""
+def record_roll(campaign: m.Campaign, message_id: str | None, result_dict: dict, prev_hash: str,
+                number: int | None = None) -> m.RollRecord:
+    """Append one roll to the campaign's ledger, chained to ``prev_hash``. ``number`` is the
+    id players see and type (``roll #12``), from the campaign's one counter of such ids
+    (:meth:`pbp.play.state.PlayState.new_id`); it is kept in ``detail`` under the hash."""
     opp = result_dict.get("opposition")
     row = m.RollRecord(
         campaign=campaign,
@@ -199,12 +204,25 @@ def record_roll(campaign: m.Campaign, message_id: str | None, result_dict: dict,
         opposition=opp["value"] if opp else None,
         shifts=result_dict.get("shifts"),
         outcome=result_dict.get("outcome"),
-        detail={k: result_dict[k] for k in ("rolls", "modifiers", "opposition", "effects") if k in result_dict},
+        detail={**{k: result_dict[k] for k in ("rolls", "modifiers", "opposition", "effects") if k in result_dict},
+                **({"number": number} if number is not None else {})},
         prev_hash=prev_hash,
     )
     row.hash = chain_hash(prev_hash, ledger_payload(row))
     row.id = _INSERT_ROLL(**{name: getattr(row, name) for name in _INSERT_ROLL.names})
     return row
+
+
+def roll_number(row: m.RollRecord) -> int:
+    """The id players saw for a ledger row: its number, or for rolls recorded before rolls
+    were numbered with the campaign's other ids, its row id (what their replies said)."""
+    number = (row.detail or {}).get("number")
+    return number if isinstance(number, int) else row.id
+
+
+def max_roll_row(campaign: m.Campaign) -> int:
+    """The highest ledger row id of the campaign (0 without rolls)."""
+    return m.RollRecord.select(fn.MAX(m.RollRecord.id)).where(m.RollRecord.campaign == campaign).scalar() or 0
 
 
 def verify_ledger(campaign: m.Campaign) -> list[str]:
@@ -213,8 +231,8 @@ def verify_ledger(campaign: m.Campaign) -> list[str]:
     prev = ""
     for row in m.RollRecord.select().where(m.RollRecord.campaign == campaign).order_by(m.RollRecord.id).iterator():
         if row.prev_hash != prev:
-            problems.append(f"roll #{row.id}: previous-hash link broken")
+            problems.append(f"roll #{roll_number(row)}: previous-hash link broken")
         if chain_hash(row.prev_hash, ledger_payload(row)) != row.hash:
-            problems.append(f"roll #{row.id}: contents do not match its hash")
+            problems.append(f"roll #{roll_number(row)}: contents do not match its hash")
         prev = row.hash
     return problems

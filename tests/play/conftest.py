@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import pytest
 
+from pbp.campaigns import create_campaign, import_character
 from pbp.store import models as m
+from tests.play.golden import GOLDEN
 from tests.play.table import MailTable
 
 
 @pytest.fixture
 def mt(chicago, config):
     return MailTable(config)
+
+
+@pytest.fixture
+def harbour(db):
+    """The new GM's campaign of tests/golden/harbour_lights: three PCs, a minor and a major
+    NPC, from the sheet files written there."""
+    campaign = create_campaign("harbour", "Harbour Lights", address="table+harbour@pbp.localhost",
+                               gms=["gm@pbp.localhost"])
+    for sheet in sorted((GOLDEN / "harbour_lights" / "sheets").glob("*.toml")):
+        import_character(campaign, str(sheet))
+    return campaign
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ post's text::
     reply: 4                 the post answers the table reply of step 4 (In-Reply-To), or of
                              the step given ``label: NAME`` (``reply: NAME``)
     at: 2026-11-30 09:00     the clock (default: ten minutes after the previous step)
+    subject: The Market      the subject of a post that starts a thread (default "The conflict")
 
     Ruth throws her knife.
     /attack "Masked Acolyte" with Shoot
@@ -95,7 +96,8 @@ def play(case: str, config, table=None) -> tuple[MailTable, str]:
             out.append(f"=== {n} tick {entry.who[5:].strip()}: {len(step.replies)} mail(s)")
         else:
             step = table.post(entry.who, entry.body, dice=dice, reply_to=_replied(table, entry, labels),
-                              at=_time(entry.headers["at"]) if "at" in entry.headers else None)
+                              at=_time(entry.headers["at"]) if "at" in entry.headers else None,
+                              subject=entry.headers.get("subject"))
             out.append(f"=== {n} {entry.who}: {step.status}")
         for r in step.replies:
             out.append(f"--- to: {', '.join(r.to)}")

@@ -21,10 +21,15 @@ import pytest
 from tests.play import golden
 
 WIDTH = 400
-CASES = ["whole_conflict", "invoke_after_dice", "compel_player_approved"]
+#: Each golden case, with the fixture that makes its campaign.
+CASES = {"whole_conflict": "chicago", "invoke_after_dice": "chicago", "compel_player_approved": "chicago",
+         "harbour_lights": "harbour"}
 #: The replies screenshotted, by step of whole_conflict: the scene set up, a roll against an
 #: NPC's defence with sheets, an error, the scene's end.
-SHOTS = {"whole_conflict": [1, 3, 5, 58]}
+SHOTS = {"whole_conflict": [1, 3, 5, 58],
+         # a new GM's session: a player's /table, a compel approved from a phone, the
+         # attack that ends the conflict with /next skipped, the scene's end
+         "harbour_lights": [6, 8, 26, 28]}
 
 
 def chromium() -> str:
@@ -69,12 +74,14 @@ def png_size(path: Path) -> tuple[int, int]:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_html_replies_fit_400_pixels(chicago, config, case, tmp_path):
+def test_html_replies_fit_400_pixels(request, config, case, tmp_path):
+    request.getfixturevalue(CASES[case])
     table, _ = golden.play(case, config)
     replies = [(n, r) for n, step in enumerate(table.steps, start=1) for r in step.replies]
     for n, r in replies:
         assert 'name="viewport"' in r.html, f"step {n}: no viewport meta tag"
         assert "<pre>" not in r.html, f"step {n}: a <pre> box that cannot wrap"
+        assert "pre-line" not in r.html, f"step {n}: nested lines flattened (pre-line drops indentation)"
     measured = widths([r.html for _, r in replies], tmp_path)
     assert len(measured) == len(replies)
     wide = [(n, r.subject, w) for (n, r), w in zip(replies, measured) if w[0] > w[1]]

@@ -226,3 +226,42 @@ def test_hostile_invoke_points_are_paid_when_the_conflict_ends(chicago, config):
     assert out.status == "applied", out.errors
     ghoul = repo.load_table(chicago).character("Ghoul")
     assert ghoul.carried_points == 1 + 1   # one for conceding, one for the hostile invoke
+
+
+# -- a revised defence and the hit it waited to absorb -------------------------------------------
+
+def test_an_invoke_after_the_dice_that_removes_a_hit_not_yet_absorbed_says_only_that(mt, chicago):
+    """Fate Condensed (003, "Invocando Aspectos"): invoking after the roll adds +2. Ruth's
+    Athletics +3 and [-][0][0][0] fail the Ghoul's +4 by 2: a 2-shift hit waits for her
+    /absorb. Her invoke makes it a tie (no hit): the absorption is dropped, and the reply does
+    not tell the GM to mend a sheet that was never marked."""
+    attack = mt.post("GM", "/as Ghoul attack Ruth with Fight\n", dice="++00")
+    assert attack.status == "applied", attack.text
+    defence = mt.post("Ruth", "/defend Athletics\n", dice="-000", reply_to=attack)
+    assert defence.status == "applied", defence.text
+    assert "absorb the 2-shift physical hit" in defence.text
+    step = mt.post("Ruth", '/invoke "Knife Up My Sleeve"\n', reply_to=defence)
+    assert step.status == "applied", step.text
+    assert "the outcome goes from failure to a tie" in step.text
+    assert "Ruth no longer has a hit to absorb." in step.text
+    assert "already absorbed" not in step.text
+    assert (m.Campaign.get_by_id(chicago.id).play or {})["pending"] == []
+
+
+def test_an_invoke_after_the_dice_on_a_hit_already_absorbed_asks_the_gm_to_mend_the_sheet(mt, chicago):
+    attack = mt.post("GM", "/as Ghoul attack Ruth with Fight\n", dice="++00")
+    defence = mt.post("Ruth", "/defend Athletics\n", dice="-000", reply_to=attack)
+    absorbed = mt.post("Ruth", "/absorb stress 2\n", reply_to=defence)
+    assert absorbed.status == "applied", absorbed.text
+    step = mt.post("Ruth", '/invoke "Knife Up My Sleeve"\n', reply_to=defence)
+    assert step.status == "applied", step.text
+    assert "Ruth has already absorbed the old hit: the GM adjusts Ruth's sheet by hand." in step.text
+
+
+def test_an_open_roll_is_named_with_the_full_name_of_its_target(mt, chicago):
+    """A short name typed in the command (``Cass``) is the character's full name in the
+    roll's one-line summary (``/table``, the list of open rolls)."""
+    attack = mt.post("GM", "/as Ghoul attack Cass with Fight\n", dice="++00")
+    assert attack.status == "applied", attack.text
+    step = mt.post("Ruth", "/table\n")
+    assert "Ghoul's attack on Cassandra with Fight, is open for invokes" in step.text

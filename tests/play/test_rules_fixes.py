@@ -39,6 +39,18 @@ def test_a_scene_with_an_npc_that_conceded_before_has_its_points_in_the_pool(mt,
     assert 'In it: Ghoul, Masked Acolyte.' in step.text
 
 
+def test_the_gms_fp_of_an_npc_says_what_a_concession_will_add(mt, chicago):
+    """The conceder's point is paid when the conflict ends (Fate Condensed, "Conceding"):
+    while the fight goes on, the GM's /fp of the NPC says so besides what it carries now."""
+    step = mt.post("GM", '/scene start "Cellar" with Ghoul\n'
+                         '/conflict start Ruth, Ghoul, "Masked Acolyte" first Ghoul\n/as Ghoul concede\n')
+    assert step.status == "applied", step.text
+    step = mt.post("GM", "/fp Ghoul\n")
+    told = step.replies[-1]
+    assert told.to == ["gm@pbp.localhost"]
+    assert "carries 0 points into a later scene's GM pool, and 1 more when the conflict ends" in told.text
+
+
 def test_a_scene_without_that_npc_leaves_its_points_with_it(mt, chicago):
     _ghoul_concedes(mt)
     assert mt.post("GM", '/scene start "The Alley"\n').status == "applied"

@@ -32,7 +32,7 @@ def test_a_players_table_shows_what_the_table_knows_and_nothing_hidden(mt, chica
     _scene(mt)
     # Ruth's attack ties (a boost); the Ghoul's attack waits for Charles's defence
     mt.post("Ruth", "/attack Ghoul with Fight\n/next Ghoul\n", dice="-000,+000")
-    mt.post("GM", "/as Ghoul attack Charles with Fight\n", dice="++00")
+    attack = mt.post("GM", "/as Ghoul attack Charles with Fight\n", dice="++00")
     before = m.Campaign.get_by_id(chicago.id).play
     step = mt.post("Cassandra", "/table\n")
     assert step.status == "applied", step.text
@@ -49,7 +49,8 @@ def test_a_players_table_shows_what_the_table_knows_and_nothing_hidden(mt, chica
                   "Turn: Ghoul has acted and hands off next (/next NAME). Still to act this exchange: Charles.",
                   "Waiting for Charles to defend against Ghoul's attack with Fight"):
         assert words in text, (words, text)
-    assert "Roll #2, Ghoul's attack on Charles with Fight, is open for invokes until" in text
+    roll = attack.outcome.results[0]["roll_id"]
+    assert f"Roll #{roll}, Ghoul's attack on Charles with Fight, is open for invokes until" in text
     assert "GM's pool" not in text                      # the pool is the GM's business
     assert_players_never_told("Trip Wire", "Loose Step")
     assert m.Campaign.get_by_id(chicago.id).play == before      # reading changes nothing

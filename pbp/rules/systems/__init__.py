@@ -11,13 +11,14 @@ from typing import Mapping
 
 from pbp.errors import ConfigError
 from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes,
-                                    StressTable, System, four_fate_dice)
+                                    StressTable, System, Words, four_fate_dice, or_words)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.systems.fate_core import FATE_CORE
+from pbp.rules.systems.early_fate import EARLY_FATE
 
-__all__ = ["AttackKind", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
-           "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "four_fate_dice",
-           "get_system", "register"]
+__all__ = ["AttackKind", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
+           "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
+           "get_system", "or_words", "register", "vocabulary"]
 
 _SYSTEMS: dict[str, System] = {}
 _ALIASES: dict[str, str] = {}
@@ -37,6 +38,7 @@ def register(system: System, *aliases: str) -> System:
 
 register(FATE_CONDENSED, "fc", "condensed")
 register(FATE_CORE, "fate core", "core")
+register(EARLY_FATE, "early fate", "early", "sotc")
 
 
 class UnknownSystem(ConfigError, KeyError):
@@ -51,3 +53,12 @@ def get_system(name: str) -> System:
     except KeyError:
         known = ", ".join(sorted(_SYSTEMS))
         raise UnknownSystem(f"unknown game system {name!r}", hint=f"known systems: {known}") from None
+
+
+def vocabulary() -> Words:
+    """The words of every registered system, in registration order: what the grammar accepts
+    where a track, a severity or the stress unit is written (``pbp.parser.grammar``)."""
+    words = Words((), (), ())
+    for system in _SYSTEMS.values():
+        words = words.merged(system.words)
+    return words
