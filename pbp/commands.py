@@ -88,6 +88,9 @@ class ActionCommand(Command):
     modifier: int = 0      # a plain +N/-N the GM allows ("/overcome Athletics vs Fair +1")
     choices: tuple[Choice, ...] = ()
     actor: str | None = None
+    # Teamwork: the allies who help this roll with the same skill, in the order they
+    # offered. Never written on the line: the play layer fills it in from /help.
+    helpers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
