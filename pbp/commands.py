@@ -341,6 +341,26 @@ class GiveInvoke(Command):
 
 
 @dataclass(frozen=True)
+class Help(Command):
+    """``/help Charles [on #142]``: teamwork. Help an ally's next roll with the same skill
+    (your action; in a conflict, your turn), or an open roll of theirs (``on #ID``, or in
+    reply to its mail; in a conflict, giving up your turn this exchange)."""
+
+    ally: str = ""
+    roll_id: int | None = None
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class HelpAsk(Command):
+    """``/help from Cassandra, Ruth``: ask allies to help your next roll; each confirms
+    with ``/help YOURNAME``."""
+
+    helpers: tuple[str, ...] = ()
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
 class SceneStart(Command):
     """``/scene start "Warehouse" [zones "Dock", "Floor", "Office"] [borders "Dock"-"Floor",
     "Floor"-"Office"] [with Ghoul, "Masked Acolyte"]`` (GM)."""

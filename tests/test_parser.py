@@ -37,6 +37,8 @@ from pbp.commands import (
     FpSpend,
     FpTake,
     GiveInvoke,
+    Help,
+    HelpAsk,
     Invoke,
     InvokeAfter,
     InvokeMode,
@@ -565,6 +567,11 @@ PLAY_FORMS = [
     ('/give "On Fire" Ruth 2', GiveInvoke, dict(aspect="On Fire", to="Ruth", count=2)),
     ('/give "On Fire" to Ruth', GiveInvoke, dict(aspect="On Fire", to="Ruth")),
     ('/give Distracted to "Masked Acolyte" 3', GiveInvoke, dict(aspect="Distracted", to="Masked Acolyte", count=3)),
+    ("/help Charles", Help, dict(ally="Charles")),
+    ("/help Charles on #7", Help, dict(ally="Charles", roll_id=7)),
+    ('/help "Masked Acolyte" #7', Help, dict(ally="Masked Acolyte", roll_id=7)),
+    ("/as Ghoul help Acolyte", Help, dict(ally="Acolyte", actor="Ghoul")),
+    ("/help from Cassandra, Ruth", HelpAsk, dict(helpers=("Cassandra", "Ruth"))),
     ('/as Ghoul give "Cornered" to Acolyte', GiveInvoke, dict(aspect="Cornered", to="Acolyte", actor="Ghoul")),
     # -- scenes
     ('/scene start "Warehouse"', SceneStart, dict(name="Warehouse")),
@@ -867,7 +874,7 @@ def test_as_alone_needs_nothing_more_but_says_what_may_follow():
     error = error_of("/as Ghoul +2")
     assert error.expected.startswith(
         "an action (overcome, advantage, attack, defend or roll), another command for that character (next, done, "
-        "move, invoke, absorb, concede, treat, compel, detail or give) or the end of the line")
+        "move, invoke, absorb, concede, treat, compel, detail, give or help) or the end of the line")
 
 
 def test_repeating_the_same_option_is_harmless():

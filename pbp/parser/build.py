@@ -37,6 +37,8 @@ from pbp.commands import (
     FpSpend,
     FpTake,
     GiveInvoke,
+    Help,
+    HelpAsk,
     Invoke,
     InvokeAfter,
     InvokeMode,
@@ -412,6 +414,15 @@ class Builder(Transformer):
         if c[3] is not None:
             fields["count"] = _number(c[3], 1, MAX_NUMBER, "the number of free invokes")
         return GiveInvoke, fields
+
+    def help(self, c):
+        fields: dict[str, Any] = {"ally": c[0]}
+        if c[1] is not None:
+            fields["roll_id"] = _ref(c[1])
+        return Help, fields
+
+    def help_ask(self, c):
+        return HelpAsk, {"helpers": tuple(c[0])}
 
     def answer(self, c):
         verb, ref, reason = c

@@ -116,6 +116,10 @@ SPECS: tuple[Spec, ...] = (
          roles={"GIVE": ("the aspect whose free invokes you give", "who gets them (a character name)"),
                 "_TO": "who gets them (a character name)"},
          says={"INT": _FREE_COUNT}),
+    Spec("help", "_HELP", "/help Charles", "Teamwork", gm_example="/as Ghoul help Acolyte", play=True,
+         parts={"_FROM": "/help from Cassandra, Ruth"},
+         roles={"_HELP": "the ally you help (a character name)", "_FROM": "an ally you ask for help"},
+         lists={"_FROM": "ally"}, says={"REF": "a roll id like #142", "_ON": '"on" and the id of an open roll (on #142)'}),
     Spec("again", "_AGAIN", '/again "the guards have gone"', "Copies, forwards and `/again`", play=True,
          text="what has changed, in quotes"),
     # -- the GM's table

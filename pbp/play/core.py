@@ -256,8 +256,14 @@ def status_lines(post: Post) -> list[str]:
     return [line for fn in STATUS for line in fn(post)]
 
 
+PREPARE_ACTION: list[Callable] = []  # fn(post, cmd, actor_name) -> cmd: what the play state adds (helpers...)
 BEFORE_ACTION: list[Callable] = []   # fn(post, cmd, actor_name): e.g. close rolls the next action ends
 AFTER_ACTION: list[Callable] = []    # fn(post, cmd, actor_name, result): e.g. keep the roll open for invokes
+
+
+def prepare_action(fn):
+    PREPARE_ACTION.append(fn)
+    return fn
 
 
 def before_action(fn):
@@ -272,7 +278,9 @@ def after_action(fn):
 
 def resolve_action(post: Post, cmd, actor: str):
     """Resolve an action or roll through the rules engine, with the registered hooks
-    around it. Every handler that rolls for an action goes through here.
+    around it. Every handler that rolls for an action goes through here. The
+    :data:`PREPARE_ACTION` hooks first complete the command from the play state (the
+    helpers waiting for the actor, :mod:`pbp.play.teamwork`).
 
     A plain ``+N`` on an action is bounded for everyone; a player's (unless the campaign has
     ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,
@@ -284,6 +292,8 @@ def resolve_action(post: Post, cmd, actor: str):
     held = held_bonus(post, cmd)
     if held:
         cmd = replace(cmd, modifier=cmd.modifier - held)
+    for prepare in PREPARE_ACTION:
+        cmd = prepare(post, cmd, actor)
     for hook in BEFORE_ACTION:
         hook(post, cmd, actor)
     result = resolve(cmd, post.table, post.dice, actor, post.system)

@@ -140,6 +140,21 @@ class Held:
 
 
 @dataclass
+class TeamHelp:
+    """Teamwork (pbp.play.teamwork): a help waiting for ``ally``'s next roll
+    (``confirmed``), or asked for by the ally and not yet confirmed by ``helper`` (until
+    ``deadline``)."""
+
+    id: int
+    helper: str
+    ally: str
+    at: datetime
+    confirmed: bool = True
+    deadline: datetime | None = None
+    exchange: int | None = None     # in a conflict: the exchange the helper's action was for
+
+
+@dataclass
 class PlayState:
     scene: Scene | None = None
     conflict: Conflict | None = None
@@ -162,6 +177,7 @@ class PlayState:
     pool_scene: str | None = None   # the scene whose GM pool is open ("" before any /scene start)
     reminded_details: list[int] = field(default_factory=list)   # story details already reminded
     held: list[Held] = field(default_factory=list)   # actions waiting for their author's turn
+    helps: list[TeamHelp] = field(default_factory=list)   # teamwork offered or asked for (pbp.play.teamwork)
 
     def new_id(self) -> int:
         n = self.next_id
@@ -176,6 +192,7 @@ class PlayState:
                   for c in self.compels if c.deadline is not None and c.is_open]
         times += [d.deadline - (timedelta(0) if d.id in self.reminded_details else reminder)
                   for d in self.details if d.deadline is not None and d.state == "pending"]
+        times += [h.deadline for h in self.helps if h.deadline is not None and not h.confirmed]
         clock = self.turn_clock
         if clock is not None and not clock.expired:
             times.append(clock.deadline - (timedelta(0) if clock.reminded else reminder))

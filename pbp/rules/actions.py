@@ -183,7 +183,7 @@ def team_modifiers(act: Action, skill: str, rating: int) -> list[Modifier]:
         act.report.effect("teamwork", row_text(row, skill, bonus.cap, act.actor.name), helper=row.helper,
                           rating=row.rating, adds=row.adds, why=row.why)
     act.team = bonus.sharing
-    return [Modifier("teamwork", f"{row.helper} helps", row.adds) for row in bonus.rows if row.adds]
+    return [Modifier("teamwork", f"{row.helper} (teamwork)", row.adds) for row in bonus.rows if row.adds]
 
 
 _COSTS = ("cost_minor", "cost_major")

@@ -42,7 +42,7 @@ def test_highest_plus_three_with_helpers_at_plus_one_and_plus_two_gets_plus_two(
     under the cap of +3."""
     add(table, "Mira", "Athletics", 2)
     result = team(table, "Ruth", "Athletics", ["Ethan", "Mira"], vs=4)
-    assert teamwork_terms(result) == [("Ethan helps", 1), ("Mira helps", 1)]
+    assert teamwork_terms(result) == [("Ethan (teamwork)", 1), ("Mira (teamwork)", 1)]
     assert result.effort.total == 5 and result.outcome is Outcome.SUCCESS
     assert rows(result) == [("Ethan", 1, "adds"), ("Mira", 1, "adds")]
 
@@ -62,7 +62,7 @@ def test_an_average_leader_with_three_average_helpers_gets_plus_one_only(table):
     for name in ("Ann", "Bea", "Cy"):
         add(table, name, "Crafts", 1)
     result = team(table, "Ethan", "Crafts", ["Ann", "Bea", "Cy"])
-    assert teamwork_terms(result) == [("Ann helps", 1)]
+    assert teamwork_terms(result) == [("Ann (teamwork)", 1)]
     assert result.effort.total == 2
     assert rows(result) == [("Ann", 1, "adds"), ("Bea", 0, "cap"), ("Cy", 0, "cap")]
     capped = [e.text for e in result.effects if e.kind == "teamwork" and e.data["why"] == "cap"]
