@@ -432,6 +432,76 @@ class ConflictEnd(Command):
 
 
 @dataclass(frozen=True)
+class Task:
+    """One task of a challenge: an overcome with ``skill`` against ``rating`` (a difficulty)
+    or against ``opponent`` (a character who opposes it actively)."""
+
+    skill: str
+    rating: int | None = None
+    opponent: str | None = None
+
+
+@dataclass(frozen=True)
+class ChallengeStart(Command):
+    """``/challenge start "Escape the Yacht" tasks Burglary vs Good, Athletics vs Fair,
+    Stealth vs Guard [for Ethan, Ruth] [hours 24]`` (GM)."""
+
+    name: str = ""
+    tasks: tuple[Task, ...] = ()
+    who: tuple[str, ...] = ()         # who may take the tasks (empty: every PC)
+    hours: int | None = None          # the deadline, hours from now (None: the reaction deadline)
+
+
+@dataclass(frozen=True)
+class ChallengeEnd(Command):
+    """``/challenge end`` (GM): the challenge ends now; the GM gets the summary."""
+
+
+@dataclass(frozen=True)
+class ContestSide:
+    """One side of a contest: who is on it and what they want (their declared intent)."""
+
+    members: tuple[str, ...]
+    intent: str = ""
+
+
+@dataclass(frozen=True)
+class Threat:
+    """An external threat in a contest: a static ``rating``, or ``character``'s attack with
+    ``skill`` rolled each exchange. It hits everyone on a side whose roll is lower."""
+
+    name: str
+    rating: int | None = None
+    skill: str | None = None
+
+
+@dataclass(frozen=True)
+class ContestStart(Command):
+    """``/contest start Chase Ruth, Charles "get out alive" vs Ghoul "a meal" [threat
+    "Flooding Tunnel" Fair] [threat Ghoul with Fight] [victories 3] [difficulty Fair]
+    [hours 24]`` (GM)."""
+
+    name: str = ""
+    sides: tuple[ContestSide, ...] = ()
+    threats: tuple[Threat, ...] = ()
+    victories: int | None = None      # None: the system's (3)
+    difficulty: int | None = None     # the sides' overcomes; None: Mediocre (+0)
+    hours: int | None = None          # each exchange's deadline; None: the reaction deadline
+
+
+@dataclass(frozen=True)
+class ContestTwist(Command):
+    """``/contest twist "Loose Rubble"`` (GM): the twist after a tie, a new situation aspect."""
+
+    aspect: str = ""
+
+
+@dataclass(frozen=True)
+class ContestEnd(Command):
+    """``/contest end`` (GM)."""
+
+
+@dataclass(frozen=True)
 class Place(Command):
     """``/place Ruth in "Dock"`` (GM positions; in a conflict, someone new joins it)."""
 

@@ -23,6 +23,12 @@ from pbp.commands import (
     AspectRemove,
     AspectRename,
     Attack,
+    ChallengeEnd,
+    ContestEnd,
+    ContestSide,
+    ContestStart,
+    ContestTwist,
+    ChallengeStart,
     Choice,
     Compel,
     Concede,
@@ -60,6 +66,8 @@ from pbp.commands import (
     SessionEnd,
     Sheet,
     TableView,
+    Threat,
+    Task,
     StuntUse,
     Treat,
     Veto,
@@ -522,6 +530,76 @@ class Builder(Transformer):
 
     def conflict_end(self, c):
         return ConflictEnd, {}
+
+    def challenge_start(self, c):
+        fields: dict[str, Any] = {"name": c[0], "tasks": tuple(t for t in c[1:] if isinstance(t, Task))}
+        for part in c[1:]:
+            if isinstance(part, Task):
+                continue
+            keyword, value = part
+            if keyword == "for":
+                fields["who"] = tuple(value)
+            else:
+                fields["hours"] = _number(value, 1, 24 * 366, "the hours until the deadline")
+        return ChallengeStart, fields
+
+    def task_passive(self, c):
+        return Task(skill=c[0], rating=c[1])
+
+    def task_active(self, c):
+        return Task(skill=c[0], opponent=c[1])
+
+    def challenge_for(self, c):
+        return "for", c[0]
+
+    def challenge_hours(self, c):
+        return "hours", c[0]
+
+    def challenge_end(self, c):
+        return ChallengeEnd, {}
+
+    def contest_start(self, c):
+        fields: dict[str, Any] = {"name": c[0], "sides": tuple(p for p in c[1:] if isinstance(p, ContestSide))}
+        threats = []
+        for part in c[1:]:
+            if isinstance(part, ContestSide):
+                continue
+            if isinstance(part, Threat):
+                threats.append(part)
+                continue
+            keyword, value = part
+            if keyword == "victories":
+                fields["victories"] = _number(value, 1, 99, "the victories that win the contest")
+            elif keyword == "hours":
+                fields["hours"] = _number(value, 1, 24 * 366, "the hours until each exchange's deadline")
+            else:
+                fields["difficulty"] = value
+        fields["threats"] = tuple(threats)
+        return ContestStart, fields
+
+    def contest_side(self, c):
+        return ContestSide(members=tuple(c[0]), intent=_text(c[1], "an intent"))
+
+    def threat_static(self, c):
+        return Threat(name=c[0], rating=c[1])
+
+    def threat_attack(self, c):
+        return Threat(name=c[0], skill=c[1])
+
+    def contest_victories(self, c):
+        return "victories", c[0]
+
+    def contest_difficulty(self, c):
+        return "difficulty", c[0]
+
+    def contest_hours(self, c):
+        return "hours", c[0]
+
+    def contest_twist(self, c):
+        return ContestTwist, {"aspect": c[0]}
+
+    def contest_end(self, c):
+        return ContestEnd, {}
 
     def place(self, c):
         return Place, {"character": c[0], "zone": c[1]}

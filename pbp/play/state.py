@@ -155,6 +155,35 @@ class TeamHelp:
 
 
 @dataclass
+class ChallengeTask:
+    """One task of a challenge (pbp.play.challenges) and what became of it."""
+
+    n: int
+    skill: str
+    rating: int | None = None       # the difficulty, or
+    opponent: str | None = None     # the character who opposes it
+    state: str = "open"             # open | done | cost (done at a cost) | failed
+    by: str = ""                    # who rolled
+    helpers: list[str] = field(default_factory=list)   # who helped and added (they share its costs)
+    roll: int | None = None         # the roll's first ledger id
+    effort: int | None = None
+    outcome: str = ""               # the outcome's name ("success with style")
+    note: str = ""                  # the cost ("a minor cost", "a serious cost") or the failure
+
+
+@dataclass
+class Challenge:
+    """A challenge the GM set up: overcome tasks taken by post until all are done or the
+    deadline passes; then the GM gets the summary."""
+
+    name: str
+    tasks: list[ChallengeTask]
+    who: list[str]                  # who may take the tasks (empty: every PC)
+    started_at: datetime
+    deadline: datetime
+
+
+@dataclass
 class PlayState:
     scene: Scene | None = None
     conflict: Conflict | None = None
@@ -178,6 +207,7 @@ class PlayState:
     reminded_details: list[int] = field(default_factory=list)   # story details already reminded
     held: list[Held] = field(default_factory=list)   # actions waiting for their author's turn
     helps: list[TeamHelp] = field(default_factory=list)   # teamwork offered or asked for (pbp.play.teamwork)
+    challenge: Challenge | None = None                    # the running challenge (pbp.play.challenges)
 
     def new_id(self) -> int:
         n = self.next_id
@@ -193,6 +223,8 @@ class PlayState:
         times += [d.deadline - (timedelta(0) if d.id in self.reminded_details else reminder)
                   for d in self.details if d.deadline is not None and d.state == "pending"]
         times += [h.deadline for h in self.helps if h.deadline is not None and not h.confirmed]
+        if self.challenge is not None:
+            times.append(self.challenge.deadline)
         clock = self.turn_clock
         if clock is not None and not clock.expired:
             times.append(clock.deadline - (timedelta(0) if clock.reminded else reminder))
