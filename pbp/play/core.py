@@ -114,6 +114,7 @@ class Post:
     ledger: dict = field(default_factory=dict)          # id(result) -> (roll id, short hash)
     after_ledger: list = field(default_factory=list)    # callbacks(ledger) once rolls have ids
     command: c.Command | None = None                    # the command being applied (for error examples)
+    follow: list = field(default_factory=list)          # results a command set off (a contest threat's roll)
 
     # -- who is acting
     def character(self, name: str | None, cmd: c.Command, *, for_reading: bool = False) -> Character:
@@ -320,7 +321,13 @@ def run_deadline_jobs(post: Post) -> list:
     from pbp.play import held
 
     results = [result for job in DEADLINE_JOBS for result in job(post)]
-    return results + held.run_due(post, apply_command)
+    return results + held.run_due(post, apply_command) + _followed(post)
+
+
+def _followed(post: Post) -> list:
+    """The results commands set off (``Post.follow``), once."""
+    out, post.follow = post.follow, []
+    return out
 
 
 def handles(*types: type) -> Callable[[Handler], Handler]:
@@ -398,7 +405,7 @@ def apply_post(post: Post, commands: list[c.Command]) -> list:
             else:
                 raise exc.at(cmd.line, cmd.source)
         extra += held.run_due(post, apply_command)
-    return results + extra
+    return results + extra + _followed(post)
 
 
 def apply_command(post: Post, cmd: c.Command):

@@ -184,6 +184,52 @@ class Challenge:
 
 
 @dataclass
+class ContestRoll:
+    """A side's overcome this exchange (``effort`` None: forfeited, ``why`` says how)."""
+
+    side: int
+    roller: str = ""
+    effort: int | None = None
+    outcome: str = ""               # the tier's value: fail | tie | success | style
+    roll: int | None = None         # the roll's first ledger id
+    helpers: list[str] = field(default_factory=list)
+    why: str = ""                   # forfeited: "its advantage failed" | "it did not roll by the deadline"
+
+
+@dataclass
+class ContestSideState:
+    members: list[str]
+    intent: str = ""
+    victories: int = 0
+
+
+@dataclass
+class ContestThreat:
+    """A static ``rating``, or ``name``'s attack with ``skill`` rolled at each exchange's end."""
+
+    name: str
+    rating: int | None = None
+    skill: str | None = None
+
+
+@dataclass
+class Contest:
+    """A contest (pbp.play.contests): sides, threats, the victory tally, this exchange's rolls."""
+
+    name: str
+    sides: list[ContestSideState]
+    threats: list[ContestThreat]
+    needed: int                     # victories that win
+    difficulty: int                 # what each side's overcome is rolled against
+    hours: float                    # each exchange's deadline
+    deadline: datetime              # this exchange's
+    exchange: int = 1
+    rolls: list[ContestRoll] = field(default_factory=list)
+    twist_deadline: datetime | None = None   # a tie's twist owed by the GM until then
+    twist_exchange: int = 0
+
+
+@dataclass
 class PlayState:
     scene: Scene | None = None
     conflict: Conflict | None = None
@@ -208,6 +254,7 @@ class PlayState:
     held: list[Held] = field(default_factory=list)   # actions waiting for their author's turn
     helps: list[TeamHelp] = field(default_factory=list)   # teamwork offered or asked for (pbp.play.teamwork)
     challenge: Challenge | None = None                    # the running challenge (pbp.play.challenges)
+    contest: Contest | None = None                        # the running contest (pbp.play.contests)
 
     def new_id(self) -> int:
         n = self.next_id
@@ -225,6 +272,10 @@ class PlayState:
         times += [h.deadline for h in self.helps if h.deadline is not None and not h.confirmed]
         if self.challenge is not None:
             times.append(self.challenge.deadline)
+        if self.contest is not None:
+            times.append(self.contest.deadline)
+            if self.contest.twist_deadline is not None:
+                times.append(self.contest.twist_deadline)
         clock = self.turn_clock
         if clock is not None and not clock.expired:
             times.append(clock.deadline - (timedelta(0) if clock.reminded else reminder))
