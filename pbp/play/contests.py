@@ -322,7 +322,7 @@ def settle(post: Post, contest: Contest) -> tuple[list[Effect], list]:
     if winner is not None:
         post.play.contest = None
         post.close_ref(TWIST_REF)
-        out.append(Effect("contest_over", f'{_side_name(winner)} win the contest "{contest.name}" ("{winner.intent}"): '
+        out.append(Effect("contest_over", f'{_side_name(winner)} win{"" if len(winner.members) > 1 else "s"} the contest "{contest.name}" ("{winner.intent}"): '
                           f"{_score(contest)}. The GM narrates how it ends.", {}))
         return out, changes
     contest.exchange += 1
