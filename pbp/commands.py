@@ -139,6 +139,15 @@ class Sheet(Command):
 
 
 @dataclass(frozen=True)
+class SheetSet(Command):
+    """``/sheet set Ruth fate_points=4 skills.Burglary=Average`` (GM): small fixes to a sheet,
+    the play state kept (:mod:`pbp.sheetedit`)."""
+
+    character: str = ""
+    values: tuple[str, ...] = ()      # "key=value", as written
+
+
+@dataclass(frozen=True)
 class TableView(Command):
     """``/table``: what the table may know now (the scene, its zones and who is where,
     aspects and free invokes, turns, what pbp waits for); the GM also gets what only the GM

@@ -183,12 +183,7 @@ def apply_sheet(campaign: m.Campaign, name: str, data: dict, *, who: str, how: s
                          hint="import the renamed character as a new one, and remove the old one")
     before_state = state_of(campaign, table, ch)
     snap = repo.snapshot(table)
-    ch.kind, ch.player, ch.skills, ch.stunts = new.kind, new.player, dict(new.skills), list(new.stunts)
-    ch.refresh, ch.aliases, ch.fate_points = new.refresh, list(new.aliases), new.fate_points
-    sizes = stress_tracks(new, system) if new.kind != "minor" else {t: len(b) for t, b in new.stress.items()}
-    ch.stress = {t: _resize(ch.stress.get(t, []), n) for t, n in sizes.items()}
-    ch.consequences = _merge_consequences(ch.consequences, consequence_slots(new, system))
-    notes = _apply_aspects(table, ch.name, sheet.aspects)
+    notes = apply_to_table(system, table, ch, sheet)
     with m.db.atomic():
         repo.save_table(campaign, snap, table)
         if ch.player and not m.Member.select().where((m.Member.campaign == campaign) &
@@ -205,6 +200,18 @@ def apply_sheet(campaign: m.Campaign, name: str, data: dict, *, who: str, how: s
             m.SheetChange.create(campaign=campaign, character=ch.name, who=who, how=how,
                                  before=before_state, after=after_state)
     return said + notes
+
+
+def apply_to_table(system, table: rs.Table, ch: rs.Character, sheet) -> list[str]:
+    """The sheet's values on ``ch`` (in ``table``), the play state kept (see the module doc);
+    returns notes on what was lost with it (free invokes on a removed aspect)."""
+    new = sheet.character
+    ch.kind, ch.player, ch.skills, ch.stunts = new.kind, new.player, dict(new.skills), list(new.stunts)
+    ch.refresh, ch.aliases, ch.fate_points = new.refresh, list(new.aliases), new.fate_points
+    sizes = stress_tracks(new, system) if new.kind != "minor" else {t: len(b) for t, b in new.stress.items()}
+    ch.stress = {t: _resize(ch.stress.get(t, []), n) for t, n in sizes.items()}
+    ch.consequences = _merge_consequences(ch.consequences, consequence_slots(new, system))
+    return _apply_aspects(table, ch.name, sheet.aspects)
 
 
 def _apply_aspects(table: rs.Table, owner: str, wanted: list[rs.Aspect]) -> list[str]:
@@ -271,6 +278,11 @@ def _set_key(data: dict, key: str, value: str) -> None:
     raise ConfigError(f'no sheet key "{key}"', hint="keys: refresh, milestone_refresh, fate_points, player, kind, "
                       "description, aliases, skills.SKILL, aspects.high_concept, aspects.trouble, aspects.other, "
                       "aspects.hidden (stunts: pbp character edit)")
+
+
+def set_key(data: dict, key: str, value: str) -> None:
+    """``key=value`` on a sheet's data (raises ConfigError for a key or value it cannot be)."""
+    _set_key(data, key, value)
 
 
 def set_values(campaign: m.Campaign, name: str, pairs: list[str], *, who: str) -> list[str]:

@@ -39,6 +39,7 @@ from pbp.commands import (
     GiveInvoke,
     ChallengeEnd,
     ChallengeStart,
+    SheetSet,
     ContestEnd,
     ContestSide,
     ContestStart,
@@ -585,6 +586,10 @@ PLAY_FORMS = [
     ('/challenge start "The Vault" task Notice vs Ghoul for Ruth, Ethan hours 48', ChallengeStart,
      dict(name="The Vault", tasks=(Task("Notice", opponent="Ghoul"),), who=("Ruth", "Ethan"), hours=48)),
     ("/challenge end", ChallengeEnd, dict()),
+    ("/sheet set Ruth fate_points=4 skills.Burglary=Average", SheetSet,
+     dict(character="Ruth", values=("fate_points=4", "skills.Burglary=Average"))),
+    ('/sheet set "Masked Acolyte" skills."Biting People"=3 aspects.trouble="Short Fuse"', SheetSet,
+     dict(character="Masked Acolyte", values=("skills.Biting People=3", "aspects.trouble=Short Fuse"))),
     ('/contest start Chase Ruth, Charles "escape" vs Ghoul "a meal" threat "Flooding Tunnel" Fair '
      'threat Ghoul with Fight victories 4 difficulty Fair hours 24', ContestStart,
      dict(name="Chase", sides=(ContestSide(("Ruth", "Charles"), "escape"), ContestSide(("Ghoul",), "a meal")),

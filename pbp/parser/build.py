@@ -65,6 +65,7 @@ from pbp.commands import (
     SceneStart,
     SessionEnd,
     Sheet,
+    SheetSet,
     TableView,
     Threat,
     Task,
@@ -335,6 +336,16 @@ class Builder(Transformer):
     # -- out of the action
     def sheet(self, c):
         return Sheet, {"character": c[0]}
+
+    def sheet_set(self, c):
+        values = []
+        for token in c[1:]:
+            key, _, value = str(token).partition("=")
+            key = key.replace('"', "")
+            if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+                value = value[1:-1]
+            values.append(f"{key}={value}")
+        return SheetSet, {"character": c[0], "values": tuple(values)}
 
     def table_view(self, c):
         return TableView, {}
