@@ -220,6 +220,11 @@ def _side_roll(post: Post, cmd, actor: str):
                          f"(exchange {contest.exchange}): one overcome per side, and advantages come before it",
                          source=cmd.source, expected="the next exchange, or help on an open roll",
                          example=f"/help {quote(done.roller)}" if done.roller and done.effort is not None else "/table")
+    strangers = [h for h in cmd.helpers if _side_of(contest, h) != side]
+    if strangers:
+        raise RulesError(f"{and_names(strangers)} {'is' if len(strangers) == 1 else 'are'} not on "
+                         f"{_side_words(contest.sides[side])}: in a contest only allies help", source=cmd.source,
+                         expected="helpers from the roller's own side", example=f"/overcome {quote(cmd.skill)}")
     _stash(post)[actor.casefold()] = (side, type(cmd).__name__)
     if isinstance(cmd, c.Overcome):
         wanted = contest.difficulty

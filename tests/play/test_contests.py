@@ -142,3 +142,10 @@ def test_refusals_change_nothing(mt, chicago):
     assert mt.post("GM", '/contest start Race Ruth "a" vs Ghoul "b" threat Ghoul with Swimming').status == "rejected"
     assert mt.post("GM", "/contest end").status == "rejected"
     assert state_snapshot(chicago) == before
+
+
+def test_only_allies_help(mt, chicago):
+    mt.post("GM", RACE)
+    mt.post("Ruth", "/help Charles")
+    step = mt.post("Charles", "/overcome Athletics", dice="0000")
+    assert step.status == "rejected" and "Ruth is not on Charles's side" in step.text

@@ -113,3 +113,12 @@ def test_a_help_out_of_turn_before_the_roll_is_refused(mt, chicago):
     mt.post("GM", "/conflict start Ruth, Charles, Ghoul first Charles")
     step = mt.post("Ruth", "/help Charles")
     assert step.status == "rejected" and "it is Charles's turn" in step.text
+
+
+def test_invoking_an_aspect_on_an_allys_behalf_while_the_roll_is_open(mt, chicago):
+    """"You can invoke an aspect on your ally's behalf to improve their roll at any time":
+    Ruth pays for +2 on Charles's open roll."""
+    mt.post("Charles", "/overcome Athletics vs Great", dice="0000")
+    step = mt.post("Ruth", '/invoke "Knife Up My Sleeve" on #1')
+    assert step.status == "applied" and "Ruth invokes Knife Up My Sleeve for +2 on Charles's roll" in step.text
+    assert "success" in step.text
