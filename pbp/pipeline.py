@@ -349,6 +349,11 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     and write its replies: the result to the table (threaded to ``source``, or for a
     deadline round to ``thread``: the mail that asked), then any private mails."""
     changed_names = repo.save_table(campaign, post.snapshot, post.table)
+    if changed_names:   # every sheet change by play goes into the history (pbp character history)
+        from pbp.sheetedit import record_play
+
+        record_play(campaign, post.snapshot, post.table, who=post.author.email or "pbp (deadline)",
+                    message_id=source.message_id if source is not None else None)
     faults.reached("mid_transaction")
     prev = repo.last_ledger_hash(campaign)
     for res in results:

@@ -315,6 +315,8 @@ def _modifier_row(mod) -> Row:
     Charge", a bonus or penalty written in the command."""
     if mod.source == "modifier":
         return Row("bonus" if mod.value > 0 else "penalty", "", signed(mod.value))
+    if mod.source == "teamwork":
+        return Row("help", mod.label, signed(mod.value))
     return Row(mod.source, mod.label, signed(mod.value))
 
 

@@ -51,12 +51,13 @@ from pbp.rules.effort import (
 )
 from pbp.rules.invokes import Invoking, apply_invokes
 from pbp.rules.ladder import describe
-from pbp.rules.names import find_character, find_skill, quote, same_name, skill_list
+from pbp.rules.names import and_names, find_character, find_skill, lookup_skill, quote, same_name, skill_list
 from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
 )
 from pbp.rules.state import Aspect, Character, Table
 from pbp.rules.systems import AttackKind, System
+from pbp.rules.teamwork import check_highest, row_text
 
 MAX_DICE = 100
 MAX_SIDES = 1000
@@ -88,6 +89,7 @@ class Action:
     actor: Character
     report: Report
     skills: tuple[str, ...]
+    team: tuple[str, ...] = ()      # the helpers who added to the roll (they share its costs)
 
     @property
     def source(self) -> str:
@@ -152,6 +154,7 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
                             modifier=act.cmd.modifier, source=act.source,
                             spin=act.system.spin_bonus if act.cmd.spin is not None else 0,
                             spin_label=f"spin #{act.cmd.spin.roll}" if act.cmd.spin and act.cmd.spin.roll else "spin")
+    mods += team_modifiers(act, skill, rating)
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     opposition = against.roll(act.dice, act.system) if isinstance(against, Opponent) else against
     ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
@@ -162,7 +165,37 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
     return Contest(effort, opposition, shifts, outcome)
 
 
+def team_modifiers(act: Action, skill: str, rating: int) -> list[Modifier]:
+    """Teamwork (:mod:`pbp.rules.teamwork`): each helper's rating in the roller's skill, the
+    system's bonus for the team, one ``teamwork`` term per +1 and one effect per helper
+    (where the cap bit, or a helper below Average, is said too)."""
+    if not act.cmd.helpers:
+        return []
+    helpers = []
+    for name in act.cmd.helpers:
+        who = find_character(act.table, name, source=act.source)
+        if who is act.actor:
+            raise RulesError(f"{who.name} cannot help their own roll", source=act.source,
+                             expected="an ally who helps", example="/help Charles")
+        found = lookup_skill(who, skill, act.skills)
+        helpers.append((who.name, found[1] if found else 0))
+    check_highest(act.actor.name, skill, rating, helpers, source=act.source)
+    bonus = act.system.teamwork.combine(rating, helpers)
+    for row in bonus.rows:
+        act.report.effect("teamwork", row_text(row, skill, bonus.cap, act.actor.name), helper=row.helper,
+                          rating=row.rating, adds=row.adds, why=row.why)
+    act.team = bonus.sharing
+    return [Modifier("teamwork", f"{row.helper} (teamwork)", row.adds) for row in bonus.rows if row.adds]
+
+
+_COSTS = ("cost_minor", "cost_major")
+
+
 def _result(act: Action, skill: str, contest: Contest) -> ActionResult:
+    if act.team and any(e.kind in _COSTS for e in act.report.effects):
+        act.report.effect("team_cost", f"{and_names(act.team)} helped {act.actor.name}, so the same cost falls "
+                          f"on {and_names(act.team)} (supporters face the roll's costs)",
+                          shared_with=list(act.team), roller=act.actor.name)
     return ActionResult(
         command=act.source, actor=act.actor.name, action=act.name, skill=skill,
         effort=contest.effort, opposition=contest.opposition, shifts=contest.shifts,
@@ -452,6 +485,7 @@ def _attack_first_half(act: Action, skill: str, rating: int, target: Character) 
         )
     mods = effort_modifiers(act.actor, skill, rating, "attack", named=act.cmd.stunts,
                             modifier=act.cmd.modifier, source=act.source)
+    mods += team_modifiers(act, skill, rating)
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=False)

@@ -396,6 +396,10 @@ class OpenRoll:
         """The roll with a plain ``+bonus`` added to its command (one the GM approved)."""
         return replace(self, cmd=replace(self.cmd, modifier=self.cmd.modifier + bonus))
 
+    def with_helper(self, helper: str) -> "OpenRoll":
+        """The roll with one more teamwork helper (help given after the dice)."""
+        return replace(self, cmd=replace(self.cmd, helpers=(*self.cmd.helpers, helper)))
+
     def with_veto(self, aspect: str) -> "OpenRoll":
         return replace(self, vetoed=(*self.vetoed, aspect))
 

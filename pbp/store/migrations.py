@@ -30,6 +30,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (3, "characters may have aliases (a sheet's aliases = [...])", lambda migrator: [
         migrator.add_column("character", "aliases", JSONField(default=list)),
     ]),
+    # the table itself is created by create_tables() after the migrations (a new table)
+    (4, "every sheet change is kept in a history (table sheetchange, pbp character history)", lambda migrator: []),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -176,4 +176,22 @@ class StrangerNotice(BaseModel):
     last_sent_at = DateTimeField()
 
 
-ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice]
+class SheetChange(BaseModel):
+    """One change to a character sheet, by play (a post) or by hand (``pbp character set``,
+    ``edit``, ``undo``, ``remove``): who, when, which message, and the sheet before and
+    after (:mod:`pbp.sheetedit`). The character is kept by name, so the history outlives
+    a removed character."""
+
+    campaign = ForeignKeyField(Campaign, backref="sheet_changes", on_delete="CASCADE")
+    character = CharField(index=True)
+    at = DateTimeField(default=utcnow)
+    who = CharField(default="")             # an address, or "pbp character set" on the server
+    how = CharField(default="play")         # play | set | edit | undo | remove
+    message_id = CharField(null=True)       # the post that made it (play)
+    before = JSONField(null=True)
+    after = JSONField(null=True)
+    undone = BooleanField(default=False)
+
+
+ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice,
+              SheetChange]

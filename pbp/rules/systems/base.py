@@ -10,7 +10,8 @@ found in a registry with aliases, ``pbp.rules.systems``). A system decides:
 * what an invoke is worth (``invoke_bonus``);
 * harm: the tracks and their names (``stress_skills``), the box model (``harm``: one-point
   boxes, or Fate Core's escalating boxes), the consequence slots, the deadline default;
-* the ladder and its words (``ladder``), the skills, and the sheet rules at import.
+* the ladder and its words (``ladder``), the skills, and the sheet rules at import;
+* teamwork's numbers (``teamwork``) and the victories a contest is played to.
 
 The engine asks the system, never names one: there is no default system anywhere in the
 rules core. A variant that differs only in data is ``dataclasses.replace`` of one.
@@ -26,6 +27,7 @@ from pbp.rules.dice import DiceSource
 from pbp.rules.ladder import LADDER
 from pbp.rules.outcomes import outcome_for, rank, shifts_text
 from pbp.rules.results import DiceRoll, Outcome
+from pbp.rules.teamwork import FateTeamwork
 
 
 # -- dice ------------------------------------------------------------------------------------
@@ -272,6 +274,12 @@ class System:
     minor_npc_max_aspects: int = 2
     dice: FateDice = field(default_factory=FateDice)
     tiers: FateTiers = field(default_factory=FateTiers)
+    # Teamwork (combining the same skill): who counts, what each adds, the cap.
+    teamwork: FateTeamwork = field(default_factory=FateTeamwork)
+    # Contests: victories that win one ("first to three"), and the most the GM may set
+    # ("we recommend no more than five"), Fate Condensed, "Contests".
+    contest_victories: int = 3
+    contest_most_victories: int = 5
     treatment_skills: Mapping[str, str] = field(
         default_factory=lambda: frozen({"physical": "Academics", "mental": "Empathy"}))
     # The noun of a placeholder consequence by track ("Mild Wound (to be named)").
