@@ -30,6 +30,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (3, "characters may have aliases (a sheet's aliases = [...])", lambda migrator: [
         migrator.add_column("character", "aliases", JSONField(default=list)),
     ]),
+    (4, "characters keep their system's own state (the d10 hack's approaches and mech)", lambda migrator: [
+        migrator.add_column("character", "system_state", JSONField(default=dict)),
+    ]),
 ]
 LATEST = MIGRATIONS[-1][0]
 

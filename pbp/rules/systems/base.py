@@ -10,7 +10,10 @@ found in a registry with aliases, ``pbp.rules.systems``). A system decides:
 * what an invoke is worth (``invoke_bonus``);
 * harm: the tracks and their names (``stress_skills``), the box model (``harm``: one-point
   boxes, or Fate Core's escalating boxes), the consequence slots, the deadline default;
-* the ladder and its words (``ladder``), the skills, and the sheet rules at import.
+* the ladder and its words (``ladder``), the skills, and the sheet rules at import;
+* the character state it keeps beyond Fate Condensed's sheet (``character_state``: the d10
+  hack's approaches and mech), read and checked at import, stored whole, shown on sheets
+  and in ``pbp sheet --json``, and used in play (an approach joins the dice pool).
 
 The engine asks the system, never names one: there is no default system anywhere in the
 rules core. A variant that differs only in data is ``dataclasses.replace`` of one.
@@ -163,6 +166,53 @@ class EscalatingBoxes(OnePointBoxes):
         return "".join(f"[{'x' if b else n}]" for n, b in enumerate(boxes, start=1))
 
 
+# -- a system's own character state -------------------------------------------------------------
+
+class CharacterState:
+    """What a system keeps on a character beyond Fate Condensed's sheet, and its
+    serialisation (python-chess's variant shape: a variant carries its extra state).
+
+    The state is ``Character.system_state``, a JSON-shaped dict stored whole in its own
+    column. The ordinary case keeps nothing: every hook below is a no-op. A system that
+    keeps something overrides:
+
+    * ``keys`` and ``read``: the top-level sheet keys it reads, and reading them at import
+      (``sheet`` is the sheet reader of :mod:`pbp.sheetfile`: its ``problem``, ``table``,
+      ``integer``, ``name``, ``name_list`` and ``stunts`` collect every problem at once);
+    * ``problems``: the system's rules on the state read (creation), as sheet problems;
+    * ``view``: the state on a sheet, as ``pbp sheet --json`` entries and as the sheet's
+      text lines; ``secret`` when the table may not see the NPC's numbers;
+    * ``split_skill`` and ``approach``: a second term of the dice pool named with the skill
+      (``"Fight Boldly"``); ``stunts``: the stunts that apply now (a mech's while piloting).
+    """
+
+    keys: tuple[str, ...] = ()
+
+    def read(self, sheet, data: dict, ch) -> dict:
+        return {}
+
+    def problems(self, ch, system: "System") -> list[str]:
+        return []
+
+    def view(self, ch, *, secret: bool = False) -> tuple[dict, list[tuple[str, str]]]:
+        return {}, []
+
+    def split_skill(self, name: str) -> tuple[str, str | None]:
+        """The skill and the second term named with it; Fate names only the skill."""
+        return name, None
+
+    def approach(self, ch, name: str | None, *, chosen: bool, source: str = ""):
+        """The pool's second term (a ``Modifier`` of source "skill"), or None. ``chosen``:
+        the player named the skill (and so must name this too); else the best is taken."""
+        return None
+
+    def stunts(self, ch) -> list:
+        return ch.stunts
+
+
+NO_STATE = CharacterState()
+
+
 # -- data ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -246,6 +296,8 @@ class System:
     # The noun of a placeholder consequence by track ("Mild Wound (to be named)").
     harm_nouns: Mapping[str, str] = field(
         default_factory=lambda: frozen({"physical": "Wound", "mental": "Trauma"}))
+    character_state: CharacterState = NO_STATE
+    box_model: OnePointBoxes | None = None   # None: one-point or escalating, by ``stress``
 
     # -- dice and outcomes ------------------------------------------------------------------
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
@@ -270,7 +322,10 @@ class System:
     # -- stress and consequences ---------------------------------------------------------
     @property
     def harm(self) -> OnePointBoxes:
-        """The box model: one-point boxes, or escalating ones when the stress table says so."""
+        """The box model: the system's own (the d10 hack's strain), else one-point boxes, or
+        escalating ones when the stress table says so."""
+        if self.box_model is not None:
+            return self.box_model
         return _ESCALATING if self.stress.escalating else _ONE_POINT
 
     @property
