@@ -364,7 +364,7 @@ def _stress(r: _Reader, raw, ch: rs.Character, system: System) -> dict[str, list
     else's come from Physique and Will, so [stress] on them is a mistake."""
     if ch.kind != "minor":
         if raw is not None and ch.kind:
-            r.problem("stress", f"is for minor NPCs only; a {ch.kind}'s stress boxes come from Physique and Will "
+            r.problem("stress", f"is for minor NPCs only; a {ch.kind}'s stress boxes come from {' and '.join(system.stress_skills.values())} "
                                 "(leave [stress] out)")
         return {track: [False] * n for track, n in stress_tracks(ch, system).items()}
     if isinstance(raw, dict):
@@ -372,7 +372,7 @@ def _stress(r: _Reader, raw, ch: rs.Character, system: System) -> dict[str, list
     else:
         boxes, key = (0 if raw is None else raw), "stress"
     count = r.integer(boxes, key, STRESS_BOXES, "stress.boxes = 2")
-    return {"physical": [False] * (count or 0)}
+    return {system.tracks[0]: [False] * (count or 0)}   # the first track (Fate: physical; the d10 hack: strain)
 
 
 def _aspects(r: _Reader, raw, owner: str, kind: str) -> list[rs.Aspect]:

@@ -355,7 +355,7 @@ def _absorb_ask(post: Post, pending: Pending, ch: Character) -> Ask:
     cheapest = options[0]
     named = " (you or the GM can rename it with /aspect rename)" if cheapest.consequences else ""
     text = (f"{ch.name}, absorb the {pending.shifts}-shift {pending.track} hit from {pending.attacker or 'the GM'} "
-            f"(#{pending.id}): mark stress boxes and/or take consequences, naming each consequence. "
+            f"(#{pending.id}): mark {post.system.harm.noun} boxes and/or take consequences, naming each consequence. "
             f"For example:\n{examples}\n"
             f"If you have not answered by {by}, {ch.name} takes the cheapest: {cheapest.describe()}{named}.")
     return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,

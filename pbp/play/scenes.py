@@ -310,7 +310,7 @@ def npc_add(post: Post, cmd: c.NpcCmd):
                              example='/npc add Cultist minor "Fanatical Devotion" skills Fight Fair, Athletics Average')
         skills[spelled] = rating
     ch = Character(name=name, kind="minor", player=None, skills=skills, refresh=0, fate_points=0,
-                   stress={"physical": [False] * cmd.stress})
+                   stress={post.system.tracks[0]: [False] * cmd.stress})
     post.table.characters[name] = ch
     for aspect in cmd.aspects:
         post.table.aspects.append(Aspect(aspect.strip(), kind="character", owner=name))

@@ -14,8 +14,9 @@ from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateT
                                     StressTable, System, four_fate_dice)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.systems.fate_core import FATE_CORE
+from pbp.rules.systems.d10_pool import D10_POOL
 
-__all__ = ["AttackKind", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
+__all__ = ["AttackKind", "D10_POOL", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
            "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "four_fate_dice",
            "get_system", "register"]
 
@@ -37,6 +38,7 @@ def register(system: System, *aliases: str) -> System:
 
 register(FATE_CONDENSED, "fc", "condensed")
 register(FATE_CORE, "fate core", "core")
+register(D10_POOL, "d10", "d10 pool", "dice-pool")
 
 
 class UnknownSystem(ConfigError, KeyError):

@@ -79,6 +79,7 @@ class OnePointBoxes:
 
     word = "stress"
     example = "stress 2"
+    noun = "stress"          # what the boxes are called ("mark stress boxes")
 
     def absorbs(self, boxes: list[bool], term: int) -> int:
         return term
@@ -201,7 +202,7 @@ class CharacterState:
         """The skill and the second term named with it; Fate names only the skill."""
         return name, None
 
-    def approach(self, ch, name: str | None, *, chosen: bool, source: str = ""):
+    def approach(self, ch, name: str | None, *, chosen: bool, source: str = "", skill: str = ""):
         """The pool's second term (a ``Modifier`` of source "skill"), or None. ``chosen``:
         the player named the skill (and so must name this too); else the best is taken."""
         return None
@@ -298,6 +299,9 @@ class System:
         default_factory=lambda: frozen({"physical": "Wound", "mental": "Trauma"}))
     character_state: CharacterState = NO_STATE
     box_model: OnePointBoxes | None = None   # None: one-point or escalating, by ``stress``
+    # The lowest and highest passive opposition the system allows (the d10 hack: 1 to 5);
+    # None: any difficulty on the ladder.
+    passive_range: tuple[int, int] | None = None
 
     # -- dice and outcomes ------------------------------------------------------------------
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
