@@ -400,7 +400,7 @@ class ConflictStart(Command):
     participants: tuple[str, ...] = ()
     against: tuple[str, ...] = ()     # "A, B vs C, D": the second side (else sides go by kind)
     first: str = ""
-    kind: str = "physical"            # physical | mental
+    kind: str = ""                    # one of the system's tracks ("": its first, physical)
 
 
 @dataclass(frozen=True)

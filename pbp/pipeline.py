@@ -239,7 +239,7 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
         )
         return _reject(base, record, mail, campaign, member, ctx, [err])
 
-    parsed, errors = parse_lines(lines)
+    parsed, errors = parse_lines(lines, get_system(campaign.system).words)
     if errors:
         return _reject(base, record, mail, campaign, member, ctx, errors)
 

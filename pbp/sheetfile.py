@@ -372,7 +372,7 @@ def _stress(r: _Reader, raw, ch: rs.Character, system: System) -> dict[str, list
     else:
         boxes, key = (0 if raw is None else raw), "stress"
     count = r.integer(boxes, key, STRESS_BOXES, "stress.boxes = 2")
-    return {system.tracks[0]: [False] * (count or 0)}   # the first track (Fate: physical; the d10 hack: strain)
+    return {system.tracks[0]: [False] * (count or 0)}   # a minor NPC's boxes serve any hit
 
 
 def _aspects(r: _Reader, raw, owner: str, kind: str) -> list[rs.Aspect]:

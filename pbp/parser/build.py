@@ -8,6 +8,7 @@ turns into a CommandSyntaxError pointing at the token.
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from typing import Any
 
 from lark import Token, Transformer
@@ -64,7 +65,29 @@ from pbp.commands import (
     Withdraw,
 )
 from pbp.rules.ladder import LADDER as _RULES_LADDER
+from pbp.rules.systems import Words, or_words, vocabulary
 from pbp.textsafety import shorten
+
+WORDS: ContextVar[Words | None] = ContextVar("pbp_command_words", default=None)
+"""The campaign's system's words while a line is read (``parse_command(words=...)``); None:
+the words of every registered system are accepted."""
+
+
+def words() -> Words:
+    """The words the line being read may use: the campaign's system's, else every system's."""
+    return WORDS.get() or vocabulary()
+
+
+def _system_word(token: Token, have: tuple[str, ...], what: str, example: str) -> str:
+    """``token``'s word as ``have`` spells it; a word of another system is refused with this
+    system's list and an example in its words."""
+    key = token.value.casefold()
+    found = next((w for w in have if w.casefold() == key), None)
+    if found is None:
+        given = WORDS.get()
+        where = f" in {given.title}" if given is not None and given.title else ""
+        raise Invalid(f'"{token.value}" is not {what}{where}: {or_words(have)}', token, or_words(have), example)
+    return found
 
 LADDER = {name.lower(): value for value, name in _RULES_LADDER.items()}
 """The ladder adjectives a difficulty may name, read from :mod:`pbp.rules.ladder` (the
@@ -85,11 +108,12 @@ class Invalid(Exception):
     """Raised by the builder for text the grammar accepts but the rules of reading do not
     (too many dice, an empty name); turned into a CommandSyntaxError by the driver."""
 
-    def __init__(self, message: str, token: Token | None, expected: str) -> None:
+    def __init__(self, message: str, token: Token | None, expected: str, example: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.token = token
         self.expected = expected
+        self.example = example          # "": the command's own example
 
 
 def _number(token: Token, low: int, high: int, what: str, sign: int = 1, digits: str | None = None) -> int:
@@ -377,7 +401,8 @@ class Builder(Transformer):
         return [c[0], c[1]]  # a list: consequences are tuples
 
     def consequence(self, c):
-        return c[0].lower(), c[1]
+        have = words().severities
+        return _system_word(c[0], have, "a consequence", f'/absorb {have[0]} "Nasty Bite"'), c[1]
 
     def concede(self, c):
         return Concede, {"terms": _text(c[0], "the terms")}
@@ -499,15 +524,17 @@ class Builder(Transformer):
                 _once(fields, "first", value, keyword, '"first" names two characters; only one acts first',
                       '"first" once')
             else:
-                _once(fields, "kind", value, keyword, "a conflict is either physical or mental, not both",
-                      "physical or mental, not both")
+                tracks = or_words(words().tracks)
+                _once(fields, "kind", value, keyword, f"a conflict is either {tracks}, not both",
+                      f"{tracks}, not both")
         return ConflictStart, fields
 
     def conflict_first(self, c):
         return c[0], c[1]
 
     def conflict_kind(self, c):
-        return c[0], c[0].lower()
+        have = words().tracks
+        return c[0], _system_word(c[0], have, "a kind of conflict", f"/conflict start Ruth, Ghoul first Ruth {have[-1]}")
 
     def conflict_end(self, c):
         return ConflictEnd, {}

@@ -22,7 +22,7 @@ from lark import Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
 from pbp.errors import CommandSyntaxError
-from pbp.parser.build import Invalid
+from pbp.parser.build import Invalid, words
 from pbp.parser.grammar import tokens as _tokens
 from pbp.parser.spec import (
     ACTION_NAMES,
@@ -41,6 +41,7 @@ from pbp.parser.spec import (
     PLAY_TEXTS,
     says,
 )
+from pbp.rules.systems import or_words
 from pbp.textsafety import bad_char, describe_char, shorten
 
 _QUOTES_OPEN = "\"“”„«»‘'"
@@ -221,7 +222,7 @@ def _expected_play(expected: set[str], before: list[Token], command: str) -> str
         on_ref = says(command, "_ON", "") if "_ON" in expected else ""  # /invoke ... on #142
         add(on_ref or says(command, "REF", "an id like #12"))
     if "SEVERITY" in expected:
-        add("a consequence (mild, mild2, moderate or severe) and its name")
+        add(f"a consequence ({or_words(words().severities)}) and its name")
     if "_STRESS" in expected and says(command, "_STRESS", ""):
         add(says(command, "_STRESS", ""))
     if "COMPEL_KIND" in expected and not naming:
@@ -253,7 +254,7 @@ def _expected_play(expected: set[str], before: list[Token], command: str) -> str
     if "_FIRST" in expected:
         add('"first" and who acts first')
     if "CONFLICT_KIND" in expected:
-        add('"physical" or "mental"')
+        add(or_words(words().tracks, quote='"'))
     if "_IN" in expected:
         add('"in" and a zone name')
     if "LEVEL" in expected and says(command, "LEVEL", ""):
@@ -391,5 +392,5 @@ def invalid_error(exc: Invalid, text: str, source: str, line: int) -> CommandSyn
         exc.message, line=line, source=source,
         column=token.start_pos + 1 if token is not None else None,
         got=shorten(token.value) if token is not None else "",
-        expected=exc.expected, example=_example(tokens),
+        expected=exc.expected, example=exc.example or _example(tokens),
     )

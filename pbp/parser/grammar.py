@@ -6,12 +6,17 @@
   every terminal at once, so it can name the token before the one that failed).
 
 The LADDER terminal's words come from :mod:`pbp.rules.ladder`: the grammar file holds the
-placeholder ``@LADDER@``, so the ladder is written in one place.
+placeholder ``@LADDER@``, so the ladder is written in one place. The same way, the tracks,
+severities and stress units (``@TRACKS@``, ``@SEVERITIES@``, ``@UNITS@``) are the words of
+every registered game system (:func:`pbp.rules.systems.vocabulary`): a new system's words
+are read without touching the grammar, and the campaign's system checks them.
 """
 from __future__ import annotations
 
 from lark import Lark, Token
 from lark.exceptions import LarkError
+
+import re
 
 from pbp.parser.build import LADDER, Builder
 from pbp.resources import resource_path
@@ -21,10 +26,22 @@ _parser: Lark | None = None
 _lexer: Lark | None = None
 
 
+def _alternatives(words) -> str:
+    """A regex alternation of ``words``, longest first (so "mild2" is tried before "mild")."""
+    return "|".join(re.escape(w) for w in sorted(dict.fromkeys(w.casefold() for w in words), key=lambda w: (-len(w), w)))
+
+
 def grammar() -> str:
-    """The text of ``grammar/commands.lark`` with the ladder's words filled in."""
+    """The text of ``grammar/commands.lark`` with the ladder's and the systems' words filled in."""
+    from pbp.rules.systems import vocabulary
+
+    words = vocabulary()
     text = resource_path("grammar", GRAMMAR_FILE).read_text(encoding="utf-8")
-    return text.replace("@LADDER@", "|".join(LADDER))
+    units = [u for u in words.units if u.casefold() != "stress"] or ["box"]   # "stress" is its own keyword
+    return (text.replace("@LADDER@", "|".join(LADDER))
+            .replace("@TRACKS@", _alternatives(words.tracks))
+            .replace("@SEVERITIES@", _alternatives(words.severities))
+            .replace("@UNITS@", _alternatives(units)))
 
 
 def get_parser() -> Lark:

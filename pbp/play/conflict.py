@@ -172,7 +172,7 @@ def _attack_kind(post: Post, skill: str):
 
 
 def _track(post: Post, skill: str, conflict: rc.Conflict | None) -> str:
-    return harm.hit_track(skill, post.system, default=conflict.kind if conflict is not None else "physical")
+    return harm.hit_track(skill, post.system, default=conflict.kind if conflict is not None else post.system.tracks[0])
 
 
 def attack(post: Post, cmd: c.Attack, actor: Character, target: Character, conflict: rc.Conflict | None):
@@ -523,8 +523,9 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
         second = names[len(names) - len(cmd.against):]
         first_side = [n for n in names if n not in second]
         sides = {**{n: and_names(first_side) for n in first_side}, **{n: and_names(second) for n in second}}
-    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=cmd.kind, zones=zones,
-                                 sides=sides)
+    kind = post.system.track_named(cmd.kind) if cmd.kind else post.system.tracks[0]
+    conflict = rc.start_conflict(post.table, names, post.full_name(cmd.first), kind=kind or cmd.kind,
+                                 tracks=post.system.tracks, zones=zones, sides=sides)
     post.play.conflict = conflict
     post.play.turn_clock = None
     _touch(post)

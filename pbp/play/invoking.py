@@ -670,7 +670,7 @@ def _harm_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: ActionR
         taken[name] = tuple(q for q in taken[name] if q not in gone)
         post.play.conflict = replace(conflict, consequences_taken=taken)
     effects, changes = [], []
-    track = harm.hit_track(new.skill, post.system, default=conflict.kind if conflict is not None else "physical")
+    track = harm.hit_track(new.skill, post.system, default=conflict.kind if conflict is not None else post.system.tracks[0])
     for hit in harm.hits(new, track):
         if same_name(hit.target, name):
             e, ch_ = play_conflict.land_hit(post, hit, new.skill or "", track=track)

@@ -35,10 +35,12 @@ from pbp.rules.harm import AbsorbResult
 from pbp.rules.names import and_names, find_character
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Table
+from pbp.rules.systems.base import or_words
 from pbp.rules.turns import TurnOrder, remove, start_order, take_move
 from pbp.rules.zones import ZoneMap
 
 KINDS = ("physical", "mental")
+"""Fate's tracks, which are the kinds of conflict; a campaign's are ``System.tracks``."""
 
 
 @dataclass(frozen=True)
@@ -79,12 +81,15 @@ class ConflictOutcome:
 # -- starting and recording ----------------------------------------------------------------
 
 def start_conflict(table: Table, participants: Iterable[str], first: str, *, kind: str = "physical",
-                   sides: Mapping[str, str] | None = None, zones: ZoneMap | None = None) -> Conflict:
+                   tracks: tuple[str, ...] = KINDS, sides: Mapping[str, str] | None = None,
+                   zones: ZoneMap | None = None) -> Conflict:
     """A conflict between ``participants`` (names as the table spells them); ``first`` acts
-    first. ``sides`` maps a participant to a side name; unlisted ones go by kind."""
-    if kind not in KINDS:
-        raise RulesError(f'a conflict is physical or mental, not "{kind}"', expected="physical or mental",
-                         example="/conflict start Ruth, Ghoul first Ruth mental")
+    first. ``sides`` maps a participant to a side name; unlisted ones go by kind. ``kind`` is
+    one of the system's ``tracks``."""
+    if kind not in tracks:
+        have = or_words(tracks)
+        raise RulesError(f'a conflict is {have}, not "{kind}"', expected=have,
+                         example=f"/conflict start Ruth, Ghoul first Ruth {tracks[-1]}")
     names = [find_character(table, p).name for p in participants]
     given = {k.casefold(): v for k, v in (sides or {}).items()}
     by_name = {}

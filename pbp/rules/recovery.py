@@ -42,7 +42,7 @@ from pbp.rules.ladder import describe
 from pbp.rules.names import find_character, same_name
 from pbp.rules.results import ActionResult, Outcome
 from pbp.rules.state import Character, Consequence, Table
-from pbp.rules.systems import System
+from pbp.rules.systems import System, or_words
 
 SELF_TREATMENT = 2
 SCENE_ASPECTS = ("boost", "situation", "zone")
@@ -61,14 +61,14 @@ def treatment_difficulty(consequence: Consequence | str, *, self_treatment: bool
         key = "mild" if consequence == "mild2" else consequence
         if key not in slots:
             raise RulesError(f'"{consequence}" is not a consequence severity ({", ".join(slots)})',
-                             expected="mild, moderate or severe", example='/absorb stress 1 mild "Nasty Bite"')
+                             expected=or_words(tuple(slots)), example='/absorb stress 1 mild "Nasty Bite"')
         base = slots[key]
     return base + (SELF_TREATMENT if self_treatment else 0)
 
 
 def treatment_skill(consequence: Consequence, system: System) -> str:
     """Academics for physical harm, Empathy for mental (the system's ``treatment_skills``)."""
-    track = consequence.hit_track or consequence.track or "physical"
+    track = consequence.hit_track or consequence.track or system.tracks[0]
     return system.treatment_skills.get(track, next(iter(system.treatment_skills.values())))
 
 

@@ -11,14 +11,14 @@ from typing import Mapping
 
 from pbp.errors import ConfigError
 from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes,
-                                    StressTable, System, four_fate_dice)
+                                    StressTable, System, Words, four_fate_dice, or_words)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.systems.fate_core import FATE_CORE
 from pbp.rules.systems.d10_pool import D10_POOL
 
 __all__ = ["AttackKind", "D10_POOL", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
-           "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "four_fate_dice",
-           "get_system", "register"]
+           "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
+           "get_system", "or_words", "register", "vocabulary"]
 
 _SYSTEMS: dict[str, System] = {}
 _ALIASES: dict[str, str] = {}
@@ -53,3 +53,12 @@ def get_system(name: str) -> System:
     except KeyError:
         known = ", ".join(sorted(_SYSTEMS))
         raise UnknownSystem(f"unknown game system {name!r}", hint=f"known systems: {known}") from None
+
+
+def vocabulary() -> Words:
+    """The words of every registered system, in registration order: what the grammar accepts
+    where a track, a severity or the stress unit is written (``pbp.parser.grammar``)."""
+    words = Words((), (), ())
+    for system in _SYSTEMS.values():
+        words = words.merged(system.words)
+    return words

@@ -253,6 +253,32 @@ class AttackKind:
     defences: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Words:
+    """The words a system's commands use where systems differ: the tracks (a conflict's kind,
+    ``/conflict start ... mental``), the consequence severities (``/absorb mild "..."``) and
+    the word before an ``/absorb`` number (``stress 2``, ``box 2``). The grammar accepts the
+    words of every registered system (``pbp.rules.systems.vocabulary``); the campaign's
+    system refuses the others with its own list (``pbp.parser.build``)."""
+
+    tracks: tuple[str, ...]
+    severities: tuple[str, ...]
+    units: tuple[str, ...]
+    title: str = ""
+
+    def merged(self, other: "Words") -> "Words":
+        def union(a, b):
+            return tuple(dict.fromkeys(a + b))
+        return Words(union(self.tracks, other.tracks), union(self.severities, other.severities),
+                     union(self.units, other.units))
+
+
+def or_words(words, quote: str = "") -> str:
+    """``mild, moderate or severe``; ``"physical" or "mental"`` with ``quote='"'``."""
+    items = [f"{quote}{w}{quote}" for w in words]
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
 def frozen(mapping: Mapping) -> Mapping:
     return MappingProxyType(dict(mapping))
 
@@ -334,7 +360,22 @@ class System:
 
     @property
     def tracks(self) -> tuple[str, ...]:
+        """The stress tracks, which are also the kinds of conflict; the first is the kind a
+        ``/conflict start`` without one has."""
         return tuple(self.stress_skills)
+
+    @cached_property
+    def words(self) -> Words:
+        """The words of this system's commands (tracks, severities, the stress unit)."""
+        severities: list[str] = []
+        for s in self.severities:
+            severities += [s, "mild2"] if s == "mild" and self.stress.extra_mild_from is not None else [s]
+        return Words(self.tracks, tuple(severities), (self.harm.word,), self.title or self.name)
+
+    def track_named(self, word: str) -> str | None:
+        """The system's track (kind of conflict) named case-insensitively, or None."""
+        key = word.strip().casefold()
+        return next((t for t in self.tracks if t.casefold() == key), None)
 
     @property
     def severities(self) -> tuple[str, ...]:

@@ -1,0 +1,103 @@
+"""One command language: tracks, severities and the stress unit are the campaign's system's.
+
+The grammar accepts the words of every registered system (``pbp.rules.systems.vocabulary``,
+filled into grammar/commands.lark like the ladder); ``parse_command(words=System.words)``
+reads a line as the campaign's system does: another system's word is refused with this
+system's list and an example in its words, and syntax errors list this system's words.
+(issue 9, item 3; docs/commands.md "Each system's words".)
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pbp.commands import Absorb, ConflictStart
+from pbp.errors import CommandSyntaxError
+from pbp.parser import parse_command
+from pbp.rules.systems import FATE_CONDENSED, FATE_CORE, SYSTEMS, StressTable, Words, vocabulary
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "commands.md"
+
+# A system with fewer words than Fate's: one track, no extra mild slot.
+NARROW = Words(tracks=("physical",), severities=("mild", "moderate", "severe"), units=("stress",), title="Narrow Fate")
+
+
+def test_a_systems_words_come_from_its_data():
+    assert FATE_CONDENSED.words == Words(("physical", "mental"), ("mild", "mild2", "moderate", "severe"),
+                                         ("stress",), "Fate Condensed")
+    assert FATE_CORE.words.units == ("box",) and FATE_CORE.words.severities == FATE_CONDENSED.words.severities
+    no_extra = replace(FATE_CONDENSED, name="no-extra", stress=StressTable(steps=((-99, 3),)))
+    assert no_extra.words.severities == ("mild", "moderate", "severe")     # no Superb+ extra mild slot
+
+
+def test_the_grammar_reads_every_registered_systems_words():
+    every = vocabulary()
+    for system in SYSTEMS.values():
+        assert set(system.words.tracks) <= set(every.tracks)
+        assert set(system.words.severities) <= set(every.severities)
+        assert set(system.words.units) <= set(every.units)
+    assert parse_command('/absorb box 2 mild2 "Bruised Ribs"') == Absorb(
+        line=1, source='/absorb box 2 mild2 "Bruised Ribs"', stress=2, consequences=(("mild2", "Bruised Ribs"),))
+
+
+@pytest.mark.parametrize("system", [FATE_CONDENSED, FATE_CORE], ids=lambda s: s.name)
+def test_fate_reads_its_own_words_as_before(system):
+    line = '/conflict start Charles, Ghoul first Ghoul mental'
+    assert parse_command(line, words=system.words) == parse_command(line)
+    assert parse_command(line, words=system.words).kind == "mental"
+    line = '/absorb stress 1 MILD2 "Bruised Ribs" severe "Crushed Leg"'
+    assert parse_command(line, words=system.words).consequences == (("mild2", "Bruised Ribs"), ("severe", "Crushed Leg"))
+
+
+def test_another_systems_track_is_refused_with_this_systems_list():
+    with pytest.raises(CommandSyntaxError) as caught:
+        parse_command("/conflict start Charles, Ghoul first Ghoul mental", words=NARROW)
+    error = caught.value
+    assert error.message == '"mental" is not a kind of conflict in Narrow Fate: physical'
+    assert (error.column, error.got, error.expected) == (44, "mental", "physical")
+    assert error.example == "/conflict start Ruth, Ghoul first Ruth physical"
+    parse_command(error.example, words=NARROW)          # the example is in this system's words
+
+
+def test_another_systems_severity_is_refused_with_this_systems_list():
+    with pytest.raises(CommandSyntaxError) as caught:
+        parse_command('/absorb stress 1 mild2 "Bruised Ribs"', words=NARROW)
+    error = caught.value
+    assert error.message == '"mild2" is not a consequence in Narrow Fate: mild, moderate or severe'
+    assert (error.column, error.got, error.expected) == (18, "mild2", "mild, moderate or severe")
+    assert error.example == '/absorb mild "Nasty Bite"'
+    parse_command(error.example, words=NARROW)
+
+
+def test_syntax_errors_list_this_systems_words():
+    with pytest.raises(CommandSyntaxError) as caught:
+        parse_command("/absorb", words=NARROW)
+    assert "a consequence (mild, moderate or severe) and its name" in caught.value.message
+    with pytest.raises(CommandSyntaxError) as caught:
+        parse_command("/conflict start Ruth, Ghoul social", words=NARROW)
+    assert '"physical" or the end of the line' in caught.value.message
+    with pytest.raises(CommandSyntaxError) as caught:
+        parse_command("/conflict start A physical mental", words=replace(NARROW, tracks=("physical", "mental")))
+    assert caught.value.message == "a conflict is either physical or mental, not both"
+
+
+def _docs_words() -> dict[str, tuple[str, str, str]]:
+    text = DOCS.read_text(encoding="utf-8")
+    section = text.split("### Each system's words", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for raw in section.splitlines():
+        cells = [c.strip() for c in raw.strip().strip("|").split("|")]
+        if raw.startswith("|") and len(cells) == 4 and cells[0] not in ("System", "---"):
+            rows[cells[0]] = tuple(", ".join(re.findall(r"`([^`]+)`", c)) for c in cells[1:])
+    return rows
+
+
+def test_docs_show_each_registered_systems_words():
+    rows = _docs_words()
+    for system in SYSTEMS.values():
+        words = system.words
+        assert rows[system.title] == (", ".join(words.tracks), ", ".join(words.severities),
+                                      ", ".join(f"{u} N" for u in words.units)), system.name
