@@ -239,3 +239,24 @@ def test_a_fate_core_campaign_from_the_command_line(tmp_path, monkeypatch, capsy
     assert main(["sheet", "Ruth", "--json", "--campaign", "crypt"]) == 0
     sheet = json.loads(capsys.readouterr().out)
     assert len(sheet["stress"]["physical"]) == 3 and sheet["skills"]["Fight"] == 4
+
+
+def test_a_d10_pool_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """``pbp campaign create --system d10-pool``: sheets are checked with the hack's rules
+    (its skills, approaches rated +3/+2/+1/+0), and ``pbp sheet --json`` carries the
+    approaches, the mech and strain (004_c619695e1641b466.txt; docs/systems.md)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "scrap", "--name", "The Scrapyard", "--system", "d10-pool",
+                 "--gm", "gm@pbp.localhost", "--address", "table+scrap@pbp.localhost"]) == 0
+    assert "(The Scrapyard, d10-pool, relay mode) created" in capsys.readouterr().out
+    sheets = Path(__file__).resolve().parent / "golden" / "d10_pool_conflict" / "sheets"
+    assert main(["character", "import", *map(str, sorted(sheets.glob("*.toml"))), "--campaign", "scrap"]) == 0
+    capsys.readouterr()
+    assert main(["character", "import", str(sample_dir() / "charles.toml"), "--campaign", "scrap", "--replace"]) != 0
+    err = capsys.readouterr().err
+    assert '"Academics", which is not a d10-pool skill' in err and "approaches: Charles rates" in err
+    assert main(["sheet", "Ruth", "--json", "--campaign", "scrap"]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert sheet["approaches"] == {"Boldly": 3, "Carefully": 1, "Cleverly": 0, "Quickly": 2}
+    assert sheet["mech"]["name"] == "Dock Bravo" and sheet["stress"] == {"strain": [False, False, False]}

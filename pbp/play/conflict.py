@@ -532,7 +532,8 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
     sides = {}
     for who, side in conflict.sides.items():
         sides.setdefault(side, []).append(who)
-    text = (f"A {conflict.kind} conflict begins: " + " against ".join(", ".join(v) for v in sides.values())
+    kind = f"{conflict.kind} " if len(post.system.tracks) > 1 else ""   # one track (strain): no kind to name
+    text = (f"A {kind}conflict begins: " + " against ".join(", ".join(v) for v in sides.values())
             + f". {conflict.turns.current} acts first.")
     return NoteResult(cmd.source, GM, "conflict_start", text=text)
 
