@@ -284,7 +284,7 @@ class DetailRequest:
     deadline: datetime | None = None
     state: str = "pending"
     reason: str = ""
-    kind: str = "detail"            # detail | bonus | aspect
+    kind: str = "detail"            # detail | bonus | aspect | cost (pbp.play.costs)
     data: dict = field(default_factory=dict)   # bonus: {"bonus", "roll"}; aspect: {"aspect", "owner", "to"}
 
     @property
@@ -293,7 +293,7 @@ class DetailRequest:
         return REQUEST_LABELS.get(self.kind, "request")
 
 
-REQUEST_LABELS = {"detail": "story detail", "bonus": "bonus request", "aspect": "aspect change"}
+REQUEST_LABELS = {"detail": "story detail", "bonus": "bonus request", "aspect": "aspect change", "cost": "cost"}
 
 
 def declare_detail(table: Table, id: int, character: str, text: str, now: datetime,

@@ -53,8 +53,16 @@ def test_a_whole_d10_pool_conflict(scrapyard, config, update):
     assert "Charles pays a fate point" in table.steps[23].text
     assert "Raider Grunt is taken out" in table.steps[24].text
     assert "The conflict is over: Charles and Ruth win" in table.steps[25].text
-    assert "mech         Dock Bravo (in the cockpit)" in table.steps[26].text
-    assert "approaches   Boldly +3, Carefully +1, Cleverly +0, Quickly +2" in table.steps[26].text
+    # "Defining Costs": the catastrophe opened a severe cost for the GM, withdrawn when the
+    # reroll left a plain failure; a tie's minor cost named by the GM's reply; another left
+    # to the deadline takes the default, a boost for the opposition (here the GM's side)
+    assert "Cost #4 (severe) waits for the GM to name it." in table.steps[9].text
+    assert "Cost #4 is withdrawn: the revised roll owes no cost." in table.steps[10].text
+    assert 'Cost #9 on Charles (minor): It starts, and every alarm on the crawler starts with it.' in table.steps[27].text
+    assert "Cost #10 was not named by the deadline: the default applies, the GM's side gains a boost." in \
+        table.steps[29].text
+    assert "mech         Dock Bravo (in the cockpit)" in table.steps[30].text
+    assert "approaches   Boldly +3, Carefully +1, Cleverly +0, Quickly +2" in table.steps[30].text
     assert (golden.sheet("Ruth").fate_points, golden.sheet("Charles").fate_points) == (2, 0)
 
 

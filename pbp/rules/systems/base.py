@@ -328,6 +328,10 @@ class System:
     # The lowest and highest passive opposition the system allows (the d10 hack: 1 to 5);
     # None: any difficulty on the ladder.
     passive_range: tuple[int, int] | None = None
+    # Whether a cost a result owes (a tie's minor cost, a severe one) waits for the GM to
+    # name it by reply, with a deadline default (pbp.play.costs; the d10 hack). Fate leaves
+    # it to the GM's narration.
+    costs_by_reply: bool = False
 
     # -- dice and outcomes ------------------------------------------------------------------
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:

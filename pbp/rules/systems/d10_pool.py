@@ -273,5 +273,6 @@ D10_POOL = replace(
     harm_nouns=frozen({"strain": "Harm"}),
     character_state=PoolState(),
     passive_range=PASSIVE,
+    costs_by_reply=True,
     box_model=StrainBoxes(),
 )
