@@ -117,3 +117,16 @@ def test_a_fate_condensed_sheet_has_no_system_entries():
     from pbp.rules.state import Character
     ch = Character("Ruth")
     assert "shown" not in sheet_dict(ch, Table(characters={"Ruth": ch}))
+
+
+def test_a_conflict_under_the_hack_has_no_kind_to_name():
+    """One track (strain): ``/conflict start`` takes no kind; one written is refused, with the
+    form that works (docs/commands.md, "Each system's words")."""
+    from pbp.errors import CommandSyntaxError
+    from pbp.parser import parse_command
+    words = D10_POOL.words
+    assert words.tracks == () and words.units == ("strain",)
+    assert parse_command("/conflict start Ruth, Grunt first Ruth", words=words).kind == ""   # the only track
+    with pytest.raises(CommandSyntaxError) as info:
+        parse_command("/conflict start Ruth, Grunt first Ruth physical", words=words)
+    assert "has no kind to name" in info.value.message and info.value.example == "/conflict start Ruth, Ghoul first Ruth"

@@ -287,3 +287,13 @@ def test_the_mechs_stunts_apply_only_in_the_cockpit():
     outside = run(overcome("Fight Boldly", opposition=vs(2)), FAIL, t=_pilot(False))
     assert (inside.effort.total, outside.effort.total) == (2, 1)
     assert ("stunt", "Servo Fists", 1) in [(m.source, m.label, m.value) for m in inside.effort.modifiers]
+
+
+def test_the_mechs_aspects_may_be_invoked_only_in_the_cockpit():
+    """The mech's aspects are the pilot's to invoke while piloting, and not otherwise."""
+    result = run(overcome("Fight Boldly", opposition=vs(2), invokes=(Invoke("Patched Armour"),)), FAIL,
+                 t=_pilot(True))
+    assert result.effort.total == 3 and [i.aspect for i in result.effort.invokes] == ["Patched Armour"]
+    from pbp.errors import UnknownNameError
+    with pytest.raises(UnknownNameError, match='no aspect "Patched Armour" is in play'):
+        run(overcome("Fight Boldly", opposition=vs(2), invokes=(Invoke("Patched Armour"),)), FAIL, t=_pilot(False))

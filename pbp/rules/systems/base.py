@@ -184,7 +184,8 @@ class CharacterState:
     * ``view``: the state on a sheet, as ``pbp sheet --json`` entries and as the sheet's
       text lines; ``secret`` when the table may not see the NPC's numbers;
     * ``split_skill`` and ``approach``: a second term of the dice pool named with the skill
-      (``"Fight Boldly"``); ``stunts``: the stunts that apply now (a mech's while piloting).
+      (``"Fight Boldly"``); ``stunts`` and ``aspects``: the stunts that apply now and the
+      aspects layered on the character's (a mech's while piloting).
     """
 
     keys: tuple[str, ...] = ()
@@ -209,6 +210,10 @@ class CharacterState:
 
     def stunts(self, ch) -> list:
         return ch.stunts
+
+    def aspects(self, ch) -> list[str]:
+        """Aspects layered on the character now, beyond its own (a mech's while piloting)."""
+        return []
 
 
 NO_STATE = CharacterState()
@@ -374,7 +379,9 @@ class System:
         severities: list[str] = []
         for s in self.severities:
             severities += [s, "mild2"] if s == "mild" and self.stress.extra_mild_from is not None else [s]
-        return Words(self.tracks, tuple(severities), (self.harm.word,), self.title or self.name)
+        # A system of one track (the d10 hack's strain) has no kind of conflict to name.
+        kinds = self.tracks if len(self.tracks) > 1 else ()
+        return Words(kinds, tuple(severities), (self.harm.word,), self.title or self.name)
 
     def track_named(self, word: str) -> str | None:
         """The system's track (kind of conflict) named case-insensitively, or None."""

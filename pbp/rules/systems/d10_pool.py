@@ -37,7 +37,7 @@ How the text is read here, where it is silent or points to chapters it does not 
 * **The mech** ("2 Character Creation#Mech Creation" is not in the text): a ``[mech]``
   table on the pilot's sheet with a name, aspects and stunts, and whether the pilot is in
   the cockpit (``piloting``). "while they're in the cockpit, both sets apply": the mech's
-  stunts join the pilot's while piloting.
+  stunts join the pilot's, and its aspects may be invoked as the pilot's, while piloting.
 """
 from __future__ import annotations
 
@@ -239,6 +239,11 @@ class PoolState(CharacterState):
         if not mech or not mech.get("piloting"):
             return ch.stunts
         return [*ch.stunts, *(Stunt(**s) for s in mech["stunts"])]
+
+
+    def aspects(self, ch) -> list[str]:
+        mech = ch.system_state.get("mech")
+        return list(mech["aspects"]) if mech and mech.get("piloting") else []
 
 
 def _stunt_text(s: dict) -> str:
