@@ -130,3 +130,20 @@ def test_a_conflict_under_the_hack_has_no_kind_to_name():
     with pytest.raises(CommandSyntaxError) as info:
         parse_command("/conflict start Ruth, Grunt first Ruth physical", words=words)
     assert "has no kind to name" in info.value.message and info.value.example == "/conflict start Ruth, Ghoul first Ruth"
+
+
+def test_mech_in_is_refused_where_the_system_has_no_mechs():
+    """``/mech`` is the hack's: Fate Condensed refuses it with a working line, and a pilot
+    boarding twice is told where they are."""
+    from pbp.errors import RulesError
+    from pbp.rules.state import Character
+    from pbp.rules.systems import FATE_CONDENSED
+    with pytest.raises(RulesError, match="Fate Condensed has no mechs"):
+        FATE_CONDENSED.character_state.board(Character("Ruth"), True, title="Fate Condensed")
+    ruth = parse_sheet(load("ruth"), D10_POOL).character
+    with pytest.raises(RulesError, match="Ruth is already in the cockpit of Dock Bravo"):
+        D10_POOL.character_state.board(ruth, True, title="the d10 dice-pool hack")
+    change = D10_POOL.character_state.board(ruth, False, title="the d10 dice-pool hack")
+    assert (change.before, change.after, ruth.system_state["mech"]["piloting"]) == ("Dock Bravo", "no", False)
+    with pytest.raises(RulesError, match="Charles has no mech"):
+        D10_POOL.character_state.board(parse_sheet(load("charles"), D10_POOL).character, True, title="x")

@@ -33,6 +33,7 @@ from pbp.commands import (
     Deny,
     Detail,
     Done,
+    Mech,
     FpGive,
     FpShow,
     FpSpend,
@@ -406,6 +407,9 @@ class Builder(Transformer):
 
     def concede(self, c):
         return Concede, {"terms": _text(c[0], "the terms")}
+
+    def mech(self, c):
+        return Mech, {"boarding": c[0].value.casefold() == "in"}
 
     def treat(self, c):
         patient, consequence, skill, rename = c[:4]

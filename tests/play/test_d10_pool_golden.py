@@ -24,7 +24,7 @@ def test_a_whole_d10_pool_conflict(scrapyard, config, update):
     table, _ = golden.check("d10_pool_conflict", config, update)
     assert len(table.steps) >= 20
     statuses = [s.status for s in table.steps]
-    assert [n for n, s in enumerate(statuses, start=1) if s == "rejected"] == [2, 7, 15]
+    assert [n for n, s in enumerate(statuses, start=1) if s == "rejected"] == [2, 7, 15, 32]
     # "ADD the number for your SKILL and the number for your APPROACH": a skill alone is refused
     assert "the pool is skill + approach" in table.steps[1].text
     assert 'example:  /attack Captain with "Fight Boldly"' in table.steps[1].text
@@ -61,8 +61,12 @@ def test_a_whole_d10_pool_conflict(scrapyard, config, update):
     assert 'Cost #9 on Charles (minor): It starts, and every alarm on the crawler starts with it.' in table.steps[27].text
     assert "Cost #10 was not named by the deadline: the default applies, the GM's side gains a boost." in \
         table.steps[29].text
-    assert "mech         Dock Bravo (in the cockpit)" in table.steps[30].text
-    assert "approaches   Boldly +3, Carefully +1, Cleverly +0, Quickly +2" in table.steps[30].text
+    # the mech's state changed by play: out of the cockpit, and not twice
+    assert "Ruth climbs out of Dock Bravo" in table.steps[30].text
+    assert "Ruth piloting Dock Bravo -> no" in table.steps[30].text
+    assert "Ruth is not in the cockpit of Dock Bravo" in table.steps[31].text
+    assert "mech         Dock Bravo (not piloting)" in table.steps[32].text
+    assert "approaches   Boldly +3, Carefully +1, Cleverly +0, Quickly +2" in table.steps[32].text
     assert (golden.sheet("Ruth").fate_points, golden.sheet("Charles").fate_points) == (2, 0)
 
 

@@ -215,6 +215,13 @@ class CharacterState:
         """Aspects layered on the character now, beyond its own (a mech's while piloting)."""
         return []
 
+    def board(self, ch, boarding: bool, *, title: str, source: str = ""):
+        """``/mech in`` or ``out``: the Change it makes to the state, or a RulesError. A
+        system without mechs refuses it."""
+        from pbp.errors import RulesError
+        raise RulesError(f"{title} has no mechs: /mech is for a system whose characters pilot one",
+                         source=source, expected="a command of this system", example="/sheet")
+
 
 NO_STATE = CharacterState()
 

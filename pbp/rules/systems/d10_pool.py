@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 
 from pbp.errors import RulesError
 from pbp.rules.dice import DiceSource
-from pbp.rules.results import DiceRoll, Modifier, Outcome
+from pbp.rules.results import Change, DiceRoll, Modifier, Outcome
 from pbp.rules.state import Stunt
 from pbp.rules.systems.base import (AttackKind, CharacterState, FateTiers, OnePointBoxes, StressTable,
                                     frozen)
@@ -244,6 +244,19 @@ class PoolState(CharacterState):
     def aspects(self, ch) -> list[str]:
         mech = ch.system_state.get("mech")
         return list(mech["aspects"]) if mech and mech.get("piloting") else []
+
+    def board(self, ch, boarding: bool, *, title: str, source: str = ""):
+        mech = ch.system_state.get("mech")
+        if not mech:
+            raise RulesError(f"{ch.name} has no mech (a [mech] table on the sheet gives one)", source=source,
+                             expected="a pilot with a mech on the sheet", example="/sheet")
+        if mech["piloting"] == boarding:
+            where = "already in the cockpit of" if boarding else "not in the cockpit of"
+            raise RulesError(f"{ch.name} is {where} {mech['name']}", source=source,
+                             expected="/mech out" if boarding else "/mech in",
+                             example="/mech out" if boarding else "/mech in")
+        ch.system_state = {**ch.system_state, "mech": {**mech, "piloting": boarding}}
+        return Change("piloting", ch.name, "no" if boarding else mech["name"], mech["name"] if boarding else "no")
 
 
 def _stunt_text(s: dict) -> str:
