@@ -36,8 +36,11 @@ How the text is read here, where it is silent or points to chapters it does not 
   severe (2, 4 and 6).
 * **The mech** ("2 Character Creation#Mech Creation" is not in the text): a ``[mech]``
   table on the pilot's sheet with a name, aspects and stunts, and whether the pilot is in
-  the cockpit (``piloting``). "while they're in the cockpit, both sets apply": the mech's
-  stunts join the pilot's, and its aspects may be invoked as the pilot's, while piloting.
+  the cockpit (``piloting``, changed by play with ``/mech in`` and ``/mech out``). "while
+  they're in the cockpit, both sets apply": the mech's stunts join the pilot's, and its
+  aspects may be invoked as the pilot's, while piloting.
+* **Costs** on failures and ties wait for the GM to name them by reply, with a deadline
+  default (``costs_by_reply``; :mod:`pbp.play.costs`).
 """
 from __future__ import annotations
 
