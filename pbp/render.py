@@ -109,6 +109,8 @@ def change_parts(ch) -> tuple[str, str]:
         return subject, f"FP {before} -> {after}"
     if what == "owed":
         return subject, f"owed FP {before} -> {after}"
+    if what == "request":
+        return subject, str(after)
     if what == "recovering":
         return subject, "recovering" if after else "no longer recovering"
     return subject, f"{what.replace('_', ' ')} {before} -> {after}"

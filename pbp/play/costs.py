@@ -19,13 +19,16 @@ answered like a story detail (:class:`pbp.rules.fate_points.DetailRequest` of ki
   free invoke for the opposition, which the GM renames. A catastrophic failure's cost is
   the GM's option to escalate: unanswered, the minor default applies;
 * an invoke or veto after the dice that changes the outcome so that no cost is due any
-  more withdraws it (a tie become a success costs nothing).
+  more withdraws it (a tie become a success costs nothing);
+* a cost still unnamed when its scene ends lapses with it: both defaults are of the scene
+  (a boost, a situation aspect) and would end with it anyway.
 """
 from __future__ import annotations
 
 from pbp.play.core import GM, NoteResult, Post, after_action
 from pbp.play.economy import open_request
 from pbp.play.invoking import roll_ref_of, roll_revised
+from pbp.play.scenes import on_scene_end
 from pbp.rules.bookkeeping import Report, add_boost, create_aspect, grant_free_invokes
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult
@@ -120,4 +123,22 @@ def cost_after_revision(post: Post, ref, old: ActionResult, new: ActionResult) -
             request.state, request.reason = "withdrawn", "the revised roll owes no cost"
             post.close_ref(f"detail:{request.id}")
             notes.append(f"Cost #{request.id} is withdrawn: the revised roll owes no cost.")
+    if notes:
+        from pbp.play.economy import _retire
+        _retire(post)
     return notes
+
+
+@on_scene_end
+def costs_lapse(post: Post) -> list:
+    """Unnamed costs end with the scene (see the module doc)."""
+    from pbp.rules.results import Change
+    changes = []
+    for request in [d for d in post.play.details if d.kind == "cost" and d.state == "pending"]:
+        request.state, request.reason = "expired", "the scene ended"
+        post.close_ref(f"detail:{request.id}")
+        changes.append(Change("request", f"cost #{request.id}", "waiting", "lapsed with the scene"))
+    if changes:
+        from pbp.play.economy import _retire
+        _retire(post)
+    return changes

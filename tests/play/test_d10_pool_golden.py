@@ -67,6 +67,8 @@ def test_a_whole_d10_pool_conflict(scrapyard, config, update):
     assert "Ruth is not in the cockpit of Dock Bravo" in table.steps[31].text
     assert "mech         Dock Bravo (not piloting)" in table.steps[32].text
     assert "approaches   Boldly +3, Carefully +1, Cleverly +0, Quickly +2" in table.steps[32].text
+    # a cost still unnamed when the scene ends lapses with it
+    assert "cost #11 lapsed with the scene" in table.steps[34].text
     assert (golden.sheet("Ruth").fate_points, golden.sheet("Charles").fate_points) == (2, 0)
 
 
