@@ -61,6 +61,15 @@ def amount(n: int, effort) -> str:
     return ladder(n) if effort is None or effort.rating_counts else hits(n)
 
 
+def track_label(track: str) -> str:
+    """"physical stress"; a track named like its boxes (the d10 hack's strain, whose box word
+    is "strain") is named once: "strain"."""
+    from pbp.rules.systems import vocabulary
+
+    units = {u.casefold() for u in vocabulary().units}
+    return track if track.casefold() in units else f"{track} stress".strip()
+
+
 def _boost(name: str) -> str:
     return name if name.casefold().startswith("boost") else f"boost {name}"
 
@@ -87,8 +96,8 @@ def change_parts(ch) -> tuple[str, str]:
         name, _, track = subject.partition(" (")
         track = track.rstrip(")")
         if isinstance(after, str) and "x" not in after:
-            return name, f"{track} stress cleared".strip()
-        return name, f"{track} stress {before} -> {after}".strip()
+            return name, f"{track_label(track)} cleared".strip()
+        return name, f"{track_label(track)} {before} -> {after}".strip()
     if what == "taken_out":
         return subject, "taken out" if after else "back in play"
     if what == "consequence":
@@ -372,7 +381,7 @@ class Renderer:
             env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, brief=brief, changes=change_lines)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
-                               is_action=lambda r: isinstance(r, ActionResult))
+                               is_action=lambda r: isinstance(r, ActionResult), track_label=track_label)
 
     def _both(self, name: str, **data) -> tuple[str, str]:
         text = self.text_env.get_template(f"{name}.txt.j2").render(**data)
