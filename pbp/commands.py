@@ -262,6 +262,15 @@ class Concede(Command):
 
 
 @dataclass(frozen=True)
+class Mech(Command):
+    """``/mech in`` / ``/mech out``: the pilot climbs into their mech's cockpit or out of it
+    (a system's own character state: the d10 hack's mech layer)."""
+
+    boarding: bool = True
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
 class Treat(Command):
     """``/treat Charles "Gaping Chest Wound" with Academics [+invoke ...]``: the recovery
     overcome that starts a consequence's clock; success renames it (``as "Stitched Up"``)."""

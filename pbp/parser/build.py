@@ -39,6 +39,7 @@ from pbp.commands import (
     Deny,
     Detail,
     Done,
+    Mech,
     FpGive,
     FpShow,
     FpSpend,
@@ -436,6 +437,9 @@ class Builder(Transformer):
     def concede(self, c):
         return Concede, {"terms": _text(c[0], "the terms")}
 
+    def mech(self, c):
+        return Mech, {"boarding": c[0].value.casefold() == "in"}
+
     def treat(self, c):
         patient, consequence, skill, rename = c[:4]
         return Treat, {"patient": patient, "consequence": consequence, "skill": skill,
@@ -562,7 +566,7 @@ class Builder(Transformer):
                 _once(fields, "first", value, keyword, '"first" names two characters; only one acts first',
                       '"first" once')
             else:
-                tracks = or_words(words().tracks)
+                tracks = or_words(words().tracks or ("one kind",))
                 _once(fields, "kind", value, keyword, f"a conflict is either {tracks}, not both",
                       f"{tracks}, not both")
         return ConflictStart, fields
@@ -572,6 +576,10 @@ class Builder(Transformer):
 
     def conflict_kind(self, c):
         have = words().tracks
+        if not have:    # a system of one track: its conflicts have no kind to name
+            given = WORDS.get()
+            raise Invalid(f'a conflict in {given.title if given is not None else "this system"} has no kind to name: '
+                          f'leave "{c[0].value}" out', c[0], "the end of the line", "/conflict start Ruth, Ghoul first Ruth")
         return c[0], _system_word(c[0], have, "a kind of conflict", f"/conflict start Ruth, Ghoul first Ruth {have[-1]}")
 
     def conflict_end(self, c):

@@ -95,6 +95,8 @@ SPECS: tuple[Spec, ...] = (
          gm_example='/as Ghoul absorb stress 1 mild "Singed Fur"', play=True,
          roles={"SEVERITY": "a name for the consequence (in quotes if it has spaces)"},
          says={"_STRESS": '"stress" and the number of boxes'}),
+    Spec("mech", "_MECH", "/mech in", "During a conflict", play=True,
+         says={"MECH_MOVE": '"in" (into the cockpit) or "out"'}),
     Spec("concede", "_CONCEDE", '/concede "I flee into the sewers"', "During a conflict",
          gm_example='/as Ghoul concede "It flees into the sewers"', play=True, text="your terms in quotes"),
     Spec("treat", "_TREAT", '/treat Charles "Gaping Chest Wound" with Academics', "During a conflict",

@@ -715,7 +715,7 @@ def invoke_after(post: Post, cmd: c.InvokeAfter):
     invoker = post.character(cmd.actor, cmd).name
     ref = find_roll(post, cmd.roll_id, invoker)
     other = None if same_name(invoker, ref.actor) else invoker
-    how = {c.InvokeMode.BONUS: "for +2", c.InvokeMode.REROLL: "to reroll",
+    how = {c.InvokeMode.BONUS: f"for +{post.system.invoke_bonus}", c.InvokeMode.REROLL: "to reroll",
            c.InvokeMode.OPPOSE: "to raise the difficulty"}[cmd.invoke.mode]
     whose = "" if other is None else f" on {ref.actor}'s roll"
     by = f"{invoker} invokes {cmd.invoke.aspect} {how}{whose}, after the dice."

@@ -90,6 +90,7 @@ class Action:
     report: Report
     skills: tuple[str, ...]
     team: tuple[str, ...] = ()      # the helpers who added to the roll (they share its costs)
+    approach: Modifier | None = None   # the system's second pool term (the d10 hack's approach)
 
     @property
     def source(self) -> str:
@@ -99,7 +100,18 @@ class Action:
         return any(c.outcome == outcome and c.take == take for c in self.cmd.choices)
 
     def skill(self, name: str, example: str = "") -> tuple[str, int]:
-        return find_skill(self.actor, name, self.skills, source=self.source, fallback_example=example)
+        """The skill named (and, where the system has one, the approach named with it)."""
+        state = self.system.character_state
+        name, approach = state.split_skill(name)
+        found = find_skill(self.actor, name, self.skills, source=self.source, fallback_example=example)
+        self.approach = state.approach(self.actor, approach, chosen=True, source=self.source, skill=found[0])
+        return found
+
+    def best(self, candidates: tuple[str, ...]) -> tuple[str, int]:
+        """The actor's best of ``candidates`` (and best approach) when no skill is named."""
+        found = best_skill(self.actor, candidates, self.skills)
+        self.approach = self.system.character_state.approach(self.actor, None, chosen=False)
+        return found
 
 
 @dataclass
@@ -150,8 +162,8 @@ def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor:
 
 def _contest(act: Action, skill: str, rating: int, against: Opponent | OppositionResult, *,
              may_oppose: bool) -> Contest:
-    mods = effort_modifiers(act.actor, skill, rating, act.name, named=act.cmd.stunts,
-                            modifier=act.cmd.modifier, source=act.source,
+    mods = effort_modifiers(act.actor, skill, rating, act.name, system=act.system, approach=act.approach,
+                            named=act.cmd.stunts, modifier=act.cmd.modifier, source=act.source,
                             spin=act.system.spin_bonus if act.cmd.spin is not None else 0,
                             spin_label=f"spin #{act.cmd.spin.roll}" if act.cmd.spin and act.cmd.spin.roll else "spin")
     mods += team_modifiers(act, skill, rating)
@@ -229,13 +241,27 @@ def _difficulty(act: Action, opposition: Opposition | None, skill: str) -> Oppon
             example=_with_difficulty(act, skill),
         )
     if opposition.rating is not None:
-        return passive(opposition.rating)
+        return _passive(act, opposition.rating)
     who = _opponent(act, opposition.character)
     if opposition.skill:
         found = find_skill(who, opposition.skill, act.skills, source=act.source, opponent=True)
     else:
         found = best_skill(who, act.system.opposing_skills(act.system.skill_named(skill) or skill), act.skills)
     return Opponent(who, *found, action="defend")
+
+
+def _passive(act: Action, rating: int) -> OppositionResult:
+    """A passive opposition, within the system's range (the d10 hack: "passive target
+    number from 1 to 5")."""
+    bounds = act.system.passive_range
+    if bounds is not None and not bounds[0] <= rating <= bounds[1]:
+        low, high = bounds
+        raise RulesError(
+            f"a passive opposition in {act.system.title or act.system.name} is {low} to {high}, not {rating}",
+            source=act.source, expected=f"vs a number from {low} to {high}",
+            example=act.source.replace(f"vs {rating}", f"vs {max(low, min(high, rating))}", 1)
+            if f"vs {rating}" in act.source else _with_difficulty(act, act.cmd.skill or "").replace("Fair", str(high)))
+    return passive(rating)
 
 
 def _required_skill(act: Action, example: str) -> tuple[str, int]:
@@ -464,7 +490,7 @@ def _attack(cmd: Attack, table: Table, dice: DiceSource, actor: str, system: Sys
     if cmd.skill:
         skill, rating = act.skill(cmd.skill, f"/attack {target.name} with Fight")
     else:
-        skill, rating = best_skill(act.actor, attack_skills, act.skills)
+        skill, rating = act.best(attack_skills)
     check_permission(act.actor, skill, attack_skills, "attack", system, source=cmd.source,
                      example=f"/attack {target.name} with {attack_skills[0]}")
     kind = system.attack_kind(system.skill_named(skill) or skill)
@@ -483,8 +509,8 @@ def _attack_first_half(act: Action, skill: str, rating: int, target: Character) 
             "needed; invoke it plainly now", source=act.source,
             example=f'/attack {target.name} with {skill} +invoke "{act.cmd.invokes[0].aspect}"',
         )
-    mods = effort_modifiers(act.actor, skill, rating, "attack", named=act.cmd.stunts,
-                            modifier=act.cmd.modifier, source=act.source)
+    mods = effort_modifiers(act.actor, skill, rating, "attack", system=act.system, approach=act.approach,
+                            named=act.cmd.stunts, modifier=act.cmd.modifier, source=act.source)
     mods += team_modifiers(act, skill, rating)
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source)
@@ -500,7 +526,7 @@ def _defence(act: Action, opposition: Opposition | None, target: Character,
              kind: AttackKind | None) -> Opponent | OppositionResult:
     """Who defends against an attack and with what; by default the target, actively."""
     if opposition is not None and opposition.rating is not None:
-        return passive(opposition.rating)
+        return _passive(act, opposition.rating)
     who = _opponent(act, opposition.character) if opposition and opposition.character else target
     allowed = act.system.defences_against(kind)
     if opposition is not None and opposition.skill:
@@ -541,12 +567,12 @@ def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: Sys
     if opposition.rating is not None and opposition.character:
         attack, kind = _rolled_attack(act, opposition)
     elif opposition.rating is not None:
-        attack, kind = passive(opposition.rating), None
+        attack, kind = _passive(act, opposition.rating), None
     else:
         attack = _attacker(act, opposition, own[0] if own else None)
         kind = system.attack_kind(system.skill_named(attack.skill) or attack.skill)
     allowed = system.defences_against(kind)
-    skill, rating = own or best_skill(act.actor, allowed, act.skills)
+    skill, rating = own or act.best(allowed)
     check_permission(act.actor, skill, allowed, "defend", system, source=cmd.source,
                      example=f"/defend {allowed[0]}")
     contest = _contest(act, skill, rating, attack, may_oppose=True)

@@ -471,7 +471,7 @@ def _hit_difference(old: ActionResult, new: ActionResult) -> list[Difference]:
         elif b is None:
             text = f"the hit on {target} is gone"
         else:
-            text = f"the hit goes from {a} to {b} shifts"
+            text = f"the hit goes from {a} to {b} shift{'s' if b != 1 else ''}"
         diffs.append(Difference("hit", target, a, b, text))
     return diffs
 

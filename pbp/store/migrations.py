@@ -32,6 +32,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     ]),
     # the table itself is created by create_tables() after the migrations (a new table)
     (4, "every sheet change is kept in a history (table sheetchange, pbp character history)", lambda migrator: []),
+    (5, "characters keep their system's own state (the d10 hack's approaches and mech)", lambda migrator: [
+        migrator.add_column("character", "system_state", JSONField(default=dict)),
+    ]),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -79,6 +79,7 @@ class Character(BaseModel):
     taken_out = BooleanField(default=False)
     carried_points = IntegerField(default=0)   # an NPC's points carried into a later scene's GM pool
     aliases = JSONField(default=list)          # other names commands may use ("Tob" for "Tob Ash")
+    system_state = JSONField(default=dict)     # the system's own character state (approaches, a mech)
     description = TextField(default="")
     updated_at = DateTimeField(default=utcnow)
 
