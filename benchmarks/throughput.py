@@ -62,6 +62,19 @@ MESSAGE_COMMANDS = [
     ("gm@pbp.localhost", "/scene end"),
 ]
 
+# The same cycle under the d10 dice-pool hack, on the scrapyard table of its golden
+# conversation (tests/golden/d10_pool_conflict): each action names its approach.
+D10_COMMANDS = [
+    ("gm@pbp.localhost", '/scene start "The Scrapyard"\n/aspect add "Rusting Hulks" free 1'),
+    ("ruth@pbp.localhost", '/overcome "Move Quickly" vs 2'),
+    ("ruth@pbp.localhost", '/attack Captain with "Fight Boldly"'),
+    ("charles@pbp.localhost", '/advantage "Notice Carefully" "Loose Floorboards" vs 2'),
+    ("charles@pbp.localhost", '/defend "Move Carefully" vs 3'),
+    ("ruth@pbp.localhost", "/roll 4d10+2"),
+    ("ruth@pbp.localhost", "/sheet"),
+    ("gm@pbp.localhost", "/scene end"),
+]
+
 
 def bench_parse(n: int) -> float:
     from pbp.parser import parse_command
@@ -186,7 +199,8 @@ OWN_TABLE_COMMANDS = {
 def bench_messages(n: int, system: str = "fate-condensed") -> tuple[float, float]:
     """Whole posts per second on the Chicago table under ``system``. Fate Core has no
     Academics, so Charles's Academics becomes Crafts there; the posts are the same. A system
-    with its own sample table (early Fate) plays ``OWN_TABLE_COMMANDS`` on it."""
+    with its own sample table (early Fate) plays ``OWN_TABLE_COMMANDS`` on it; the d10 hack
+    plays ``D10_COMMANDS`` on its golden table's sheets."""
     from pbp.campaigns import create_campaign, import_character
     from pbp.config import config_from_dict
     from pbp.demo import sample_dir
@@ -199,15 +213,17 @@ def bench_messages(n: int, system: str = "fate-condensed") -> tuple[float, float
     open_database(config.database_url)
     own = system in OWN_TABLE_COMMANDS
     samples = sample_dir(system) if own else sample_dir()
-    commands = OWN_TABLE_COMMANDS[system] if own else MESSAGE_COMMANDS
+    commands = OWN_TABLE_COMMANDS[system] if own else D10_COMMANDS if system == "d10-pool" else MESSAGE_COMMANDS
     meta = tomllib.loads((samples / "campaign.toml").read_text())
     campaign = create_campaign(meta["slug"], meta["name"], address=meta["address"], gms=meta["gms"],
                                system=system)
-    for sheet in sorted(samples.glob("*.toml")):
+    d10 = system == "d10-pool"
+    sheets = (Path(__file__).resolve().parent.parent / "tests/golden/d10_pool_conflict/sheets") if d10 else samples
+    for sheet in sorted(sheets.glob("*.toml")):
         if sheet.name != "campaign.toml":
             copy = tmp / sheet.name
             text = sheet.read_text(encoding="utf-8")
-            copy.write_text(text if system == "fate-condensed" or own else text.replace("Academics =", "Crafts ="),
+            copy.write_text(text if system != "fate-core" else text.replace("Academics =", "Crafts ="),
                             encoding="utf-8")
             import_character(campaign, str(copy))
     ctx = Context(config=config, dice=RandomDice())
@@ -238,12 +254,12 @@ def main() -> None:
     print(f"read   a 5 MB HTML mail (Outlook thread): {bench_html():.2f} s")
     print(f"open   keeping a roll open for invokes: {bench_open_roll():.3f} ms extra per action (budget 0.3)")
     rates = {}
-    for system in ("fate-condensed", "fate-core", "early-fate"):
+    for system in ("fate-condensed", "fate-core", "early-fate", "d10-pool"):
         rate, ms = bench_messages(args.messages, system)
         rates[system] = rate
         print(f"process whole messages, {system} (read+parse+resolve+persist+render, SQLite file): "
               f"{rate:,.0f} messages/s, {ms:.2f} ms each (target 300/s)")
-    for system in ("fate-core", "early-fate"):
+    for system in ("fate-core", "early-fate", "d10-pool"):
         print(f"        {system} at {rates[system] / rates['fate-condensed']:.0%} of fate-condensed (target within 10%)")
 
 

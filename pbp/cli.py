@@ -218,6 +218,134 @@ def cmd_character_import(args) -> int:
     return EXIT_BAD_INPUT if failed else EXIT_OK
 
 
+HAND = "pbp character"   # who made a change by hand on the server, in the history
+
+
+def _changed(name: str, lines: list[str]) -> int:
+    if not lines:
+        print(f"{name}: nothing changed")
+    for line in lines:
+        print(f"{name}: {line}")
+    return 0
+
+
+def cmd_character_list(args) -> int:
+    from pbp.campaigns import get_campaign
+    from pbp.store import repo
+
+    _open(args)
+    table = repo.load_table(get_campaign(args.campaign))
+    for ch in sorted(table.characters.values(), key=lambda x: (x.kind != "pc", x.name)):
+        who = f" ({ch.player})" if ch.player else ""
+        print(f"{ch.name}: {ch.kind}{who} · FP {ch.fate_points} · refresh {ch.refresh}")
+    return 0
+
+
+def cmd_character_export(args) -> int:
+    from pbp.campaigns import get_campaign
+    from pbp.sheetedit import export_sheet
+
+    _open(args)
+    text = export_sheet(get_campaign(args.campaign), args.name)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"{args.name} written to {args.out}")
+    else:
+        print(text, end="")
+    return 0
+
+
+def cmd_character_set(args) -> int:
+    from pbp.campaigns import get_campaign
+    from pbp.sheetedit import set_values
+
+    _open(args)
+    return _changed(args.name, set_values(get_campaign(args.campaign), args.name, args.values, who=HAND + " set"))
+
+
+def cmd_character_edit(args) -> int:
+    """The sheet as TOML in $EDITOR; saved, it is validated and only the differences applied.
+    A sheet that breaks a rule changes nothing; the file is kept for another go."""
+    import shlex
+    import subprocess
+    import tempfile
+
+    from pbp.campaigns import get_campaign
+    from pbp.sheetedit import apply_sheet, export_sheet
+    from pbp.sheetfile import read_toml
+
+    _open(args)
+    campaign = get_campaign(args.campaign)
+    text = export_sheet(campaign, args.name)
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="pbp-sheet-", delete=False, encoding="utf-8") as f:
+        f.write(text)
+        path = f.name
+    done = subprocess.run([*shlex.split(editor), path])
+    if done.returncode != 0:
+        print(f"error: the editor ({editor}) exited with status {done.returncode}; nothing changed "
+              f"(the sheet is in {path})", file=sys.stderr)
+        return EXIT_FAILED
+    if Path(path).read_text(encoding="utf-8") == text:
+        Path(path).unlink()
+        print(f"{args.name}: nothing changed")
+        return 0
+    try:
+        lines = apply_sheet(campaign, args.name, read_toml(path), who=HAND + " edit", how="edit", source=path)
+    except (SheetError, PbpError):
+        print(f"the edited sheet is kept in {path}: fix it and import the changes with "
+              f"pbp character edit again, or copy from it", file=sys.stderr)
+        raise
+    Path(path).unlink()
+    return _changed(args.name, lines)
+
+
+def cmd_character_history(args) -> int:
+    from pbp.campaigns import get_campaign
+    from pbp.sheetedit import describe_diff, history
+
+    _open(args)
+    rows = history(get_campaign(args.campaign), args.name)
+    if not rows:
+        print(f"{args.name}: no changes recorded")
+    for r in rows:
+        where = f" (message {r.message_id})" if r.message_id else ""
+        mark = " [undone]" if r.undone else ""
+        print(f"#{r.id} {r.at:%Y-%m-%d %H:%M} {r.how} by {r.who}{where}{mark}")
+        for line in describe_diff(r.before, r.after):
+            print(f"    {line}")
+    return 0
+
+
+def cmd_character_undo(args) -> int:
+    from pbp.campaigns import get_campaign
+    from pbp.sheetedit import undo
+
+    _open(args)
+    return _changed(args.name, undo(get_campaign(args.campaign), args.name, who=HAND + " undo"))
+
+
+def cmd_character_remove(args) -> int:
+    from pbp.campaigns import get_campaign
+    from pbp.sheetedit import remove_character
+
+    _open(args)
+    campaign = get_campaign(args.campaign)
+    print(f"{remove_character(campaign, args.name, who=HAND + ' remove')} removed from {campaign.slug} "
+          "(its history is kept: pbp character history NAME)")
+    return 0
+
+
+def cmd_campaign_remove_member(args) -> int:
+    from pbp.campaigns import get_campaign
+    from pbp.sheetedit import remove_member
+
+    _open(args)
+    campaign = get_campaign(args.campaign)
+    print(f"{remove_member(campaign, args.email)} is no longer a member of {campaign.slug}")
+    return 0
+
+
 def _print_sheet_error(exc: SheetError) -> None:
     print(f"error: {exc}", file=sys.stderr)
     for problem in exc.problems:
@@ -623,6 +751,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--forum-username", metavar="NAME",
                    help="their username on the campaign's forum: their posts there are theirs")
     s.set_defaults(func=cmd_campaign_member)
+    s = camp.add_parser("remove-member", help="remove a player or GM (not one who plays a character, nor the last GM)")
+    s.add_argument("email", help="the member's address")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
                                      "show_npc_skills, free_bonuses, hold_out_of_turn)")
@@ -632,13 +764,45 @@ def build_parser() -> argparse.ArgumentParser:
     s = camp.add_parser("list", help="list the campaigns with their settings and members")
     s.set_defaults(func=cmd_campaign_list)
 
-    ch = sub.add_parser("character", help="import character sheets")
+    ch = sub.add_parser("character", help="import, list, export, change, undo and remove character sheets")
     ch = ch.add_subparsers(dest="sub", required=True, metavar="SUBCOMMAND")
     s = ch.add_parser("import", help="import sheet files (each is tried; the others are imported all the same)")
     s.add_argument("files", nargs="+", metavar="FILE", help="sheet files (.toml, see docs/sheets.md)")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.add_argument("--replace", action="store_true", help="replace characters of the same name")
     s.set_defaults(func=cmd_character_import)
+    s = ch.add_parser("list", help="the campaign's characters")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.set_defaults(func=cmd_character_list)
+    s = ch.add_parser("export", help="write a character as the sheet file an import reads (with its fate points)")
+    s.add_argument("name", help="the character's name")
+    s.add_argument("--out", metavar="FILE", help="write to FILE (default: standard output)")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.set_defaults(func=cmd_character_export)
+    s = ch.add_parser("set", help="change sheet keys (play state is kept): pbp character set Ruth fate_points=4 "
+                                  "skills.Fight=Great")
+    s.add_argument("name", help="the character's name")
+    s.add_argument("values", nargs="+", metavar="KEY=VALUE",
+                   help="refresh, milestone_refresh, fate_points, player, kind, description, aliases, skills.SKILL "
+                        "(empty: removed), aspects.high_concept, aspects.trouble, aspects.other, aspects.hidden")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.set_defaults(func=cmd_character_set)
+    s = ch.add_parser("edit", help="edit the sheet as TOML in $EDITOR; only the differences are applied")
+    s.add_argument("name", help="the character's name")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.set_defaults(func=cmd_character_edit)
+    s = ch.add_parser("history", help="every change to the sheet: who, when, which message, before and after")
+    s.add_argument("name", help="the character's name")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.set_defaults(func=cmd_character_history)
+    s = ch.add_parser("undo", help="take back the last change to the sheet (only the fields it changed)")
+    s.add_argument("name", help="the character's name")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.set_defaults(func=cmd_character_undo)
+    s = ch.add_parser("remove", help="remove a character (not while a conflict, contest or challenge has them)")
+    s.add_argument("name", help="the character's name")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.set_defaults(func=cmd_character_remove)
 
     s = sub.add_parser("sheet", help="show a character sheet (everything, as the GM sees it)")
     s.add_argument("name", help="the character's name")

@@ -97,6 +97,9 @@ class ActionCommand(Command):
     choices: tuple[Choice, ...] = ()
     actor: str | None = None
     spin: SpinUse | None = None   # +spin [#ID]: a held spin (early Fate, pbp.play.spin)
+    # Teamwork: the allies who help this roll with the same skill, in the order they
+    # offered. Never written on the line: the play layer fills it in from /help.
+    helpers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,15 @@ class Roll(Command):
 @dataclass(frozen=True)
 class Sheet(Command):
     character: str | None = None
+
+
+@dataclass(frozen=True)
+class SheetSet(Command):
+    """``/sheet set Ruth fate_points=4 skills.Burglary=Average`` (GM): small fixes to a sheet,
+    the play state kept (:mod:`pbp.sheetedit`)."""
+
+    character: str = ""
+    values: tuple[str, ...] = ()      # "key=value", as written
 
 
 @dataclass(frozen=True)
@@ -250,6 +262,15 @@ class Concede(Command):
 
 
 @dataclass(frozen=True)
+class Mech(Command):
+    """``/mech in`` / ``/mech out``: the pilot climbs into their mech's cockpit or out of it
+    (a system's own character state: the d10 hack's mech layer)."""
+
+    boarding: bool = True
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
 class Treat(Command):
     """``/treat Charles "Gaping Chest Wound" with Academics [+invoke ...]``: the recovery
     overcome that starts a consequence's clock; success renames it (``as "Stitched Up"``)."""
@@ -347,6 +368,26 @@ class GiveInvoke(Command):
 
 
 @dataclass(frozen=True)
+class Help(Command):
+    """``/help Charles [on #142]``: teamwork. Help an ally's next roll with the same skill
+    (your action; in a conflict, your turn), or an open roll of theirs (``on #ID``, or in
+    reply to its mail; in a conflict, giving up your turn this exchange)."""
+
+    ally: str = ""
+    roll_id: int | None = None
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
+class HelpAsk(Command):
+    """``/help from Cassandra, Ruth``: ask allies to help your next roll; each confirms
+    with ``/help YOURNAME``."""
+
+    helpers: tuple[str, ...] = ()
+    actor: str | None = None
+
+
+@dataclass(frozen=True)
 class SceneStart(Command):
     """``/scene start "Warehouse" [zones "Dock", "Floor", "Office"] [borders "Dock"-"Floor",
     "Floor"-"Office"] [with Ghoul, "Masked Acolyte"]`` (GM)."""
@@ -415,6 +456,76 @@ class ConflictStart(Command):
 @dataclass(frozen=True)
 class ConflictEnd(Command):
     """``/conflict end`` (GM)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task of a challenge: an overcome with ``skill`` against ``rating`` (a difficulty)
+    or against ``opponent`` (a character who opposes it actively)."""
+
+    skill: str
+    rating: int | None = None
+    opponent: str | None = None
+
+
+@dataclass(frozen=True)
+class ChallengeStart(Command):
+    """``/challenge start "Escape the Yacht" tasks Burglary vs Good, Athletics vs Fair,
+    Stealth vs Guard [for Ethan, Ruth] [hours 24]`` (GM)."""
+
+    name: str = ""
+    tasks: tuple[Task, ...] = ()
+    who: tuple[str, ...] = ()         # who may take the tasks (empty: every PC)
+    hours: int | None = None          # the deadline, hours from now (None: the reaction deadline)
+
+
+@dataclass(frozen=True)
+class ChallengeEnd(Command):
+    """``/challenge end`` (GM): the challenge ends now; the GM gets the summary."""
+
+
+@dataclass(frozen=True)
+class ContestSide:
+    """One side of a contest: who is on it and what they want (their declared intent)."""
+
+    members: tuple[str, ...]
+    intent: str = ""
+
+
+@dataclass(frozen=True)
+class Threat:
+    """An external threat in a contest: a static ``rating``, or ``character``'s attack with
+    ``skill`` rolled each exchange. It hits everyone on a side whose roll is lower."""
+
+    name: str
+    rating: int | None = None
+    skill: str | None = None
+
+
+@dataclass(frozen=True)
+class ContestStart(Command):
+    """``/contest start Chase Ruth, Charles "get out alive" vs Ghoul "a meal" [threat
+    "Flooding Tunnel" Fair] [threat Ghoul with Fight] [victories 3] [difficulty Fair]
+    [hours 24]`` (GM)."""
+
+    name: str = ""
+    sides: tuple[ContestSide, ...] = ()
+    threats: tuple[Threat, ...] = ()
+    victories: int | None = None      # None: the system's (3)
+    difficulty: int | None = None     # the sides' overcomes; None: Mediocre (+0)
+    hours: int | None = None          # each exchange's deadline; None: the reaction deadline
+
+
+@dataclass(frozen=True)
+class ContestTwist(Command):
+    """``/contest twist "Loose Rubble"`` (GM): the twist after a tie, a new situation aspect."""
+
+    aspect: str = ""
+
+
+@dataclass(frozen=True)
+class ContestEnd(Command):
+    """``/contest end`` (GM)."""
 
 
 @dataclass(frozen=True)

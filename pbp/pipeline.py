@@ -367,6 +367,11 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     ``thread_subject_``), then any private ones. Returns what was sent, as the outcome
     lists it."""
     changed_names = repo.save_table(campaign, post.snapshot, post.table)
+    if changed_names:   # every sheet change by play goes into the history (pbp character history)
+        from pbp.sheetedit import record_play
+
+        record_play(campaign, post.snapshot, post.table, who=post.author.email or "pbp (deadline)",
+                    message_id=source.id if source is not None else None)
     faults.reached("mid_transaction")
     prev = repo.last_ledger_hash(campaign)
     for res in results:

@@ -42,6 +42,26 @@ def ladder(n: int) -> str:
     return f"{signed(n)} {word}" if word else signed(n)
 
 
+def hits(n: int) -> str:
+    """A dice pool's result (the d10 hack): "3 hits", "1 hit", "-1 hits"."""
+    return f"{n} hit{'' if n == 1 else 's'}"
+
+
+def amount(n: int, effort) -> str:
+    """An effort's total as its system counts it: hits for a pool whose rating sizes the
+    dice (``rating_counts`` False), else the ladder."""
+    return ladder(n) if effort is None or effort.rating_counts else hits(n)
+
+
+def track_label(track: str) -> str:
+    """"physical stress"; a track named like its boxes (the d10 hack's strain, whose box word
+    is "strain") is named once: "strain"."""
+    from pbp.rules.systems import vocabulary
+
+    units = {u.casefold() for u in vocabulary().units}
+    return track if track.casefold() in units else f"{track} stress".strip()
+
+
 def _boost(name: str) -> str:
     return name if name.casefold().startswith("boost") else f"boost {name}"
 
@@ -68,8 +88,8 @@ def change_parts(ch) -> tuple[str, str]:
         name, _, track = subject.partition(" (")
         track = track.rstrip(")")
         if isinstance(after, str) and "x" not in after:
-            return name, f"{track} stress cleared".strip()
-        return name, f"{track} stress {before} -> {after}".strip()
+            return name, f"{track_label(track)} cleared".strip()
+        return name, f"{track_label(track)} {before} -> {after}".strip()
     if what == "taken_out":
         return subject, "taken out" if after else "back in play"
     if what == "consequence":
@@ -90,6 +110,8 @@ def change_parts(ch) -> tuple[str, str]:
         return subject, f"FP {before} -> {after}"
     if what == "owed":
         return subject, f"owed FP {before} -> {after}"
+    if what == "request":
+        return subject, str(after)
     if what == "recovering":
         return subject, "recovering" if after else "no longer recovering"
     return subject, f"{what.replace('_', ' ')} {before} -> {after}"
@@ -290,22 +312,22 @@ def action_rows(res: ActionResult) -> list[Row]:
     for use in effort.invokes:
         if use.paid_with == "skipped":
             rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
-    rows.append(Row("effort", "", ladder(effort.total)))
+    rows.append(Row("effort", "", amount(effort.total, effort)))
     opp = res.opposition
     if opp is not None:
         if opp.effort is None:
-            rows.append(Row("vs", opp.label or describe(opp.value), ""))
+            passive = describe(opp.value) if effort.rating_counts else hits(opp.value)
+            rows.append(Row("vs", passive if not opp.label or opp.label == describe(opp.value) else opp.label, ""))
         else:  # a rolled opposition shows its working too: which number is its dice, which its total
             o = opp.effort
-            skill = next((m for m in o.modifiers if m.source == "skill"), None)
-            skill_txt = f"{skill.label} {describe(skill.value)}" if skill else (o.skill or "no skill")
+            skill_txt = _skill_words(o.modifiers, o) or (o.skill or "no skill")
             rows.append(Row("vs", f"{opp.character}: {skill_txt}", ""))
             rows.append(Row("", f"  dice {faces(o.dice)}", signed(o.dice.total), _glyphs(o.dice)))
             for m in o.modifiers:
                 if m.source != "skill":
                     row = _modifier_row(m)
                     rows.append(Row("", f"  {row.label} {row.text}".rstrip(), row.value))
-            rows.append(Row("", "  total", ladder(opp.value)))
+            rows.append(Row("", "  total", amount(opp.value, o)))
     return rows
 
 
@@ -321,6 +343,8 @@ def _modifier_row(mod) -> Row:
     Charge", a bonus or penalty written in the command."""
     if mod.source == "modifier":
         return Row("bonus" if mod.value > 0 else "penalty", "", signed(mod.value))
+    if mod.source == "teamwork":
+        return Row("help", mod.label, signed(mod.value))
     return Row(mod.source, mod.label, signed(mod.value))
 
 
@@ -334,16 +358,28 @@ def headline(res: ActionResult) -> str:
     skill_mod = next((m for m in res.effort.modifiers if m.source == "skill"), None)
     skill = res.skill or "no skill"
     if skill_mod is not None:
-        skill = f"{skill}, {describe(skill_mod.value)}"
+        skill = f"{skill}, {describe(skill_mod.value)}" if res.effort.rating_counts else \
+            _skill_words(res.effort.modifiers, res.effort)
     target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
     if target is None and res.opposition is not None:
         target = res.opposition.character
     return VERBS.get(res.action, "{actor} rolls {skill}").format(actor=res.actor, skill=skill, target=target or "")
 
 
+def _skill_words(modifiers, effort) -> str:
+    """"Fight Good (+3)"; for a pool, its terms and size: "Fight + Boldly, 6 dice"."""
+    terms = [m for m in modifiers if m.source == "skill"]
+    if not terms:
+        return ""
+    if effort.rating_counts:
+        return f"{terms[0].label} {describe(terms[0].value)}"
+    size = sum(m.value for m in terms)
+    return f"{' + '.join(m.label for m in terms)}, {size} {'die' if size == 1 else 'dice'}"
+
+
 def verdict(res: ActionResult) -> str:
     if res.outcome is None:
-        return f"total {ladder(res.effort.total)}"
+        return f"total {amount(res.effort.total, res.effort)}"
     word = OUTCOME_WORDS[res.outcome.value]
     s = res.shifts or 0
     if res.outcome.value == "fail":
@@ -373,7 +409,7 @@ class Renderer:
                                md=markdown_text)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
-                               is_action=lambda r: isinstance(r, ActionResult))
+                               is_action=lambda r: isinstance(r, ActionResult), track_label=track_label)
 
     def _markdown(self, name: str, **data) -> str:
         return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))

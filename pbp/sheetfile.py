@@ -131,6 +131,10 @@ class _Reader:
         self.problems.append(f"{key}: {text}" + (f"; e.g. {example}" if example else ""))
         self.bad.add(re.split(r"[.\[]", key, maxsplit=1)[0])
 
+    def stunts(self, raw, where: str) -> list[rs.Stunt]:
+        """Stunts written under ``where`` (a system's own table of them: ``mech.stunts``)."""
+        return _stunts(self, raw, where)
+
     def sound(self, *keys: str) -> bool:
         """True when none of these top-level keys had a problem (so the rules may read them)."""
         return self.bad.isdisjoint(keys)
@@ -244,7 +248,8 @@ def parse_sheet(data: dict, system: System, *, source: str = "sheet") -> SheetFi
     column, refresh against stunts) then read only the parts whose form was right, so a
     problem is not repeated in other words."""
     r = _Reader()
-    data = r.table(data, "", KEYS, 'name = "Ruth"')
+    state = system.character_state
+    data = r.table(data, "", KEYS + state.keys, 'name = "Ruth"')
     name = r.name(data.get("name"), "name", 'name = "Ruth"', required=True)
     kind = data.get("kind", "pc")
     if kind not in KINDS:
@@ -273,9 +278,12 @@ def parse_sheet(data: dict, system: System, *, source: str = "sheet") -> SheetFi
     ch.stress = _stress(r, data.get("stress"), ch, system)
     ch.consequences = consequence_slots(ch, system)
     aspects = _aspects(r, data.get("aspects"), name, kind)
+    ch.system_state = state.read(r, data, ch)
 
     if name and r.sound("kind", "skills", "stunts", "refresh", "milestone_refresh", "fate_points", "stress"):
         r.problems += validate_character(ch, system, milestone_refresh=gained or 0)
+    if name and r.sound("kind", *state.keys):
+        r.problems += state.problems(ch, system)
     if name and r.sound("kind", "aspects"):
         r.problems += aspect_problems(ch, aspects, system)
     if r.problems:
@@ -316,21 +324,21 @@ def _skills(r: _Reader, raw) -> dict[str, int]:
     return skills
 
 
-def _stunts(r: _Reader, raw) -> list[rs.Stunt]:
-    example = 'stunts = [{name = "Knife Thrower", skill = "Shoot", action = "attack"}]'
+def _stunts(r: _Reader, raw, where: str = "stunts") -> list[rs.Stunt]:
+    example = f'{where} = [{{name = "Knife Thrower", skill = "Shoot", action = "attack"}}]'
     if raw is None:
         return []
     if not isinstance(raw, list):
-        r.problem("stunts", f"expected one [[stunts]] table per stunt, not {_kind(raw)}", example)
+        r.problem(where, f"expected one [[{where}]] table per stunt, not {_kind(raw)}", example)
         return []
     if len(raw) > MAX_STUNTS:
-        r.problem("stunts", f"lists {len(raw):,} stunts; at most {MAX_STUNTS} are allowed", example)
+        r.problem(where, f"lists {len(raw):,} stunts; at most {MAX_STUNTS} are allowed", example)
         return []
     stunts = []
     for i, s in enumerate(raw, start=1):
-        key = f"stunts[{i}]"
+        key = f"{where}[{i}]"
         if not isinstance(s, dict):
-            r.problem(key, f"expected a [[stunts]] table, not {_kind(s)}", example)
+            r.problem(key, f"expected a [[{where}]] table, not {_kind(s)}", example)
             continue
         s = r.table(s, key, STUNT_KEYS, example)
         action = s.get("action", "")
@@ -356,7 +364,7 @@ def _stress(r: _Reader, raw, ch: rs.Character, system: System) -> dict[str, list
     else's come from Physique and Will, so [stress] on them is a mistake."""
     if ch.kind != "minor":
         if raw is not None and ch.kind:
-            r.problem("stress", f"is for minor NPCs only; a {ch.kind}'s stress boxes come from Physique and Will "
+            r.problem("stress", f"is for minor NPCs only; a {ch.kind}'s stress boxes come from {' and '.join(system.stress_skills.values())} "
                                 "(leave [stress] out)")
         return {track: [False] * n for track, n in stress_tracks(ch, system).items()}
     if isinstance(raw, dict):

@@ -8,6 +8,19 @@ is decided where replies are made (:mod:`pbp.views`).
 """
 from __future__ import annotations
 
+from pbp.rules.systems import UnknownSystem, get_system
+
+
+def _system_view(ch, table, *, secret: bool) -> tuple[dict, list]:
+    """The system's own state on the sheet (the d10 hack's approaches and mech): its
+    ``--json`` entries and its text lines (``shown``)."""
+    try:
+        state = get_system(table.system).character_state
+    except UnknownSystem:
+        return {}, []
+    entries, lines = state.view(ch, secret=secret)
+    return entries, [list(line) for line in lines]
+
 
 def sheet_dict(ch, table) -> dict:
     """The ``pbp sheet --json`` shape (also attached to /sheet results): the GM's view."""
@@ -31,7 +44,13 @@ def sheet_dict(ch, table) -> dict:
         "taken_out": ch.taken_out,
         "carried_points": ch.carried_points,
         "free_invokes_held": {a.name: a.free_for(ch.name) for a in table.aspects if a.free_for(ch.name)},
+        **_with_system(ch, table, secret=False),
     }
+
+
+def _with_system(ch, table, *, secret: bool) -> dict:
+    entries, shown = _system_view(ch, table, secret=secret)
+    return {**entries, "shown": shown} if shown or entries else {}
 
 
 def table_sheet(ch, table, *, npc_skills: bool = False) -> dict:
@@ -46,4 +65,8 @@ def table_sheet(ch, table, *, npc_skills: bool = False) -> dict:
     if ch.kind != "pc" and not npc_skills:
         sheet["skills"], sheet["stunts"] = {}, []
         sheet["skills_hidden"] = True
+        for key in [k for k in _system_view(ch, table, secret=False)[0]]:
+            sheet.pop(key, None)
+        sheet.pop("shown", None)
+        sheet.update(_with_system(ch, table, secret=True))
     return sheet

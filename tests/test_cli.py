@@ -272,3 +272,24 @@ def test_the_demo_sets_up_the_early_fate_table(tmp_path, capsys):
     assert "Jet overcomes with Alertness" in out or "Alertness" in out
     assert main(["demo", "--dir", str(tmp_path / "demo2"), "--system", "fate-core", "--once"]) == 2
     assert "no sample table for fate-core" in capsys.readouterr().err
+
+
+def test_a_d10_pool_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """``pbp campaign create --system d10-pool``: sheets are checked with the hack's rules
+    (its skills, approaches rated +3/+2/+1/+0), and ``pbp sheet --json`` carries the
+    approaches, the mech and strain (004_c619695e1641b466.txt; docs/systems.md)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "scrap", "--name", "The Scrapyard", "--system", "d10-pool",
+                 "--gm", "gm@pbp.localhost", "--address", "table+scrap@pbp.localhost"]) == 0
+    assert "(The Scrapyard, d10-pool, relay mode) created" in capsys.readouterr().out
+    sheets = Path(__file__).resolve().parent / "golden" / "d10_pool_conflict" / "sheets"
+    assert main(["character", "import", *map(str, sorted(sheets.glob("*.toml"))), "--campaign", "scrap"]) == 0
+    capsys.readouterr()
+    assert main(["character", "import", str(sample_dir() / "charles.toml"), "--campaign", "scrap", "--replace"]) != 0
+    err = capsys.readouterr().err
+    assert '"Academics", which is not a d10-pool skill' in err and "approaches: Charles rates" in err
+    assert main(["sheet", "Ruth", "--json", "--campaign", "scrap"]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert sheet["approaches"] == {"Boldly": 3, "Carefully": 1, "Cleverly": 0, "Quickly": 2}
+    assert sheet["mech"]["name"] == "Dock Bravo" and sheet["stress"] == {"strain": [False, False, False]}

@@ -40,7 +40,7 @@ GOLDEN = [
     ("/as Ghoul atack Charles with Fight", dict(
         message='unknown action "atack" after /as NAME — did you mean attack?', column=11, got="atack",
         expected="a command for that character: roll, overcome, advantage, create, attack, defend, next, done, "
-                 "move, invoke, absorb, concede, treat, compel, detail, give",
+                 "move, invoke, absorb, concede, treat, compel, detail, give, help",
         example="/as Ghoul attack Charles with Fight")),
     # a part written as a command (these suggested /attack and /scene before the parts were rows)
     ("/take Ruth 1", dict(
@@ -50,7 +50,7 @@ GOLDEN = [
         message='unknown command "spend" — did you mean /fp spend?', column=2, got="spend",
         expected="a command: " + COMMANDS, example='/fp spend "for the story detail"')),
     ("/end", dict(
-        message='unknown command "end" — did you mean /scene end, /session end or /conflict end?', column=2,
+        message='unknown command "end" — did you mean /scene end, /session end, /conflict end, /challenge end or /contest end?', column=2,
         got="end", expected="a command: " + COMMANDS, example="/scene end")),
 ]
 

@@ -59,7 +59,8 @@ def check_fingerprint_migration(url: str) -> None:
         database.execute_sql(f"DROP INDEX message_{column}")
         database.execute_sql(f"ALTER TABLE message DROP COLUMN {column}")
     database.execute_sql("ALTER TABLE character DROP COLUMN aliases")   # added by version 3
-    database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 4
+    database.execute_sql("ALTER TABLE character DROP COLUMN system_state")   # added by version 5
+    database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 6
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=1).execute()
@@ -75,3 +76,44 @@ def check_fingerprint_migration(url: str) -> None:
     assert [tuple(r) for r in database.execute_sql("SELECT message_id, copy_key FROM message").fetchall()] == [
         ("old@x", None)]
     database.close()
+
+
+def test_version_3_gets_the_system_state_column_and_keeps_its_characters(tmp_path):
+    """Schema 4: a character's system state (the d10 hack's approaches, a mech) is a column
+    of its own; a database of version 3 keeps its characters, who get an empty state."""
+    from pbp.rules.state import character_from_record
+    from pbp.store import models as m
+    url = f"sqlite:///{tmp_path / 'v3.db'}"
+    database = open_database(url)
+    database.execute_sql("INSERT INTO campaign (slug, name, system, delivery, settings, play, created_at) "
+                         "VALUES ('c', 'C', 'fate-condensed', 'relay', '{}', '{}', '2026-01-01 00:00:00')")
+    database.execute_sql("INSERT INTO character (campaign_id, name, kind, skills, stunts, refresh, fate_points, "
+                         "stress, consequences, taken_out, carried_points, aliases, description, updated_at, "
+                         "system_state) VALUES (1, 'Ruth', 'pc', '{\"Fight\":4}', '[]', 3, 2, '{}', '[]', 0, 0, "
+                         "'[]', '', '2026-01-01 00:00:00', '{}')")
+    database.execute_sql("ALTER TABLE character DROP COLUMN system_state")
+    database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 6
+    database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
+    with SchemaVersion.bind_ctx(database):
+        SchemaVersion.update(version=3).execute()
+    database.close()
+    database = open_database(url)
+    assert current_version(database) == LATEST
+    with database.bind_ctx([m.Character]):
+        row = m.Character.select().dicts().get()
+    ruth = character_from_record(row)
+    assert (ruth.name, ruth.skills, ruth.fate_points, ruth.system_state) == ("Ruth", {"Fight": 4}, 2, {})
+    database.close()
+
+
+def test_one_place_names_a_characters_fields():
+    """Every stored field of the rules' Character is a column of the store's Character, and
+    a character survives the record and back whole."""
+    from pbp.rules import state as rs
+    from pbp.store import models as m
+    columns = set(m.Character._meta.fields)
+    assert set(rs.stored_fields()) <= columns, set(rs.stored_fields()) - columns
+    ch = rs.Character("Ruth", skills={"Fight": 4}, stunts=[rs.Stunt("Knife", "Shoot", "attack")],
+                      stress={"strain": [True, False]}, consequences=[rs.Consequence("mild", 2, "Cut")],
+                      aliases=["Ru"], system_state={"approaches": {"Boldly": 3}})
+    assert rs.character_from_record(rs.character_record(ch)) == ch

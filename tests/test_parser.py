@@ -37,6 +37,17 @@ from pbp.commands import (
     FpSpend,
     FpTake,
     GiveInvoke,
+    ChallengeEnd,
+    ChallengeStart,
+    SheetSet,
+    ContestEnd,
+    ContestSide,
+    ContestStart,
+    ContestTwist,
+    Threat,
+    Task,
+    Help,
+    HelpAsk,
     Invoke,
     InvokeAfter,
     InvokeMode,
@@ -565,6 +576,30 @@ PLAY_FORMS = [
     ('/give "On Fire" Ruth 2', GiveInvoke, dict(aspect="On Fire", to="Ruth", count=2)),
     ('/give "On Fire" to Ruth', GiveInvoke, dict(aspect="On Fire", to="Ruth")),
     ('/give Distracted to "Masked Acolyte" 3', GiveInvoke, dict(aspect="Distracted", to="Masked Acolyte", count=3)),
+    ("/help Charles", Help, dict(ally="Charles")),
+    ("/help Charles on #7", Help, dict(ally="Charles", roll_id=7)),
+    ('/help "Masked Acolyte" #7', Help, dict(ally="Masked Acolyte", roll_id=7)),
+    ("/as Ghoul help Acolyte", Help, dict(ally="Acolyte", actor="Ghoul")),
+    ("/help from Cassandra, Ruth", HelpAsk, dict(helpers=("Cassandra", "Ruth"))),
+    ("/challenge start Yacht tasks Burglary vs Good, Athletics vs +2", ChallengeStart,
+     dict(name="Yacht", tasks=(Task("Burglary", rating=3), Task("Athletics", rating=2)))),
+    ('/challenge start "The Vault" task Notice vs Ghoul for Ruth, Ethan hours 48', ChallengeStart,
+     dict(name="The Vault", tasks=(Task("Notice", opponent="Ghoul"),), who=("Ruth", "Ethan"), hours=48)),
+    ("/challenge end", ChallengeEnd, dict()),
+    ("/sheet set Ruth fate_points=4 skills.Burglary=Average", SheetSet,
+     dict(character="Ruth", values=("fate_points=4", "skills.Burglary=Average"))),
+    ('/sheet set "Masked Acolyte" skills."Biting People"=3 aspects.trouble="Short Fuse"', SheetSet,
+     dict(character="Masked Acolyte", values=("skills.Biting People=3", "aspects.trouble=Short Fuse"))),
+    ('/contest start Chase Ruth, Charles "escape" vs Ghoul "a meal" threat "Flooding Tunnel" Fair '
+     'threat Ghoul with Fight victories 4 difficulty Fair hours 24', ContestStart,
+     dict(name="Chase", sides=(ContestSide(("Ruth", "Charles"), "escape"), ContestSide(("Ghoul",), "a meal")),
+          threats=(Threat("Flooding Tunnel", rating=2), Threat("Ghoul", skill="Fight")), victories=4,
+          difficulty=2, hours=24)),
+    ('/contest start Race Ruth "first" vs Ethan "first" vs Cassandra "first"', ContestStart,
+     dict(name="Race", sides=(ContestSide(("Ruth",), "first"), ContestSide(("Ethan",), "first"),
+                              ContestSide(("Cassandra",), "first")))),
+    ('/contest twist "Loose Rubble"', ContestTwist, dict(aspect="Loose Rubble")),
+    ("/contest end", ContestEnd, dict()),
     ('/as Ghoul give "Cornered" to Acolyte', GiveInvoke, dict(aspect="Cornered", to="Acolyte", actor="Ghoul")),
     # -- scenes
     ('/scene start "Warehouse"', SceneStart, dict(name="Warehouse")),
@@ -834,8 +869,8 @@ def test_did_you_mean_covers_the_play_commands(source, suggested):
 
 
 @pytest.mark.parametrize("source,suggestion,example", [
-    ("/start Warehouse", "/scene start or /conflict start", EXAMPLES["scene"]),
-    ("/end", "/scene end, /session end or /conflict end", "/scene end"),
+    ("/start Warehouse", "/scene start, /conflict start, /challenge start or /contest start", EXAMPLES["scene"]),
+    ("/end", "/scene end, /session end, /conflict end, /challenge end or /contest end", "/scene end"),
     ("/add X", "/aspect add or /npc add", EXAMPLES["aspect"]),
 ])
 def test_a_part_word_in_command_position_names_its_command(source, suggestion, example):
@@ -870,7 +905,7 @@ def test_as_alone_needs_nothing_more_but_says_what_may_follow():
     error = error_of("/as Ghoul +2")
     assert error.expected.startswith(
         "an action (overcome, advantage, attack, defend or roll), another command for that character (next, done, "
-        "move, invoke, absorb, concede, treat, compel, detail or give) or the end of the line")
+        "move, invoke, absorb, concede, treat, compel, detail, give or help) or the end of the line")
 
 
 def test_repeating_the_same_option_is_harmless():

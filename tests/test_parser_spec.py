@@ -47,11 +47,11 @@ def test_each_row_matches_the_grammar_and_its_docs(spec):
 
 def test_the_gm_only_rows():
     assert set(GM_ONLY) == {"as", "approve", "deny", "veto", "scene", "session", "milestone", "aspect",
-                            "conflict", "place", "npc"}
+                            "conflict", "place", "npc", "challenge", "contest"}
 
 
 def test_a_part_written_as_a_command_names_every_command_it_belongs_to():
-    assert PART_OF["_END"] == ("/scene end, /session end or /conflict end", "/scene end")
+    assert PART_OF["_END"] == ("/scene end, /session end, /conflict end, /challenge end or /contest end", "/scene end")
     assert PART_OF["_ADD"][0] == "/aspect add or /npc add"
 
 

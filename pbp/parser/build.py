@@ -24,6 +24,12 @@ from pbp.commands import (
     AspectRemove,
     AspectRename,
     Attack,
+    ChallengeEnd,
+    ContestEnd,
+    ContestSide,
+    ContestStart,
+    ContestTwist,
+    ChallengeStart,
     Choice,
     Compel,
     Concede,
@@ -33,11 +39,14 @@ from pbp.commands import (
     Deny,
     Detail,
     Done,
+    Mech,
     FpGive,
     FpShow,
     FpSpend,
     FpTake,
     GiveInvoke,
+    Help,
+    HelpAsk,
     Invoke,
     InvokeAfter,
     InvokeMode,
@@ -58,8 +67,11 @@ from pbp.commands import (
     SceneStart,
     SessionEnd,
     Sheet,
+    SheetSet,
     TableView,
     SpinUse,
+    Threat,
+    Task,
     StuntUse,
     Treat,
     Veto,
@@ -358,6 +370,16 @@ class Builder(Transformer):
     def sheet(self, c):
         return Sheet, {"character": c[0]}
 
+    def sheet_set(self, c):
+        values = []
+        for token in c[1:]:
+            key, _, value = str(token).partition("=")
+            key = key.replace('"', "")
+            if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+                value = value[1:-1]
+            values.append(f"{key}={value}")
+        return SheetSet, {"character": c[0], "values": tuple(values)}
+
     def table_view(self, c):
         return TableView, {}
 
@@ -415,6 +437,9 @@ class Builder(Transformer):
     def concede(self, c):
         return Concede, {"terms": _text(c[0], "the terms")}
 
+    def mech(self, c):
+        return Mech, {"boarding": c[0].value.casefold() == "in"}
+
     def treat(self, c):
         patient, consequence, skill, rename = c[:4]
         return Treat, {"patient": patient, "consequence": consequence, "skill": skill,
@@ -445,6 +470,15 @@ class Builder(Transformer):
         if c[3] is not None:
             fields["count"] = _number(c[3], 1, MAX_NUMBER, "the number of free invokes")
         return GiveInvoke, fields
+
+    def help(self, c):
+        fields: dict[str, Any] = {"ally": c[0]}
+        if c[1] is not None:
+            fields["roll_id"] = _ref(c[1])
+        return Help, fields
+
+    def help_ask(self, c):
+        return HelpAsk, {"helpers": tuple(c[0])}
 
     def answer(self, c):
         verb, ref, reason = c
@@ -532,7 +566,7 @@ class Builder(Transformer):
                 _once(fields, "first", value, keyword, '"first" names two characters; only one acts first',
                       '"first" once')
             else:
-                tracks = or_words(words().tracks)
+                tracks = or_words(words().tracks or ("one kind",))
                 _once(fields, "kind", value, keyword, f"a conflict is either {tracks}, not both",
                       f"{tracks}, not both")
         return ConflictStart, fields
@@ -542,10 +576,84 @@ class Builder(Transformer):
 
     def conflict_kind(self, c):
         have = words().tracks
+        if not have:    # a system of one track: its conflicts have no kind to name
+            given = WORDS.get()
+            raise Invalid(f'a conflict in {given.title if given is not None else "this system"} has no kind to name: '
+                          f'leave "{c[0].value}" out', c[0], "the end of the line", "/conflict start Ruth, Ghoul first Ruth")
         return c[0], _system_word(c[0], have, "a kind of conflict", f"/conflict start Ruth, Ghoul first Ruth {have[-1]}")
 
     def conflict_end(self, c):
         return ConflictEnd, {}
+
+    def challenge_start(self, c):
+        fields: dict[str, Any] = {"name": c[0], "tasks": tuple(t for t in c[1:] if isinstance(t, Task))}
+        for part in c[1:]:
+            if isinstance(part, Task):
+                continue
+            keyword, value = part
+            if keyword == "for":
+                fields["who"] = tuple(value)
+            else:
+                fields["hours"] = _number(value, 1, 24 * 366, "the hours until the deadline")
+        return ChallengeStart, fields
+
+    def task_passive(self, c):
+        return Task(skill=c[0], rating=c[1])
+
+    def task_active(self, c):
+        return Task(skill=c[0], opponent=c[1])
+
+    def challenge_for(self, c):
+        return "for", c[0]
+
+    def challenge_hours(self, c):
+        return "hours", c[0]
+
+    def challenge_end(self, c):
+        return ChallengeEnd, {}
+
+    def contest_start(self, c):
+        fields: dict[str, Any] = {"name": c[0], "sides": tuple(p for p in c[1:] if isinstance(p, ContestSide))}
+        threats = []
+        for part in c[1:]:
+            if isinstance(part, ContestSide):
+                continue
+            if isinstance(part, Threat):
+                threats.append(part)
+                continue
+            keyword, value = part
+            if keyword == "victories":
+                fields["victories"] = _number(value, 1, 99, "the victories that win the contest")
+            elif keyword == "hours":
+                fields["hours"] = _number(value, 1, 24 * 366, "the hours until each exchange's deadline")
+            else:
+                fields["difficulty"] = value
+        fields["threats"] = tuple(threats)
+        return ContestStart, fields
+
+    def contest_side(self, c):
+        return ContestSide(members=tuple(c[0]), intent=_text(c[1], "an intent"))
+
+    def threat_static(self, c):
+        return Threat(name=c[0], rating=c[1])
+
+    def threat_attack(self, c):
+        return Threat(name=c[0], skill=c[1])
+
+    def contest_victories(self, c):
+        return "victories", c[0]
+
+    def contest_difficulty(self, c):
+        return "difficulty", c[0]
+
+    def contest_hours(self, c):
+        return "hours", c[0]
+
+    def contest_twist(self, c):
+        return ContestTwist, {"aspect": c[0]}
+
+    def contest_end(self, c):
+        return ContestEnd, {}
 
     def place(self, c):
         return Place, {"character": c[0], "zone": c[1], "beside": c[2]}

@@ -176,9 +176,12 @@ def _expected_words(expected: set[str], before: list[Token], command: str) -> st
     for terminal in ("_NEEDED", "OUTCOME", "TAKING"):
         if terminal in expected:
             add(_PHRASE[terminal])
-    for terminal, keyword in (("_SHOW", '"show"'), ("_SPEND", '"spend"'), ("GIVE", '"give"'), ("TAKE", '"take"')):
+    for terminal, keyword in (("_SHOW", '"show"'), ("_SPEND", '"spend"'), ("GIVE", '"give"'), ("TAKE", '"take"'),
+                              ("_SET", '"set" (the GM fixes a sheet)')):
         if terminal in expected:
             add(keyword)
+    if "SETTING" in expected:
+        add(says(command, "SETTING", "KEY=VALUE"))
     return _finish_words(phrases, expected, prev)
 
 

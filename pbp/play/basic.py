@@ -75,3 +75,16 @@ def _own_character(post: Post) -> str:
 
 
 # Rolls and the four actions are handled in pbp.play.conflict (turn order, attacks across mails).
+
+
+@handles(c.Mech)
+def mech(post: Post, cmd: c.Mech):
+    """``/mech in`` / ``/mech out``: into the cockpit or out (the system's own state: while in
+    it, the mech's aspects and stunts layer on the pilot's; the d10 hack)."""
+    ch = post.character(cmd.actor, cmd)
+    change = post.system.character_state.board(ch, cmd.boarding, title=post.system.title or post.system.name,
+                                               source=cmd.source)
+    name = ch.system_state["mech"]["name"]
+    text = (f"{ch.name} climbs into {name}'s cockpit: its aspects and stunts are {ch.name}'s too while piloting."
+            if cmd.boarding else f"{ch.name} climbs out of {name}: its aspects and stunts wait in the cockpit.")
+    return NoteResult(cmd.source, ch.name, "mech", text=text, changes=[change])

@@ -355,7 +355,7 @@ def _absorb_ask(post: Post, pending: Pending, ch: Character) -> Ask:
     cheapest = options[0]
     named = " (you or the GM can rename it with /aspect rename)" if cheapest.consequences else ""
     text = (f"{ch.name}, absorb the {pending.shifts}-shift {pending.track} hit from {pending.attacker or 'the GM'} "
-            f"(#{pending.id}): mark stress boxes and/or take consequences, naming each consequence. "
+            f"(#{pending.id}): mark {post.system.harm.noun} boxes and/or take consequences, naming each consequence. "
             f"For example:\n{examples}\n"
             f"If you have not answered by {by}, {ch.name} takes the cheapest: {cheapest.describe()}{named}.")
     return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
@@ -551,7 +551,8 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
     sides = {}
     for who, side in conflict.sides.items():
         sides.setdefault(side, []).append(who)
-    text = (f"A {conflict.kind} conflict begins: " + " against ".join(", ".join(v) for v in sides.values())
+    kind = f"{conflict.kind} " if len(post.system.tracks) > 1 else ""   # one track (strain): no kind to name
+    text = (f"A {kind}conflict begins: " + " against ".join(", ".join(v) for v in sides.values())
             + f". {conflict.turns.current} acts first.")
     return NoteResult(cmd.source, GM, "conflict_start", text=text)
 

@@ -114,6 +114,7 @@ class Post:
     ledger: dict = field(default_factory=dict)          # id(result) -> (roll id, short hash)
     after_ledger: list = field(default_factory=list)    # callbacks(ledger) once rolls have ids
     command: c.Command | None = None                    # the command being applied (for error examples)
+    follow: list = field(default_factory=list)          # results a command set off (a contest threat's roll)
 
     # -- who is acting
     def character(self, name: str | None, cmd: c.Command, *, for_reading: bool = False) -> Character:
@@ -256,8 +257,14 @@ def status_lines(post: Post) -> list[str]:
     return [line for fn in STATUS for line in fn(post)]
 
 
+PREPARE_ACTION: list[Callable] = []  # fn(post, cmd, actor_name) -> cmd: what the play state adds (helpers...)
 BEFORE_ACTION: list[Callable] = []   # fn(post, cmd, actor_name): e.g. close rolls the next action ends
 AFTER_ACTION: list[Callable] = []    # fn(post, cmd, actor_name, result): e.g. keep the roll open for invokes
+
+
+def prepare_action(fn):
+    PREPARE_ACTION.append(fn)
+    return fn
 
 
 def before_action(fn):
@@ -272,7 +279,9 @@ def after_action(fn):
 
 def resolve_action(post: Post, cmd, actor: str):
     """Resolve an action or roll through the rules engine, with the registered hooks
-    around it. Every handler that rolls for an action goes through here.
+    around it. Every handler that rolls for an action goes through here. The
+    :data:`PREPARE_ACTION` hooks first complete the command from the play state (the
+    helpers waiting for the actor, :mod:`pbp.play.teamwork`).
 
     A plain ``+N`` on an action is bounded for everyone; a player's (unless the campaign has
     ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,
@@ -284,6 +293,8 @@ def resolve_action(post: Post, cmd, actor: str):
     held = held_bonus(post, cmd)
     if held:
         cmd = replace(cmd, modifier=cmd.modifier - held)
+    for prepare in PREPARE_ACTION:
+        cmd = prepare(post, cmd, actor)
     for hook in BEFORE_ACTION:
         hook(post, cmd, actor)
     result = resolve(cmd, post.table, post.dice, actor, post.system)
@@ -310,7 +321,13 @@ def run_deadline_jobs(post: Post) -> list:
     from pbp.play import held
 
     results = [result for job in DEADLINE_JOBS for result in job(post)]
-    return results + held.run_due(post, apply_command)
+    return results + held.run_due(post, apply_command) + _followed(post)
+
+
+def _followed(post: Post) -> list:
+    """The results commands set off (``Post.follow``), once."""
+    out, post.follow = post.follow, []
+    return out
 
 
 def handles(*types: type) -> Callable[[Handler], Handler]:
@@ -388,7 +405,7 @@ def apply_post(post: Post, commands: list[c.Command]) -> list:
             else:
                 raise exc.at(cmd.line, cmd.source)
         extra += held.run_due(post, apply_command)
-    return results + extra
+    return results + extra + _followed(post)
 
 
 def apply_command(post: Post, cmd: c.Command):

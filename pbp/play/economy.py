@@ -364,16 +364,18 @@ def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
         changes = fp.approve_detail(request, post.table, by)
         text = f'The GM approves story detail #{request.id}: "{request.text}". {request.character} pays a fate point'
     elif verb == "approve":
-        from pbp.play import bonuses
+        from pbp.play import bonuses, costs
 
         fp.approve_request(request, by)
-        done = (bonuses.approve_bonus if request.kind == "bonus" else bonuses.approve_rename)(post, request)
+        request.reason = reason
+        done = {"bonus": bonuses.approve_bonus, "cost": costs.approve_cost}.get(
+            request.kind, bonuses.approve_rename)(post, request)
         _closed(post, request)
         return done
     elif verb == "deny":
         changes = fp.deny_detail(request, by, reason)
         stands = {"detail": "nothing is paid", "bonus": "the roll stands without it",
-                  "aspect": "the aspect keeps its name"}.get(request.kind, "nothing changes")
+                  "aspect": "the aspect keeps its name", "cost": "no cost is taken"}.get(request.kind, "nothing changes")
         text = f"The GM denies {label}" + (f": {reason}" if reason else "") + f"; {stands}"
     elif verb == "withdraw":
         if request.state != "pending":
@@ -581,6 +583,11 @@ def compel_deadlines(post: Post) -> list:
             continue
         if fp.expire_detail(request, post.now):
             post.close_ref(f"detail:{request.id}")
+            if request.kind == "cost":      # a cost the GM did not name takes its default
+                from pbp.play.costs import default_cost
+
+                results.append(default_cost(post, request))
+                continue
             stands = "nothing is paid" if request.kind == "detail" else "nothing changes"
             text = f"{label.capitalize()} was not approved by {when(request.deadline)}: it is denied; {stands}"
             results.append(NoteResult(f"(deadline: {label})", GM, request.kind, text=text))
@@ -589,7 +596,8 @@ def compel_deadlines(post: Post) -> list:
             post.play.reminded_details.append(request.id)
             post.tell(Tell(to=(GM,), subject=f"Reminder: {label} needs your approval",
                            text=f"Reminder: {_asked(request)}.\n"
-                                f"Reply /approve or /deny by {when(request.deadline)}; then it is denied.\n",
+                                f"Reply /approve or /deny by {when(request.deadline)}; then "
+                                f"{'the default applies' if request.kind == 'cost' else 'it is denied'}.\n",
                            refs=(f"detail:{request.id}",)))
     _retire(post)
     return results

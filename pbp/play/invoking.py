@@ -541,9 +541,9 @@ def _run(open_roll: OpenRoll, table: Table, post: Post, pool: int, fresh=None) -
 
 
 def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invoker: str | None = None,
-           veto: str | None = None, bonus: int = 0, note: str = "") -> ActionResult:
-    """Re-run an open roll with an invoke added, an aspect vetoed or a plain bonus the GM
-    approved (:mod:`pbp.play.bonuses`), replace its effects on the table, and return the
+           veto: str | None = None, bonus: int = 0, helper: str | None = None, note: str = "") -> ActionResult:
+    """Re-run an open roll with an invoke added, an aspect vetoed, a plain bonus the GM
+    approved (:mod:`pbp.play.bonuses`) or a teamwork helper (:mod:`pbp.play.teamwork`), replace its effects on the table, and return the
     new result for the reply (its changes are the net ones)."""
     label = f"#{ref.ids[0]}" if ref.ids else "above"
     current = OpenRoll(ref.cmd, ref.actor, ref.throws, ref.added, ref.vetoed)
@@ -551,6 +551,8 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
         wanted = current.with_invoke(invoke, invoker)
     elif veto is not None:
         wanted = current.with_veto(veto)
+    elif helper is not None:
+        wanted = current.with_helper(helper)
     else:
         wanted = current.with_bonus(bonus)
     ledger = post.play.ledger
@@ -713,7 +715,7 @@ def invoke_after(post: Post, cmd: c.InvokeAfter):
     invoker = post.character(cmd.actor, cmd).name
     ref = find_roll(post, cmd.roll_id, invoker)
     other = None if same_name(invoker, ref.actor) else invoker
-    how = {c.InvokeMode.BONUS: "for +2", c.InvokeMode.REROLL: "to reroll",
+    how = {c.InvokeMode.BONUS: f"for +{post.system.invoke_bonus}", c.InvokeMode.REROLL: "to reroll",
            c.InvokeMode.OPPOSE: "to raise the difficulty"}[cmd.invoke.mode]
     whose = "" if other is None else f" on {ref.actor}'s roll"
     by = f"{invoker} invokes {cmd.invoke.aspect} {how}{whose}, after the dice."

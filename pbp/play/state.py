@@ -151,6 +151,96 @@ class HeldSpin:
 
 
 @dataclass
+class TeamHelp:
+    """Teamwork (pbp.play.teamwork): a help waiting for ``ally``'s next roll
+    (``confirmed``), or asked for by the ally and not yet confirmed by ``helper`` (until
+    ``deadline``)."""
+
+    id: int
+    helper: str
+    ally: str
+    at: datetime
+    confirmed: bool = True
+    deadline: datetime | None = None
+    exchange: int | None = None     # in a conflict: the exchange the helper's action was for
+
+
+@dataclass
+class ChallengeTask:
+    """One task of a challenge (pbp.play.challenges) and what became of it."""
+
+    n: int
+    skill: str
+    rating: int | None = None       # the difficulty, or
+    opponent: str | None = None     # the character who opposes it
+    state: str = "open"             # open | done | cost (done at a cost) | failed
+    by: str = ""                    # who rolled
+    helpers: list[str] = field(default_factory=list)   # who helped and added (they share its costs)
+    roll: int | None = None         # the roll's first ledger id
+    effort: int | None = None
+    outcome: str = ""               # the outcome's name ("success with style")
+    note: str = ""                  # the cost ("a minor cost", "a serious cost") or the failure
+
+
+@dataclass
+class Challenge:
+    """A challenge the GM set up: overcome tasks taken by post until all are done or the
+    deadline passes; then the GM gets the summary."""
+
+    name: str
+    tasks: list[ChallengeTask]
+    who: list[str]                  # who may take the tasks (empty: every PC)
+    started_at: datetime
+    deadline: datetime
+
+
+@dataclass
+class ContestRoll:
+    """A side's overcome this exchange (``effort`` None: forfeited, ``why`` says how)."""
+
+    side: int
+    roller: str = ""
+    effort: int | None = None
+    outcome: str = ""               # the tier's value: fail | tie | success | style
+    roll: int | None = None         # the roll's first ledger id
+    helpers: list[str] = field(default_factory=list)
+    why: str = ""                   # forfeited: "its advantage failed" | "it did not roll by the deadline"
+
+
+@dataclass
+class ContestSideState:
+    members: list[str]
+    intent: str = ""
+    victories: int = 0
+
+
+@dataclass
+class ContestThreat:
+    """A static ``rating``, or ``name``'s attack with ``skill`` rolled at each exchange's end."""
+
+    name: str
+    rating: int | None = None
+    skill: str | None = None
+
+
+@dataclass
+class Contest:
+    """A contest (pbp.play.contests): sides, threats, the victory tally, this exchange's rolls."""
+
+    name: str
+    sides: list[ContestSideState]
+    threats: list[ContestThreat]
+    needed: int                     # victories that win
+    difficulty: int                 # what each side's overcome is rolled against
+    hours: float                    # each exchange's deadline
+    deadline: datetime              # this exchange's
+    exchange: int = 1
+    rolls: list[ContestRoll] = field(default_factory=list)
+    twist_deadline: datetime | None = None   # a tie's twist owed by the GM until then
+    twist_exchange: int = 0
+
+
+@dataclass
 class PlayState:
     scene: Scene | None = None
     conflict: Conflict | None = None
@@ -180,6 +270,9 @@ class PlayState:
     reminded_details: list[int] = field(default_factory=list)   # story details already reminded
     held: list[Held] = field(default_factory=list)   # actions waiting for their author's turn
     spins: list[HeldSpin] = field(default_factory=list)   # early Fate's spins, held for a later action
+    helps: list[TeamHelp] = field(default_factory=list)   # teamwork offered or asked for (pbp.play.teamwork)
+    challenge: Challenge | None = None                    # the running challenge (pbp.play.challenges)
+    contest: Contest | None = None                        # the running contest (pbp.play.contests)
 
     def new_id(self) -> int:
         n = self.next_id
@@ -214,6 +307,13 @@ class PlayState:
                   for c in self.compels if c.deadline is not None and c.is_open]
         times += [d.deadline - (timedelta(0) if d.id in self.reminded_details else reminder)
                   for d in self.details if d.deadline is not None and d.state == "pending"]
+        times += [h.deadline for h in self.helps if h.deadline is not None and not h.confirmed]
+        if self.challenge is not None:
+            times.append(self.challenge.deadline)
+        if self.contest is not None:
+            times.append(self.contest.deadline)
+            if self.contest.twist_deadline is not None:
+                times.append(self.contest.twist_deadline)
         clock = self.turn_clock
         if clock is not None and not clock.expired:
             times.append(clock.deadline - (timedelta(0) if clock.reminded else reminder))

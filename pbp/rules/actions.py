@@ -51,12 +51,13 @@ from pbp.rules.effort import (
 )
 from pbp.rules.invokes import Invoking, apply_invokes
 from pbp.rules.ladder import describe
-from pbp.rules.names import find_character, find_skill, quote, same_name, skill_list
+from pbp.rules.names import and_names, find_character, find_skill, lookup_skill, quote, same_name, skill_list
 from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
 )
 from pbp.rules.state import Aspect, Character, Table
 from pbp.rules.systems import AttackKind, System
+from pbp.rules.teamwork import check_highest, row_text
 
 MAX_DICE = 100
 MAX_SIDES = 1000
@@ -88,6 +89,8 @@ class Action:
     actor: Character
     report: Report
     skills: tuple[str, ...]
+    team: tuple[str, ...] = ()      # the helpers who added to the roll (they share its costs)
+    approach: Modifier | None = None   # the system's second pool term (the d10 hack's approach)
 
     @property
     def source(self) -> str:
@@ -97,7 +100,18 @@ class Action:
         return any(c.outcome == outcome and c.take == take for c in self.cmd.choices)
 
     def skill(self, name: str, example: str = "") -> tuple[str, int]:
-        return find_skill(self.actor, name, self.skills, source=self.source, fallback_example=example)
+        """The skill named (and, where the system has one, the approach named with it)."""
+        state = self.system.character_state
+        name, approach = state.split_skill(name)
+        found = find_skill(self.actor, name, self.skills, source=self.source, fallback_example=example)
+        self.approach = state.approach(self.actor, approach, chosen=True, source=self.source, skill=found[0])
+        return found
+
+    def best(self, candidates: tuple[str, ...]) -> tuple[str, int]:
+        """The actor's best of ``candidates`` (and best approach) when no skill is named."""
+        found = best_skill(self.actor, candidates, self.skills)
+        self.approach = self.system.character_state.approach(self.actor, None, chosen=False)
+        return found
 
 
 @dataclass
@@ -148,10 +162,11 @@ def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor:
 
 def _contest(act: Action, skill: str, rating: int, against: Opponent | OppositionResult, *,
              may_oppose: bool) -> Contest:
-    mods = effort_modifiers(act.actor, skill, rating, act.name, named=act.cmd.stunts,
-                            modifier=act.cmd.modifier, source=act.source,
+    mods = effort_modifiers(act.actor, skill, rating, act.name, system=act.system, approach=act.approach,
+                            named=act.cmd.stunts, modifier=act.cmd.modifier, source=act.source,
                             spin=act.system.spin_bonus if act.cmd.spin is not None else 0,
                             spin_label=f"spin #{act.cmd.spin.roll}" if act.cmd.spin and act.cmd.spin.roll else "spin")
+    mods += team_modifiers(act, skill, rating)
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     opposition = against.roll(act.dice, act.system) if isinstance(against, Opponent) else against
     ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
@@ -162,7 +177,37 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
     return Contest(effort, opposition, shifts, outcome)
 
 
+def team_modifiers(act: Action, skill: str, rating: int) -> list[Modifier]:
+    """Teamwork (:mod:`pbp.rules.teamwork`): each helper's rating in the roller's skill, the
+    system's bonus for the team, one ``teamwork`` term per +1 and one effect per helper
+    (where the cap bit, or a helper below Average, is said too)."""
+    if not act.cmd.helpers:
+        return []
+    helpers = []
+    for name in act.cmd.helpers:
+        who = find_character(act.table, name, source=act.source)
+        if who is act.actor:
+            raise RulesError(f"{who.name} cannot help their own roll", source=act.source,
+                             expected="an ally who helps", example="/help Charles")
+        found = lookup_skill(who, skill, act.skills)
+        helpers.append((who.name, found[1] if found else 0))
+    check_highest(act.actor.name, skill, rating, helpers, source=act.source)
+    bonus = act.system.teamwork.combine(rating, helpers)
+    for row in bonus.rows:
+        act.report.effect("teamwork", row_text(row, skill, bonus.cap, act.actor.name), helper=row.helper,
+                          rating=row.rating, adds=row.adds, why=row.why)
+    act.team = bonus.sharing
+    return [Modifier("teamwork", f"{row.helper} (teamwork)", row.adds) for row in bonus.rows if row.adds]
+
+
+_COSTS = ("cost_minor", "cost_major")
+
+
 def _result(act: Action, skill: str, contest: Contest) -> ActionResult:
+    if act.team and any(e.kind in _COSTS for e in act.report.effects):
+        act.report.effect("team_cost", f"{and_names(act.team)} helped {act.actor.name}, so the same cost falls "
+                          f"on {and_names(act.team)} (supporters face the roll's costs)",
+                          shared_with=list(act.team), roller=act.actor.name)
     return ActionResult(
         command=act.source, actor=act.actor.name, action=act.name, skill=skill,
         effort=contest.effort, opposition=contest.opposition, shifts=contest.shifts,
@@ -196,13 +241,27 @@ def _difficulty(act: Action, opposition: Opposition | None, skill: str) -> Oppon
             example=_with_difficulty(act, skill),
         )
     if opposition.rating is not None:
-        return passive(opposition.rating)
+        return _passive(act, opposition.rating)
     who = _opponent(act, opposition.character)
     if opposition.skill:
         found = find_skill(who, opposition.skill, act.skills, source=act.source, opponent=True)
     else:
         found = best_skill(who, act.system.opposing_skills(act.system.skill_named(skill) or skill), act.skills)
     return Opponent(who, *found, action="defend")
+
+
+def _passive(act: Action, rating: int) -> OppositionResult:
+    """A passive opposition, within the system's range (the d10 hack: "passive target
+    number from 1 to 5")."""
+    bounds = act.system.passive_range
+    if bounds is not None and not bounds[0] <= rating <= bounds[1]:
+        low, high = bounds
+        raise RulesError(
+            f"a passive opposition in {act.system.title or act.system.name} is {low} to {high}, not {rating}",
+            source=act.source, expected=f"vs a number from {low} to {high}",
+            example=act.source.replace(f"vs {rating}", f"vs {max(low, min(high, rating))}", 1)
+            if f"vs {rating}" in act.source else _with_difficulty(act, act.cmd.skill or "").replace("Fair", str(high)))
+    return passive(rating)
 
 
 def _required_skill(act: Action, example: str) -> tuple[str, int]:
@@ -431,7 +490,7 @@ def _attack(cmd: Attack, table: Table, dice: DiceSource, actor: str, system: Sys
     if cmd.skill:
         skill, rating = act.skill(cmd.skill, f"/attack {target.name} with Fight")
     else:
-        skill, rating = best_skill(act.actor, attack_skills, act.skills)
+        skill, rating = act.best(attack_skills)
     check_permission(act.actor, skill, attack_skills, "attack", system, source=cmd.source,
                      example=f"/attack {target.name} with {attack_skills[0]}")
     kind = system.attack_kind(system.skill_named(skill) or skill)
@@ -450,8 +509,9 @@ def _attack_first_half(act: Action, skill: str, rating: int, target: Character) 
             "needed; invoke it plainly now", source=act.source,
             example=f'/attack {target.name} with {skill} +invoke "{act.cmd.invokes[0].aspect}"',
         )
-    mods = effort_modifiers(act.actor, skill, rating, "attack", named=act.cmd.stunts,
-                            modifier=act.cmd.modifier, source=act.source)
+    mods = effort_modifiers(act.actor, skill, rating, "attack", system=act.system, approach=act.approach,
+                            named=act.cmd.stunts, modifier=act.cmd.modifier, source=act.source)
+    mods += team_modifiers(act, skill, rating)
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=False)
@@ -466,7 +526,7 @@ def _defence(act: Action, opposition: Opposition | None, target: Character,
              kind: AttackKind | None) -> Opponent | OppositionResult:
     """Who defends against an attack and with what; by default the target, actively."""
     if opposition is not None and opposition.rating is not None:
-        return passive(opposition.rating)
+        return _passive(act, opposition.rating)
     who = _opponent(act, opposition.character) if opposition and opposition.character else target
     allowed = act.system.defences_against(kind)
     if opposition is not None and opposition.skill:
@@ -507,12 +567,12 @@ def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: Sys
     if opposition.rating is not None and opposition.character:
         attack, kind = _rolled_attack(act, opposition)
     elif opposition.rating is not None:
-        attack, kind = passive(opposition.rating), None
+        attack, kind = _passive(act, opposition.rating), None
     else:
         attack = _attacker(act, opposition, own[0] if own else None)
         kind = system.attack_kind(system.skill_named(attack.skill) or attack.skill)
     allowed = system.defences_against(kind)
-    skill, rating = own or best_skill(act.actor, allowed, act.skills)
+    skill, rating = own or act.best(allowed)
     check_permission(act.actor, skill, allowed, "defend", system, source=cmd.source,
                      example=f"/defend {allowed[0]}")
     contest = _contest(act, skill, rating, attack, may_oppose=True)

@@ -19,13 +19,17 @@ from pbp.rules import stunts
 from pbp.rules.systems import System
 
 
-def effort_modifiers(character: Character, skill: str, rating: int, action: str, *,
-                     named: Iterable[StuntUse] = (), modifier: int = 0, source: str = "",
-                     spin: int = 0, spin_label: str = "spin") -> list[Modifier]:
-    """The terms added to the dice: the skill, stunts, a plain +N, a held spin (early Fate's
-    +1, checked and used up by pbp.play.spin before the roll)."""
+def effort_modifiers(character: Character, skill: str, rating: int, action: str, *, system: System,
+                     approach: Modifier | None = None, named: Iterable[StuntUse] = (), modifier: int = 0,
+                     source: str = "", spin: int = 0, spin_label: str = "spin") -> list[Modifier]:
+    """The terms of an effort: the skill (and the system's second pool term, an approach),
+    the stunts that apply now (the system says which: a mech's join the pilot's), a +N, a
+    held spin (early Fate's +1, checked and used up by pbp.play.spin before the roll)."""
     mods = [Modifier("skill", skill, rating)]
-    mods += stunts.stunt_modifiers(character, skill, action, named, source)
+    if approach is not None:
+        mods.append(approach)
+    mods += stunts.stunt_modifiers(character, skill, action, named, source,
+                                   system.character_state.stunts(character))
     if modifier:
         mods.append(Modifier("modifier", "modifier", modifier))
     if spin:
@@ -40,7 +44,8 @@ def roll_effort(character: Character, skill: str, modifiers: list[Modifier], dic
 
 
 def skill_rating(modifiers: list[Modifier]) -> int:
-    """The rating the dice are rolled from (a dice pool's size): the skill terms of an effort."""
+    """The rating the dice are rolled from (a dice pool's size): the skill terms of an effort
+    (the skill, and in the d10 hack the approach)."""
     return sum(m.value for m in modifiers if m.source == "skill")
 
 
@@ -80,7 +85,8 @@ def check_permission(character: Character, skill: str, allowed: tuple[str, ...],
     skill ("Biting People"): the GM wrote it for this purpose, so it is trusted."""
     if any(same_name(skill, a) for a in allowed):
         return
-    if system.skill_named(skill) is None or stunts.grants(character, skill, action):
+    if system.skill_named(skill) is None or stunts.grants(character, skill, action,
+                                                          system.character_state.stunts(character)):
         return
     raise RulesError(
         f"{skill} cannot be used to {action} here; the rules allow {', '.join(allowed)}",
@@ -103,6 +109,8 @@ class Opponent:
     action: str           # the action their own stunts must match: "defend", or "attack"
 
     def roll(self, dice: DiceSource, system: System) -> OppositionResult:
-        mods = effort_modifiers(self.character, self.skill, self.rating, self.action)
+        approach = system.character_state.approach(self.character, None, chosen=False)
+        mods = effort_modifiers(self.character, self.skill, self.rating, self.action, system=system,
+                                approach=approach)
         effort = roll_effort(self.character, self.skill, mods, dice, system)
         return OppositionResult(effort.total, f"{self.character.name}: {self.skill}", effort, self.character.name)

@@ -284,7 +284,7 @@ class DetailRequest:
     deadline: datetime | None = None
     state: str = "pending"
     reason: str = ""
-    kind: str = "detail"            # detail | bonus | aspect
+    kind: str = "detail"            # detail | bonus | aspect | cost (pbp.play.costs)
     data: dict = field(default_factory=dict)   # bonus: {"bonus", "roll"}; aspect: {"aspect", "owner", "to"}
 
     @property
@@ -294,7 +294,7 @@ class DetailRequest:
 
 
 REQUEST_LABELS = {"detail": "story detail", "bonus": "bonus request", "aspect": "aspect change",
-                  "concession": "concession", "taken_out": "taken-out outcome"}
+                  "concession": "concession", "taken_out": "taken-out outcome", "cost": "cost"}
 
 
 def declare_detail(table: Table, id: int, character: str, text: str, now: datetime,

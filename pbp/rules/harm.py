@@ -137,7 +137,9 @@ def hit_track(skill: str | None, system: System, default: str = "physical") -> s
     """The stress track an attack skill hits (Provoke: mental); free-form NPC skills hit the
     conflict's own kind, ``default``."""
     kind = system.attack_kind(system.skill_named(skill) or skill) if skill else None
-    return kind.track if kind is not None else default
+    if kind is not None:
+        return kind.track
+    return default if default in system.tracks else system.tracks[0]   # one track (strain): every hit
 
 
 def free_boxes(character: Character, track: str, system: System) -> int:

@@ -170,7 +170,8 @@ def visible_to(aspect: Aspect, viewer: str, table: Table | None = None) -> bool:
 
 def aspects_in_play(table: Table) -> list[Aspect]:
     """Every aspect in play: ``table.aspects`` plus consequences written on sheets that the
-    store did not also list as aspects (those carry no free invokes, so a stand-in will do)."""
+    store did not also list as aspects (those carry no free invokes, so a stand-in will do),
+    and the aspects the system layers on a character now (a mech's while piloting)."""
     listed = {(a.name.casefold(), (a.owner or "").casefold()) for a in table.aspects}
     extra = [
         Aspect(c.aspect, kind="consequence", owner=ch.name)
@@ -178,7 +179,21 @@ def aspects_in_play(table: Table) -> list[Aspect]:
         for c in ch.consequences
         if c.aspect and (c.aspect.casefold(), ch.name.casefold()) not in listed
     ]
+    extra += _layered(table, listed)
     return [*table.aspects, *extra] if extra else table.aspects
+
+
+def _layered(table: Table, listed: set) -> list[Aspect]:
+    """Aspects the system layers on a character now (a mech's on its pilot, while piloting)."""
+    if not any(ch.system_state for ch in table.characters.values()):
+        return []
+    from pbp.rules.systems import UnknownSystem, get_system   # systems import the rules modules
+    try:
+        state = get_system(table.system).character_state
+    except UnknownSystem:
+        return []
+    return [Aspect(name, kind="mech", owner=ch.name) for ch in table.characters.values()
+            for name in state.aspects(ch) if (name.casefold(), ch.name.casefold()) not in listed]
 
 
 def find_aspect(table: Table, name: str, viewer: str, *, source: str = "") -> Aspect:

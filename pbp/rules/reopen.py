@@ -396,6 +396,10 @@ class OpenRoll:
         """The roll with a plain ``+bonus`` added to its command (one the GM approved)."""
         return replace(self, cmd=replace(self.cmd, modifier=self.cmd.modifier + bonus))
 
+    def with_helper(self, helper: str) -> "OpenRoll":
+        """The roll with one more teamwork helper (help given after the dice)."""
+        return replace(self, cmd=replace(self.cmd, helpers=(*self.cmd.helpers, helper)))
+
     def with_veto(self, aspect: str) -> "OpenRoll":
         return replace(self, vetoed=(*self.vetoed, aspect))
 
@@ -467,7 +471,7 @@ def _hit_difference(old: ActionResult, new: ActionResult) -> list[Difference]:
         elif b is None:
             text = f"the hit on {target} is gone"
         else:
-            text = f"the hit goes from {a} to {b} shifts"
+            text = f"the hit goes from {a} to {b} shift{'s' if b != 1 else ''}"
         diffs.append(Difference("hit", target, a, b, text))
     return diffs
 

@@ -34,6 +34,7 @@ RESERVED_NAMES = MappingProxyType({
        for word in ("tie", "fail", "failure", "style")},
     **{word: f'is read as a keyword after /give ASPECT (/give "Boost" {word} ...)'
        for word in ("to", "with", "event", "decision")},
+    "set": "is a part of the /sheet command (/sheet set NAME KEY=VALUE, the GM's fixes)",
 })
 
 

@@ -5,7 +5,7 @@ reports every change, and the store writes the changed ones back.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 
 @dataclass
@@ -72,10 +72,57 @@ class Character:
     id: int | None = None
     carried_points: int = 0  # an NPC's points (conceded, hostile invokes) for a later scene's GM pool
     aliases: list[str] = field(default_factory=list)  # other names a player may type ("Tob")
+    # What the campaign's system keeps beyond Fate Condensed's sheet (the d10 hack's
+    # approaches and mech): JSON-shaped, read and checked by ``System.character_state``.
+    system_state: dict = field(default_factory=dict)
 
     def skill(self, name: str) -> int:
         """Rating of a skill; skills not on the sheet are Mediocre (+0)."""
         return self.skills.get(name, 0)
+
+
+# -- the one place a character's fields are named -------------------------------------------
+#
+# Every field of ``Character`` but ``id`` is stored, in a column of the same name
+# (pbp/store/models.py; tests/test_migrations.py checks the two agree). The store, the
+# snapshot a reply diffs against and the copy a re-run rebuilds all go through these two
+# functions; a new field is one line above, a column and a migration.
+
+_NESTED = {"stunts": Stunt, "consequences": Consequence}
+
+
+def stored_fields() -> tuple[str, ...]:
+    """The names of a character's stored fields (its columns)."""
+    return tuple(f.name for f in fields(Character) if f.name != "id")
+
+
+def character_record(ch: Character) -> dict:
+    """A character as its stored, JSON-shaped fields."""
+    record = {}
+    for name in stored_fields():
+        value = getattr(ch, name)
+        record[name] = [dict(vars(v)) for v in value] if name in _NESTED else value  # flat dataclasses
+    return record
+
+
+def character_from_record(row: dict) -> Character:
+    """A character from its stored fields (a row read with ``.dicts()``, or a record); a
+    field missing from the row takes its default."""
+    values = {}
+    for f in fields(Character):
+        if f.name not in row or row[f.name] is None:
+            continue
+        value = row[f.name]
+        if f.name in _NESTED:
+            value = [_NESTED[f.name](**v) for v in value]
+        elif f.name == "stress":
+            value = {k: list(v) for k, v in value.items()}
+        elif isinstance(value, (dict, list)):
+            value = type(value)(value)
+        elif f.name == "taken_out":
+            value = bool(value)
+        values[f.name] = value
+    return Character(**values)
 
 
 MIN_SHORT = 2

@@ -25,27 +25,31 @@ def automatic(stunt: Stunt, skill: str, action: str) -> bool:
     return stunt.bonus != 0 and not stunt.circumstance and fits(stunt, skill, action)
 
 
-def grants(character: Character, skill: str, action: str) -> bool:
+def grants(character: Character, skill: str, action: str, stunts: list[Stunt] | None = None) -> bool:
     """A stunt written for exactly this skill and action gives permission to use the skill
     for it (for example "Fists of Lore: use Lore to attack")."""
-    return any(same_name(s.skill, skill) and same_name(s.action, action) for s in character.stunts)
+    return any(same_name(s.skill, skill) and same_name(s.action, action)
+               for s in (character.stunts if stunts is None else stunts))
 
 
-def find_stunt(character: Character, name: str, source: str = "") -> Stunt:
-    for stunt in character.stunts:
+def find_stunt(character: Character, name: str, source: str = "", stunts: list[Stunt] | None = None) -> Stunt:
+    stunts = character.stunts if stunts is None else stunts
+    for stunt in stunts:
         if same_name(stunt.name, name):
             return stunt
     raise unknown("stunt", name, f'{character.name} has no stunt "{name}"',
-                  (s.name for s in character.stunts), source=source,
+                  (s.name for s in stunts), source=source,
                   expected=f"a stunt on {character.name}'s sheet")
 
 
 def stunt_modifiers(character: Character, skill: str, action: str, named: Iterable[StuntUse] = (),
-                    source: str = "") -> list[Modifier]:
-    """Modifiers from the stunts that apply: automatic ones, then the named ones."""
-    chosen = [s for s in character.stunts if automatic(s, skill, action)]
+                    source: str = "", stunts: list[Stunt] | None = None) -> list[Modifier]:
+    """Modifiers from the stunts that apply: automatic ones, then the named ones. ``stunts``:
+    the ones that apply now, when the system layers more on the sheet's (a mech's)."""
+    stunts = character.stunts if stunts is None else stunts
+    chosen = [s for s in stunts if automatic(s, skill, action)]
     for use in named:
-        stunt = find_stunt(character, use.name, source)
+        stunt = find_stunt(character, use.name, source, stunts)
         if not fits(stunt, skill, action):
             raise RulesError(
                 f'{stunt.name} is for {stunt.skill or "any skill"} when you '

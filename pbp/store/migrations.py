@@ -30,9 +30,14 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (3, "characters may have aliases (a sheet's aliases = [...])", lambda migrator: [
         migrator.add_column("character", "aliases", JSONField(default=list)),
     ]),
-    (4, "a campaign may play in a forum category; members may have a forum username (pbp.forum.bymail)",
+    # the table itself is created by create_tables() after the migrations (a new table)
+    (4, "every sheet change is kept in a history (table sheetchange, pbp character history)", lambda migrator: []),
+    (5, "characters keep their system's own state (the d10 hack's approaches and mech)", lambda migrator: [
+        migrator.add_column("character", "system_state", JSONField(default=dict)),
+    ]),
+    (6, "a campaign may play in a forum category; members may have a forum username (pbp.forum.bymail)",
      lambda migrator: [
-         migrator.add_column("campaign", "forum", JSONField(default=dict)),
+         migrator.add_column("campaign", "forum", JSONField(null=True, default=dict)),
          migrator.add_column("member", "forum_username", CharField(null=True)),
      ]),
 ]

@@ -49,7 +49,7 @@ class Campaign(BaseModel):
     system = CharField(default="fate-condensed")
     address = CharField(null=True)          # the table's address (To: of posts, From: of replies)
     delivery = CharField(default="relay")   # "relay" | "list"
-    forum = JSONField(default=dict)         # a Discourse category it plays in (pbp.forum.bymail); {} for none
+    forum = JSONField(null=True, default=dict)   # a Discourse category it plays in (pbp.forum.bymail); {} or NULL: none
     settings = JSONField(default=dict)
     play = JSONField(default=dict)          # pbp.play.state.PlayState: scene, conflict, pending...
     next_deadline = DateTimeField(null=True, index=True)
@@ -81,6 +81,7 @@ class Character(BaseModel):
     taken_out = BooleanField(default=False)
     carried_points = IntegerField(default=0)   # an NPC's points carried into a later scene's GM pool
     aliases = JSONField(default=list)          # other names commands may use ("Tob" for "Tob Ash")
+    system_state = JSONField(default=dict)     # the system's own character state (approaches, a mech)
     description = TextField(default="")
     updated_at = DateTimeField(default=utcnow)
 
@@ -178,4 +179,22 @@ class StrangerNotice(BaseModel):
     last_sent_at = DateTimeField()
 
 
-ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice]
+class SheetChange(BaseModel):
+    """One change to a character sheet, by play (a post) or by hand (``pbp character set``,
+    ``edit``, ``undo``, ``remove``): who, when, which message, and the sheet before and
+    after (:mod:`pbp.sheetedit`). The character is kept by name, so the history outlives
+    a removed character."""
+
+    campaign = ForeignKeyField(Campaign, backref="sheet_changes", on_delete="CASCADE")
+    character = CharField(index=True)
+    at = DateTimeField(default=utcnow)
+    who = CharField(default="")             # an address, or "pbp character set" on the server
+    how = CharField(default="play")         # play | set | edit | undo | remove
+    message_id = CharField(null=True)       # the post that made it (play)
+    before = JSONField(null=True)
+    after = JSONField(null=True)
+    undone = BooleanField(default=False)
+
+
+ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice,
+              SheetChange]

@@ -30,39 +30,11 @@ _INSERT_ROLL = Insert(m.RollRecord, ("campaign", "message_id", "actor", "command
 
 def character_to_state(row: dict) -> rs.Character:
     """From a Character row read with ``.dicts()`` (which skips building model objects)."""
-    get = row.get
-    return rs.Character(
-        id=get("id"),
-        name=get("name"),
-        kind=get("kind"),
-        player=get("player"),
-        skills=dict(get("skills") or {}),
-        stunts=[rs.Stunt(**s) for s in (get("stunts") or [])],
-        refresh=get("refresh"),
-        fate_points=get("fate_points"),
-        stress={k: list(v) for k, v in (get("stress") or {}).items()},
-        consequences=[rs.Consequence(**c) for c in (get("consequences") or [])],
-        taken_out=bool(get("taken_out")),
-        carried_points=get("carried_points") or 0,
-        aliases=list(get("aliases") or []),
-    )
+    return rs.character_from_record(row)
 
 
 def _character_fields(ch: rs.Character) -> dict:
-    return {
-        "name": ch.name,
-        "kind": ch.kind,
-        "player": ch.player,
-        "skills": ch.skills,
-        "stunts": [dict(vars(s)) for s in ch.stunts],        # flat dataclasses: no asdict recursion
-        "refresh": ch.refresh,
-        "fate_points": ch.fate_points,
-        "stress": ch.stress,
-        "consequences": [dict(vars(c)) for c in ch.consequences],
-        "taken_out": ch.taken_out,
-        "carried_points": ch.carried_points,
-        "aliases": ch.aliases,
-    }
+    return rs.character_record(ch)
 
 
 def aspect_to_state(row: dict) -> rs.Aspect:
@@ -99,6 +71,7 @@ class Snapshot:
     characters: dict[str, str]      # name -> fields
     ids: dict[str, int | None]      # name -> storage id
     aspects: dict[int, str]         # storage id -> fields
+    system: str = "fate-condensed"  # the campaign's system (which reads the characters' own state)
 
     def aspect(self, aspect_id: int) -> dict:
         return json.loads(self.aspects[aspect_id])
@@ -109,6 +82,7 @@ def snapshot(table: rs.Table) -> Snapshot:
         characters={ch.name: _dump(_character_fields(ch)) for ch in table.characters.values()},
         ids={ch.name: ch.id for ch in table.characters.values()},
         aspects={a.id: _dump(_aspect_fields(a)) for a in table.aspects if a.id is not None},
+        system=table.system,
     )
 
 
@@ -117,7 +91,7 @@ def table_as_loaded(before: Snapshot) -> rs.Table:
     changed sheet with (has it changed where the table can see?)."""
     characters = {name: character_to_state(json.loads(fields)) for name, fields in before.characters.items()}
     aspects = [aspect_to_state({**json.loads(fields), "id": aspect_id}) for aspect_id, fields in before.aspects.items()]
-    return rs.Table(characters=characters, aspects=aspects)
+    return rs.Table(system=before.system, characters=characters, aspects=aspects)
 
 
 def save_table(campaign: m.Campaign, before: Snapshot, after: rs.Table) -> list[str]:

@@ -87,9 +87,12 @@ def test_a_reroll_throws_the_whole_pool_again():
     assert result.outcome is Outcome.SUCCESS
 
 
-def test_not_playable_by_mail_until_approaches_and_strain_exist():
-    """The hack's module is the dice and the tiers; a campaign cannot name it yet."""
-    assert "d10-pool" not in SYSTEMS
+def test_registered_by_name_and_aliases():
+    """With approaches, strain and the mech played, a campaign may name the hack
+    (``--system d10-pool``, or ``d10``, ``d10 pool``, ``dice-pool``)."""
+    from pbp.rules.systems import get_system
+    assert SYSTEMS["d10-pool"] is D10_POOL
+    assert all(get_system(n) is D10_POOL for n in ("d10-pool", "D10", "d10 pool", "dice-pool"))
 
 
 # -- the dice against their exact distributions ---------------------------------------------

@@ -14,9 +14,10 @@ from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateT
                                     StressTable, System, Words, four_fate_dice, or_words)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.systems.fate_core import FATE_CORE
+from pbp.rules.systems.d10_pool import D10_POOL
 from pbp.rules.systems.early_fate import EARLY_FATE
 
-__all__ = ["AttackKind", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
+__all__ = ["AttackKind", "D10_POOL", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
            "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
            "get_system", "or_words", "register", "vocabulary"]
 
@@ -39,6 +40,7 @@ def register(system: System, *aliases: str) -> System:
 register(FATE_CONDENSED, "fc", "condensed")
 register(FATE_CORE, "fate core", "core")
 register(EARLY_FATE, "early fate", "early", "sotc")
+register(D10_POOL, "d10", "d10 pool", "dice-pool")
 
 
 class UnknownSystem(ConfigError, KeyError):

@@ -10,7 +10,11 @@ found in a registry with aliases, ``pbp.rules.systems``). A system decides:
 * what an invoke is worth (``invoke_bonus``);
 * harm: the tracks and their names (``stress_skills``), the box model (``harm``: one-point
   boxes, or Fate Core's escalating boxes), the consequence slots, the deadline default;
-* the ladder and its words (``ladder``), the skills, and the sheet rules at import.
+* the ladder and its words (``ladder``), the skills, and the sheet rules at import;
+* teamwork's numbers (``teamwork``) and the victories a contest is played to;
+* the character state it keeps beyond Fate Condensed's sheet (``character_state``: the d10
+  hack's approaches and mech), read and checked at import, stored whole, shown on sheets
+  and in ``pbp sheet --json``, and used in play (an approach joins the dice pool).
 
 The engine asks the system, never names one: there is no default system anywhere in the
 rules core. A variant that differs only in data is ``dataclasses.replace`` of one.
@@ -26,6 +30,7 @@ from pbp.rules.dice import DiceSource
 from pbp.rules.ladder import LADDER
 from pbp.rules.outcomes import outcome_for, rank, shifts_text
 from pbp.rules.results import DiceRoll, Outcome
+from pbp.rules.teamwork import FateTeamwork
 
 
 # -- dice ------------------------------------------------------------------------------------
@@ -81,6 +86,7 @@ class OnePointBoxes:
 
     word = "stress"
     example = "stress 2"
+    noun = "stress"          # what the boxes are called ("mark stress boxes")
 
     def absorbs(self, boxes: list[bool], term: int) -> int:
         return term
@@ -166,6 +172,65 @@ class EscalatingBoxes(OnePointBoxes):
 
     def show(self, boxes: list[bool]) -> str:
         return "".join(f"[{'x' if b else n}]" for n, b in enumerate(boxes, start=1))
+
+
+# -- a system's own character state -------------------------------------------------------------
+
+class CharacterState:
+    """What a system keeps on a character beyond Fate Condensed's sheet, and its
+    serialisation (python-chess's variant shape: a variant carries its extra state).
+
+    The state is ``Character.system_state``, a JSON-shaped dict stored whole in its own
+    column. The ordinary case keeps nothing: every hook below is a no-op. A system that
+    keeps something overrides:
+
+    * ``keys`` and ``read``: the top-level sheet keys it reads, and reading them at import
+      (``sheet`` is the sheet reader of :mod:`pbp.sheetfile`: its ``problem``, ``table``,
+      ``integer``, ``name``, ``name_list`` and ``stunts`` collect every problem at once);
+    * ``problems``: the system's rules on the state read (creation), as sheet problems;
+    * ``view``: the state on a sheet, as ``pbp sheet --json`` entries and as the sheet's
+      text lines; ``secret`` when the table may not see the NPC's numbers;
+    * ``split_skill`` and ``approach``: a second term of the dice pool named with the skill
+      (``"Fight Boldly"``); ``stunts`` and ``aspects``: the stunts that apply now and the
+      aspects layered on the character's (a mech's while piloting).
+    """
+
+    keys: tuple[str, ...] = ()
+
+    def read(self, sheet, data: dict, ch) -> dict:
+        return {}
+
+    def problems(self, ch, system: "System") -> list[str]:
+        return []
+
+    def view(self, ch, *, secret: bool = False) -> tuple[dict, list[tuple[str, str]]]:
+        return {}, []
+
+    def split_skill(self, name: str) -> tuple[str, str | None]:
+        """The skill and the second term named with it; Fate names only the skill."""
+        return name, None
+
+    def approach(self, ch, name: str | None, *, chosen: bool, source: str = "", skill: str = ""):
+        """The pool's second term (a ``Modifier`` of source "skill"), or None. ``chosen``:
+        the player named the skill (and so must name this too); else the best is taken."""
+        return None
+
+    def stunts(self, ch) -> list:
+        return ch.stunts
+
+    def aspects(self, ch) -> list[str]:
+        """Aspects layered on the character now, beyond its own (a mech's while piloting)."""
+        return []
+
+    def board(self, ch, boarding: bool, *, title: str, source: str = ""):
+        """``/mech in`` or ``out``: the Change it makes to the state, or a RulesError. A
+        system without mechs refuses it."""
+        from pbp.errors import RulesError
+        raise RulesError(f"{title} has no mechs: /mech is for a system whose characters pilot one",
+                         source=source, expected="a command of this system", example="/sheet")
+
+
+NO_STATE = CharacterState()
 
 
 # -- data ------------------------------------------------------------------------------------
@@ -272,6 +337,12 @@ class System:
     minor_npc_max_aspects: int = 2
     dice: FateDice = field(default_factory=FateDice)
     tiers: FateTiers = field(default_factory=FateTiers)
+    # Teamwork (combining the same skill): who counts, what each adds, the cap.
+    teamwork: FateTeamwork = field(default_factory=FateTeamwork)
+    # Contests: victories that win one ("first to three"), and the most the GM may set
+    # ("we recommend no more than five"), Fate Condensed, "Contests".
+    contest_victories: int = 3
+    contest_most_victories: int = 5
     treatment_skills: Mapping[str, str] = field(
         default_factory=lambda: frozen({"physical": "Academics", "mental": "Empathy"}))
     # The noun of a placeholder consequence by track ("Mild Wound (to be named)").
@@ -290,6 +361,15 @@ class System:
     # Concessions: "paid" (Fate Condensed: 1 fate point + 1 per consequence at the end) or
     # "refusable" (early Fate: the winner may refuse, the GM rules the terms; pbp.play.concession).
     concession: str = "paid"
+    character_state: CharacterState = NO_STATE
+    box_model: OnePointBoxes | None = None   # None: one-point or escalating, by ``stress``
+    # The lowest and highest passive opposition the system allows (the d10 hack: 1 to 5);
+    # None: any difficulty on the ladder.
+    passive_range: tuple[int, int] | None = None
+    # Whether a cost a result owes (a tie's minor cost, a severe one) waits for the GM to
+    # name it by reply, with a deadline default (pbp.play.costs; the d10 hack). Fate leaves
+    # it to the GM's narration.
+    costs_by_reply: bool = False
 
     # -- dice and outcomes ------------------------------------------------------------------
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
@@ -314,7 +394,10 @@ class System:
     # -- stress and consequences ---------------------------------------------------------
     @property
     def harm(self) -> OnePointBoxes:
-        """The box model: one-point boxes, or escalating ones when the stress table says so."""
+        """The box model: the system's own (the d10 hack's strain), else one-point boxes, or
+        escalating ones when the stress table says so."""
+        if self.box_model is not None:
+            return self.box_model
         return _ESCALATING if self.stress.escalating else _ONE_POINT
 
     @property
@@ -329,7 +412,9 @@ class System:
         severities: list[str] = []
         for s in self.severities:
             severities += [s, "mild2"] if s == "mild" and self.stress.extra_mild_from is not None else [s]
-        return Words(self.tracks, tuple(severities), (self.harm.word,), self.title or self.name)
+        # A system of one track (the d10 hack's strain) has no kind of conflict to name.
+        kinds = self.tracks if len(self.tracks) > 1 else ()
+        return Words(kinds, tuple(severities), (self.harm.word,), self.title or self.name)
 
     def track_named(self, word: str) -> str | None:
         """The system's track (kind of conflict) named case-insensitively, or None."""

@@ -1,4 +1,5 @@
-"""The d10 dice-pool hack (004_c619695e1641b466.txt, "Taking Action"): dice and outcome tiers.
+"""The d10 dice-pool hack (004_c619695e1641b466.txt): a pool of skill + approach d10s counted
+as hits, strain instead of stress, and a mech layered on its pilot.
 
 "ADD the number for your SKILL and the number for your APPROACH to determine the size of your
 DICE POOL, then roll that many TEN-SIDED DICE (d10). Each die that comes up 8 or higher counts
@@ -8,26 +9,49 @@ as a HIT. Each result of 10 counts as 2 hits; each result of 1 subtracts a hit."
 a failure, equal a tie, 1-2 above a success, 3+ above success with style. An invoke is worth
 +1 hit (or a reroll).
 
-How the text is read here:
+What the engine already plays the same way, by the text: the four actions' outcome tables
+(they are Fate Condensed's, row for row), several invokes on one roll needing different
+aspects, hostile invocation paid after the scene, story details with the GM's veto, compels
+as events and decisions, anyone offering a compel with their own point, retroactive
+self-compels (see docs/systems.md for the row-by-row reading).
 
-* **Catastrophic failure** is a failure whose result is below zero hits (after invokes and
-  stunts, so an invoke after the dice can lift a roll out of it). The action tables play it
-  as a failure; the result carries a ``catastrophic`` effect saying the GM may escalate to a
-  severe cost.
-* **The pool** is the rating the engine hands the dice: today the skill's rating. The
-  approach the text adds needs per-system character state (issue 9, item 2), so this module
-  is **not registered** yet: ``--system`` cannot name it until approaches, strain and costs
-  are played (see the closing note of issue 9).
-* The skill list lives in a chapter the text does not contain; until it is chosen, the
-  skills are Fate Condensed's (documented, replaceable data).
+How the text is read here, where it is silent or points to chapters it does not contain
+(each a documented, replaceable piece of data; docs/systems.md):
+
+* **Catastrophic failure** is a failure whose tallied result (after invokes and stunts) is
+  below zero hits; the action tables play it as a failure, and the result carries a
+  ``catastrophic`` effect: the GM may escalate to a severe cost.
+* **Approaches** ("3 Skills, Approaches, & Stunts" is not in the text): Boldly, Carefully,
+  Cleverly and Quickly (its examples are "Move Boldly", "Sway Carefully", "Tinker
+  Quickly"); a PC rates them +3, +2, +1 and +0, one each. A roll names the approach with
+  the skill: ``/overcome "Move Boldly" vs 2`` (or ``Move-Boldly``). A defence or an
+  opposition the engine picks uses the character's best approach; an NPC without
+  approaches rolls its skill alone.
+* **Skills**: Endure, Fight, Move, Notice, Shoot, Sneak, Study, Sway, Tinker. Fight and
+  Shoot attack (Fight or Move defends against close combat, Move against a shot), Sway
+  attacks the mind (Endure defends).
+* **Strain** (its size is in "4 Challenges, Conflicts, & Contests", not in the text): one
+  track, ``strain``, of one-point boxes: 3, or 4 with Endure at +2 or more, 5 at +4;
+  ``/absorb strain 2`` marks two. Consequences are Fate Condensed's mild, moderate and
+  severe (2, 4 and 6).
+* **The mech** ("2 Character Creation#Mech Creation" is not in the text): a ``[mech]``
+  table on the pilot's sheet with a name, aspects and stunts, and whether the pilot is in
+  the cockpit (``piloting``, changed by play with ``/mech in`` and ``/mech out``). "while
+  they're in the cockpit, both sets apply": the mech's stunts join the pilot's, and its
+  aspects may be invoked as the pilot's, while piloting.
+* **Costs** on failures and ties wait for the GM to name them by reply, with a deadline
+  default (``costs_by_reply``; :mod:`pbp.play.costs`).
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
+from pbp.errors import RulesError
 from pbp.rules.dice import DiceSource
-from pbp.rules.results import DiceRoll, Outcome
-from pbp.rules.systems.base import FateTiers
+from pbp.rules.results import Change, DiceRoll, Modifier, Outcome
+from pbp.rules.state import Stunt
+from pbp.rules.systems.base import (AttackKind, CharacterState, FateTiers, OnePointBoxes, StressTable,
+                                    frozen)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 
 HIT_FROM = 8          # "Each die that comes up 8 or higher counts as a HIT"
@@ -69,11 +93,207 @@ class D10Tiers(FateTiers):
                           hits=effort)
 
 
+class StrainBoxes(OnePointBoxes):
+    """Strain: one-point boxes, as Fate Condensed's stress, named ``strain N``."""
+
+    word = "strain"
+    example = "strain 2"
+    noun = "strain"
+
+    def term_problem(self, who, track, boxes, term):
+        problem = super().term_problem(who, track, boxes, term)
+        if problem is None:
+            return None
+        free = boxes.count(False)
+        return (f"{who} has {free} free strain box{'es' if free != 1 else ''}, not {term}", f"strain 0 to {free}")
+
+    def waste_problem(self, who, boxes, term, need, shifts, absorbed):
+        problem = super().waste_problem(who, boxes, term, need, shifts, absorbed)
+        return None if problem is None else problem.replace("stress box", "strain box")
+
+    def describe(self, term: int) -> str:
+        return f"{term} strain box{'es' if term != 1 else ''}"
+
+    def command(self, term: int) -> str:
+        return f"strain {term}"
+
+
+# -- approaches and the mech: the hack's own character state --------------------------------
+
+APPROACHES = ("Boldly", "Carefully", "Cleverly", "Quickly")
+APPROACH_RATING = (0, 6)
+MECH_KEYS = ("name", "aspects", "stunts", "piloting")
+
+
+@dataclass(frozen=True)
+class PoolState(CharacterState):
+    """A character's approaches and mech (``Character.system_state``)::
+
+        {"approaches": {"Boldly": 3, ...}, "mech": {"name": "Dock Bravo", "aspects": [...],
+         "stunts": [{...}], "piloting": false}}
+
+    ``approaches`` and ``pc_spread`` are the choices the text leaves to a missing chapter."""
+
+    approaches: tuple[str, ...] = APPROACHES
+    pc_spread: tuple[int, ...] = (3, 2, 1, 0)   # a PC's approach ratings, one each
+    keys: tuple[str, ...] = ("approaches", "mech")
+
+    # -- import ------------------------------------------------------------------------
+    def read(self, sheet, data: dict, ch) -> dict:
+        state: dict = {}
+        example = f"approaches.{self.approaches[0]} = 3"
+        table = sheet.table(data.get("approaches"), "approaches", self.approaches, example)
+        approaches = {}
+        for name, value in table.items():
+            rating = sheet.integer(value, f"approaches.{name}", APPROACH_RATING, f"approaches.{name} = 2")
+            if rating is not None:
+                approaches[name] = rating
+        if approaches:
+            state["approaches"] = {a: approaches[a] for a in self.approaches if a in approaches}
+        if "mech" in data:
+            mech = sheet.table(data.get("mech"), "mech", MECH_KEYS, 'mech.name = "Dock Bravo"')
+            name = sheet.name(mech.get("name"), "mech.name", 'mech.name = "Dock Bravo"', required=True)
+            aspects = sheet.name_list(mech.get("aspects"), "mech.aspects", 'mech.aspects = ["Patched Armour"]')
+            stunts = sheet.stunts(mech.get("stunts"), "mech.stunts")
+            piloting = mech.get("piloting", False)
+            if not isinstance(piloting, bool):
+                sheet.problem("mech.piloting", "expected true or false", "mech.piloting = false")
+                piloting = False
+            state["mech"] = {"name": name, "aspects": aspects, "stunts": [dict(vars(s)) for s in stunts],
+                             "piloting": piloting}
+        return state
+
+    def problems(self, ch, system) -> list[str]:
+        problems = []
+        approaches = ch.system_state.get("approaches", {})
+        if ch.kind == "pc":
+            missing = [a for a in self.approaches if a not in approaches]
+            want = ", ".join(f"{v:+d}" for v in self.pc_spread)
+            if missing or sorted(approaches.values(), reverse=True) != sorted(self.pc_spread, reverse=True):
+                lines = " ".join(f"{a} = {v}" for a, v in zip(self.approaches, self.pc_spread))
+                problems.append(
+                    f"approaches: {ch.name} rates {', '.join(self.approaches)} with {want}, one each"
+                    + (f"; missing {', '.join(missing)}" if missing else
+                       f"; the sheet has {', '.join(f'{v:+d}' for v in sorted(approaches.values(), reverse=True))}")
+                    + f"; e.g. [approaches] {lines}")
+        mech = ch.system_state.get("mech")
+        if mech:
+            if ch.kind != "pc":
+                problems.append("mech: a mech is a player character's (its aspects and stunts layer on the pilot's)")
+            for i, stunt in enumerate(mech["stunts"], start=1):
+                if stunt["skill"] and system.skill_named(stunt["skill"]) is None:
+                    problems.append(f'mech.stunts[{i}]: stunt "{stunt["name"]}" names "{stunt["skill"]}", '
+                                    f"which is not a {system.name} skill (skills: {', '.join(system.skills)})")
+        return problems
+
+    # -- sheets ------------------------------------------------------------------------
+    def view(self, ch, *, secret: bool = False) -> tuple[dict, list[tuple[str, str]]]:
+        state = ch.system_state
+        entries: dict = {}
+        lines: list[tuple[str, str]] = []
+        approaches = state.get("approaches", {})
+        if approaches and not secret:
+            entries["approaches"] = dict(approaches)
+            lines.append(("approaches", ", ".join(f"{a} {v:+d}" for a, v in approaches.items())))
+        mech = state.get("mech")
+        if mech:
+            entries["mech"] = {**mech, "aspects": list(mech["aspects"]),
+                               "stunts": [] if secret else [dict(s) for s in mech["stunts"]]}
+            where = "in the cockpit" if mech["piloting"] else "not piloting"
+            lines.append(("mech", f"{mech['name']} ({where})"))
+            lines += [("mech aspect", a) for a in mech["aspects"]]
+            if not secret:
+                lines += [("mech stunt", _stunt_text(s)) for s in mech["stunts"]]
+        return entries, lines
+
+    # -- play ----------------------------------------------------------------------------
+    def split_skill(self, name: str) -> tuple[str, str | None]:
+        words = name.replace("-", " ").split()
+        if len(words) >= 2:
+            approach = self.approach_named(words[-1])
+            if approach is not None:
+                return " ".join(words[:-1]), approach
+        return name, None
+
+    def approach_named(self, name: str) -> str | None:
+        return next((a for a in self.approaches if a.casefold() == name.casefold()), None)
+
+    def approach(self, ch, name: str | None, *, chosen: bool, source: str = "", skill: str = ""):
+        own = ch.system_state.get("approaches", {})
+        if name is not None:
+            return Modifier("skill", name, own.get(name, 0))
+        if not own:
+            return None
+        if chosen:
+            best = max(own, key=lambda a: own[a])
+            written = skill or "Fight"
+            example = source.replace(written, f'"{written} {best}"', 1) if written in source else \
+                f'/overcome "{written} {best}" vs 2'
+            raise RulesError(
+                f"the pool is skill + approach: say how {ch.name} acts, {skill or 'the skill'} and one of "
+                + ", ".join(f"{a} {own.get(a, 0):+d}" for a in self.approaches),
+                source=source, expected=f'the skill and an approach in quotes ("{written} {best}")',
+                example=example)
+        best = max(own, key=lambda a: own[a])
+        return Modifier("skill", best, own[best])
+
+    def stunts(self, ch) -> list:
+        mech = ch.system_state.get("mech")
+        if not mech or not mech.get("piloting"):
+            return ch.stunts
+        return [*ch.stunts, *(Stunt(**s) for s in mech["stunts"])]
+
+
+    def aspects(self, ch) -> list[str]:
+        mech = ch.system_state.get("mech")
+        return list(mech["aspects"]) if mech and mech.get("piloting") else []
+
+    def board(self, ch, boarding: bool, *, title: str, source: str = ""):
+        mech = ch.system_state.get("mech")
+        if not mech:
+            raise RulesError(f"{ch.name} has no mech (a [mech] table on the sheet gives one)", source=source,
+                             expected="a pilot with a mech on the sheet", example="/sheet")
+        if mech["piloting"] == boarding:
+            where = "already in the cockpit of" if boarding else "not in the cockpit of"
+            raise RulesError(f"{ch.name} is {where} {mech['name']}", source=source,
+                             expected="/mech out" if boarding else "/mech in",
+                             example="/mech out" if boarding else "/mech in")
+        ch.system_state = {**ch.system_state, "mech": {**mech, "piloting": boarding}}
+        return Change("piloting", ch.name, "no" if boarding else mech["name"], mech["name"] if boarding else "no")
+
+
+def _stunt_text(s: dict) -> str:
+    what = f": +{s['bonus']} to {s['skill']}" if s["skill"] else ""
+    when = f" when you {s['action']}" if s["skill"] and s["action"] else ""
+    return f"{s['name']}{what}{when}"
+
+
+SKILLS = ("Endure", "Fight", "Move", "Notice", "Shoot", "Sneak", "Study", "Sway", "Tinker")
+
 D10_POOL = replace(
     FATE_CONDENSED,
     name="d10-pool",
     title="the d10 dice-pool hack",
+    skills=SKILLS,
     dice=D10Pool(),
     tiers=D10Tiers(),
     invoke_bonus=1,       # "invoking = reroll or +1 hit"
+    stress=StressTable(steps=((-99, 3), (2, 4), (4, 5))),
+    stress_skills=frozen({"strain": "Endure"}),
+    attack_kinds=frozen({
+        "melee": AttackKind("melee", "strain", ("Fight", "Move")),
+        "ranged": AttackKind("ranged", "strain", ("Move",)),
+        "mental": AttackKind("mental", "strain", ("Endure",)),
+    }),
+    attack_skills=frozen({"Fight": "melee", "Shoot": "ranged", "Sway": "mental"}),
+    opposed_by=frozen({"Sneak": ("Notice",), "Notice": ("Sneak",), "Sway": ("Endure",), "Fight": ("Fight", "Move"),
+                       "Move": ("Move",), "Shoot": ("Move",), "Tinker": ("Tinker",), "Study": ("Sneak",)}),
+    default_opposition=("Move", "Notice", "Endure"),
+    skill_pyramid=frozen({3: 1, 2: 2, 1: 3}),
+    treatment_skills=frozen({"strain": "Study"}),
+    harm_nouns=frozen({"strain": "Harm"}),
+    character_state=PoolState(),
+    passive_range=PASSIVE,
+    costs_by_reply=True,
+    box_model=StrainBoxes(),
 )

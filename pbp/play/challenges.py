@@ -1,0 +1,252 @@
+"""Challenges by post (Fate Condensed, "Challenges", 001_0095f60d590caa10.txt): "a series of
+overcome actions that tackle a bigger issue ... Treat each action as a separate overcome
+roll. Teamwork actions are allowed, but may introduce costs or complications ... After the
+rolls have been made, the GM will evaluate the successes, failures, and costs of each
+action as they interpret how the scene proceeds."
+
+* The GM sets it up: ``/challenge start NAME tasks SKILL vs DIFFICULTY, SKILL vs CHARACTER
+  [for A, B] [hours N]``. ``for``: who may take the tasks (default: every player's
+  character); ``hours``: the deadline (default: the campaign's reaction deadline).
+* Players take tasks whenever they like, with the ordinary ``/overcome SKILL``: an overcome
+  with an open task's skill is that task (the difficulty may be left out: the task's is
+  used; a different one is refused). Teamwork (``/help``) works as on any roll, and the
+  helpers who added share the task's cost. Invokes after the dice revise the task.
+* Each task ends done (success, or with style), done at a cost (a tie, or a failure taken
+  ``on fail cost``), or failed (a failure, or a tie taken ``on tie boost``). A task is
+  taken once: an overcome with the skill of a task already taken is an ordinary overcome.
+* Every reply while it runs ends with the board (:func:`board_lines`). When every task has
+  been taken, or the deadline passes (``pbp tick``), or the GM says ``/challenge end``, the
+  challenge is over and the GM is mailed the summary: successes, costs (and who shares
+  them), failures, and the tasks nobody took.
+
+Readings: the rules do not limit how many tasks one character takes, nor make a task
+wait for anyone; the GM decides that at the table ("who may take them" is the ``for`` list).
+A challenge runs outside a conflict: it cannot start while one runs, and an overcome by a
+conflict's participant is never a task.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from pbp import commands as c
+from pbp.errors import NotAllowedError, RulesError
+from pbp.play import conflict as pc
+from pbp.play.core import GM, NoteResult, Post, Tell, after_action, deadline_job, handles, prepare_action, quote, status_line
+from pbp.play.invoking import roll_revised
+from pbp.play.scenes import on_scene_end
+from pbp.play.state import Challenge, ChallengeTask
+from pbp.rules.ladder import describe
+from pbp.rules.names import and_names, same_name
+from pbp.rules.results import ActionResult, Effect
+
+OUTCOME_WORDS = {"fail": "failure", "tie": "a tie", "success": "success", "style": "success with style"}
+STATE_WORDS = {"open": "open", "done": "done", "cost": "done at a cost", "failed": "failed"}
+
+
+def _label(t: ChallengeTask) -> str:
+    against = describe(t.rating) if t.opponent is None else t.opponent
+    return f"{t.n}. {t.skill} vs {against}"
+
+
+def _allowed(post: Post, ch: Challenge) -> list[str]:
+    if ch.who:
+        return list(ch.who)
+    return [x.name for x in post.table.characters.values() if x.player]
+
+
+# --------------------------------------------------------------------------- the GM's commands
+
+
+@handles(c.ChallengeStart)
+def challenge_start(post: Post, cmd: c.ChallengeStart):
+    post.require_gm("/challenge start", "/challenge start Yacht tasks Burglary vs Good")
+    if post.play.challenge is not None:
+        raise RulesError(f'the challenge "{post.play.challenge.name}" is still running', source=cmd.source,
+                         expected="one challenge at a time: end it first", example="/challenge end")
+    if pc.active(post) is not None:
+        raise RulesError("a conflict is going on: a challenge runs outside one", source=cmd.source,
+                         expected="the conflict ended first", example="/conflict end")
+    tasks = []
+    for n, task in enumerate(cmd.tasks, start=1):
+        skill = post.system.skill_named(task.skill)
+        if skill is None:
+            raise RulesError(f'task {n}: "{task.skill}" is not a {post.system.title or post.system.name} skill',
+                             source=cmd.source, expected="a skill: " + ", ".join(post.system.skills),
+                             example="/challenge start Yacht tasks Burglary vs Good, Athletics vs Fair")
+        opponent = post.find(task.opponent).name if task.opponent else None
+        tasks.append(ChallengeTask(n, skill, task.rating, opponent))
+    who = [post.find(name).name for name in cmd.who]
+    deadline = post.now + timedelta(hours=cmd.hours) if cmd.hours else post.deadline()
+    ch = Challenge(cmd.name, tasks, who, post.now, deadline)
+    post.play.challenge = ch
+    takers = and_names(_allowed(post, ch)) if _allowed(post, ch) else "nobody yet"
+    text = (f'Challenge "{ch.name}" begins: {len(tasks)} task{"s" if len(tasks) != 1 else ""}, for {takers}, '
+            f"until {pc.when(deadline)}. Take a task with /overcome and its skill "
+            f"(for example: /overcome {quote(tasks[0].skill)}); helpers use /help.")
+    return NoteResult(cmd.source, GM, "challenge_start", text=text)
+
+
+@handles(c.ChallengeEnd)
+def challenge_end(post: Post, cmd: c.ChallengeEnd):
+    post.require_gm("/challenge end", "/challenge end")
+    if post.play.challenge is None:
+        raise RulesError("no challenge is running", source=cmd.source, expected="a challenge to end",
+                         example="/challenge start Yacht tasks Burglary vs Good")
+    text = _finish(post, "the GM ended it")
+    return NoteResult(cmd.source, GM, "challenge_end", text=text)
+
+
+# --------------------------------------------------------------------------- taking a task
+
+
+def _stash(post: Post) -> dict:
+    return post.__dict__.setdefault("_challenge", {})
+
+
+@prepare_action
+def _take_task(post: Post, cmd, actor: str):
+    """An overcome with an open task's skill is that task: the task's difficulty is filled in."""
+    ch = post.play.challenge
+    if ch is None or not isinstance(cmd, c.Overcome):
+        return cmd
+    conflict = pc.active(post)
+    if conflict is not None and pc.member(conflict, actor) is not None:
+        return cmd
+    skill = post.system.skill_named(cmd.skill) or cmd.skill
+    task = next((t for t in ch.tasks if t.state == "open" and same_name(t.skill, skill)), None)
+    if task is None:
+        return cmd
+    allowed = _allowed(post, ch)
+    if not any(same_name(actor, a) for a in allowed):
+        raise NotAllowedError(f'the tasks of the challenge "{ch.name}" are for {and_names(allowed)}, not {actor}',
+                              expected=f"one of {and_names(allowed)} to take task {task.n}",
+                              example=f"/help {quote(allowed[0])}" if allowed else "/table")
+    wanted = c.Opposition(rating=task.rating) if task.opponent is None else c.Opposition(character=task.opponent)
+    given = cmd.opposition
+    if given is not None and (given.rating != wanted.rating or not same_name(given.character, wanted.character)):
+        raise RulesError(f"task {_label(task)}: the difficulty is the task's", source=cmd.source,
+                         expected="the overcome with the task's difficulty, or with none",
+                         example=f"/overcome {quote(task.skill)}")
+    _stash(post)[actor.casefold()] = task.n
+    if given is None:
+        cmd = replace(cmd, opposition=wanted)
+    return cmd
+
+
+def _settle(task: ChallengeTask, result: ActionResult) -> None:
+    kinds = [e.kind for e in result.effects]
+    task.by = result.actor
+    task.effort = result.effort.total if result.effort else None
+    task.outcome = OUTCOME_WORDS.get(result.outcome.value, result.outcome.value) if result.outcome else ""
+    task.helpers = [e.data["helper"] for e in result.effects if e.kind == "teamwork" and e.data.get("adds")]
+    if "cost_major" in kinds:
+        task.state, task.note = "cost", "a serious cost"
+    elif "cost_minor" in kinds:
+        task.state, task.note = "cost", "a minor cost"
+    elif "success" in kinds:
+        task.state, task.note = "done", ""
+    else:
+        task.state, task.note = "failed", "and gains a boost" if any(e.kind == "boost" for e in result.effects) else ""
+
+
+@after_action
+def _task_taken(post: Post, cmd, actor: str, result) -> None:
+    ch = post.play.challenge
+    n = _stash(post).pop(actor.casefold(), None)
+    if ch is None or n is None or not isinstance(result, ActionResult) or result.outcome is None:
+        return
+    task = ch.tasks[n - 1]
+    _settle(task, result)
+    result.effects.append(Effect("challenge_task", f'Challenge "{ch.name}", task {_label(task)}: {_task_words(task)}.',
+                                 {"task": task.n, "state": task.state}))
+
+    def number(ledger, result=result, task=task):
+        found = ledger.get(id(result))
+        if found is not None and task.roll is None:
+            task.roll = found[0]
+    post.after_ledger.append(number)
+    if all(t.state != "open" for t in ch.tasks):
+        result.effects.append(Effect("challenge_over", _finish(post, "every task has been taken"), {}))
+
+
+@roll_revised
+def _task_revised(post: Post, ref, old: ActionResult, new: ActionResult) -> list[str]:
+    ch = post.play.challenge
+    if ch is None:
+        return []
+    for task in ch.tasks:
+        if task.roll is not None and task.roll in ref.ids:
+            before = task.state
+            _settle(task, new)
+            if task.state != before:
+                return [f"Task {_label(task)} is now {_task_words(task)}."]
+    return []
+
+
+def _task_words(t: ChallengeTask) -> str:
+    if t.state == "open":
+        return "open"
+    who = t.by + (f", helped by {and_names(t.helpers)}" if t.helpers else "")
+    if t.state == "done":
+        return f"done by {who} ({t.outcome})"
+    if t.state == "cost":
+        shares = f"; {and_names(t.helpers)} share{'s' if len(t.helpers) == 1 else ''} it" if t.helpers else ""
+        return f"done by {who}, at {t.note}{shares} ({t.outcome})"
+    return f"failed by {who}" + (f" ({t.outcome}, {t.note})" if t.note else f" ({t.outcome})")
+
+
+# --------------------------------------------------------------------------- the board and the end
+
+
+def board_lines(post: Post, ch: Challenge) -> list[str]:
+    done = sum(1 for t in ch.tasks if t.state != "open")
+    lines = [f'Challenge "{ch.name}": {done} of {len(ch.tasks)} tasks taken, until {pc.when(ch.deadline)}.']
+    lines += [f"  {_label(t)}: {_task_words(t)}" for t in ch.tasks]
+    return lines
+
+
+def _summary(post: Post, ch: Challenge, why: str) -> str:
+    groups = [("Successes", "done"), ("At a cost", "cost"), ("Failures", "failed"), ("Not taken", "open")]
+    lines = [f'Challenge "{ch.name}" is over: {why}.']
+    for title, state in groups:
+        tasks = [t for t in ch.tasks if t.state == state]
+        if tasks:
+            lines.append(f"{title}:")
+            lines += [f"  {_label(t)}" + ("" if state == "open" else f": {_task_words(t)}") for t in tasks]
+    lines.append("Narrate from these: the successes move the group forward, the costs and failures "
+                 "bring the complications.")
+    return "\n".join(lines)
+
+
+def _finish(post: Post, why: str) -> str:
+    """End the challenge: the GM is mailed the summary; returns the table's line."""
+    ch = post.play.challenge
+    post.play.challenge = None
+    summary = _summary(post, ch, why)
+    post.tell(Tell(to=(GM,), subject=f'Challenge "{ch.name}": the summary', text=summary + "\n"))
+    tally = {state: sum(1 for t in ch.tasks if t.state == state) for state in STATE_WORDS}
+    return (f'Challenge "{ch.name}" is over ({why}): {tally["done"]} done, {tally["cost"]} at a cost, '
+            f'{tally["failed"]} failed, {tally["open"]} not taken. The GM has the summary and narrates what follows.')
+
+
+@status_line
+def challenge_status(post: Post) -> list[str]:
+    ch = post.play.challenge
+    return board_lines(post, ch) if ch is not None else []
+
+
+@deadline_job
+def challenge_deadline(post: Post) -> list:
+    ch = post.play.challenge
+    if ch is None or post.now < ch.deadline:
+        return []
+    text = _finish(post, f"its deadline, {pc.when(ch.deadline)}, has passed")
+    return [NoteResult(f'(deadline: challenge "{ch.name}")', GM, "challenge_end", text=text)]
+
+
+@on_scene_end
+def _scene_end(post: Post) -> list:
+    if post.play.challenge is not None:
+        _finish(post, "the scene ended")
+    return []

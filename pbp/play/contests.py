@@ -1,0 +1,437 @@
+"""Contests by post (Fate Condensed, "Contests", 001_0095f60d590caa10.txt; "Creating
+Advantages in a Contest" in 000_7ba3f797fc1d45d3.txt).
+
+* The GM starts one: ``/contest start NAME A, B "INTENT" vs C "INTENT" [vs ...] [threat NAME
+  RATING | threat NAME with SKILL]... [victories N] [difficulty RATING] [hours N]``. Every
+  side declares its intent ("what they hope to get out of it"). Victories: the system's
+  (``System.contest_victories``, 3), at most ``contest_most_victories`` (5: "we recommend no
+  more than five").
+* **An exchange** waits for one overcome from each side: ``/overcome SKILL`` by any member
+  (the difficulty may be left out: the contest's, Fair (+2) unless the GM set one with
+  ``difficulty``; it decides the roll's own outcome, while the victory goes by the efforts). The side's others help with ``/help`` (teamwork) or create
+  advantages *before* their side's overcome ("your side can try to create advantages before
+  making your overcome roll"); targets defend as for any advantage.
+* **An advantage that fails** costs the side its overcome this exchange, unless it was
+  written ``on fail cost``: then the aspect is made and the other side gets its free invoke
+  ("succeed at a cost ... by giving the other side a free invoke instead"). The choice is
+  made ahead, on the line, because a question by mail would hold the exchange up.
+* **The deadline** (the exchange's ``hours``, default the reaction deadline): a side that
+  has not rolled by then forfeits its overcome (the documented default), and the exchange
+  is settled at the tick.
+* **Settling**, as soon as every side has rolled or forfeited: the highest effort marks a
+  victory, two if that roll succeeded with style and no other side's did; a tie for the
+  highest marks none and the GM owes a twist, ``/contest twist ASPECT`` (a new situation
+  aspect; at the deadline, pbp adds "Unexpected Twist (to be named)"). Every threat then
+  strikes: its static rating, or its character's attack roll (rolled now, in the ledger),
+  hits everyone on each side it is not on whose effort is lower (a forfeited side counts
+  as Mediocre (+0)), with the difference as shifts, absorbed as in a conflict (an NPC at
+  once by policy, a PC by ``/absorb`` with the conflict's deadline and default).
+* **The end**: the first side to the victories needed wins; the GM may end it with
+  ``/contest end``; it ends with the scene. A side whose members have all been taken out
+  owes nothing; when one side is left standing, it wins.
+
+Every reply while a contest runs ends with the tally and what each side still owes this
+exchange (:func:`tally_lines`). The settling is done when the last side's overcome is in,
+so an invoke after the dice on a side's roll counts while the exchange is open, and the
+last roller's invokes go on the roll itself.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from pbp import commands as c
+from pbp.errors import NotAllowedError, RulesError
+from pbp.play import conflict as pc
+from pbp.play.core import GM, Ask, NoteResult, Post, after_action, deadline_job, handles, prepare_action, quote, status_line
+from pbp.play.invoking import roll_revised
+from pbp.play.scenes import on_scene_end
+from pbp.play.state import Contest, ContestRoll, ContestSideState, ContestThreat
+from pbp.rules import harm
+from pbp.rules.actions import resolve
+from pbp.rules.bookkeeping import Report, create_aspect
+from pbp.rules.ladder import describe
+from pbp.rules.names import and_names, lookup_skill, same_name, skill_list
+from pbp.rules.results import ActionResult, Effect
+
+TWIST_REF = "twist:contest"
+DEFAULT_TWIST = "Unexpected Twist (to be named)"
+DEFAULT_DIFFICULTY = 2
+"""What a side's overcome is rolled against when the GM sets no ``difficulty``: Fair (+2),
+Fate's ordinary difficulty. The rules compare the sides' efforts; the difficulty decides
+each roll's own outcome (a success with style is one of the two ways to two victories)."""
+EXAMPLE = '/contest start Chase Ruth, Charles "escape" vs Ghoul "a meal"'
+
+
+def _side_name(side: ContestSideState) -> str:
+    return and_names(side.members)
+
+
+def _has(side: ContestSideState) -> str:
+    """"Ruth and Charles have", "Ghoul has"."""
+    return f"{_side_name(side)} {'have' if len(side.members) > 1 else 'has'}"
+
+
+def _side_words(side: ContestSideState) -> str:
+    """"Ruth and Charles's side", "Ghoul's side"."""
+    return f"{_side_name(side)}'s side"
+
+
+def _side_of(contest: Contest, name: str) -> int | None:
+    return next((i for i, s in enumerate(contest.sides) if any(same_name(m, name) for m in s.members)), None)
+
+
+def _roll_of(contest: Contest, side: int) -> ContestRoll | None:
+    return next((r for r in contest.rolls if r.side == side), None)
+
+
+def _standing(post: Post, side: ContestSideState) -> bool:
+    """Whether anyone on the side is still in (not taken out)."""
+    return any(not (post.table.character(m) and post.table.character(m).taken_out) for m in side.members)
+
+
+def _owing(post: Post, contest: Contest) -> list[int]:
+    return [i for i, s in enumerate(contest.sides) if _roll_of(contest, i) is None and _standing(post, s)]
+
+
+# --------------------------------------------------------------------------- the GM's commands
+
+
+@handles(c.ContestStart)
+def contest_start(post: Post, cmd: c.ContestStart):
+    post.require_gm("/contest start", EXAMPLE)
+    if post.play.contest is not None:
+        raise RulesError(f'the contest "{post.play.contest.name}" is still running', source=cmd.source,
+                         expected="one contest at a time: end it first", example="/contest end")
+    if pc.active(post) is not None:
+        raise RulesError("a conflict is going on: a contest runs outside one", source=cmd.source,
+                         expected="the conflict ended first", example="/conflict end")
+    most = post.system.contest_most_victories
+    needed = cmd.victories or post.system.contest_victories
+    if needed > most:
+        raise RulesError(f"a contest of {needed} victories is too long: the rules recommend no more than {most}",
+                         source=cmd.source, expected=f"victories 1 to {most}", example=EXAMPLE + f" victories {most}")
+    sides, seen = [], {}
+    for n, side in enumerate(cmd.sides, start=1):
+        if not side.intent.strip():
+            raise RulesError(f"side {n} has no intent: every side declares what it hopes to get out of the contest",
+                             source=cmd.source, expected="the intent in quotes after the side's names", example=EXAMPLE)
+        members = []
+        for typed in side.members:
+            name = post.find(typed, cmd.source).name
+            if name.casefold() in seen:
+                raise RulesError(f"{name} is on two sides", source=cmd.source, expected="each character on one side",
+                                 example=EXAMPLE)
+            seen[name.casefold()] = n
+            members.append(name)
+        sides.append(ContestSideState(members, side.intent))
+    threats = []
+    for t in cmd.threats:
+        if t.skill is None:
+            threats.append(ContestThreat(t.name, rating=t.rating))
+            continue
+        who = post.find(t.name, cmd.source)
+        found = lookup_skill(who, t.skill, skill_list(post.table, post.system))
+        if found is None:
+            raise RulesError(f"{who.name} has no skill {t.skill!r} to attack with", source=cmd.source,
+                             expected=f"one of {who.name}'s skills: " + ", ".join(who.skills),
+                             example=f"{EXAMPLE} threat {quote(who.name)} with Fight")
+        threats.append(ContestThreat(who.name, skill=found[0]))
+    hours = float(cmd.hours) if cmd.hours else post.hours("reaction_deadline_hours")
+    difficulty = DEFAULT_DIFFICULTY if cmd.difficulty is None else cmd.difficulty
+    contest = Contest(cmd.name, sides, threats, needed, difficulty, hours,
+                      deadline=post.now + timedelta(hours=hours))
+    post.play.contest = contest
+    lines = [f'Contest "{contest.name}" begins, first to {needed} victories:']
+    lines += [f'{_side_name(s)} want{"" if len(s.members) > 1 else "s"}: "{s.intent}"' for s in sides]
+    for t in threats:
+        lines.append(f"Threat: {t.name}, " + (f"{describe(t.rating)}" if t.skill is None else f"attacking with {t.skill}")
+                     + ", hits every side whose roll is lower at the end of each exchange")
+    lines.append(f"Each side: one overcome this exchange (/overcome SKILL) by {post_when(contest)}; "
+                 "the others may /help or create an advantage first.")
+    return NoteResult(cmd.source, GM, "contest_start", text="\n  ".join(lines))
+
+
+def post_when(contest: Contest) -> str:
+    return pc.when(contest.deadline)
+
+
+@handles(c.ContestTwist)
+def contest_twist(post: Post, cmd: c.ContestTwist):
+    post.require_gm("/contest twist", '/contest twist "Loose Rubble"')
+    contest = _require(post, cmd)
+    if contest.twist_deadline is None:
+        raise RulesError("no twist is owed: a twist follows a tie for the highest effort", source=cmd.source,
+                         expected="a situation aspect added the usual way", example=f'/aspect add {quote(cmd.aspect)}')
+    report = Report()
+    _twist(post, contest, cmd.aspect, report)
+    return NoteResult(cmd.source, GM, "contest_twist", text=f"The twist: {cmd.aspect} is now in play.",
+                      changes=report.changes)
+
+
+def _twist(post: Post, contest: Contest, name: str, report: Report) -> None:
+    if not any(same_name(a.name, name) and a.owner is None for a in post.table.aspects):
+        create_aspect(post.table, report, name, None)
+    contest.twist_deadline = None
+    post.close_ref(TWIST_REF)
+
+
+@handles(c.ContestEnd)
+def contest_end(post: Post, cmd: c.ContestEnd):
+    post.require_gm("/contest end", "/contest end")
+    contest = _require(post, cmd)
+    post.play.contest = None
+    post.close_ref(TWIST_REF)
+    return NoteResult(cmd.source, GM, "contest_end",
+                      text=f'The GM ends the contest "{contest.name}": {_score(contest)}.')
+
+
+def _require(post: Post, cmd: c.Command) -> Contest:
+    if post.play.contest is None:
+        raise RulesError("no contest is running", source=cmd.source, expected="a contest the GM has started",
+                         example=EXAMPLE)
+    return post.play.contest
+
+
+# --------------------------------------------------------------------------- a side's rolls
+
+
+def _stash(post: Post) -> dict:
+    return post.__dict__.setdefault("_contest", {})
+
+
+@prepare_action
+def _side_roll(post: Post, cmd, actor: str):
+    """A side member's overcome is the side's roll this exchange; an advantage comes before it."""
+    contest = post.play.contest
+    if contest is None or not isinstance(cmd, (c.Overcome, c.Advantage)):
+        return cmd
+    side = _side_of(contest, actor)
+    if side is None:
+        return cmd
+    ch = post.table.character(actor)
+    if ch is not None and ch.taken_out:
+        raise RulesError(f"{actor} has been taken out of the contest", source=cmd.source,
+                         expected="someone still in it", example="/table")
+    done = _roll_of(contest, side)
+    if done is not None:
+        what = "forfeited its overcome" if done.effort is None else f"rolled ({done.roller})"
+        raise RulesError(f"{_side_words(contest.sides[side])} has {what} this exchange "
+                         f"(exchange {contest.exchange}): one overcome per side, and advantages come before it",
+                         source=cmd.source, expected="the next exchange, or help on an open roll",
+                         example=f"/help {quote(done.roller)}" if done.roller and done.effort is not None else "/table")
+    strangers = [h for h in cmd.helpers if _side_of(contest, h) != side]
+    if strangers:
+        raise RulesError(f"{and_names(strangers)} {'is' if len(strangers) == 1 else 'are'} not on "
+                         f"{_side_words(contest.sides[side])}: in a contest only allies help", source=cmd.source,
+                         expected="helpers from the roller's own side", example=f"/overcome {quote(cmd.skill)}")
+    _stash(post)[actor.casefold()] = (side, type(cmd).__name__)
+    if isinstance(cmd, c.Overcome):
+        wanted = contest.difficulty
+        if cmd.opposition is not None and cmd.opposition.rating != wanted:
+            raise RulesError(f'in the contest "{contest.name}" each side rolls against {describe(wanted)}: '
+                             "the efforts are compared", source=cmd.source,
+                             expected="the overcome with no difficulty", example=f"/overcome {quote(cmd.skill)}")
+        if cmd.opposition is None:
+            cmd = replace(cmd, opposition=c.Opposition(rating=wanted))
+    return cmd
+
+
+@after_action
+def _rolled(post: Post, cmd, actor: str, result) -> None:
+    contest = post.play.contest
+    got = _stash(post).pop(actor.casefold(), None)
+    if contest is None or got is None or not isinstance(result, ActionResult) or result.outcome is None:
+        return
+    side, kind = got
+    if kind == "Advantage":
+        if any(e.kind == "fail" for e in result.effects) and result.outcome.value == "fail":
+            contest.rolls.append(ContestRoll(side, why=f"{actor}'s advantage failed"))
+            result.effects.append(Effect("contest_forfeit", f"{actor}'s advantage failed, so "
+                                         f"{_side_words(contest.sides[side])} forfeits its overcome this exchange "
+                                         "(written \"on fail cost\", the other side would have had a free invoke instead).",
+                                         {"side": side}))
+        else:
+            return
+    else:
+        helpers = [e.data["helper"] for e in result.effects if e.kind == "teamwork" and e.data.get("adds")]
+        roll = ContestRoll(side, actor, result.effort.total, result.outcome.value, helpers=helpers)
+        contest.rolls.append(roll)
+        result.effects.append(Effect("contest_roll", f'{actor} rolls for {_side_words(contest.sides[side])} in '
+                                     f'"{contest.name}", exchange {contest.exchange}: effort {describe(roll.effort)}.',
+                                     {"side": side, "effort": roll.effort}))
+
+        def number(ledger, result=result, roll=roll):
+            found = ledger.get(id(result))
+            if found is not None and roll.roll is None:
+                roll.roll = found[0]
+        post.after_ledger.append(number)
+    if not _owing(post, contest):
+        effects, changes = settle(post, contest)
+        result.effects.extend(effects)
+        result.changes.extend(changes)
+
+
+@roll_revised
+def _revised(post: Post, ref, old: ActionResult, new: ActionResult) -> list[str]:
+    contest = post.play.contest
+    if contest is None:
+        return []
+    for roll in contest.rolls:
+        if roll.roll is not None and roll.roll in ref.ids and roll.effort is not None:
+            roll.effort, roll.outcome = new.effort.total, new.outcome.value
+            return [f"{roll.roller}'s side now stands at {describe(roll.effort)} this exchange."]
+    return []
+
+
+# --------------------------------------------------------------------------- settling an exchange
+
+
+def settle(post: Post, contest: Contest) -> tuple[list[Effect], list]:
+    """The end of the exchange: victories, the twist, the threats' hits, the next exchange
+    or the end. Returns the effects and the sheet changes for the reply."""
+    out: list[Effect] = []
+    changes: list = []
+    n = contest.exchange
+    rolled = [r for r in contest.rolls if r.effort is not None]
+    if rolled:
+        top = max(r.effort for r in rolled)
+        leaders = [r for r in rolled if r.effort == top]
+        if len(leaders) > 1:
+            names = and_names([_side_words(contest.sides[r.side]) for r in leaders])
+            contest.twist_deadline = post.deadline()
+            contest.twist_exchange = n
+            out.append(Effect("contest_tie", f"Exchange {n}: a tie for the highest effort ({describe(top)}) between "
+                              f"{names}: no victory, and a twist: the GM adds a new situation aspect.", {}))
+            post.ask(Ask(ref=TWIST_REF, who=GM, deadline=contest.twist_deadline,
+                         subject=f'The twist in "{contest.name}"',
+                         text=f'GM: exchange {n} of "{contest.name}" ended in a tie. Name the twist, a new situation '
+                              f'aspect: /contest twist "Loose Rubble". If you have not by '
+                              f'{pc.when(contest.twist_deadline)}, pbp adds "{DEFAULT_TWIST}".'))
+        else:
+            win = leaders[0]
+            style = win.outcome == "style" and not any(r.outcome == "style" for r in rolled if r is not win)
+            marks = 2 if style else 1
+            side = contest.sides[win.side]
+            side.victories += marks
+            how = "succeeded with style, and no one else did: two victories" if style else "one victory"
+            out.append(Effect("contest_victory", f"Exchange {n}: {_has(side)} the highest effort "
+                              f"({describe(top)}): {how}.", {"side": win.side, "victories": marks}))
+    else:
+        out.append(Effect("contest_none", f"Exchange {n}: no side rolled, so no victory.", {}))
+    out += _threats(post, contest, changes)
+    winner = next((s for s in contest.sides if s.victories >= contest.needed), None)
+    standing = [s for s in contest.sides if _standing(post, s)]
+    if winner is None and len(standing) == 1:
+        winner = standing[0]
+    if winner is not None:
+        post.play.contest = None
+        post.close_ref(TWIST_REF)
+        out.append(Effect("contest_over", f'{_side_name(winner)} win{"" if len(winner.members) > 1 else "s"} the contest "{contest.name}" ("{winner.intent}"): '
+                          f"{_score(contest)}. The GM narrates how it ends.", {}))
+        return out, changes
+    contest.exchange += 1
+    contest.rolls = []
+    contest.deadline = post.now + timedelta(hours=contest.hours)
+    return out, changes
+
+
+def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:
+    """Each threat hits every side it is not on whose effort is lower than its rating or roll."""
+    out: list[Effect] = []
+    for t in contest.threats:
+        if t.skill is None:
+            rating, label = t.rating, f"{t.name} ({describe(t.rating)})"
+        else:
+            cmd = c.Roll(line=0, source=f'/roll {t.skill} (the threat\'s attack in "{contest.name}", exchange '
+                                        f'{contest.exchange})', count=4, sides="F",
+                         skill=t.skill, actor=t.name)
+            result = resolve(cmd, post.table, post.dice, t.name, post.system)
+            post.follow.append(result)
+            rating, label = result.effort.total, f"{t.name}'s attack with {t.skill} ({describe(result.effort.total)})"
+        own = _side_of(contest, t.name)
+        for i, side in enumerate(contest.sides):
+            if i == own or not _standing(post, side):
+                continue
+            roll = _roll_of(contest, i)
+            effort = roll.effort if roll is not None and roll.effort is not None else 0
+            if effort >= rating:
+                continue
+            shifts = rating - effort
+            out.append(Effect("contest_hit", f"{label} beats {_side_name(side)}'s {describe(effort)}: a hit of "
+                              f"{shifts} shift{'s' if shifts != 1 else ''} on each of them.", {"side": i, "shifts": shifts}))
+            for member in side.members:
+                ch = post.table.character(member)
+                if ch is None or ch.taken_out:
+                    continue
+                effects, more = pc.land_hit(post, harm.Hit(member, shifts, attacker=t.name), t.skill or "",
+                                            track="physical")
+                out.extend(effects)
+                changes.extend(more)
+    return out
+
+
+def _score(contest: Contest) -> str:
+    return "; ".join(f"{_side_name(s)} {s.victories}" for s in contest.sides)
+
+
+# --------------------------------------------------------------------------- the tally, deadlines, the end
+
+
+def tally_lines(post: Post, contest: Contest) -> list[str]:
+    lines = [f'Contest "{contest.name}", exchange {contest.exchange}, first to {contest.needed} victories '
+             f"(until {pc.when(contest.deadline)}):"]
+    for i, side in enumerate(contest.sides):
+        won = f"{side.victories} victor{'y' if side.victories == 1 else 'ies'}"
+        roll = _roll_of(contest, i)
+        if roll is None:
+            owes = "owes an overcome" if _standing(post, side) else "all taken out"
+        elif roll.effort is None:
+            owes = f"forfeited ({roll.why})"
+        else:
+            owes = f"rolled: {roll.roller}, {describe(roll.effort)}"
+        lines.append(f'  {_side_name(side)} ("{side.intent}"): {won}; this exchange: {owes}')
+    if contest.twist_deadline is not None:
+        lines.append(f"  Waiting for the GM's twist (/contest twist) by {pc.when(contest.twist_deadline)}.")
+    return lines
+
+
+@status_line
+def contest_status(post: Post) -> list[str]:
+    contest = post.play.contest
+    return tally_lines(post, contest) if contest is not None else []
+
+
+@deadline_job
+def contest_deadlines(post: Post) -> list:
+    contest = post.play.contest
+    if contest is None:
+        return []
+    out = []
+    if contest.twist_deadline is not None and post.now >= contest.twist_deadline:
+        report = Report()
+        _twist(post, contest, DEFAULT_TWIST, report)
+        out.append(NoteResult(f'(deadline: the twist in "{contest.name}")', GM, "contest_twist",
+                              text=f'The GM did not name the twist in time: "{DEFAULT_TWIST}" is in play; '
+                                   'the GM can rename it with /aspect rename.', changes=report.changes))
+    if post.now >= contest.deadline:
+        late = _owing(post, contest)
+        for i in late:
+            contest.rolls.append(ContestRoll(i, why="it did not roll by the deadline"))
+        names = and_names([_side_name(contest.sides[i]) for i in late]) if late else ""
+        text = (f'Exchange {contest.exchange} of "{contest.name}": ' +
+                (f"{names} did not roll by {pc.when(contest.deadline)}, and forfeit{'s' if len(late) == 1 else ''} "
+                 "the overcome." if late else "the deadline has passed."))
+        effects, changes = settle(post, contest)
+        out.append(NoteResult(f'(deadline: contest "{contest.name}")', GM, "contest",
+                              text="\n  ".join([text] + [e.text for e in effects if e.text]), effects=effects,
+                              changes=changes))
+    return out
+
+
+@on_scene_end
+def _scene_end(post: Post) -> list:
+    if post.play.contest is not None:
+        post.play.contest = None
+        post.close_ref(TWIST_REF)
+    return []

@@ -1,0 +1,52 @@
+"""``/sheet set NAME KEY=VALUE ...``: the GM's small fixes to a sheet by mail.
+
+The same change as ``pbp character set`` on the server (:mod:`pbp.sheetedit`): the sheet
+with the keys changed is checked with the import's rules, and only the differences apply;
+the play state (fate points unless set, marked stress, consequences, free invokes) stays.
+The post's changes go into the sheet history like any post's. By mail, the keys that live
+outside the character's row or change who is a member (``description``, ``player``,
+``kind``) are left to the server's ``pbp character set``.
+"""
+from __future__ import annotations
+
+from pbp import commands as c
+from pbp.errors import ConfigError, RulesError, SheetError
+from pbp.play.core import GM, NoteResult, Post, handles, quote
+from pbp.sheetedit import apply_to_table, describe_diff, set_key, sheet_data
+from pbp.sheetfile import parse_sheet
+
+SERVER_ONLY = ("description", "player", "kind")
+
+
+@handles(c.SheetSet)
+def sheet_set(post: Post, cmd: c.SheetSet):
+    post.require_gm("/sheet set", "/sheet set Ruth fate_points=4")
+    ch = post.find(cmd.character)
+    example = f"/sheet set {quote(ch.name)} fate_points=4"
+    data = sheet_data(post.campaign, post.table, ch)
+    for pair in cmd.values:
+        key, _, value = pair.partition("=")
+        if key in SERVER_ONLY:
+            raise RulesError(f"{key} is changed on the server: pbp character set {ch.name} {key}=...",
+                             expected="a key of the sheet itself (fate_points, refresh, skills.SKILL, aspects...)",
+                             example=example)
+        try:
+            set_key(data, key, value)
+        except ConfigError as exc:
+            raise RulesError(str(exc), expected=exc.hint or "a sheet key and its value", example=example) from None
+    try:
+        sheet = parse_sheet(data, post.system, source=f"{ch.name}'s sheet")
+    except SheetError as exc:
+        raise RulesError(f"{exc}: " + "; ".join(exc.problems), expected="a sheet the rules allow",
+                         example=example) from None
+    before = {"skills": dict(ch.skills), "refresh": ch.refresh, "fate_points": ch.fate_points,
+              "aliases": list(ch.aliases), "aspects": sorted(a.name for a in post.table.aspects if a.owner == ch.name
+                                                             and a.kind in ("high_concept", "trouble", "character") and not a.hidden)}
+    notes = apply_to_table(post.system, post.table, ch, sheet)
+    after = {"skills": dict(ch.skills), "refresh": ch.refresh, "fate_points": ch.fate_points,
+             "aliases": list(ch.aliases), "aspects": sorted(a.name for a in post.table.aspects if a.owner == ch.name
+                                                            and a.kind in ("high_concept", "trouble", "character") and not a.hidden)}
+    said = describe_diff(before, after) + notes
+    hidden = any(v.startswith("aspects.hidden=") for v in cmd.values)   # the GM alone is told of those
+    text = f"The GM fixes {ch.name}'s sheet: " + ("; ".join(said) if said else "nothing changes") + "."
+    return NoteResult(cmd.source, GM, "sheet_set", text=text, gm_only=hidden)

@@ -1,0 +1,412 @@
+"""Changing a character sheet safely, and the history of every sheet change.
+
+``pbp character import FILE --replace`` builds a new character: fate points back to
+refresh, stress and consequences empty, free invokes on the old aspects lost. Here a sheet
+is changed in place instead:
+
+* :func:`export_sheet` writes the character as the sheet file the importer reads (with its
+  fate points), so ``pbp character export`` and ``pbp character edit`` hand the GM the
+  same TOML an import takes.
+* :func:`apply_sheet` validates a changed sheet with the system's creation rules (as an
+  import does) and applies only the differences. Play state stays unless the sheet changes
+  it: fate points (the exported value is today's; write another to change it), marked
+  stress boxes (kept, the track resized when Physique or Will changed), consequences (kept
+  in slots that still exist), carried points, taken out, and free invokes (an aspect kept,
+  or a high concept or trouble renamed, keeps them; a removed aspect's are reported). The
+  name cannot change here (posts and the play state refer to it).
+* :func:`set_values` is ``pbp character set NAME key=value...``: the exported sheet with the
+  keys changed, applied the same way.
+* Every change by play (a post, see :func:`record_play`) or by hand is a :class:`SheetChange`
+  row: who, when, which message, the sheet before and after. :func:`undo` takes back the
+  last change not yet undone, field by field (only what that change changed, so later
+  changes to other fields stay), and is itself recorded.
+"""
+from __future__ import annotations
+
+import json
+
+from pbp.errors import ConfigError, SheetError
+from pbp.rules import state as rs
+from pbp.rules.ladder import parse_rating
+from pbp.rules.sheets import consequence_slots, stress_tracks
+from pbp.rules.systems import get_system
+from pbp.sheetfile import parse_sheet
+from pbp.store import models as m
+from pbp.store import repo
+
+OWN_KINDS = ("high_concept", "trouble", "character")
+INT_KEYS = ("refresh", "milestone_refresh", "fate_points")
+TEXT_KEYS = ("player", "kind", "description")
+PLAY_FIELDS = ("fate_points", "stress", "consequences", "taken_out", "carried_points")
+
+
+# --------------------------------------------------------------------------- reading a character
+
+
+def _find(campaign: m.Campaign, name: str) -> tuple[rs.Table, rs.Character]:
+    table = repo.load_table(campaign)
+    ch = table.character(name)
+    if ch is None:
+        names = ", ".join(sorted(table.characters)) or "none"
+        raise ConfigError(f'no character "{name}" in {campaign.slug} (characters: {names})',
+                          hint="pbp character list")
+    return table, ch
+
+
+def _own(table: rs.Table, name: str) -> list[rs.Aspect]:
+    return [a for a in table.aspects if a.owner == name and a.kind in OWN_KINDS]
+
+
+def _description(campaign: m.Campaign, name: str) -> str:
+    row = m.Character.get_or_none((m.Character.campaign == campaign) & (m.Character.name == name))
+    return row.description if row is not None else ""
+
+
+def state_of(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
+    """Everything a sheet change may touch, as plain data (what the history keeps)."""
+    fields = json.loads(repo._dump(repo._character_fields(ch)))
+    fields["aspects"] = [[a.name, a.kind, a.hidden, dict(a.free_invokes)] for a in _own(table, ch.name)]
+    fields["description"] = _description(campaign, ch.name)
+    return fields
+
+
+def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
+    """The character as the data of a sheet file (:mod:`pbp.sheetfile` reads it back)."""
+    system = get_system(campaign.system)
+    data: dict = {"name": ch.name}
+    if ch.aliases:
+        data["aliases"] = list(ch.aliases)
+    data["kind"] = ch.kind
+    if ch.player:
+        data["player"] = ch.player
+    data["refresh"] = ch.refresh
+    if ch.kind == "pc":
+        base = system.starting_refresh - max(0, len(ch.stunts) - system.free_stunts)
+        if ch.refresh > base:
+            data["milestone_refresh"] = ch.refresh - base
+    data["fate_points"] = ch.fate_points
+    description = _description(campaign, ch.name)
+    if description:
+        data["description"] = description
+    aspects: dict = {}
+    own = _own(table, ch.name)
+    for kind in ("high_concept", "trouble"):
+        found = next((a for a in own if a.kind == kind), None)
+        if found is not None:
+            aspects[kind] = found.name
+    other = [a.name for a in own if a.kind == "character" and not a.hidden]
+    hidden = [a.name for a in own if a.kind == "character" and a.hidden]
+    if other:
+        aspects["other"] = other
+    if hidden:
+        aspects["hidden"] = hidden
+    if aspects:
+        data["aspects"] = aspects
+    data["skills"] = dict(ch.skills)
+    if ch.kind == "minor":
+        data["stress"] = {"boxes": len(ch.stress.get("physical", []))}
+    if ch.stunts:
+        data["stunts"] = [{k: v for k, v in vars(s).items() if v not in ("", None)} for s in ch.stunts]
+    return data
+
+
+# --------------------------------------------------------------------------- TOML out
+
+
+def _value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    raise TypeError(f"no TOML for {type(v).__name__}")
+
+
+def _key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() and k.isascii() else json.dumps(k, ensure_ascii=False)
+
+
+def to_toml(data: dict) -> str:
+    """The sheet's TOML: plain keys first, then [aspects], [skills], [stress], [[stunts]]."""
+    lines = [f"{_key(k)} = {_value(v)}" for k, v in data.items() if not isinstance(v, (dict, list)) or
+             (isinstance(v, list) and all(not isinstance(x, dict) for x in v))]
+    for k, v in data.items():
+        if isinstance(v, dict):
+            lines += ["", f"[{k}]"] + [f"{_key(kk)} = {_value(vv)}" for kk, vv in v.items()]
+    for k, v in data.items():
+        if isinstance(v, list) and any(isinstance(x, dict) for x in v):
+            for item in v:
+                lines += ["", f"[[{k}]]"] + [f"{_key(kk)} = {_value(vv)}" for kk, vv in item.items()]
+    return "\n".join(lines) + "\n"
+
+
+def export_sheet(campaign: m.Campaign, name: str) -> str:
+    table, ch = _find(campaign, name)
+    return to_toml(sheet_data(campaign, table, ch))
+
+
+# --------------------------------------------------------------------------- applying a changed sheet
+
+
+def _resize(boxes: list[bool], n: int) -> list[bool]:
+    return (list(boxes) + [False] * n)[:n]
+
+
+def _merge_consequences(old: list[rs.Consequence], slots: list[rs.Consequence]) -> list[rs.Consequence]:
+    """The new slots, each filled as the old slot of the same severity and track was."""
+    left = list(old)
+    out = []
+    for slot in slots:
+        same = next((q for q in left if q.severity == slot.severity and q.track == slot.track), None)
+        if same is not None:
+            left.remove(same)
+            out.append(same)
+        else:
+            out.append(slot)
+    return out
+
+
+def apply_sheet(campaign: m.Campaign, name: str, data: dict, *, who: str, how: str,
+                source: str = "sheet") -> list[str]:
+    """Apply a changed sheet (its data) to the stored character; returns what changed, in
+    words. Refused whole (SheetError) when the sheet breaks a rule; nothing changes then."""
+    system = get_system(campaign.system)
+    table, ch = _find(campaign, name)
+    sheet = parse_sheet(data, system, source=source)
+    new = sheet.character
+    if new.name != ch.name:
+        raise SheetError(f"{source}: 1 problem", [f'name: "{new.name}" is not "{ch.name}"; the name cannot be '
+                                                  "changed here (posts and the play state refer to it)"],
+                         hint="import the renamed character as a new one, and remove the old one")
+    before_state = state_of(campaign, table, ch)
+    snap = repo.snapshot(table)
+    notes = apply_to_table(system, table, ch, sheet)
+    with m.db.atomic():
+        repo.save_table(campaign, snap, table)
+        if ch.player and not m.Member.select().where((m.Member.campaign == campaign) &
+                                                     (m.Member.email == ch.player)).exists():
+            from pbp.campaigns import add_member
+
+            add_member(campaign, ch.player, "player")
+        if sheet.description != before_state["description"]:
+            m.Character.update(description=sheet.description).where(
+                (m.Character.campaign == campaign) & (m.Character.name == ch.name)).execute()
+        after_state = state_of(campaign, table, ch)
+        said = describe_diff(before_state, after_state)
+        if said:
+            m.SheetChange.create(campaign=campaign, character=ch.name, who=who, how=how,
+                                 before=before_state, after=after_state)
+    return said + notes
+
+
+def apply_to_table(system, table: rs.Table, ch: rs.Character, sheet) -> list[str]:
+    """The sheet's values on ``ch`` (in ``table``), the play state kept (see the module doc);
+    returns notes on what was lost with it (free invokes on a removed aspect)."""
+    new = sheet.character
+    ch.kind, ch.player, ch.skills, ch.stunts = new.kind, new.player, dict(new.skills), list(new.stunts)
+    ch.refresh, ch.aliases, ch.fate_points = new.refresh, list(new.aliases), new.fate_points
+    sizes = stress_tracks(new, system) if new.kind != "minor" else {t: len(b) for t, b in new.stress.items()}
+    ch.stress = {t: _resize(ch.stress.get(t, []), n) for t, n in sizes.items()}
+    ch.consequences = _merge_consequences(ch.consequences, consequence_slots(new, system))
+    return _apply_aspects(table, ch.name, sheet.aspects)
+
+
+def _apply_aspects(table: rs.Table, owner: str, wanted: list[rs.Aspect]) -> list[str]:
+    """The character's own aspects as the sheet has them: kept ones keep their free invokes;
+    a renamed high concept or trouble keeps them too; a removed one's are reported."""
+    old = _own(table, owner)
+    notes = []
+    keep: list[rs.Aspect] = []
+    left = list(old)
+    for w in wanted:
+        same = next((a for a in left if a.name.casefold() == w.name.casefold() and
+                     (a.kind == w.kind or {a.kind, w.kind} <= set(OWN_KINDS))), None)
+        if same is None and w.kind in ("high_concept", "trouble"):
+            same = next((a for a in left if a.kind == w.kind), None)
+        if same is not None:
+            left.remove(same)
+            same.name, same.kind, same.hidden = w.name, w.kind, w.hidden
+            keep.append(same)
+        else:
+            keep.append(rs.Aspect(w.name, kind=w.kind, owner=owner, hidden=w.hidden))
+    for gone in left:
+        held = ", ".join(f"{h} {n}" for h, n in gone.free_invokes.items() if n)
+        if held:
+            notes.append(f"{gone.name} is gone, and the free invokes on it with it ({held})")
+    table.aspects[:] = [a for a in table.aspects if a not in old] + keep
+    return notes
+
+
+# --------------------------------------------------------------------------- pbp character set
+
+
+def _set_key(data: dict, key: str, value: str) -> None:
+    path = key.split(".", 1)
+    if len(path) == 2 and path[0] == "skills":
+        skills = data.setdefault("skills", {})
+        existing = next((k for k in skills if k.casefold() == path[1].casefold()), path[1])
+        if value == "":
+            skills.pop(existing, None)
+        else:
+            try:
+                skills[existing] = parse_rating(value)
+            except ValueError:
+                raise ConfigError(f'{key}: "{value}" is not a rating', hint=f"e.g. {key}=Fair or {key}=2") from None
+        return
+    if len(path) == 2 and path[0] == "aspects" and path[1] in ("high_concept", "trouble", "other", "hidden"):
+        aspects = data.setdefault("aspects", {})
+        if path[1] in ("other", "hidden"):
+            aspects[path[1]] = [v.strip() for v in value.split(",") if v.strip()]
+        else:
+            aspects[path[1]] = value
+        return
+    if key in INT_KEYS:
+        try:
+            data[key] = int(value)
+        except ValueError:
+            raise ConfigError(f'{key}: "{value}" is not a whole number', hint=f"e.g. {key}=3") from None
+        return
+    if key == "aliases":
+        data[key] = [v.strip() for v in value.split(",") if v.strip()]
+        return
+    if key in TEXT_KEYS:
+        data[key] = value
+        return
+    raise ConfigError(f'no sheet key "{key}"', hint="keys: refresh, milestone_refresh, fate_points, player, kind, "
+                      "description, aliases, skills.SKILL, aspects.high_concept, aspects.trouble, aspects.other, "
+                      "aspects.hidden (stunts: pbp character edit)")
+
+
+def set_key(data: dict, key: str, value: str) -> None:
+    """``key=value`` on a sheet's data (raises ConfigError for a key or value it cannot be)."""
+    _set_key(data, key, value)
+
+
+def set_values(campaign: m.Campaign, name: str, pairs: list[str], *, who: str) -> list[str]:
+    table, ch = _find(campaign, name)
+    data = sheet_data(campaign, table, ch)
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ConfigError(f'"{pair}" is not KEY=VALUE', hint="e.g. pbp character set Ruth fate_points=4")
+        _set_key(data, key.strip(), value.strip())
+    return apply_sheet(campaign, ch.name, data, who=who, how="set", source="pbp character set")
+
+
+# --------------------------------------------------------------------------- history and undo
+
+
+def _short(v) -> str:
+    if isinstance(v, dict) and all(isinstance(x, list) for x in v.values()):
+        return " ".join(f"{k} " + "".join("[x]" if b else "[ ]" for b in boxes) for k, boxes in v.items())
+    text = json.dumps(v, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def describe_diff(before: dict | None, after: dict | None) -> list[str]:
+    if before is None or after is None:
+        return ["removed" if after is None else "created"]
+    out = []
+    for key in dict.fromkeys([*before, *after]):
+        if before.get(key) != after.get(key):
+            out.append(f"{key}: {_short(before.get(key))} -> {_short(after.get(key))}")
+    return out
+
+
+def history(campaign: m.Campaign, name: str) -> list[m.SheetChange]:
+    key = name.casefold()
+    rows = m.SheetChange.select().where(m.SheetChange.campaign == campaign).order_by(m.SheetChange.id)
+    return [r for r in rows if r.character.casefold() == key]
+
+
+def record_play(campaign: m.Campaign, before: repo.Snapshot, table: rs.Table, *, who: str,
+                message_id: str | None) -> None:
+    """A post's changes to character rows (fate points, stress...), one history row each."""
+    for ch in table.characters.values():
+        was = before.characters.get(ch.name)
+        now = repo._dump(repo._character_fields(ch))
+        if was is not None and was != now:
+            m.SheetChange.create(campaign=campaign, character=ch.name, who=who, how="play", message_id=message_id,
+                                 before=json.loads(was), after=json.loads(now))
+
+
+def undo(campaign: m.Campaign, name: str, *, who: str) -> list[str]:
+    """Take back the last change of ``name``'s sheet not undone yet: each field it changed
+    goes back to its value before it (fields it did not change keep their value now)."""
+    table, ch = _find(campaign, name)
+    last = (m.SheetChange.select().where((m.SheetChange.campaign == campaign) & (m.SheetChange.character == ch.name)
+                                         & (m.SheetChange.undone == False) & (m.SheetChange.how != "undo"))  # noqa: E712
+            .order_by(m.SheetChange.id.desc()).first())
+    if last is None or last.before is None or last.after is None:
+        raise ConfigError(f"{ch.name} has no change to undo", hint=f"pbp character history {ch.name}")
+    before_state = state_of(campaign, table, ch)
+    snap = repo.snapshot(table)
+    fields = repo._character_fields(ch)
+    for key, was in last.before.items():
+        if key in fields and last.after.get(key) != was:
+            fields[key] = was
+    restored = repo.character_to_state({**fields, "id": ch.id})
+    table.characters[ch.name] = restored
+    if "aspects" in last.before and last.before["aspects"] != last.after.get("aspects"):
+        wanted = [rs.Aspect(n, kind=k, owner=ch.name, hidden=h) for n, k, h, _ in last.before["aspects"]]
+        _apply_aspects(table, ch.name, wanted)
+        for a in _own(table, ch.name):
+            free = next((f for n, _, _, f in last.before["aspects"] if n == a.name), None)
+            if free is not None and not a.free_invokes:
+                a.free_invokes = dict(free)
+    with m.db.atomic():
+        repo.save_table(campaign, snap, table)
+        if "description" in last.before and last.before["description"] != last.after.get("description"):
+            m.Character.update(description=last.before["description"]).where(m.Character.id == ch.id).execute()
+        after_state = state_of(campaign, table, restored)
+        last.undone = True
+        last.save()
+        m.SheetChange.create(campaign=campaign, character=ch.name, who=who, how="undo",
+                             before=before_state, after=after_state)
+    return describe_diff(before_state, after_state)
+
+
+# --------------------------------------------------------------------------- list, remove
+
+
+def remove_character(campaign: m.Campaign, name: str, *, who: str) -> str:
+    from pbp.play.state import load_play
+    from pbp.store.codec import dump
+
+    table, ch = _find(campaign, name)
+    play = load_play(campaign.play)
+    busy = [what for what, part in (("the conflict", play.conflict), ("the contest", play.contest),
+                                    ("the challenge", play.challenge)) if part is not None
+            and ch.name in json.dumps(dump(part), ensure_ascii=False)]
+    busy += ["a reaction pbp waits for"] if any(p.target == ch.name or p.attacker == ch.name for p in play.pending) else []
+    if busy:
+        raise ConfigError(f"{ch.name} is part of {busy[0]}; end it first", hint="/conflict end, /contest end, "
+                          "/challenge end (or wait for the reaction's deadline)")
+    state = state_of(campaign, table, ch)
+    with m.db.atomic():
+        m.Aspect.update(active=False).where((m.Aspect.campaign == campaign) & (m.Aspect.owner == ch.name)).execute()
+        m.Character.delete().where(m.Character.id == ch.id).execute()
+        m.SheetChange.create(campaign=campaign, character=ch.name, who=who, how="remove", before=state, after=None)
+    return ch.name
+
+
+def remove_member(campaign: m.Campaign, email: str) -> str:
+    email = email.strip().lower()
+    member = m.Member.get_or_none((m.Member.campaign == campaign) & (m.Member.email == email))
+    if member is None:
+        known = ", ".join(x.email for x in campaign.members) or "none"
+        raise ConfigError(f"{email} is not a member of {campaign.slug} (members: {known})")
+    plays = [c.name for c in m.Character.select().where((m.Character.campaign == campaign) &
+                                                        (m.Character.player == email))]
+    if plays:
+        raise ConfigError(f"{email} plays {', '.join(plays)} in {campaign.slug}",
+                          hint=f"remove the character first (pbp character remove {plays[0]}) or give it another "
+                               f"player (pbp character set {plays[0]} player=ADDRESS)")
+    if member.role == "gm" and m.Member.select().where((m.Member.campaign == campaign) &
+                                                       (m.Member.role == "gm")).count() == 1:
+        raise ConfigError(f"{email} is the only GM of {campaign.slug}", hint="add another GM first")
+    member.delete_instance()
+    return email

@@ -1,0 +1,210 @@
+"""Changing a sheet safely (issue 11, item 5): pbp character set / edit keep the play state,
+every change is in the history, undo takes back the last one; list, export, remove and
+campaign remove-member."""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from pbp.cli import main
+from pbp.demo import sample_dir
+from pbp.store import models as m
+from pbp.store import repo
+from tests.helpers import cli_table
+
+
+@pytest.fixture
+def table(tmp_path, monkeypatch):
+    sheets = [str(p) for p in sorted(sample_dir().glob("*.toml")) if p.name != "campaign.toml"]
+    return cli_table(tmp_path, monkeypatch, sheets=sheets)
+
+
+def campaign():
+    return m.Campaign.get(m.Campaign.slug == "chicago")
+
+
+def ruth():
+    return repo.load_table(campaign()).character("Ruth")
+
+
+def play_some(table_dir, capsys):
+    """Ruth in play: a fate point spent, two stress boxes marked, a mild consequence, a
+    free invoke held on her own aspect."""
+    t = repo.load_table(campaign())
+    before = repo.snapshot(t)
+    r = t.character("Ruth")
+    r.fate_points = 1
+    r.stress["physical"][:2] = [True, True]
+    r.consequences[0].aspect = "Bruised Ribs"
+    for a in t.aspects:
+        if a.owner == "Ruth" and a.name == "Knife Up My Sleeve":
+            a.free_invokes = {"Charles": 1}
+    repo.save_table(campaign(), before, t)
+    capsys.readouterr()
+
+
+def knife_free():
+    return next(a.free_invokes for a in repo.load_table(campaign()).aspects
+                if a.owner == "Ruth" and a.name == "Knife Up My Sleeve")
+
+
+def test_set_keeps_play_state(table, capsys):
+    play_some(table, capsys)
+    assert main(["character", "set", "Ruth", "skills.Burglary=Average", "refresh=3"]) == 0
+    out = capsys.readouterr().out
+    assert "skills:" in out
+    r = ruth()
+    assert r.skills["Burglary"] == 1
+    assert r.fate_points == 1
+    assert r.stress["physical"] == [True, True, False, False]
+    assert r.consequences[0].aspect == "Bruised Ribs"
+    assert knife_free() == {"Charles": 1}
+
+
+def test_import_replace_loses_the_play_state_set_does_not(table, capsys, tmp_path):
+    """The test that fails on today's --replace: it resets fate points and stress."""
+    play_some(table, capsys)
+    sheet = tmp_path / "ruth.toml"
+    assert main(["character", "export", "Ruth", "--out", str(sheet)]) == 0
+    assert main(["character", "import", str(sheet), "--replace"]) == 0
+    replaced = ruth()
+    assert replaced.stress["physical"] == [False] * 4 and replaced.consequences[0].aspect is None
+    play_some(table, capsys)
+    assert main(["character", "set", "Ruth", "description=Tough as nails"]) == 0
+    kept = ruth()
+    assert kept.stress["physical"][:2] == [True, True] and kept.consequences[0].aspect == "Bruised Ribs"
+
+
+def test_a_raised_physique_resizes_stress_and_keeps_the_marks(table, capsys):
+    play_some(table, capsys)
+    # Physique Fair (+2) -> Good (+3): 6 boxes; the pyramid needs a swap to stay legal
+    assert main(["character", "set", "Ruth", "skills.Physique=3", "skills.Athletics=2"]) == 0, capsys.readouterr()
+    assert ruth().stress["physical"] == [True, True, False, False, False, False]
+
+
+def test_a_rule_broken_changes_nothing(table, capsys):
+    play_some(table, capsys)
+    before = repo.snapshot(repo.load_table(campaign()))
+    assert main(["character", "set", "Ruth", "skills.Fight=Epic"]) == 3
+    err = capsys.readouterr().err
+    assert "problem" in err
+    assert repo.snapshot(repo.load_table(campaign())) == before
+    assert main(["character", "set", "Ruth", "skills.Fight=Awesome"]) == 3
+    assert main(["character", "set", "Ruth", "colour=blue"]) == 3
+    assert main(["character", "set", "Ruth", "name=Rita"]) == 3
+    assert main(["character", "set", "Nobody", "refresh=3"]) == 3
+
+
+def test_renaming_the_trouble_keeps_its_free_invokes(table, capsys):
+    t = repo.load_table(campaign())
+    before = repo.snapshot(t)
+    trouble = next(a for a in t.aspects if a.owner == "Ruth" and a.kind == "trouble")
+    trouble.free_invokes = {"Ghoul": 1}
+    repo.save_table(campaign(), before, t)
+    assert main(["character", "set", "Ruth", "aspects.trouble=Short Fuse"]) == 0
+    t = repo.load_table(campaign())
+    trouble = next(a for a in t.aspects if a.owner == "Ruth" and a.kind == "trouble")
+    assert (trouble.name, trouble.free_invokes) == ("Short Fuse", {"Ghoul": 1})
+
+
+def test_history_and_undo(table, capsys):
+    play_some(table, capsys)
+    main(["character", "set", "Ruth", "fate_points=4"])
+    main(["character", "set", "Ruth", "description=Tough as nails"])
+    capsys.readouterr()
+    assert main(["character", "history", "Ruth"]) == 0
+    out = capsys.readouterr().out
+    assert "set by pbp character set" in out and "fate_points: 1 -> 4" in out
+    assert main(["character", "undo", "Ruth"]) == 0               # the description
+    assert "description" in capsys.readouterr().out
+    assert ruth().fate_points == 4
+    assert main(["character", "undo", "Ruth"]) == 0               # the fate points
+    assert ruth().fate_points == 1
+    assert ruth().stress["physical"][:2] == [True, True]
+    main(["character", "history", "Ruth"])
+    out = capsys.readouterr().out
+    assert out.count("[undone]") == 2 and out.count(" undo by ") == 2
+    assert main(["character", "undo", "Ruth"]) == 3               # nothing left to undo
+
+
+def test_play_changes_are_in_the_history(table, capsys, tmp_path):
+    """A post that spends a fate point: the history has it, with its author and message."""
+    from tests.helpers import eml
+    post = tmp_path / "spend.eml"
+    post.write_bytes(eml('/fp spend "for luck"\n', sender="ruth@pbp.localhost", message_id="spend-1@t"))
+    assert main(["process", str(post)]) == 0
+    row = m.SheetChange.select().where(m.SheetChange.message_id == "spend-1@t").get()
+    assert (row.how, row.who, row.before["fate_points"], row.after["fate_points"]) == \
+        ("play", "ruth@pbp.localhost", 3, 2)
+    capsys.readouterr()
+    main(["character", "history", "Ruth"])
+    assert "play by ruth@pbp.localhost (message spend-1@t)" in capsys.readouterr().out
+    assert main(["character", "undo", "Ruth"]) == 0
+    assert ruth().fate_points == 3
+
+
+def test_edit_applies_only_the_differences(table, capsys, tmp_path, monkeypatch):
+    play_some(table, capsys)
+    editor = tmp_path / "ed.sh"
+    editor.write_text("#!/bin/sh\nsed -i 's/^refresh = 3/refresh = 3\\ndescription = \"Edited\"/' \"$1\"\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    assert main(["character", "edit", "Ruth"]) == 0
+    assert "description" in capsys.readouterr().out
+    assert m.Character.get(m.Character.name == "Ruth").description == "Edited"
+    assert ruth().fate_points == 1 and ruth().stress["physical"][:2] == [True, True]
+
+
+def test_edit_with_a_broken_sheet_keeps_the_file(table, capsys, tmp_path, monkeypatch):
+    editor = tmp_path / "ed.sh"
+    editor.write_text("#!/bin/sh\nsed -i 's/^refresh = 3/refresh = 9/' \"$1\"\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    assert main(["character", "edit", "Ruth"]) == 3
+    err = capsys.readouterr().err
+    assert "the edited sheet is kept in" in err and "refresh" in err
+    assert ruth().refresh == 3
+
+
+def test_export_reimports_to_the_same_sheet(table, capsys, tmp_path):
+    for name in ("Ruth", "Ghoul", "Masked Acolyte"):
+        out = tmp_path / f"{name}.toml"
+        assert main(["character", "export", name, "--out", str(out)]) == 0
+        from pbp.sheetfile import load_sheet
+        from pbp.rules.systems import get_system
+        sheet = load_sheet(out, get_system("fate-condensed"))
+        stored = repo.load_table(campaign()).character(name)
+        assert (sheet.character.skills, sheet.character.refresh, sheet.character.kind) == \
+            (stored.skills, stored.refresh, stored.kind)
+
+
+def test_list_remove_and_remove_member(table, capsys):
+    assert main(["character", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "Ruth: pc (ruth@pbp.localhost) · FP 3 · refresh 3" in out and "Ghoul: npc" in out
+    assert main(["campaign", "remove-member", "ruth@pbp.localhost"]) == 3
+    assert "plays Ruth" in capsys.readouterr().err
+    assert main(["character", "remove", "Ruth"]) == 0
+    assert repo.load_table(campaign()).character("Ruth") is None
+    assert main(["campaign", "remove-member", "ruth@pbp.localhost"]) == 0
+    assert not m.Member.select().where(m.Member.email == "ruth@pbp.localhost").exists()
+    main(["character", "history", "Ruth"])
+    assert "remove by pbp character remove" in capsys.readouterr().out
+    assert main(["campaign", "remove-member", "gm@pbp.localhost"]) == 3     # the only GM
+
+
+def test_no_removal_while_a_conflict_has_them(table, capsys):
+    from pbp.play.state import PlayState, dump_play
+    from pbp.rules.conflict import start_conflict
+    t = repo.load_table(campaign())
+    play = PlayState(conflict=start_conflict(t, ["Ruth", "Ghoul"], "Ruth"))
+    c = campaign()
+    c.play = dump_play(play)
+    c.save()
+    assert main(["character", "remove", "Ruth"]) == 3
+    assert "part of the conflict" in capsys.readouterr().err
