@@ -7,6 +7,7 @@ found in a registry with aliases, ``pbp.rules.systems``). A system decides:
 * how effort is rolled from a rating and what the dice were (``dice``: 4dF by default);
 * how effort meets opposition: the margin and the outcome tier (``tiers``; a system may add
   tiers such as a catastrophic failure);
+* each action's outcome table (``tables``: what a fail, tie, success or style gives);
 * what an invoke is worth (``invoke_bonus``);
 * harm: the tracks and their names (``stress_skills``), the box model (``harm``: one-point
   boxes, or Fate Core's escalating boxes), the consequence slots, the deadline default;
@@ -30,6 +31,7 @@ from pbp.rules.dice import DiceSource
 from pbp.rules.ladder import LADDER
 from pbp.rules.outcomes import outcome_for, rank, shifts_text
 from pbp.rules.results import DiceRoll, Outcome
+from pbp.rules.tables import FateTables
 from pbp.rules.teamwork import FateTeamwork
 
 
@@ -337,6 +339,8 @@ class System:
     minor_npc_max_aspects: int = 2
     dice: FateDice = field(default_factory=FateDice)
     tiers: FateTiers = field(default_factory=FateTiers)
+    # Each action's outcome table (what a fail, tie, success or style gives; pbp.rules.tables).
+    tables: FateTables = field(default_factory=FateTables)
     # Teamwork (combining the same skill): who counts, what each adds, the cap.
     teamwork: FateTeamwork = field(default_factory=FateTeamwork)
     # Contests: victories that win one ("first to three"), and the most the GM may set

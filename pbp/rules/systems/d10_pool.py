@@ -53,6 +53,7 @@ from pbp.rules.state import Stunt
 from pbp.rules.systems.base import (AttackKind, CharacterState, FateTiers, OnePointBoxes, StressTable,
                                     frozen)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
+from pbp.rules.tables import FateTables
 
 HIT_FROM = 8          # "Each die that comes up 8 or higher counts as a HIT"
 DOUBLE = 10           # "Each result of 10 counts as 2 hits"
@@ -91,6 +92,32 @@ class D10Tiers(FateTiers):
         if outcome is Outcome.FAIL and effort < 0:
             report.effect("catastrophic", "Negative hits: a catastrophic failure; the GM may escalate to a severe cost",
                           hits=effort)
+
+
+def hits_text(n: int) -> str:
+    """"1 hit", "3 hits": the hack counts margins and harm in hits."""
+    return f"{n} hit" if n == 1 else f"{n} hits"
+
+
+class PoolTables(FateTables):
+    """"The Four Actions" of the hack, in hits. Its rows are Fate Condensed's, row for row:
+    overcome ("FAILURE: You fail ... The GM may instead allow you to succeed, but at a
+    guaranteed severe cost"; "TIE: Partial success, or success with a minor cost", the
+    partial success played as Fate's fail with a boost when the player chooses "on tie
+    boost"; "SUCCESS WITH STYLE: Get what you want and an added benefit or boost"), create an
+    advantage (new and existing aspects), attack ("Inflict harm on your target equal to the
+    number of hits above the opposition ... SUCCESS WITH STYLE: As normal success, but you may
+    also reduce the value of your hit by one to gain a boost") and defend. What differs is
+    the count: hits, not shifts."""
+
+    def amount(self, n: int) -> str:
+        return hits_text(n)
+
+    def hit_text(self, who: str, target: str, n: int) -> str:
+        return f"{who} inflicts {hits_text(n)} of harm on {target}"
+
+    def taken_text(self, who: str, n: int) -> str:
+        return f"{who} takes {hits_text(n)} of harm"
 
 
 class StrainBoxes(OnePointBoxes):
@@ -277,6 +304,7 @@ D10_POOL = replace(
     skills=SKILLS,
     dice=D10Pool(),
     tiers=D10Tiers(),
+    tables=PoolTables(),
     invoke_bonus=1,       # "invoking = reroll or +1 hit"
     stress=StressTable(steps=((-99, 3), (2, 4), (4, 5))),
     stress_skills=frozen({"strain": "Endure"}),
