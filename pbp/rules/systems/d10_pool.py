@@ -53,6 +53,7 @@ from pbp.rules.state import Stunt
 from pbp.rules.systems.base import (AttackKind, CharacterState, FateTiers, OnePointBoxes, StressTable,
                                     frozen)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
+from pbp.rules.explain import FateExplainer
 from pbp.rules.tables import FateTables
 
 HIT_FROM = 8          # "Each die that comes up 8 or higher counts as a HIT"
@@ -118,6 +119,49 @@ class PoolTables(FateTables):
 
     def taken_text(self, who: str, n: int) -> str:
         return f"{who} takes {hits_text(n)} of harm"
+
+
+class PoolExplainer(FateExplainer):
+    """The hack's rolls explained: d10 faces, each throw and effort counted in hits
+    (``[8] [9] [3]``, ``2 hits``), a pool named by its terms and size (``Fight + Boldly, 6
+    dice``), passive opposition in hits, margins in hits (``success, 2 hits``), a
+    catastrophic failure named as such, strain clearing at a scene's end. A plain ``/roll``
+    (whose rating is added, ``rating_counts``) is shown as Fate's."""
+
+    unit = "hit"
+
+    def worth(self, bonus: int) -> str:
+        return f"+{hits_text(bonus)}"
+
+    def hit(self, n: int, track: str = "", *, definite: bool = False) -> str:
+        """"2 hits of harm" ("Inflict harm on your target equal to the number of hits")."""
+        return f"{hits_text(n)} of harm"
+
+    def dice_value(self, roll) -> str:
+        return hits_text(roll.total) if roll.value is not None else super().dice_value(roll)
+
+    def amount(self, n: int, effort=None) -> str:
+        return hits_text(n) if effort is None or not effort.rating_counts else super().amount(n, effort)
+
+    def passive(self, n: int) -> str:
+        return hits_text(n)
+
+    def skill_words(self, terms, effort) -> str:
+        if not terms or effort.rating_counts:
+            return super().skill_words(terms, effort)
+        size = sum(m.value for m in terms)
+        return f"{' + '.join(m.label for m in terms)}, {size} {'die' if size == 1 else 'dice'}"
+
+    def headline_skill(self, skill: str, terms, effort) -> str:
+        if not terms or effort.rating_counts:
+            return super().headline_skill(skill, terms, effort)
+        return self.skill_words(terms, effort)
+
+    def verdict(self, res) -> str:
+        text = super().verdict(res)
+        if res.outcome is not None and res.outcome.value == "fail" and res.effort.total < 0:
+            return "catastrophic " + text.replace("fail,", "failure,", 1)
+        return text
 
 
 class StrainBoxes(OnePointBoxes):
@@ -210,7 +254,7 @@ class PoolState(CharacterState):
             for i, stunt in enumerate(mech["stunts"], start=1):
                 if stunt["skill"] and system.skill_named(stunt["skill"]) is None:
                     problems.append(f'mech.stunts[{i}]: stunt "{stunt["name"]}" names "{stunt["skill"]}", '
-                                    f"which is not a {system.name} skill (skills: {', '.join(system.skills)})")
+                                    f"which is not {system.a_skill()} (skills: {', '.join(system.skills)})")
         return problems
 
     # -- sheets ------------------------------------------------------------------------
@@ -305,6 +349,7 @@ D10_POOL = replace(
     dice=D10Pool(),
     tiers=D10Tiers(),
     tables=PoolTables(),
+    explain=PoolExplainer(),
     invoke_bonus=1,       # "invoking = reroll or +1 hit"
     stress=StressTable(steps=((-99, 3), (2, 4), (4, 5))),
     stress_skills=frozen({"strain": "Endure"}),

@@ -55,6 +55,7 @@ from types import MappingProxyType
 from pbp.rules.results import Outcome
 from pbp.rules.systems.base import AttackKind, FateTiers, StressTable, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
+from pbp.rules.explain import FateExplainer
 from pbp.rules.tables import FateTables
 
 SKILLS = (
@@ -117,6 +118,15 @@ class EarlyTables(FateTables):
         """No boost: the spin stands for style's benefit."""
 
 
+class EarlyExplainer(FateExplainer):
+    """Fate's explanation, but a conflict is named by the stress track its hits go to
+    ("Each shift that the winner gets inflicts one box of stress, either health stress or
+    composure stress"): "A conflict begins (health stress)", not "A health conflict"."""
+
+    def conflict_begins(self, kind: str, tracks) -> str:
+        return f"A conflict begins ({kind} stress)"
+
+
 OPPOSED_BY = frozen({
     "Stealth": ("Alertness", "Investigation"),
     "Burglary": ("Alertness",),
@@ -158,6 +168,7 @@ EARLY_FATE = replace(
     ladder=LADDER,
     tiers=EarlyTiers(),
     tables=EarlyTables(),
+    explain=EarlyExplainer(),
     treatment_skills=frozen({}),
     harm_nouns=frozen({"health": "Wound", "composure": "Shaken"}),
     scene_clears=("mild",),
