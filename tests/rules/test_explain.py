@@ -138,3 +138,18 @@ def test_an_oppose_invoke_without_an_opponent_names_the_systems_bonus():
                          invokes=(Invoke("Rusting Hulks", mode=InvokeMode.OPPOSE),)), t, FixedDice("8 9 2 2 2"),
                 "Ruth", D10_POOL)
     assert "invoke Rusting Hulks for +1 hit instead" in info.value.message
+
+
+def test_too_many_strain_boxes_is_said_in_hits():
+    """A 1-hit hit absorbed with two strain boxes is refused in the hack's words."""
+    import pytest
+
+    from pbp.errors import RulesError
+    from pbp.rules import harm
+
+    ruth = Character("Ruth", skills={"Endure": 1}, fate_points=3)
+    ruth.stress = {"strain": [False] * 3}
+    t = Table(system=D10_POOL.name, characters={"Ruth": ruth})
+    with pytest.raises(RulesError) as info:
+        harm.absorb(t, "Ruth", "strain", 1, stress=2, unit="strain", system=D10_POOL)
+    assert info.value.message == "Ruth needs 1 hit absorbed and this absorbs 2: mark 1 strain box, not 2"

@@ -54,6 +54,7 @@ from pbp.rules.systems.base import (AttackKind, CharacterState, FateTiers, OnePo
                                     frozen)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.explain import FateExplainer
+from pbp.rules.outcomes import shifts_text
 from pbp.rules.tables import FateTables
 
 HIT_FROM = 8          # "Each die that comes up 8 or higher counts as a HIT"
@@ -180,7 +181,10 @@ class StrainBoxes(OnePointBoxes):
 
     def waste_problem(self, who, boxes, term, need, shifts, absorbed):
         problem = super().waste_problem(who, boxes, term, need, shifts, absorbed)
-        return None if problem is None else problem.replace("stress box", "strain box")
+        if problem is None:
+            return None
+        return problem.replace("stress box", "strain box").replace(f"needs {shifts_text(shifts)} absorbed",
+                                                                  f"needs {hits_text(shifts)} absorbed")
 
     def describe(self, term: int) -> str:
         return f"{term} strain box{'es' if term != 1 else ''}"
