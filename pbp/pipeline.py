@@ -38,7 +38,7 @@ from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
-from pbp.rules import ladder
+from pbp.rules import explain
 from pbp.rules.systems import get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
@@ -151,7 +151,7 @@ def process_message(
     real size when ``raw`` holds only its headers (an IMAP fetch of an oversized mail)."""
     started = time.perf_counter()
     try:
-        with ladder.shown(ladder.LADDER):     # the campaign's ladder, once routed (_process)
+        with explain.shown():     # Fate's words until routed; then the campaign's system's (_process)
             outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
                                campaign_slug=campaign_slug, size=size)
     except (OperationalError, InterfaceError):
@@ -203,7 +203,7 @@ def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None
     :func:`process_message` does, it never raises for anything a poster can cause."""
     started = time.perf_counter()
     try:
-        with ladder.shown(ladder.LADDER):     # the campaign's ladder, once routed (_process_post)
+        with explain.shown():     # Fate's words until routed; then the campaign's system's (_process_post)
             outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later
@@ -236,7 +236,7 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
         base.reason = "no campaign matches this mail's addresses"
         return _finish(base, record, None)
     base.campaign = campaign.slug
-    ladder.show(get_system(campaign.system).ladder)     # replies name values with this system's ladder
+    explain.show(get_system(campaign.system))     # replies explain results in this system's words and ladder
 
     members = [Author(**row) for row in _MEMBERS(campaign.id)]
     member = next((mb for mb in members if mb.email == post.author), None)
@@ -734,7 +734,7 @@ def apply_deadlines(ctx: Context) -> int:
     now = ctx.clock()
     due = [row.id for row in m.Campaign.select(m.Campaign.id).where(m.Campaign.next_deadline <= now)]
     for campaign_id in due:
-        with m.db.atomic(), ladder.shown(get_system(m.Campaign.get_by_id(campaign_id).system).ladder):
+        with m.db.atomic(), explain.shown(get_system(m.Campaign.get_by_id(campaign_id).system)):
             campaign = m.Campaign.get_by_id(campaign_id)
             members = [Author(**row) for row in _MEMBERS(campaign.id)]
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)

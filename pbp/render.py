@@ -17,40 +17,33 @@ from markupsafe import Markup, escape
 # the mail's text conventions, which earlier callers import from here
 from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
 from pbp.resources import resource_path
-from pbp.rules.ladder import adjective, describe, signed
+from pbp.rules import explain
+from pbp.rules.ladder import describe, signed
 from pbp.rules.results import ActionResult, Change
 
 log = logging.getLogger("pbp.render")
 
-FACE = {1: "[+]", 0: "[0]", -1: "[-]"}
-OUTCOME_WORDS = {"fail": "fail", "tie": "tie", "success": "success", "style": "success with style"}
 VERBS = {
     "overcome": "{actor} overcomes with {skill}",
     "advantage": "{actor} creates an advantage with {skill}",
     "attack": "{actor} attacks {target} with {skill}",
     "defend": "{actor} defends with {skill}",
 }
+
+
 def faces(roll) -> str:
-    if roll.sides == "F":
-        return " ".join(FACE[f] for f in roll.faces)
-    return " ".join(f"[{f}]" for f in roll.faces)
+    """A throw's faces as the campaign's system shows them ("[+] [0] [-] [+]", "[8] [10]")."""
+    return explain.current().faces(roll)
 
 
 def ladder(n: int) -> str:
     """"+4 Great" as in the result rows; numbers beyond the ladder stay numbers."""
-    word = adjective(n)
-    return f"{signed(n)} {word}" if word else signed(n)
-
-
-def hits(n: int) -> str:
-    """A dice pool's result (the d10 hack): "3 hits", "1 hit", "-1 hits"."""
-    return f"{n} hit{'' if n == 1 else 's'}"
+    return explain.FATE_EXPLAINER.amount(n)
 
 
 def amount(n: int, effort) -> str:
-    """An effort's total as its system counts it: hits for a pool whose rating sizes the
-    dice (``rating_counts`` False), else the ladder."""
-    return ladder(n) if effort is None or effort.rating_counts else hits(n)
+    """An effort's total as its system counts it (the ladder; a pool's hits)."""
+    return explain.current().amount(n, effort)
 
 
 def track_label(track: str) -> str:
@@ -298,13 +291,15 @@ class Row:
 def action_rows(res: ActionResult) -> list[Row]:
     """The working of a roll, one row per term: dice, each modifier with its source,
     rerolls, effort, opposition."""
+    x = explain.current()
     effort = res.effort
     first = effort.rolls[0]
-    rows = [Row("dice", faces(first), signed(first.total), dice=_glyphs(first))]
+    rows = [Row("dice", x.faces(first), x.dice_value(first), dice=x.glyphs(first))]
     for use in effort.invokes:
         if use.reroll is not None:
             rest = f"(invoke {use.aspect}, {_paid(use)})"
-            rows.append(Row("reroll", f"{faces(use.reroll)} {rest}", signed(use.reroll.total), _glyphs(use.reroll), rest))
+            rows.append(Row("reroll", f"{x.faces(use.reroll)} {rest}", x.dice_value(use.reroll),
+                            x.glyphs(use.reroll), rest))
     for mod in effort.modifiers:
         if mod.source == "skill":
             continue
@@ -312,30 +307,23 @@ def action_rows(res: ActionResult) -> list[Row]:
     for use in effort.invokes:
         if use.paid_with == "skipped":
             rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
-    rows.append(Row("effort", "", amount(effort.total, effort)))
+    rows.append(Row("effort", "", x.amount(effort.total, effort)))
     opp = res.opposition
     if opp is not None:
         if opp.effort is None:
-            passive = describe(opp.value) if effort.rating_counts else hits(opp.value)
+            passive = x.passive(opp.value) if not effort.rating_counts else describe(opp.value)
             rows.append(Row("vs", passive if not opp.label or opp.label == describe(opp.value) else opp.label, ""))
         else:  # a rolled opposition shows its working too: which number is its dice, which its total
             o = opp.effort
             skill_txt = _skill_words(o.modifiers, o) or (o.skill or "no skill")
             rows.append(Row("vs", f"{opp.character}: {skill_txt}", ""))
-            rows.append(Row("", f"  dice {faces(o.dice)}", signed(o.dice.total), _glyphs(o.dice)))
+            rows.append(Row("", f"  dice {x.faces(o.dice)}", x.dice_value(o.dice), x.glyphs(o.dice)))
             for m in o.modifiers:
                 if m.source != "skill":
                     row = _modifier_row(m)
                     rows.append(Row("", f"  {row.label} {row.text}".rstrip(), row.value))
-            rows.append(Row("", "  total", amount(opp.value, o)))
+            rows.append(Row("", "  total", x.amount(opp.value, o)))
     return rows
-
-
-def _glyphs(roll) -> tuple[str, ...]:
-    """The faces as drawn in HTML boxes: "+", "−", a blank for 0 (Fate dice), or numbers."""
-    if roll.sides == "F":
-        return tuple({1: "+", 0: "\u00a0", -1: "\u2212"}[f] for f in roll.faces)
-    return tuple(str(f) for f in roll.faces)
 
 
 def _modifier_row(mod) -> Row:
@@ -355,11 +343,8 @@ def _paid(use) -> str:
 def headline(res: ActionResult) -> str:
     if res.action == "roll":
         return f"{res.actor} rolls {res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'}"
-    skill_mod = next((m for m in res.effort.modifiers if m.source == "skill"), None)
-    skill = res.skill or "no skill"
-    if skill_mod is not None:
-        skill = f"{skill}, {describe(skill_mod.value)}" if res.effort.rating_counts else \
-            _skill_words(res.effort.modifiers, res.effort)
+    terms = [m for m in res.effort.modifiers if m.source == "skill"]
+    skill = explain.current().headline_skill(res.skill or "no skill", terms, res.effort)
     target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
     if target is None and res.opposition is not None:
         target = res.opposition.character
@@ -368,25 +353,12 @@ def headline(res: ActionResult) -> str:
 
 def _skill_words(modifiers, effort) -> str:
     """"Fight Good (+3)"; for a pool, its terms and size: "Fight + Boldly, 6 dice"."""
-    terms = [m for m in modifiers if m.source == "skill"]
-    if not terms:
-        return ""
-    if effort.rating_counts:
-        return f"{terms[0].label} {describe(terms[0].value)}"
-    size = sum(m.value for m in terms)
-    return f"{' + '.join(m.label for m in terms)}, {size} {'die' if size == 1 else 'dice'}"
+    return explain.current().skill_words([m for m in modifiers if m.source == "skill"], effort)
 
 
 def verdict(res: ActionResult) -> str:
-    if res.outcome is None:
-        return f"total {amount(res.effort.total, res.effort)}"
-    word = OUTCOME_WORDS[res.outcome.value]
-    s = res.shifts or 0
-    if res.outcome.value == "fail":
-        return f"{word}, {-s} shift{'s' if s != -1 else ''} short"
-    if res.outcome.value == "tie":
-        return word
-    return f"{word}, {s} shift{'s' if s != 1 else ''}"
+    """The outcome line, in the system's words ("success, 2 shifts")."""
+    return explain.current().verdict(res)
 
 
 #: More changed sheets than this (a scene's end clears everyone's stress) are named, not

@@ -235,7 +235,7 @@ def test_a_fate_core_campaign_from_the_command_line(tmp_path, monkeypatch, capsy
     assert main(["character", "import", *map(str, sorted(sheets.glob("*.toml"))), "--campaign", "crypt"]) == 0
     capsys.readouterr()
     assert main(["character", "import", str(sample_dir() / "charles.toml"), "--campaign", "crypt", "--replace"]) != 0
-    assert '"Academics", which is not a fate-core skill' in capsys.readouterr().err
+    assert '"Academics", which is not a Fate Core skill' in capsys.readouterr().err
     assert main(["sheet", "Ruth", "--json", "--campaign", "crypt"]) == 0
     sheet = json.loads(capsys.readouterr().out)
     assert len(sheet["stress"]["physical"]) == 3 and sheet["skills"]["Fight"] == 4
@@ -261,7 +261,7 @@ def test_an_early_fate_campaign_from_the_command_line(tmp_path, monkeypatch, cap
     assert [(c["severity"], c["shifts"]) for c in sheet["consequences"]] == [("mild", 99), ("moderate", 99),
                                                                              ("severe", 99)]
     assert main(["character", "import", str(sample_dir() / "ruth.toml"), "--campaign", "docks"]) != 0
-    assert '"Physique", which is not a early-fate skill' in capsys.readouterr().err
+    assert '"Physique", which is not an early Fate skill' in capsys.readouterr().err
 
 
 def test_the_demo_sets_up_the_early_fate_table(tmp_path, capsys):
@@ -288,7 +288,7 @@ def test_a_d10_pool_campaign_from_the_command_line(tmp_path, monkeypatch, capsys
     capsys.readouterr()
     assert main(["character", "import", str(sample_dir() / "charles.toml"), "--campaign", "scrap", "--replace"]) != 0
     err = capsys.readouterr().err
-    assert '"Academics", which is not a d10-pool skill' in err and "approaches: Charles rates" in err
+    assert '"Academics", which is not a skill of the d10 dice-pool hack' in err and "approaches: Charles rates" in err
     assert main(["sheet", "Ruth", "--json", "--campaign", "scrap"]) == 0
     sheet = json.loads(capsys.readouterr().out)
     assert sheet["approaches"] == {"Boldly": 3, "Carefully": 1, "Cleverly": 0, "Quickly": 2}

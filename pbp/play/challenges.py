@@ -71,7 +71,7 @@ def challenge_start(post: Post, cmd: c.ChallengeStart):
     for n, task in enumerate(cmd.tasks, start=1):
         skill = post.system.skill_named(task.skill)
         if skill is None:
-            raise RulesError(f'task {n}: "{task.skill}" is not a {post.system.title or post.system.name} skill',
+            raise RulesError(f'task {n}: "{task.skill}" is not {post.system.a_skill()}',
                              source=cmd.source, expected="a skill: " + ", ".join(post.system.skills),
                              example="/challenge start Yacht tasks Burglary vs Good, Athletics vs Fair")
         opponent = post.find(task.opponent).name if task.opponent else None

@@ -37,6 +37,7 @@ from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
 from pbp.rules import harm
+from pbp.rules import explain
 from pbp.rules import turns as rt
 from pbp.rules.actions import DEFENCE_LATER
 from pbp.rules.effort import best_skill
@@ -272,7 +273,7 @@ def what(pending: Pending) -> str:
     """What a reaction answers, as it stands now (an invoke after the dice may change it)."""
     if pending.kind == "defend":
         return f"{pending.attacker}'s attack with {pending.attack_skill}, {describe(pending.attack_effort)}"
-    return f"a {pending.shifts}-shift hit from {pending.attacker or 'the GM'}"
+    return f"{explain.current().hit(pending.shifts)} from {pending.attacker or 'the GM'}"
 
 
 def _pending_for(post: Post, name: str, kind: str) -> Pending | None:
@@ -333,7 +334,7 @@ def land_hit(post: Post, hit: harm.Hit, skill: str, *, track: str | None = None,
         pending = Pending(id=post.play.new_id(), kind="absorb", target=ch.name, attacker=hit.attacker or "",
                           deadline=post.deadline(), opened_at=post.now, attack_skill=skill or "",
                           shifts=hit.shifts, track=track,
-                          summary=f"a {hit.shifts}-shift hit from {hit.attacker or 'the GM'}")
+                          summary=f"{post.system.explain.hit(hit.shifts)} from {hit.attacker or 'the GM'}")
         post.play.pending.append(pending)
         if source is not None:
             _note_roll(post, source, pending)
@@ -354,7 +355,7 @@ def _absorb_ask(post: Post, pending: Pending, ch: Character) -> Ask:
     examples = "\n".join(f"  {_named(plan.command())}" for plan in options[:3])
     cheapest = options[0]
     named = " (you or the GM can rename it with /aspect rename)" if cheapest.consequences else ""
-    text = (f"{ch.name}, absorb the {pending.shifts}-shift {pending.track} hit from {pending.attacker or 'the GM'} "
+    text = (f"{ch.name}, absorb {post.system.explain.hit(pending.shifts, pending.track, definite=True)} from {pending.attacker or 'the GM'} "
             f"(#{pending.id}): mark {post.system.harm.noun} boxes and/or take consequences, naming each consequence. "
             f"For example:\n{examples}\n"
             f"If you have not answered by {by}, {ch.name} takes the cheapest: {cheapest.describe()}{named}.")
@@ -551,8 +552,7 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
     sides = {}
     for who, side in conflict.sides.items():
         sides.setdefault(side, []).append(who)
-    kind = f"{conflict.kind} " if len(post.system.tracks) > 1 else ""   # one track (strain): no kind to name
-    text = (f"A {kind}conflict begins: " + " against ".join(", ".join(v) for v in sides.values())
+    text = (f"{post.system.explain.conflict_begins(conflict.kind, post.system.tracks)}: " + " against ".join(", ".join(v) for v in sides.values())
             + f". {conflict.turns.current} acts first.")
     return NoteResult(cmd.source, GM, "conflict_start", text=text)
 

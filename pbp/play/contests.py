@@ -359,7 +359,7 @@ def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:
                 continue
             shifts = rating - effort
             out.append(Effect("contest_hit", f"{label} beats {_side_name(side)}'s {describe(effort)}: a hit of "
-                              f"{shifts} shift{'s' if shifts != 1 else ''} on each of them.", {"side": i, "shifts": shifts}))
+                              f"{post.system.explain.margin(shifts)} on each of them.", {"side": i, "shifts": shifts}))
             for member in side.members:
                 ch = post.table.character(member)
                 if ch is None or ch.taken_out:

@@ -118,7 +118,8 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
                          example='/scene start "Warehouse"')
     report = recovery.end_scene(post.table, clears=post.system.scene_clears)
     changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
-    lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: stress clears, boosts and situation '
+    clears = post.system.explain.clears(post.system.harm.noun)
+    lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: {clears}, boosts and situation '
              "aspects go, and anyone taken out is back for the next scene."]
     lines += [e.text for e in report.effects if e.kind != "scene_end"]
     cleared = [ch for ch in report.changes if ch.what == "consequence" and ch.after is None]

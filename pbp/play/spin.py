@@ -22,10 +22,12 @@ By mail the spin is held and named later:
 """
 from __future__ import annotations
 
-from pbp.commands import ActionCommand
+from dataclasses import replace
+
+from pbp.commands import ActionCommand, SpinUse
 from pbp.errors import RulesError
 from pbp.play.conflict import when
-from pbp.play.core import Post, after_action, before_action
+from pbp.play.core import Post, after_action, before_action, prepare_action
 from pbp.play.invoking import roll_revised
 from pbp.play.scenes import on_scene_end
 from pbp.play.state import HeldSpin
@@ -36,6 +38,16 @@ from pbp.rules.results import Change, Effect
 def _live(post: Post) -> list[HeldSpin]:
     post.play.spins[:] = [s for s in post.play.spins if s.expires > post.now]
     return post.play.spins
+
+
+@prepare_action
+def own_spin(post: Post, cmd, actor: str):
+    """``+spin`` names the actor's own held spin: the action takes its number (``+spin #12``),
+    so its term reads ``spin #12`` like anyone's."""
+    if not isinstance(cmd, ActionCommand) or cmd.spin is None or cmd.spin.roll or not post.system.spin_bonus:
+        return cmd
+    own = [s for s in _live(post) if same_name(s.owner, actor)][-1:]
+    return replace(cmd, spin=SpinUse(own[0].roll)) if own else cmd
 
 
 @before_action

@@ -44,7 +44,7 @@ from pbp.commands import (
     ActionCommand, Advantage, Attack, Command, Defend, Opposition, Overcome, Roll,
 )
 from pbp.errors import RulesError
-from pbp.rules.bookkeeping import Report, add_boost, create_aspect, grant_free_invokes, reveal
+from pbp.rules.bookkeeping import Report
 from pbp.rules.dice import DiceSource
 from pbp.rules.effort import (
     Opponent, best_skill, check_permission, effort_modifiers, passive, roll_effort,
@@ -66,16 +66,6 @@ MAX_PLAIN_BONUS = 4
 invoke. Teamwork, scale and situation bonuses fit; a ``+99`` that makes every roll a
 success with style is refused (not capped, so nobody is surprised by a smaller number)."""
 DEFENCE_LATER = Opposition()
-
-# Branches of the outcome tables a player may choose ahead of the roll ("on tie boost").
-# Pairs that merely restate the default are accepted so a habit never costs an error.
-CHOICES = {
-    "overcome": {("fail", "cost"), ("tie", "boost")},
-    "advantage": {("fail", "cost"), ("tie", "boost")},
-    "attack": {("style", "boost"), ("tie", "boost")},
-    "defend": set(),
-}
-
 
 @dataclass
 class Action:
@@ -148,7 +138,7 @@ def check_plain_bonus(modifier: int, source: str = "") -> None:
 
 def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor: str, system: System) -> Action:
     character = find_character(table, actor, source=cmd.source)
-    allowed = CHOICES[name]
+    allowed = system.tables.choices[name]
     for choice in cmd.choices:
         if (choice.outcome, choice.take) not in allowed:
             valid = ", ".join(f"on {o} {t}" for o, t in sorted(allowed)) or "none"
@@ -276,31 +266,8 @@ def _overcome(cmd: Overcome, table: Table, dice: DiceSource, actor: str, system:
     act = _begin(cmd, "overcome", table, dice, actor, system)
     skill, rating = _required_skill(act, "/overcome Athletics vs Fair")
     contest = _contest(act, skill, rating, _difficulty(act, cmd.opposition, skill), may_oppose=False)
-    overcome_table(act, contest.outcome)
+    system.tables.overcome(act, contest.outcome)
     return _result(act, skill, contest)
-
-
-def overcome_table(act: Action, outcome: Outcome) -> None:
-    """"Superar": fail = fail or (GM's call, here the player's "on fail cost") success at a
-    serious cost; tie = success at a minor cost, or ("on tie boost") fail with a boost;
-    success = the goal; style = the goal and a boost."""
-    who, r = act.actor.name, act.report
-    if outcome is Outcome.FAIL:
-        if act.chose("fail", "cost"):
-            r.effect("cost_major", f"{who} succeeds at a serious cost; the GM says what it costs", gm_decides=True)
-        else:
-            r.effect("fail", f"{who} does not overcome the obstacle")
-    elif outcome is Outcome.TIE:
-        if act.chose("tie", "boost"):
-            r.effect("fail", f"{who} does not overcome the obstacle, but gains a boost")
-            add_boost(act.table, r, who, "overcome", "a tie taken as a boost")
-        else:
-            r.effect("cost_minor", f"{who} succeeds at a minor cost; the GM names it "
-                     "(a complication, a boost for the opposition, or a hit)", gm_decides=True)
-    else:
-        r.effect("success", f"{who} overcomes the obstacle")
-        if outcome is Outcome.STYLE:
-            add_boost(act.table, r, who, "overcome", "success with style")
 
 
 # -- create an advantage -------------------------------------------------------------------
@@ -314,7 +281,7 @@ def _advantage(cmd: Advantage, table: Table, dice: DiceSource, actor: str, syste
     if cmd.discover:
         hidden = _first_hidden(table, owner)
         contest = _contest(act, skill, rating, against, may_oppose=False)
-        discover_table(act, contest.outcome, hidden, owner, _enemy(act, contest, owner))
+        system.tables.discover(act, contest.outcome, hidden, owner, _enemy(act, contest, owner))
     else:
         if not cmd.aspect:
             raise RulesError("/advantage needs the aspect to create or use", source=cmd.source,
@@ -322,11 +289,11 @@ def _advantage(cmd: Advantage, table: Table, dice: DiceSource, actor: str, syste
         existing = existing_aspect(table, cmd.aspect, target, act.actor.name)
         contest = _contest(act, skill, rating, against, may_oppose=False)
         if existing is None:
-            new_aspect_table(act, contest.outcome, cmd.aspect, owner, _enemy(act, contest, owner))
+            system.tables.new_aspect(act, contest.outcome, cmd.aspect, owner, _enemy(act, contest, owner))
         elif existing.hidden:
-            guess_table(act, contest.outcome, existing, cmd.aspect, _enemy(act, contest, existing.owner))
+            system.tables.guess(act, contest.outcome, existing, cmd.aspect, _enemy(act, contest, existing.owner))
         else:
-            known_aspect_table(act, contest.outcome, existing, _enemy(act, contest, existing.owner))
+            system.tables.known_aspect(act, contest.outcome, existing, _enemy(act, contest, existing.owner))
     return _result(act, skill, contest)
 
 
@@ -368,117 +335,6 @@ def _enemy(act: Action, contest: Contest, owner: str | None) -> str | None:
     return None
 
 
-def _free_invokes(act: Action, aspect: Aspect, holder: str, n: int) -> None:
-    grant_free_invokes(act.report, aspect, holder, n)
-    act.report.effect("free_invoke", f"{holder} gets {n} free invoke{'s' if n > 1 else ''} on {aspect.name}",
-                      aspect=aspect.name, holder=holder, count=n)
-
-
-def _enemy_free_invoke(act: Action, aspect: Aspect, enemy: str | None) -> None:
-    if enemy:
-        grant_free_invokes(act.report, aspect, enemy, 1)
-        text = f"{enemy} gets a free invoke on {aspect.name}"
-    else:
-        text = f"the GM's side gets a free invoke on {aspect.name}"
-    act.report.effect("enemy_free_invoke", text, aspect=aspect.name, holder=enemy, count=1)
-
-
-def new_aspect_table(act: Action, outcome: Outcome, name: str, owner: str | None, enemy: str | None) -> None:
-    """"Criar uma vantagem", new aspect: fail = nothing, or ("on fail cost") the aspect
-    exists but the enemy holds its free invoke; tie = a boost instead; success = the aspect
-    with one free invoke; style = two."""
-    who, r = act.actor.name, act.report
-    if outcome is Outcome.FAIL:
-        if not act.chose("fail", "cost"):
-            r.effect("fail", f"{who} fails to create {name}", aspect=name)
-            return
-        aspect = create_aspect(act.table, r, name, owner)
-        r.effect("aspect_created", f"{name} is in play, but it works against {who}; the GM may reword it",
-                 aspect=name, owner=owner, rename=True)
-        _enemy_free_invoke(act, aspect, enemy)
-    elif outcome is Outcome.TIE:
-        r.effect("fail", f"{who} does not create {name}", aspect=name)
-        add_boost(act.table, r, who, "advantage", "a tie")
-    else:
-        aspect = create_aspect(act.table, r, name, owner)
-        r.effect("aspect_created", f"{name} is now in play" + (f" on {owner}" if owner else ""),
-                 aspect=name, owner=owner)
-        _free_invokes(act, aspect, who, 2 if outcome is Outcome.STYLE else 1)
-
-
-def known_aspect_table(act: Action, outcome: Outcome, aspect: Aspect, enemy: str | None) -> None:
-    """Existing known aspect: fail = the enemy gets a free invoke on it; tie and success =
-    one free invoke for the actor; style = two."""
-    if outcome is Outcome.FAIL:
-        _enemy_free_invoke(act, aspect, enemy)
-    else:
-        _free_invokes(act, aspect, act.actor.name, 2 if outcome is Outcome.STYLE else 1)
-
-
-def discover_table(act: Action, outcome: Outcome, hidden: Aspect | None, owner: str | None,
-                   enemy: str | None) -> None:
-    """Existing unknown aspect: fail = its owner may reveal it to gain a free invoke; tie = a
-    boost and it stays hidden; success = revealed with one free invoke; style = two.
-
-    What the table reads of a failure is the same whether or not anything is hidden there;
-    the GM's chance to reveal it is an effect marked ``gm_only``, which replies show the GM
-    alone (:mod:`pbp.views`).
-    """
-    who, r = act.actor.name, act.report
-    where = owner or "the scene"
-    if outcome is Outcome.FAIL:
-        r.effect("fail", f"{who} finds nothing on {where}")
-        _may_reveal(act, hidden, owner, enemy)
-    elif outcome is Outcome.TIE:
-        add_boost(act.table, r, who, "advantage", "a tie; whatever is hidden stays hidden")
-    elif hidden is None:
-        r.effect("nothing_found", f"{who} looks carefully: {where} has no hidden aspect to find", owner=owner)
-    else:
-        _discovered(act, outcome, hidden, owner)
-
-
-def guess_table(act: Action, outcome: Outcome, hidden: Aspect, named: str, enemy: str | None) -> None:
-    """An advantage that names a hidden aspect exactly: a guess. Success uncovers it, as a
-    discover would. Short of that the effects read word for word as they would had the name
-    matched nothing (:func:`new_aspect_table`), so a guess cannot be used to test names: a
-    failure creates nothing (the GM alone is told they may reveal it for a free invoke); a
-    tie is a boost and it stays hidden; a failure taken at a cost brings it into play with
-    the enemy's free invoke, which here means revealing it (its change reads "revealed"
-    where a new aspect's reads "created": it is known from then on anyway)."""
-    who, r = act.actor.name, act.report
-    if outcome is Outcome.FAIL:
-        if not act.chose("fail", "cost"):
-            r.effect("fail", f"{who} fails to create {named}", aspect=named)
-            _may_reveal(act, hidden, hidden.owner, enemy)
-            return
-        reveal(r, hidden)
-        r.effect("aspect_created", f"{named} is in play, but it works against {who}; the GM may reword it",
-                 aspect=named, owner=hidden.owner, rename=True)
-        _enemy_free_invoke(act, hidden, enemy)
-    elif outcome is Outcome.TIE:
-        r.effect("fail", f"{who} does not create {named}", aspect=named)
-        add_boost(act.table, r, who, "advantage", "a tie")
-    else:
-        _discovered(act, outcome, hidden, hidden.owner)
-
-
-def _may_reveal(act: Action, hidden: Aspect | None, owner: str | None, enemy: str | None) -> None:
-    if hidden is None:
-        return
-    where = owner or "the scene"
-    gains = enemy or "the GM's side"
-    act.report.effect("may_reveal", f"For the GM: {act.actor.name} did not find {hidden.name} on {where}; you may "
-                      f"reveal it, and {gains} gets a free invoke on it", aspect=hidden.name, owner=owner,
-                      holder=enemy, gm_only=True)
-
-
-def _discovered(act: Action, outcome: Outcome, hidden: Aspect, owner: str | None) -> None:
-    who, r = act.actor.name, act.report
-    reveal(r, hidden)
-    r.effect("revealed", f"{who} discovers {hidden.name} on {owner or 'the scene'}", aspect=hidden.name, owner=owner)
-    _free_invokes(act, hidden, who, 2 if outcome is Outcome.STYLE else 1)
-
-
 # -- attack --------------------------------------------------------------------------------
 
 def _attack(cmd: Attack, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
@@ -497,7 +353,7 @@ def _attack(cmd: Attack, table: Table, dice: DiceSource, actor: str, system: Sys
     if cmd.opposition == DEFENCE_LATER:
         return _attack_first_half(act, skill, rating, target)
     contest = _contest(act, skill, rating, _defence(act, cmd.opposition, target, kind), may_oppose=False)
-    attack_table(act, contest, target)
+    system.tables.attack(act, contest, target)
     return _result(act, skill, contest)
 
 
@@ -537,23 +393,6 @@ def _defence(act: Action, opposition: Opposition | None, target: Character,
     return Opponent(who, skill, rating, "defend")
 
 
-def attack_table(act: Action, contest: Contest, target: Character) -> None:
-    """"Atacar": fail = nothing; tie = a boost; success = a hit of the shifts; style = the
-    hit, or ("on style boost") a hit one shift smaller and a boost."""
-    who, r, shifts = act.actor.name, act.report, contest.shifts
-    if contest.outcome is Outcome.FAIL:
-        r.effect("miss", f"{target.name} avoids {who}'s attack", target=target.name)
-    elif contest.outcome is Outcome.TIE:
-        add_boost(act.table, r, who, "attack", "a tie")
-    else:
-        trade = contest.outcome is Outcome.STYLE and act.chose("style", "boost")
-        hit = shifts - 1 if trade else shifts
-        r.effect("hit", f"{who} hits {target.name} for {hit} shift{'s' if hit != 1 else ''}",
-                 target=target.name, shifts=hit, attacker=who)
-        if trade:
-            add_boost(act.table, r, who, "attack", "one shift of a stylish hit traded for it")
-
-
 # -- defend --------------------------------------------------------------------------------
 
 def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
@@ -576,7 +415,7 @@ def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: Sys
     check_permission(act.actor, skill, allowed, "defend", system, source=cmd.source,
                      example=f"/defend {allowed[0]}")
     contest = _contest(act, skill, rating, attack, may_oppose=True)
-    defend_table(act, contest)
+    system.tables.defend(act, contest)
     return _result(act, skill, contest)
 
 
@@ -600,26 +439,6 @@ def _attacker(act: Action, opposition: Opposition, defence: str | None) -> Oppon
     canonical = act.system.skill_named(defence) if defence else None
     answerable = tuple(s for s in attack_skills if canonical in act.system.attack_kinds[act.system.attack_skills[s]].defences)
     return Opponent(who, *best_skill(who, answerable or attack_skills, act.skills), action="attack")
-
-
-def defend_table(act: Action, contest: Contest) -> None:
-    """"Defender" against an attack: fail = a hit of the missing shifts; tie = as the
-    attacker's tie, a boost for the attacker; success = no hit; style = no hit and a boost."""
-    who, r = act.actor.name, act.report
-    attacker = contest.opposition.character
-    if contest.outcome is Outcome.FAIL:
-        hit = -contest.shifts
-        r.effect("hit", f"{who} takes a hit of {hit} shift{'s' if hit != 1 else ''}",
-                 target=who, shifts=hit, attacker=attacker)
-    elif contest.outcome is Outcome.TIE:
-        if attacker:
-            add_boost(act.table, r, attacker, "attack", f"a tie against {who}'s defence")
-        else:
-            r.effect("gm_boost", f"the attack ties {who}'s defence: the GM's side gains a boost", target=who)
-    else:
-        r.effect("defended", f"{who} is not hit", target=who)
-        if contest.outcome is Outcome.STYLE:
-            add_boost(act.table, r, who, "defence", "a defence with style")
 
 
 # -- a plain roll --------------------------------------------------------------------------

@@ -44,7 +44,6 @@ from itertools import combinations
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report, grant_free_invokes, remove_aspect
 from pbp.rules.names import find_character, quote
-from pbp.rules.outcomes import shifts_text
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.sheets import consequence_slots, stress_tracks
 from pbp.rules.state import Aspect, Character, Consequence, Table
@@ -249,16 +248,16 @@ def _absorb(table: Table, ch: Character, track: str, shifts: int, stress: int, c
         if not options:
             return _taken_out(table, ch, track, shifts, attacker)
         raise RulesError(
-            f"{ch.name} must absorb {shifts_text(shifts)} ({track}); this absorbs "
+            f"{ch.name} must absorb {system.explain.margin(shifts)} ({track}); this absorbs "
             f"{absorbed}. Options: {'; '.join(p.describe() for p in options[:4])}",
-            source=source, expected="stress boxes and consequences that absorb every shift",
+            source=source, expected=f"{model.noun} boxes and consequences that absorb every {system.explain.unit}",
             example=options[0].command(),
         )
     if system.consequences_in_order and stress and chosen:
         raise RulesError(f"in {system.title or system.name} a consequence is taken instead of stress boxes and "
                          f"takes the whole hit: leave the stress out", source=source,
                          expected="stress boxes or one consequence", example=f'/absorb {chosen[0].severity} "{names[0]}"')
-    _check_waste(ch, shifts, stress, chosen, absorbed, source, model, boxes)
+    _check_waste(ch, shifts, stress, chosen, absorbed, source, model, boxes, system)
     plan = Plan(stress, tuple((s.severity, n) for s, n in zip(chosen, names)), absorbed, model=system.harm)
     return _apply(table, ch, track, shifts, plan, chosen, attacker, set(), system)
 
@@ -516,7 +515,7 @@ def _check_names(table: Table, ch: Character, consequences, source: str) -> list
 
 
 def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], absorbed: int, source: str,
-                 model, boxes: list[bool]) -> None:
+                 model, boxes: list[bool], system: System) -> None:
     """A box the hit does not need (one-point boxes: too many; escalating: the wrong one)."""
     need = shifts - sum(s.shifts for s in chosen)
     problem = model.waste_problem(ch.name, boxes, stress, need, shifts, absorbed)
@@ -525,7 +524,7 @@ def _check_waste(ch: Character, shifts: int, stress: int, chosen: list[_Slot], a
     for s in chosen:
         if absorbed - s.shifts >= shifts:
             raise RulesError(
-                f"{ch.name} needs {shifts_text(shifts)} absorbed and this absorbs {absorbed} without the "
+                f"{ch.name} needs {system.explain.margin(shifts)} absorbed and this absorbs {absorbed} without the "
                 f"{_severity_words(s.severity)} consequence: leave it out",
                 source=source, expected="only consequences the hit needs",
             )
@@ -554,7 +553,7 @@ def _apply(table: Table, ch: Character, track: str, shifts: int, plan: Plan, cho
         ch.consequences = consequence_slots(ch, system)
     for slot, (_, name) in zip(chosen, plan.consequences):
         _write_consequence(table, ch, ch.consequences[slot.index], name, track, attacker, name in placeholders, r)
-    r.effect("absorbed", f"{ch.name} absorbs {shifts_text(shifts)} with {plan.describe()}",
+    r.effect("absorbed", f"{ch.name} absorbs {system.explain.margin(shifts)} with {plan.describe()}",
              target=ch.name, shifts=shifts, track=track, stress=plan.stress, boxes=list(marked),
              consequences=[list(c) for c in plan.consequences], attacker=attacker)
     return AbsorbResult(ch.name, track, shifts, attacker, tuple(marked), plan.consequences, plan.absorbs,

@@ -93,7 +93,8 @@ def plan(invokes: Iterable[Invoke], ctx: Invoking, *, may_oppose: bool) -> list[
         if invoke.mode is InvokeMode.OPPOSE and not may_oppose:
             raise RulesError(
                 f'"oppose" raises the difficulty someone else faces; nobody else rolls against '
-                f"{ctx.invoker.name} here, so invoke {aspect.name} for +2 instead",
+                f"{ctx.invoker.name} here, so invoke {aspect.name} for "
+                f"{ctx.system.explain.worth(ctx.system.invoke_bonus)} instead",
                 source=ctx.source, expected=f"+invoke {aspect.name} without oppose",
                 example=_reworded(ctx.source, r"\s+oppose\b", "", f'/invoke "{aspect.name}"'),
             )
@@ -132,6 +133,23 @@ def _needed(use: Use, ctx: Invoking) -> bool:
     return rank(ctx.outcome(ctx.system.invoke_bonus)) > now
 
 
+def _another_aspect(ctx: Invoking, aspect: Aspect, paid: set[tuple[str, str]]) -> str:
+    """The roll as written with its second invoke of ``aspect`` naming another aspect in play
+    that is not invoked yet (or dropped, when there is none): a working example in the
+    roll's own words and system."""
+    candidates = [a for a in ctx.table.aspects if not a.hidden and a.kind != "boost"
+                  and _key(a) not in paid and _key(a) != _key(aspect)]
+    candidates.sort(key=lambda a: hostile_owner(a, ctx.invoker.name) is not None)   # not hostile first
+    others = [a.name for a in candidates]
+    written = list(re.finditer(r'\+invoke\s+"' + re.escape(aspect.name) + r'"[^+]*?(?=\s*\+|\s*$)', ctx.source,
+                               re.IGNORECASE))
+    if not ctx.source or len(written) < 2:
+        return f'/invoke "{others[0]}"' if others else "/sheet"
+    last = written[-1]
+    instead = f'+invoke "{others[0]}"' if others else ""
+    return (ctx.source[:last.start()].rstrip() + (" " + instead if instead else "") + ctx.source[last.end():]).rstrip()
+
+
 def _key(aspect: Aspect) -> tuple[str, str]:
     return aspect.name.casefold(), (aspect.owner or "").casefold()
 
@@ -161,7 +179,7 @@ def _pay(use: Use, ctx: Invoking, paid: set[tuple[str, str]]) -> tuple[str, str 
             f"{aspect.name} was already invoked with a fate point on this roll; an aspect may be "
             f"invoked once per roll, more only with free invokes",
             source=ctx.source, expected="another aspect, or a free invoke",
-            example='/attack Ghoul with Fight +invoke "Deep Shadows" free',
+            example=_another_aspect(ctx, aspect, paid),
         )
     spend_fate_point(ctx.report, ctx.invoker, f"invoking {aspect.name}")
     paid.add(_key(aspect))

@@ -141,7 +141,7 @@ def _pc_skills(ch: Character, system: System) -> list[str]:
     for name, rating in ch.skills.items():
         if system.skill_named(name) is None:
             close = suggestions(name, system.skills, n=1)
-            problems.append(f'{ch.name} has "{name}", which is not a {system.name} skill'
+            problems.append(f'{ch.name} has "{name}", which is not {system.a_skill()}'
                             + (f' (did you mean "{close[0]}"?)' if close else f" (skills: {', '.join(system.skills)})"))
         if rating < 0:
             problems.append(f"{ch.name}'s {name} is {describe(rating)}; a player character's skills "
@@ -180,7 +180,7 @@ def _pc_stunts(ch: Character, system: System) -> list[str]:
     problems = []
     for stunt in ch.stunts:
         if stunt.skill and system.skill_named(stunt.skill) is None:
-            problems.append(f'stunt "{stunt.name}" names "{stunt.skill}", which is not a {system.name} skill')
+            problems.append(f'stunt "{stunt.name}" names "{stunt.skill}", which is not {system.a_skill()}')
         if stunt.action.casefold() not in STUNT_ACTIONS:
             problems.append(f'stunt "{stunt.name}" is for "{stunt.action}"; actions are overcome, advantage, '
                             "attack, defend (or leave it empty for any)")

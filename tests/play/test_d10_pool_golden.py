@@ -31,7 +31,7 @@ def test_a_whole_d10_pool_conflict(scrapyard, config, update):
     # Fight 3 + Boldly 3 is six d10s; 8 and 9 are a hit each, the stunt adds one: 3 hits
     assert "Ruth attacks Raider Captain with Fight + Boldly, 6 dice" in table.steps[2].text
     assert "effort                                      3 hits" in table.steps[2].text
-    assert "Raider Captain absorbs 2 shifts with 2 strain boxes" in table.steps[2].text
+    assert "Raider Captain absorbs 2 hits with 2 strain boxes" in table.steps[2].text
     # the mech's stunt joins the pilot's defence while she is in the cockpit
     assert "stunt  Servo Fists                          +1" in table.steps[5].text
     # strain instead of stress

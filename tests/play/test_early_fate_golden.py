@@ -63,4 +63,4 @@ def test_a_fate_condensed_sheet_is_refused_under_early_fate(docks):
     """Physique and Will are not early Fate skills (Endurance and Resolve size its tracks)."""
     with pytest.raises(SheetError) as info:
         import_character(docks, str(sample_dir() / "ruth.toml"), replace=True)
-    assert any('"Physique", which is not a early-fate skill' in p for p in info.value.problems)
+    assert any('"Physique", which is not an early Fate skill' in p for p in info.value.problems)

@@ -49,4 +49,4 @@ def test_a_fate_condensed_sheet_with_academics_is_refused_under_fate_core(crypt)
     from pbp.errors import SheetError
     with pytest.raises(SheetError) as info:
         import_character(crypt, str(sample_dir() / "charles.toml"), replace=True)
-    assert any('"Academics", which is not a fate-core skill' in p for p in info.value.problems)
+    assert any('"Academics", which is not a Fate Core skill' in p for p in info.value.problems)

@@ -241,4 +241,4 @@ def test_the_skill_list_has_endurance_and_resolve():
                       refresh=3)
     assert validate_character(sheet, EF) == []
     sheet.skills["Physique"] = 1
-    assert any('"Physique", which is not a early-fate skill' in p for p in validate_character(sheet, EF))
+    assert any('"Physique", which is not an early Fate skill' in p for p in validate_character(sheet, EF))

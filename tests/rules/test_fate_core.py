@@ -192,5 +192,5 @@ def test_fate_core_skills_have_no_academics():
                                         "Notice": 2, "Athletics": 1, "Fight": 1, "Physique": 1, "Contacts": 1},
                    refresh=3)
     [problem] = validate_character(pc, CORE)
-    assert problem.startswith('skills: Cassandra has "Academics", which is not a fate-core skill')
+    assert problem.startswith('skills: Cassandra has "Academics", which is not a Fate Core skill')
     assert validate_character(pc, FATE_CONDENSED) == []

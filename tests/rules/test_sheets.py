@@ -189,4 +189,4 @@ def test_reserved_names():
 
 def test_an_unknown_pc_skill_suggests_the_close_one():
     (problem,) = validate_character(pc(skills=dict(PYRAMID, Atheltics=0)), FC)
-    assert problem == 'skills: Ruth has "Atheltics", which is not a fate-condensed skill (did you mean "Athletics"?)'
+    assert problem == 'skills: Ruth has "Atheltics", which is not a Fate Condensed skill (did you mean "Athletics"?)'

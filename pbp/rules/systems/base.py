@@ -7,6 +7,8 @@ found in a registry with aliases, ``pbp.rules.systems``). A system decides:
 * how effort is rolled from a rating and what the dice were (``dice``: 4dF by default);
 * how effort meets opposition: the margin and the outcome tier (``tiers``; a system may add
   tiers such as a catastrophic failure);
+* each action's outcome table (``tables``: what a fail, tie, success or style gives);
+* how a result is explained in replies (``explain``: one renderer per part of a result);
 * what an invoke is worth (``invoke_bonus``);
 * harm: the tracks and their names (``stress_skills``), the box model (``harm``: one-point
   boxes, or Fate Core's escalating boxes), the consequence slots, the deadline default;
@@ -30,6 +32,8 @@ from pbp.rules.dice import DiceSource
 from pbp.rules.ladder import LADDER
 from pbp.rules.outcomes import outcome_for, rank, shifts_text
 from pbp.rules.results import DiceRoll, Outcome
+from pbp.rules.explain import FateExplainer
+from pbp.rules.tables import FateTables
 from pbp.rules.teamwork import FateTeamwork
 
 
@@ -337,6 +341,11 @@ class System:
     minor_npc_max_aspects: int = 2
     dice: FateDice = field(default_factory=FateDice)
     tiers: FateTiers = field(default_factory=FateTiers)
+    # Each action's outcome table (what a fail, tie, success or style gives; pbp.rules.tables).
+    tables: FateTables = field(default_factory=FateTables)
+    # How a result is explained in replies (dice, effort, opposition, outcome, harm;
+    # pbp.rules.explain): Fate's 4dF, ladder and shifts by default.
+    explain: FateExplainer = field(default_factory=FateExplainer)
     # Teamwork (combining the same skill): who counts, what each adds, the cap.
     teamwork: FateTeamwork = field(default_factory=FateTeamwork)
     # Contests: victories that win one ("first to three"), and the most the GM may set
@@ -386,6 +395,14 @@ class System:
     @cached_property
     def _skill_index(self) -> dict[str, str]:
         return {s.casefold(): s for s in self.skills}
+
+    def a_skill(self) -> str:
+        """The system's skill as a sentence names it, with its title: "a Fate Condensed skill",
+        "an early Fate skill", "a skill of the d10 dice-pool hack"."""
+        title = self.title or self.name
+        if title.startswith("the "):
+            return f"a skill of {title}"
+        return f"{'an' if title[:1].casefold() in 'aeiou' else 'a'} {title} skill"
 
     def skill_named(self, name: str) -> str | None:
         """The system's spelling of a skill named case-insensitively, or None."""

@@ -53,6 +53,9 @@ from pbp.rules.state import Stunt
 from pbp.rules.systems.base import (AttackKind, CharacterState, FateTiers, OnePointBoxes, StressTable,
                                     frozen)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
+from pbp.rules.explain import FateExplainer
+from pbp.rules.outcomes import shifts_text
+from pbp.rules.tables import FateTables
 
 HIT_FROM = 8          # "Each die that comes up 8 or higher counts as a HIT"
 DOUBLE = 10           # "Each result of 10 counts as 2 hits"
@@ -93,6 +96,75 @@ class D10Tiers(FateTiers):
                           hits=effort)
 
 
+def hits_text(n: int) -> str:
+    """"1 hit", "3 hits": the hack counts margins and harm in hits."""
+    return f"{n} hit" if n == 1 else f"{n} hits"
+
+
+class PoolTables(FateTables):
+    """"The Four Actions" of the hack, in hits. Its rows are Fate Condensed's, row for row:
+    overcome ("FAILURE: You fail ... The GM may instead allow you to succeed, but at a
+    guaranteed severe cost"; "TIE: Partial success, or success with a minor cost", the
+    partial success played as Fate's fail with a boost when the player chooses "on tie
+    boost"; "SUCCESS WITH STYLE: Get what you want and an added benefit or boost"), create an
+    advantage (new and existing aspects), attack ("Inflict harm on your target equal to the
+    number of hits above the opposition ... SUCCESS WITH STYLE: As normal success, but you may
+    also reduce the value of your hit by one to gain a boost") and defend. What differs is
+    the count: hits, not shifts."""
+
+    def amount(self, n: int) -> str:
+        return hits_text(n)
+
+    def hit_text(self, who: str, target: str, n: int) -> str:
+        return f"{who} inflicts {hits_text(n)} of harm on {target}"
+
+    def taken_text(self, who: str, n: int) -> str:
+        return f"{who} takes {hits_text(n)} of harm"
+
+
+class PoolExplainer(FateExplainer):
+    """The hack's rolls explained: d10 faces, each throw and effort counted in hits
+    (``[8] [9] [3]``, ``2 hits``), a pool named by its terms and size (``Fight + Boldly, 6
+    dice``), passive opposition in hits, margins in hits (``success, 2 hits``), a
+    catastrophic failure named as such, strain clearing at a scene's end. A plain ``/roll``
+    (whose rating is added, ``rating_counts``) is shown as Fate's."""
+
+    unit = "hit"
+
+    def worth(self, bonus: int) -> str:
+        return f"+{hits_text(bonus)}"
+
+    def hit(self, n: int, track: str = "", *, definite: bool = False) -> str:
+        """"2 hits of harm" ("Inflict harm on your target equal to the number of hits")."""
+        return f"{hits_text(n)} of harm"
+
+    def dice_value(self, roll) -> str:
+        return hits_text(roll.total) if roll.value is not None else super().dice_value(roll)
+
+    def amount(self, n: int, effort=None) -> str:
+        return hits_text(n) if effort is None or not effort.rating_counts else super().amount(n, effort)
+
+    def passive(self, n: int) -> str:
+        return hits_text(n)
+
+    def skill_words(self, terms, effort) -> str:
+        if not terms or effort.rating_counts:
+            return super().skill_words(terms, effort)
+        size = sum(m.value for m in terms)
+        return f"{' + '.join(m.label for m in terms)}, {size} {'die' if size == 1 else 'dice'}"
+
+    def headline_skill(self, skill: str, terms, effort) -> str:
+        if not terms or effort.rating_counts:
+            return super().headline_skill(skill, terms, effort)
+        return self.skill_words(terms, effort)
+
+    def verdict(self, res) -> str:
+        text = super().verdict(res)
+        if res.outcome is not None and res.outcome.value == "fail" and res.effort.total < 0:
+            return "catastrophic " + text.replace("fail,", "failure,", 1)
+        return text
+
+
 class StrainBoxes(OnePointBoxes):
     """Strain: one-point boxes, as Fate Condensed's stress, named ``strain N``."""
 
@@ -109,7 +181,10 @@ class StrainBoxes(OnePointBoxes):
 
     def waste_problem(self, who, boxes, term, need, shifts, absorbed):
         problem = super().waste_problem(who, boxes, term, need, shifts, absorbed)
-        return None if problem is None else problem.replace("stress box", "strain box")
+        if problem is None:
+            return None
+        return problem.replace("stress box", "strain box").replace(f"needs {shifts_text(shifts)} absorbed",
+                                                                  f"needs {hits_text(shifts)} absorbed")
 
     def describe(self, term: int) -> str:
         return f"{term} strain box{'es' if term != 1 else ''}"
@@ -183,7 +258,7 @@ class PoolState(CharacterState):
             for i, stunt in enumerate(mech["stunts"], start=1):
                 if stunt["skill"] and system.skill_named(stunt["skill"]) is None:
                     problems.append(f'mech.stunts[{i}]: stunt "{stunt["name"]}" names "{stunt["skill"]}", '
-                                    f"which is not a {system.name} skill (skills: {', '.join(system.skills)})")
+                                    f"which is not {system.a_skill()} (skills: {', '.join(system.skills)})")
         return problems
 
     # -- sheets ------------------------------------------------------------------------
@@ -277,6 +352,8 @@ D10_POOL = replace(
     skills=SKILLS,
     dice=D10Pool(),
     tiers=D10Tiers(),
+    tables=PoolTables(),
+    explain=PoolExplainer(),
     invoke_bonus=1,       # "invoking = reroll or +1 hit"
     stress=StressTable(steps=((-99, 3), (2, 4), (4, 5))),
     stress_skills=frozen({"strain": "Endure"}),

@@ -26,6 +26,8 @@ What the text says, and where it lives:
 * "Conceding": "The character inflicting the stress can refuse the concession; it the GM
   rules that the terms of the concession were reasonable, the conceding character gains 1
   fate point, and the refusing character loses one fate point" (``pbp.play.concession``).
+* "Spin" again: spin is style's benefit, so an overcome or a defence with style gives the
+  spin instead of also a boost (``EarlyTables``).
 * "Clearing Stress and Consequences": stress and mild consequences at the end of the scene
   (``scene_clears``), moderate and severe ones when the GM says (``gm_clears``:
   ``/aspect remove "NAME"``).
@@ -53,6 +55,8 @@ from types import MappingProxyType
 from pbp.rules.results import Outcome
 from pbp.rules.systems.base import AttackKind, FateTiers, StressTable, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
+from pbp.rules.explain import FateExplainer
+from pbp.rules.tables import FateTables
 
 SKILLS = (
     "Academics", "Alertness", "Art", "Athletics", "Burglary", "Contacting", "Deceit", "Drive",
@@ -101,6 +105,28 @@ class EarlyTiers(FateTiers):
                                   "player's that follows from this one", bonus=SPIN_BONUS)
 
 
+class EarlyTables(FateTables):
+    """Fate Condensed's outcome tables, but style's added benefit is the spin: "If a
+    character gets 3 or more shifts on an action, he gets to spin that action ... As a
+    default, spin can add +1" ("Spin"). The text has no boosts for style, so an overcome or
+    a defence with style earns its spin (reported for every action of 3 or more shifts,
+    ``EarlyTiers.note``) instead of also a boost. Where it is silent (a tie's boost, an
+    advantage's free invokes, trading a stylish hit's shift for a boost) the rows are Fate
+    Condensed's (docs/early-fate.md)."""
+
+    def style_boost(self, act, holder: str, action: str, why: str) -> None:
+        """No boost: the spin stands for style's benefit."""
+
+
+class EarlyExplainer(FateExplainer):
+    """Fate's explanation, but a conflict is named by the stress track its hits go to
+    ("Each shift that the winner gets inflicts one box of stress, either health stress or
+    composure stress"): "A conflict begins (health stress)", not "A health conflict"."""
+
+    def conflict_begins(self, kind: str, tracks) -> str:
+        return f"A conflict begins ({kind} stress)"
+
+
 OPPOSED_BY = frozen({
     "Stealth": ("Alertness", "Investigation"),
     "Burglary": ("Alertness",),
@@ -141,6 +167,8 @@ EARLY_FATE = replace(
     default_opposition=("Athletics", "Alertness", "Resolve"),
     ladder=LADDER,
     tiers=EarlyTiers(),
+    tables=EarlyTables(),
+    explain=EarlyExplainer(),
     treatment_skills=frozen({}),
     harm_nouns=frozen({"health": "Wound", "composure": "Shaken"}),
     scene_clears=("mild",),

@@ -1,0 +1,131 @@
+"""How a result is explained in replies, one renderer per part of it (avrae/d20's
+``d20/stringifiers.py`` shape: one method per node of a result): the dice, the effort, the
+opposition, the outcome and the harm. Each system carries one (``System.explain``):
+``FateExplainer`` is Fate's (4dF faces, efforts on the ladder, margins in shifts), the ordinary
+case; the d10 hack's ``PoolExplainer`` (``pbp.rules.systems.d10_pool``) shows d10 faces and
+counts hits.
+
+The pipeline opens :func:`shown` with the campaign's system for each post and each
+campaign's deadlines (with the system's ladder, :func:`pbp.rules.ladder.shown`), so the
+renderer (``pbp.render``) and the play modules ask :func:`current` and never name a system.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator
+
+from pbp.rules import ladder as _ladder
+from pbp.rules.ladder import adjective, describe, signed
+
+FACE = {1: "[+]", 0: "[0]", -1: "[-]"}
+OUTCOME_WORDS = {"fail": "fail", "tie": "tie", "success": "success", "style": "success with style"}
+
+
+class FateExplainer:
+    """Fate's explanation of a roll: 4dF faces ``[+] [0] [-]``, the dice and efforts on the
+    ladder (``+4 Great``), a skill with its ladder word (``Fight, Good (+3)``), margins in
+    shifts (``success, 2 shifts``), stress boxes of a track (``physical stress``)."""
+
+    unit = "shift"              # what a margin and a hit are counted in
+
+    # -- the margin: outcome and harm ---------------------------------------------------------
+    def margin(self, n: int) -> str:
+        """"1 shift", "3 shifts"."""
+        return f"{n} {self.unit}" if n == 1 else f"{n} {self.unit}s"
+
+    def hit(self, n: int, track: str = "", *, definite: bool = False) -> str:
+        """A hit as prompts name it: "a 2-shift hit", "the 2-shift physical hit"."""
+        return f"{'the' if definite else 'a'} {n}-{self.unit} {track + ' ' if track else ''}hit"
+
+    def worth(self, bonus: int) -> str:
+        """What an invoke (or a stunt) adds, as errors and examples say it: "+2"."""
+        return signed(bonus)
+
+    # -- dice ---------------------------------------------------------------------------------
+    def faces(self, roll) -> str:
+        if roll.sides == "F":
+            return " ".join(FACE[f] for f in roll.faces)
+        return " ".join(f"[{f}]" for f in roll.faces)
+
+    def glyphs(self, roll) -> tuple[str, ...]:
+        """The faces as drawn in HTML boxes: "+", "−", a blank for 0 (Fate dice), or numbers."""
+        if roll.sides == "F":
+            return tuple({1: "+", 0: "\u00a0", -1: "\u2212"}[f] for f in roll.faces)
+        return tuple(str(f) for f in roll.faces)
+
+    def dice_value(self, roll) -> str:
+        """What a throw counts for, in its row: "+2"."""
+        return signed(roll.total)
+
+    # -- effort and opposition ----------------------------------------------------------------
+    def amount(self, n: int, effort=None) -> str:
+        """An effort's total: "+4 Great"; numbers beyond the ladder stay numbers."""
+        word = adjective(n)
+        return f"{signed(n)} {word}" if word else signed(n)
+
+    def passive(self, n: int) -> str:
+        """A difficulty: "Fair (+2)"."""
+        return describe(n)
+
+    def skill_words(self, terms, effort) -> str:
+        """The skill terms of an effort: "Fight Good (+3)"."""
+        return f"{terms[0].label} {describe(terms[0].value)}" if terms else ""
+
+    def headline_skill(self, skill: str, terms, effort) -> str:
+        """The skill in a result's first line: "Fight, Good (+3)"."""
+        return f"{skill}, {describe(terms[0].value)}" if terms else skill
+
+    # -- outcome ------------------------------------------------------------------------------
+    def verdict(self, res) -> str:
+        """"success, 2 shifts", "fail, 1 shift short", "tie"; a roll without opposition, its
+        total."""
+        if res.outcome is None:
+            return f"total {self.amount(res.effort.total, res.effort)}"
+        word = OUTCOME_WORDS[res.outcome.value]
+        s = res.shifts or 0
+        if res.outcome.value == "fail":
+            return f"{word}, {self.margin(-s)} short"
+        if res.outcome.value == "tie":
+            return word
+        return f"{word}, {self.margin(s)}"
+
+    # -- conflicts and harm -------------------------------------------------------------------
+    def conflict_begins(self, kind: str, tracks) -> str:
+        """"A physical conflict begins"; a system of one track (the d10 hack's strain) has no
+        kind to name: "A conflict begins"."""
+        return f"A {kind} conflict begins" if len(tracks) > 1 else "A conflict begins"
+
+    def clears(self, noun: str) -> str:
+        """What clears at a scene's end: "stress clears" (``noun``: the box model's noun)."""
+        return f"{noun} clears"
+
+
+FATE_EXPLAINER = FateExplainer()
+
+_CURRENT: ContextVar[FateExplainer] = ContextVar("pbp_explainer", default=FATE_EXPLAINER)
+
+
+def current() -> FateExplainer:
+    """The explainer of the system whose post is being answered (Fate's outside one)."""
+    return _CURRENT.get()
+
+
+def show(system) -> None:
+    """Explain with ``system``'s explainer and name values with its ladder until the
+    enclosing :func:`shown` block ends."""
+    _CURRENT.set(system.explain)
+    _ladder.show(system.ladder)
+
+
+@contextmanager
+def shown(system=None) -> Iterator[None]:
+    """Within the block, replies explain results as ``system`` does and name values with its
+    ladder; None: Fate's explainer and the full ladder (until a post is routed)."""
+    explainer = FATE_EXPLAINER if system is None else system.explain
+    token = _CURRENT.set(explainer)
+    try:
+        with _ladder.shown(_ladder.LADDER if system is None else system.ladder):
+            yield
+    finally:
+        _CURRENT.reset(token)
