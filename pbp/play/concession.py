@@ -33,7 +33,7 @@ from __future__ import annotations
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
 from pbp.play.core import GM, Ask, Post, Tell
-from pbp.play.economy import request_kind
+from pbp.play.compels import request_kind
 from pbp.rules import conflict as rc
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.names import and_names

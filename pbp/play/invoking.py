@@ -42,15 +42,16 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from dataclasses import replace
+from datetime import timedelta
 from typing import Callable
 
 from pbp import commands as c
 from pbp.commands import ActionCommand, Invoke, Payment
 from pbp.errors import DiceExhausted, NotAllowedError, RulesError
+from pbp.play.economy import ensure_pool
 from pbp.play.core import GM, NoteResult, Post, after_action, before_action, handles, HANDLERS, quote
-from pbp.play.state import AspectRecord, FreeDelta, RollRecordRef, TableDelta
+from pbp.play.state import AspectRecord, FreeDelta, RollHead, RollRecordRef, TableDelta
 from pbp.rules.aspects import give_free_invokes
 from pbp.rules.bookkeeping import revealed
 from pbp.rules.dice import DiceMismatch
@@ -62,9 +63,6 @@ from pbp.rules.state import Aspect, Table
 from pbp.rules.turns import uses_turn
 from pbp.store.codec import dump as _dump
 from pbp.store.codec import load as _load
-
-CLOSED_KEPT = 50
-"""How many closed rolls keep their reason, so a late ``/invoke`` is told why."""
 
 ROLL_REVISED: list[Callable[[Post, RollRecordRef, ActionResult, ActionResult], list[str]]] = []
 """Hooks ``fn(post, roll, old, new) -> notes`` run after a roll is re-run (an invoke after
@@ -213,19 +211,6 @@ def _number_rolls(post: Post, ledger: dict) -> None:
 # a message that does not touch them nothing; they are decoded only when an invoke, a veto or
 # a re-run needs them (and cached for the post).
 
-@dataclass(frozen=True)
-class RollHead:
-    """What closing a roll needs to know about it, read without decoding it."""
-
-    actor: str
-    ids: tuple[int, ...]
-    rolled_at: datetime
-
-
-def _head(entry: list) -> RollHead:
-    return RollHead(entry[0], tuple(entry[1]), datetime.fromisoformat(entry[2]))
-
-
 def _encode(ref: RollRecordRef) -> list:
     return [ref.actor, list(ref.ids), ref.rolled_at.isoformat(), json.dumps(_dump(ref), separators=(",", ":"))]
 
@@ -274,20 +259,8 @@ def _save(post: Post, ref: RollRecordRef) -> None:
 
 
 def close_rolls(post: Post, which: Callable[[RollHead], bool], why: str) -> list[RollHead]:
-    """Close the open rolls ``which`` picks; a later invoke on them is told ``why``."""
-    play = post.play
-    heads = [(entry, _head(entry)) for entry in play.open_rolls]
-    closed = [h for _, h in heads if which(h)]
-    if not closed:
-        return []
-    play.open_rolls = [entry for entry, h in heads if not which(h)]
-    for h in closed:
-        for rid in h.ids:
-            play.closed_rolls[str(rid)] = why
-            play.forget_thread_refs(f"roll:{rid}")
-    while len(play.closed_rolls) > CLOSED_KEPT:
-        play.closed_rolls.pop(next(iter(play.closed_rolls)))
-    return closed
+    """Close the open rolls ``which`` picks (:meth:`PlayState.close_rolls`)."""
+    return post.play.close_rolls(which, why)
 
 
 def close_rolls_of(post: Post, actor: str, why: str = "its roller said /done") -> list[RollHead]:
@@ -331,8 +304,6 @@ def _pool_for(post: Post, actor: str) -> bool:
     ch = post.table.character(actor)
     if ch is None or ch.kind == "pc":
         return False
-    from pbp.play.economy import ensure_pool
-
     ensure_pool(post)
     return True
 
