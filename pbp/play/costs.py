@@ -25,10 +25,9 @@ answered like a story detail (:class:`pbp.rules.fate_points.DetailRequest` of ki
 """
 from __future__ import annotations
 
-from pbp.play.core import GM, NoteResult, Post, after_action
+from pbp.play.core import GM, NoteResult, Post, after_action, on_scene_end, roll_revised
 from pbp.play.compels import _retire, open_request
-from pbp.play.invoking import roll_ref_of, roll_revised
-from pbp.play.scenes import on_scene_end
+from pbp.play.invoking import roll_ref_of
 from pbp.rules.bookkeeping import Report, add_boost, create_aspect, grant_free_invokes
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult

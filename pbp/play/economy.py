@@ -6,10 +6,11 @@ session's refresh. Compels, story details and the requests that wait for the GM 
   carry); NPCs' invokes are paid from it (:mod:`pbp.play.invoking`). A campaign that plays
   without ``/scene start`` gets one pool, opened when first needed.
 * **Hostile invokes** are owed in ``PlayState.ledger`` and paid when the scene ends
-  (registered with :func:`pbp.play.scenes.on_scene_end`) or when a conflict ends
-  (:func:`pay_owed_at_conflict_end`, registered with :func:`pbp.play.conflict.on_conflict_end`);
-  the open rolls close first (:meth:`pbp.play.state.PlayState.close_rolls`), so a paid-out
-  hostile invoke can no longer be vetoed or re-run.
+  (:func:`pay_owed_at_scene_end`) or when a conflict ends (:func:`pay_owed_at_conflict_end`):
+  the steps ``economy.scene_payout`` and ``economy.conflict_payout`` of
+  :data:`pbp.play.core.SEQUENCE`. The open rolls close first
+  (:meth:`pbp.play.state.PlayState.close_rolls`), so a paid-out hostile invoke can no longer
+  be vetoed or re-run.
 
 This module imports nothing of the invoking code: :mod:`pbp.play.invoking` asks it for the
 pool, never the other way round.
@@ -17,9 +18,7 @@ pool, never the other way round.
 from __future__ import annotations
 
 from pbp.errors import RulesError
-from pbp.play.conflict import on_conflict_end
-from pbp.play.scenes import on_scene_end, on_scene_start
-from pbp.play.core import GM, Post
+from pbp.play.core import GM, Post, on_conflict_end, on_scene_end, on_scene_start
 from pbp.rules import fate_points as fp
 from pbp.rules.results import Change
 
@@ -126,6 +125,16 @@ def total_points(post: Post) -> int:
             + play.ledger.gm_pool + play.ledger.owed_total + sum(x.escrow for x in play.compels))
 
 
-on_scene_start(lambda post: open_scene_pool(post))
-on_scene_end(lambda post: [ch for ch in pay_owed_at_scene_end(post) if ch.what != "owed"])
-on_conflict_end(lambda post: [ch for ch in pay_owed_at_conflict_end(post) if ch.what != "owed"])
+@on_scene_start
+def scene_pool_opens(post: Post) -> list[Change]:
+    return open_scene_pool(post)
+
+
+@on_scene_end
+def scene_payout(post: Post) -> list[Change]:
+    return [ch for ch in pay_owed_at_scene_end(post) if ch.what != "owed"]
+
+
+@on_conflict_end
+def conflict_payout(post: Post) -> list[Change]:
+    return [ch for ch in pay_owed_at_conflict_end(post) if ch.what != "owed"]

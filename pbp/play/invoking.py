@@ -31,7 +31,7 @@ mail. So every action roll is kept *open* for a while (``PlayState.open_rolls``)
   roll already closed (invokes and vetoes are for open rolls: the GM fixes a closed one
   by hand with ``/fp give``). Harm is not part of a roll (the hit waits for ``/absorb``):
   a re-run updates the pending reactions that hang on the roll (the hit to absorb, the
-  attack to defend against) and calls the :data:`ROLL_REVISED` hooks.
+  attack to defend against) and runs the ``roll_revised`` steps of :data:`pbp.play.core.SEQUENCE`.
 
 NPCs pay with the GM's pool: while an NPC's action or re-run is resolved, the NPC's fate
 points stand for the pool, and what it spends comes out of the pool (rules 000, "Your Fate
@@ -44,14 +44,13 @@ import copy
 import json
 from dataclasses import replace
 from datetime import timedelta
-from typing import Callable
 
 from pbp import commands as c
 from pbp.commands import ActionCommand, Invoke, Payment
 from pbp.errors import DiceExhausted, NotAllowedError, RulesError
 from pbp.play.economy import ensure_pool
-from pbp.play.core import GM, NoteResult, Post, after_action, before_action, handles, HANDLERS, quote
-from pbp.play.state import AspectRecord, FreeDelta, RollHead, RollRecordRef, TableDelta
+from pbp.play.core import GM, ROLL_REVISED, NoteResult, Post, after_action, before_action, handles, quote, roll_revised
+from pbp.play.state import AspectRecord, FreeDelta, RollRecordRef, TableDelta
 from pbp.rules.aspects import give_free_invokes
 from pbp.rules.bookkeeping import revealed
 from pbp.rules.dice import DiceMismatch
@@ -63,16 +62,6 @@ from pbp.rules.state import Aspect, Table
 from pbp.rules.turns import uses_turn
 from pbp.store.codec import dump as _dump
 from pbp.store.codec import load as _load
-
-ROLL_REVISED: list[Callable[[Post, RollRecordRef, ActionResult, ActionResult], list[str]]] = []
-"""Hooks ``fn(post, roll, old, new) -> notes`` run after a roll is re-run (an invoke after
-the dice, a veto), for whatever hangs on its outcome; the notes go into the reply."""
-
-
-def roll_revised(fn):
-    ROLL_REVISED.append(fn)
-    return fn
-
 
 # -- a cheap picture of what a roll can change --------------------------------------------
 
@@ -258,23 +247,13 @@ def _save(post: Post, ref: RollRecordRef) -> None:
         entry[:] = _encode(ref)
 
 
-def close_rolls(post: Post, which: Callable[[RollHead], bool], why: str) -> list[RollHead]:
-    """Close the open rolls ``which`` picks (:meth:`PlayState.close_rolls`)."""
-    return post.play.close_rolls(which, why)
-
-
-def close_rolls_of(post: Post, actor: str, why: str = "its roller said /done") -> list[RollHead]:
-    """Close ``actor``'s open rolls (``/done``); for the turn code's own ``/done`` handler."""
-    return close_rolls(post, lambda r: same_name(r.actor, actor), why)
-
-
 def _close_expired(post: Post) -> None:
     hours = post.hours("invoke_window_hours")
     if not hours or hours <= 0:
         return
     window = timedelta(hours=hours)
-    close_rolls(post, lambda r: post.now >= r.rolled_at + window,
-                f"the invoke window ({hours:g} hours after the roll) has passed")
+    post.play.close_rolls(lambda r: post.now >= r.rolled_at + window,
+                          f"the invoke window ({hours:g} hours after the roll) has passed")
 
 
 def _in_conflict(post: Post) -> bool:
@@ -290,9 +269,9 @@ def _before(post: Post, cmd, actor: str) -> None:
     action = getattr(cmd, "name", "")
     if isinstance(cmd, ActionCommand):
         if _in_conflict(post) and uses_turn(action):
-            close_rolls(post, lambda r: True, "the next action has started")
+            post.play.close_rolls(lambda r: True, "the next action has started")
         else:
-            close_rolls(post, lambda r: same_name(r.actor, actor), f"{actor} has rolled again")
+            post.play.close_rolls(lambda r: same_name(r.actor, actor), f"{actor} has rolled again")
     pool = _pool_for(post, actor)
     target = post.table.character(cmd.target) if isinstance(cmd, c.Attack) and cmd.target else None
     stash["harm"] = (target.name, _harm(post.table, target.name)) if target is not None and not target.player else None
@@ -705,25 +684,6 @@ def veto(post: Post, cmd: c.Veto):
     why = f" ({cmd.reason})" if cmd.reason else ""
     return revise(post, ref, veto=cmd.aspect,
                   note=f"The GM vetoes the invoke of {cmd.aspect}{why}: it is taken back and its cost refunded.")
-
-
-_turn_done = HANDLERS.get(c.Done)
-
-
-@handles(c.Done)
-def done(post: Post, cmd: c.Done):
-    """``/done``: close your open rolls to further invokes (and whatever the turn code does
-    with ``/done``, when it registered a handler before this module)."""
-    who = post.character(cmd.actor, cmd).name
-    closed = close_rolls_of(post, who)
-    ids = ", ".join(f"#{r.ids[0]}" for r in closed if r.ids)
-    said = f"{'Rolls' if ', ' in ids else 'Roll'} {ids} closed to further invokes." if ids else ""
-    if _turn_done is not None:
-        result = _turn_done(post, cmd)
-        if said and isinstance(result, NoteResult):
-            result.text = f"{result.text} {said}".strip()
-        return result
-    return NoteResult(cmd.source, who, "done", text=f"{who} is done. {said}".strip())
 
 
 @handles(c.GiveInvoke)

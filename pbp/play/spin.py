@@ -25,9 +25,7 @@ from __future__ import annotations
 from pbp.commands import ActionCommand
 from pbp.errors import RulesError
 from pbp.play.conflict import when
-from pbp.play.core import Post, after_action, before_action
-from pbp.play.invoking import roll_revised
-from pbp.play.scenes import on_scene_end
+from pbp.play.core import Post, after_action, before_action, on_scene_end, roll_revised
 from pbp.play.state import HeldSpin
 from pbp.rules.names import same_name
 from pbp.rules.results import Change, Effect
