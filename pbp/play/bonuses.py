@@ -16,12 +16,12 @@
 
 Both are :class:`pbp.rules.fate_points.DetailRequest` of their own ``kind``: the same
 numbering, ``/approve`` / ``/deny`` / ``/withdraw``, reply threads, reminders, deadlines
-and status lines as story details (:mod:`pbp.play.economy`).
+and status lines as story details (:mod:`pbp.play.compels`).
 """
 from __future__ import annotations
 
 from pbp.play.core import GM, NoteResult, Post
-from pbp.play.economy import open_request
+from pbp.play.compels import open_request
 from pbp.rules import aspects as ra
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult, Effect

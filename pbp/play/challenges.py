@@ -32,9 +32,7 @@ from datetime import timedelta
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
-from pbp.play.core import GM, NoteResult, Post, Tell, after_action, deadline_job, handles, prepare_action, quote, status_line
-from pbp.play.invoking import roll_revised
-from pbp.play.scenes import on_scene_end
+from pbp.play.core import GM, NoteResult, Post, Tell, after_action, deadline_job, handles, on_scene_end, prepare_action, quote, roll_revised, status_line
 from pbp.play.state import Challenge, ChallengeTask
 from pbp.rules.ladder import describe
 from pbp.rules.names import and_names, same_name

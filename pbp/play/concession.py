@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
-from pbp.play.core import GM, Ask, Post, Tell
-from pbp.play.economy import request_kind
+from pbp.play.core import GM, Ask, Post, Tell, on_conceded, on_taken_out
+from pbp.play.compels import request_kind
 from pbp.rules import conflict as rc
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.names import and_names
@@ -52,7 +52,7 @@ def _open(post: Post, kind: str, who: str, text: str, data: dict) -> DetailReque
 # --------------------------------------------------------------------------- concessions
 
 
-@pc.on_conceded
+@on_conceded
 def offer_concession(post: Post, who: str, terms: str) -> bool:
     """A refusable concession opens a request to the other side; the conflict waits for it."""
     conflict = post.play.conflict
@@ -184,7 +184,7 @@ def _open_concession(post: Post) -> bool:
 # --------------------------------------------------------------------------- taken out
 
 
-@pc.on_taken_out
+@on_taken_out
 def offer_other_outcome(post: Post, result) -> None:
     """A player character taken out may refuse the manner of it, for all their fate points."""
     if post.system.concession != "refusable":

@@ -32,7 +32,10 @@ from datetime import datetime, timedelta
 
 from pbp import commands as c
 from pbp.errors import RulesError
-from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, quote, resolve_action, status_line
+from pbp.play.core import (
+    CONCEDED, CONFLICT_END, GM, TAKEN_OUT, Ask, NoteResult, Post, Tell, deadline_job, handles, quote, resolve_action,
+    status_line,
+)
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
@@ -461,31 +464,6 @@ def concede(post: Post, cmd: c.Concede):
     return _note(cmd.source, actor.name, "concede", effects, changes)
 
 
-CONFLICT_END: list = []
-CONCEDED: list = []     # fn(post, who, terms) -> True to hold the conflict's end (a concession the winner may refuse)
-TAKEN_OUT: list = []    # fn(post, AbsorbResult): a character was taken out
-
-
-def on_conceded(fn):
-    """Register ``fn(post, who, terms) -> bool`` to run when someone concedes; True keeps
-    the conflict from ending until the concession is settled (pbp.play.concession)."""
-    CONCEDED.append(fn)
-    return fn
-
-
-def on_taken_out(fn):
-    """Register ``fn(post, result)`` to run when a hit takes a character out."""
-    TAKEN_OUT.append(fn)
-    return fn
-
-
-def on_conflict_end(fn):
-    """Register ``fn(post) -> changes`` to run when a conflict ends (the fate point code
-    pays hostile invokes then)."""
-    CONFLICT_END.append(fn)
-    return fn
-
-
 def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
     """Close the conflict: pay conceders and what else is due at its end, drop reactions
     still waiting, put everyone back on the scene's map."""
@@ -627,10 +605,19 @@ def next_turn(post: Post, cmd: c.Next):
 
 @handles(c.Done)
 def done(post: Post, cmd: c.Done):
-    """``/done`` in a conflict: the last to act in an exchange may end their turn without
-    naming anyone, and the GM names who opens the next exchange. Otherwise it only says
-    what is still owed (``pbp.play.invoking`` wraps this to close open rolls first)."""
+    """``/done``: close your open rolls to further invokes; then, in a conflict, the last to
+    act in an exchange may end their turn without naming anyone, and the GM names who opens
+    the next exchange. Otherwise it only says what is still owed."""
     who = post.character(cmd.actor, cmd).name
+    closed = post.play.close_rolls(lambda r: same_name(r.actor, who), "its roller said /done")
+    ids = ", ".join(f"#{r.ids[0]}" for r in closed if r.ids)
+    said = f"{'Rolls' if ', ' in ids else 'Roll'} {ids} closed to further invokes." if ids else ""
+    result = _turn_done(post, cmd, who)
+    result.text = f"{result.text} {said}".strip()
+    return result
+
+
+def _turn_done(post: Post, cmd: c.Done, who: str) -> NoteResult:
     conflict = active(post)
     order = conflict.turns if conflict is not None else None
     if order is None or order.current != who:

@@ -43,9 +43,7 @@ from datetime import timedelta
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
-from pbp.play.core import GM, Ask, NoteResult, Post, after_action, deadline_job, handles, prepare_action, quote, status_line
-from pbp.play.invoking import roll_revised
-from pbp.play.scenes import on_scene_end
+from pbp.play.core import GM, Ask, NoteResult, Post, after_action, deadline_job, handles, on_scene_end, prepare_action, quote, roll_revised, status_line
 from pbp.play.state import Contest, ContestRoll, ContestSideState, ContestThreat
 from pbp.rules import harm
 from pbp.rules.actions import resolve

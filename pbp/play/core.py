@@ -243,45 +243,171 @@ def _without_as(source: str) -> str:
 
 Handler = Callable[[Post, c.Command], object]
 HANDLERS: dict[type, Handler] = {}
-DEADLINE_JOBS: list[Callable[[Post], list]] = []
-STATUS: list[Callable[[Post], list[str]]] = []
 
 
-def status_line(fn: Callable[[Post], list[str]]) -> Callable[[Post], list[str]]:
-    """Register ``fn(post) -> lines`` for the end of every reply ("Turn: ...", "Waiting for: ...")."""
-    STATUS.append(fn)
-    return fn
+# --------------------------------------------------------------------------- the sequence
+# What happens around an action, and when a scene or a conflict ends, written once: each
+# point of the sequence names its steps in the order they run. A module gives the code of a
+# step with ``@STAGE.step`` (``@after_action``...); a step that is not named here, or is
+# given twice, is refused when the module is imported, and a named step nobody gave is
+# refused when the sequence first runs (:func:`check_sequence` at the end of
+# ``pbp.play``'s import). So the order never depends on which module was imported first.
+# (Cf. GNU Mailman's ``core/pipelines.py``: the pipeline's order is data in one place.)
+
+SEQUENCE: dict[str, tuple[str, ...]] = {
+    # fn(post, cmd, actor) -> cmd: what the play state adds to an action before it rolls
+    "prepare_action": (
+        "teamwork._take_helps",         # confirmed helps waiting for the actor
+        "challenges._take_task",        # an overcome that is a challenge's task: its difficulty
+        "contests._side_roll",          # a contest side's roll of the exchange
+        "spin.own_spin",                # early Fate: a bare +spin takes the number of the actor's own
+    ),
+    # fn(post, cmd, actor): just before the dice
+    "before_action": (
+        "invoking._before",             # close the rolls this action ends; picture the table
+        "spin.use_spin",                # early Fate: use up the spin the action names
+    ),
+    # fn(post, cmd, actor, result): just after the dice
+    "after_action": (
+        "invoking._after",              # keep the roll open for invokes after the dice
+        "challenges._task_taken",
+        "contests._rolled",
+        "costs.cost_due",               # the d10 hack: a cost for the GM to name
+        "overview._could_invoke",       # the line of what the roller could still invoke
+        "spin.hold_spin",               # early Fate: 3+ shifts hold a spin
+    ),
+    # fn(post, roll, old, new) -> notes: after a roll is re-run (an invoke after the dice, a veto)
+    "roll_revised": (
+        "invoking._pending_follow",     # the defence or absorption waiting on it
+        "invoking._harm_follow",        # harm already absorbed from it
+        "challenges._task_revised",
+        "contests._revised",
+        "costs.cost_after_revision",
+        "spin.spin_follows",
+    ),
+    # fn(post) -> changes
+    "scene_start": (
+        "economy.scene_pool_opens",
+    ),
+    "scene_end": (
+        "economy.scene_payout",         # open rolls close, hostile invokes are paid
+        "teamwork._scene_end",
+        "challenges._scene_end",
+        "contests._scene_end",
+        "costs.costs_lapse",
+        "spin.spins_lapse",
+    ),
+    "conflict_end": (
+        "economy.conflict_payout",      # open rolls close, hostile invokes are paid
+    ),
+    # fn(post, who, terms) -> True to hold the conflict's end
+    "conceded": (
+        "concession.offer_concession",
+    ),
+    # fn(post, AbsorbResult)
+    "taken_out": (
+        "concession.offer_other_outcome",
+    ),
+    # fn(post) -> lines, at the end of every reply
+    "status": (
+        "conflict.conflict_status",
+        "compels.compel_status",
+        "teamwork.help_status",
+        "challenges.challenge_status",
+        "contests.contest_status",
+    ),
+    # fn(post) -> results, at each deadline round
+    "deadlines": (
+        "conflict.conflict_deadlines",
+        "compels.compel_deadlines",
+        "teamwork._help_deadlines",
+        "challenges.challenge_deadline",
+        "contests.contest_deadlines",
+    ),
+}
+
+
+class Stage:
+    """One point of :data:`SEQUENCE`: its steps, run in the order written there."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.order = SEQUENCE[name]
+        self._given: dict[str, Callable] = {}
+
+    def step(self, fn: Callable) -> Callable:
+        """Give the code of one named step (the decorator)."""
+        key = step_name(fn)
+        if key not in self.order:
+            raise ValueError(f"{key} is not a step of {self.name!r}: name it in pbp.play.core.SEQUENCE")
+        if key in self._given:
+            raise ValueError(f"{key} is given twice for {self.name!r}")
+        self._given[key] = fn
+        return fn
+
+    def missing(self) -> list[str]:
+        return [key for key in self.order if key not in self._given]
+
+    def steps(self) -> list[Callable]:
+        """The steps in their order (each named step must have been given)."""
+        missing = self.missing()
+        if missing:
+            raise RuntimeError(f"steps of {self.name!r} never given: {', '.join(missing)}")
+        return [self._given[key] for key in self.order]
+
+    def __iter__(self):
+        return iter(self.steps())
+
+
+def step_name(fn: Callable) -> str:
+    """``invoking._after``: the module's last name and the function's."""
+    return f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}"
+
+
+STAGES: dict[str, Stage] = {name: Stage(name) for name in SEQUENCE}
+PREPARE_ACTION = STAGES["prepare_action"]
+BEFORE_ACTION = STAGES["before_action"]
+AFTER_ACTION = STAGES["after_action"]
+ROLL_REVISED = STAGES["roll_revised"]
+SCENE_START = STAGES["scene_start"]
+SCENE_END = STAGES["scene_end"]
+CONFLICT_END = STAGES["conflict_end"]
+CONCEDED = STAGES["conceded"]
+TAKEN_OUT = STAGES["taken_out"]
+STATUS = STAGES["status"]
+DEADLINE_JOBS = STAGES["deadlines"]
+
+prepare_action = PREPARE_ACTION.step
+before_action = BEFORE_ACTION.step
+after_action = AFTER_ACTION.step
+roll_revised = ROLL_REVISED.step
+on_scene_start = SCENE_START.step
+on_scene_end = SCENE_END.step
+on_conflict_end = CONFLICT_END.step
+on_conceded = CONCEDED.step
+on_taken_out = TAKEN_OUT.step
+status_line = STATUS.step        # fn(post) -> lines for the end of every reply ("Turn: ...")
+deadline_job = DEADLINE_JOBS.step   # fn(post) -> results, applied at each deadline round (post.now)
+
+
+def check_sequence() -> None:
+    """Every step :data:`SEQUENCE` names has been given (run once all of ``pbp.play`` is imported)."""
+    missing = [f"{stage.name}: {key}" for stage in STAGES.values() for key in stage.missing()]
+    if missing:
+        raise RuntimeError("steps named in pbp.play.core.SEQUENCE but never given: " + "; ".join(missing))
 
 
 def status_lines(post: Post) -> list[str]:
     return [line for fn in STATUS for line in fn(post)]
 
 
-PREPARE_ACTION: list[Callable] = []  # fn(post, cmd, actor_name) -> cmd: what the play state adds (helpers...)
-BEFORE_ACTION: list[Callable] = []   # fn(post, cmd, actor_name): e.g. close rolls the next action ends
-AFTER_ACTION: list[Callable] = []    # fn(post, cmd, actor_name, result): e.g. keep the roll open for invokes
-
-
-def prepare_action(fn):
-    PREPARE_ACTION.append(fn)
-    return fn
-
-
-def before_action(fn):
-    BEFORE_ACTION.append(fn)
-    return fn
-
-
-def after_action(fn):
-    AFTER_ACTION.append(fn)
-    return fn
-
-
 def resolve_action(post: Post, cmd, actor: str):
-    """Resolve an action or roll through the rules engine, with the registered hooks
-    around it. Every handler that rolls for an action goes through here. The
-    :data:`PREPARE_ACTION` hooks first complete the command from the play state (the
-    helpers waiting for the actor, :mod:`pbp.play.teamwork`).
+    """Resolve an action or roll through the rules engine, with the steps of
+    :data:`SEQUENCE` around it. Every handler that rolls for an action goes through here:
+    ``prepare_action`` completes the command from the play state (the helpers waiting for
+    the actor, a challenge's task), ``before_action`` runs just before the dice (the rolls
+    this action ends close), then the rules engine (:func:`pbp.rules.actions.resolve`),
+    then ``after_action`` (the roll stays open for invokes after the dice...).
 
     A plain ``+N`` on an action is bounded for everyone; a player's (unless the campaign has
     ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,
@@ -331,17 +457,14 @@ def _followed(post: Post) -> list:
 
 
 def handles(*types: type) -> Callable[[Handler], Handler]:
+    """Register the handler of command types; one type has one handler (a second is an error)."""
     def register(fn: Handler) -> Handler:
         for t in types:
+            if t in HANDLERS:
+                raise ValueError(f"{t.__name__} already has a handler: {step_name(HANDLERS[t])}")
             HANDLERS[t] = fn
         return fn
     return register
-
-
-def deadline_job(fn: Callable[[Post], list]) -> Callable[[Post], list]:
-    """Register ``fn(post) -> results``: applied at each deadline round (``post.now``)."""
-    DEADLINE_JOBS.append(fn)
-    return fn
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ gives the GM the option to escalate to a severe cost, or the player can accept a
 the GM to turn a failure into a success with a guaranteed severe cost". At a table the GM
 names the cost at once; by post it is a **cost** #N that waits for the GM, numbered and
 answered like a story detail (:class:`pbp.rules.fate_points.DetailRequest` of kind
-``cost``, :mod:`pbp.play.economy`):
+``cost``, :mod:`pbp.play.compels`):
 
 * a roll whose result says a cost is due (a tie taken at a minor cost, a failure turned
   into success at a severe cost, a catastrophic failure) opens one, for the roller;
@@ -25,10 +25,9 @@ answered like a story detail (:class:`pbp.rules.fate_points.DetailRequest` of ki
 """
 from __future__ import annotations
 
-from pbp.play.core import GM, NoteResult, Post, after_action
-from pbp.play.economy import open_request
-from pbp.play.invoking import roll_ref_of, roll_revised
-from pbp.play.scenes import on_scene_end
+from pbp.play.core import GM, NoteResult, Post, after_action, on_scene_end, roll_revised
+from pbp.play.compels import _retire, open_request
+from pbp.play.invoking import roll_ref_of
 from pbp.rules.bookkeeping import Report, add_boost, create_aspect, grant_free_invokes
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult
@@ -124,7 +123,6 @@ def cost_after_revision(post: Post, ref, old: ActionResult, new: ActionResult) -
             post.close_ref(f"detail:{request.id}")
             notes.append(f"Cost #{request.id} is withdrawn: the revised roll owes no cost.")
     if notes:
-        from pbp.play.economy import _retire
         _retire(post)
     return notes
 
@@ -139,6 +137,5 @@ def costs_lapse(post: Post) -> list:
         post.close_ref(f"detail:{request.id}")
         changes.append(Change("request", f"cost #{request.id}", "waiting", "lapsed with the scene"))
     if changes:
-        from pbp.play.economy import _retire
         _retire(post)
     return changes

@@ -31,7 +31,7 @@ mail. So every action roll is kept *open* for a while (``PlayState.open_rolls``)
   roll already closed (invokes and vetoes are for open rolls: the GM fixes a closed one
   by hand with ``/fp give``). Harm is not part of a roll (the hit waits for ``/absorb``):
   a re-run updates the pending reactions that hang on the roll (the hit to absorb, the
-  attack to defend against) and calls the :data:`ROLL_REVISED` hooks.
+  attack to defend against) and runs the ``roll_revised`` steps of :data:`pbp.play.core.SEQUENCE`.
 
 NPCs pay with the GM's pool: while an NPC's action or re-run is resolved, the NPC's fate
 points stand for the pool, and what it spends comes out of the pool (rules 000, "Your Fate
@@ -42,14 +42,14 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
-from typing import Callable
+from dataclasses import replace
+from datetime import timedelta
 
 from pbp import commands as c
 from pbp.commands import ActionCommand, Invoke, Payment
 from pbp.errors import DiceExhausted, NotAllowedError, RulesError
-from pbp.play.core import GM, NoteResult, Post, after_action, before_action, handles, HANDLERS, quote
+from pbp.play.economy import ensure_pool
+from pbp.play.core import GM, ROLL_REVISED, NoteResult, Post, after_action, before_action, handles, quote, roll_revised
 from pbp.play.state import AspectRecord, FreeDelta, RollRecordRef, TableDelta
 from pbp.rules.aspects import give_free_invokes
 from pbp.rules.bookkeeping import revealed
@@ -62,19 +62,6 @@ from pbp.rules.state import Aspect, Table
 from pbp.rules.turns import uses_turn
 from pbp.store.codec import dump as _dump
 from pbp.store.codec import load as _load
-
-CLOSED_KEPT = 50
-"""How many closed rolls keep their reason, so a late ``/invoke`` is told why."""
-
-ROLL_REVISED: list[Callable[[Post, RollRecordRef, ActionResult, ActionResult], list[str]]] = []
-"""Hooks ``fn(post, roll, old, new) -> notes`` run after a roll is re-run (an invoke after
-the dice, a veto), for whatever hangs on its outcome; the notes go into the reply."""
-
-
-def roll_revised(fn):
-    ROLL_REVISED.append(fn)
-    return fn
-
 
 # -- a cheap picture of what a roll can change --------------------------------------------
 
@@ -213,19 +200,6 @@ def _number_rolls(post: Post, ledger: dict) -> None:
 # a message that does not touch them nothing; they are decoded only when an invoke, a veto or
 # a re-run needs them (and cached for the post).
 
-@dataclass(frozen=True)
-class RollHead:
-    """What closing a roll needs to know about it, read without decoding it."""
-
-    actor: str
-    ids: tuple[int, ...]
-    rolled_at: datetime
-
-
-def _head(entry: list) -> RollHead:
-    return RollHead(entry[0], tuple(entry[1]), datetime.fromisoformat(entry[2]))
-
-
 def _encode(ref: RollRecordRef) -> list:
     return [ref.actor, list(ref.ids), ref.rolled_at.isoformat(), json.dumps(_dump(ref), separators=(",", ":"))]
 
@@ -273,35 +247,13 @@ def _save(post: Post, ref: RollRecordRef) -> None:
         entry[:] = _encode(ref)
 
 
-def close_rolls(post: Post, which: Callable[[RollHead], bool], why: str) -> list[RollHead]:
-    """Close the open rolls ``which`` picks; a later invoke on them is told ``why``."""
-    play = post.play
-    heads = [(entry, _head(entry)) for entry in play.open_rolls]
-    closed = [h for _, h in heads if which(h)]
-    if not closed:
-        return []
-    play.open_rolls = [entry for entry, h in heads if not which(h)]
-    for h in closed:
-        for rid in h.ids:
-            play.closed_rolls[str(rid)] = why
-            play.forget_thread_refs(f"roll:{rid}")
-    while len(play.closed_rolls) > CLOSED_KEPT:
-        play.closed_rolls.pop(next(iter(play.closed_rolls)))
-    return closed
-
-
-def close_rolls_of(post: Post, actor: str, why: str = "its roller said /done") -> list[RollHead]:
-    """Close ``actor``'s open rolls (``/done``); for the turn code's own ``/done`` handler."""
-    return close_rolls(post, lambda r: same_name(r.actor, actor), why)
-
-
 def _close_expired(post: Post) -> None:
     hours = post.hours("invoke_window_hours")
     if not hours or hours <= 0:
         return
     window = timedelta(hours=hours)
-    close_rolls(post, lambda r: post.now >= r.rolled_at + window,
-                f"the invoke window ({hours:g} hours after the roll) has passed")
+    post.play.close_rolls(lambda r: post.now >= r.rolled_at + window,
+                          f"the invoke window ({hours:g} hours after the roll) has passed")
 
 
 def _in_conflict(post: Post) -> bool:
@@ -317,9 +269,9 @@ def _before(post: Post, cmd, actor: str) -> None:
     action = getattr(cmd, "name", "")
     if isinstance(cmd, ActionCommand):
         if _in_conflict(post) and uses_turn(action):
-            close_rolls(post, lambda r: True, "the next action has started")
+            post.play.close_rolls(lambda r: True, "the next action has started")
         else:
-            close_rolls(post, lambda r: same_name(r.actor, actor), f"{actor} has rolled again")
+            post.play.close_rolls(lambda r: same_name(r.actor, actor), f"{actor} has rolled again")
     pool = _pool_for(post, actor)
     target = post.table.character(cmd.target) if isinstance(cmd, c.Attack) and cmd.target else None
     stash["harm"] = (target.name, _harm(post.table, target.name)) if target is not None and not target.player else None
@@ -331,8 +283,6 @@ def _pool_for(post: Post, actor: str) -> bool:
     ch = post.table.character(actor)
     if ch is None or ch.kind == "pc":
         return False
-    from pbp.play.economy import ensure_pool
-
     ensure_pool(post)
     return True
 
@@ -734,25 +684,6 @@ def veto(post: Post, cmd: c.Veto):
     why = f" ({cmd.reason})" if cmd.reason else ""
     return revise(post, ref, veto=cmd.aspect,
                   note=f"The GM vetoes the invoke of {cmd.aspect}{why}: it is taken back and its cost refunded.")
-
-
-_turn_done = HANDLERS.get(c.Done)
-
-
-@handles(c.Done)
-def done(post: Post, cmd: c.Done):
-    """``/done``: close your open rolls to further invokes (and whatever the turn code does
-    with ``/done``, when it registered a handler before this module)."""
-    who = post.character(cmd.actor, cmd).name
-    closed = close_rolls_of(post, who)
-    ids = ", ".join(f"#{r.ids[0]}" for r in closed if r.ids)
-    said = f"{'Rolls' if ', ' in ids else 'Roll'} {ids} closed to further invokes." if ids else ""
-    if _turn_done is not None:
-        result = _turn_done(post, cmd)
-        if said and isinstance(result, NoteResult):
-            result.text = f"{result.text} {said}".strip()
-        return result
-    return NoteResult(cmd.source, who, "done", text=f"{who} is done. {said}".strip())
 
 
 @handles(c.GiveInvoke)

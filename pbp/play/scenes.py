@@ -12,18 +12,16 @@
   NPC on the spot; ``/as NAME`` alone: the prose that follows is theirs.
 * ``/treat PATIENT "Consequence" with SKILL [as "New Name"]``: the recovery overcome.
 
-Other modules can run code when a scene opens or closes (the GM's fate point pool, the
-hostile-invoke points owed): ``on_scene_start(fn)`` / ``on_scene_end(fn)`` register
-``fn(post) -> list[Change]``.
+Other modules run code when a scene opens or closes (the GM's fate point pool, the
+hostile-invoke points owed): the steps ``scene_start`` and ``scene_end`` of
+:data:`pbp.play.core.SEQUENCE`, each ``fn(post) -> list[Change]``.
 """
 from __future__ import annotations
-
-from typing import Callable
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
-from pbp.play.core import GM, NoteResult, Post, handles, quote, resolve_action
+from pbp.play.core import GM, SCENE_END, SCENE_START, NoteResult, Post, handles, quote, resolve_action
 from pbp.play.state import Scene
 from pbp.rules import aspects as ra
 from pbp.rules import recovery
@@ -36,21 +34,8 @@ from pbp.rules.state import Aspect, Character
 from pbp.rules.zones import RANGE_POLICIES, ZoneMap
 from pbp.textsafety import unsafe_text
 
-SCENE_START: list[Callable[[Post], list[Change]]] = []
-SCENE_END: list[Callable[[Post], list[Change]]] = []
-
 MAX_NPC_ASPECTS = 2
 MAX_NPC_SKILLS = 2
-
-
-def on_scene_start(fn):
-    SCENE_START.append(fn)
-    return fn
-
-
-def on_scene_end(fn):
-    SCENE_END.append(fn)
-    return fn
 
 
 # --------------------------------------------------------------------------- scenes

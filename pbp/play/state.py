@@ -240,6 +240,23 @@ class Contest:
     twist_exchange: int = 0
 
 
+CLOSED_KEPT = 50
+"""How many closed rolls keep their reason, so a late ``/invoke`` is told why."""
+
+
+@dataclass(frozen=True)
+class RollHead:
+    """What closing an open roll needs to know about it, read without decoding it."""
+
+    actor: str
+    ids: tuple[int, ...]
+    rolled_at: datetime
+
+    @classmethod
+    def of(cls, entry: list) -> "RollHead":
+        return cls(entry[0], tuple(entry[1]), datetime.fromisoformat(entry[2]))
+
+
 @dataclass
 class PlayState:
     scene: Scene | None = None
@@ -318,6 +335,23 @@ class PlayState:
         if clock is not None and not clock.expired:
             times.append(clock.deadline - (timedelta(0) if clock.reminded else reminder))
         return min(times) if times else None
+
+    def close_rolls(self, which, why: str) -> list[RollHead]:
+        """Close the open rolls ``which(RollHead)`` picks; a later invoke on them is told
+        ``why``. Here, below both, so that what closes rolls (the scene's end, the fate point
+        payout, the next action) need not import the invoking code."""
+        heads = [(entry, RollHead.of(entry)) for entry in self.open_rolls]
+        closed = [h for _, h in heads if which(h)]
+        if not closed:
+            return []
+        self.open_rolls = [entry for entry, h in heads if not which(h)]
+        for h in closed:
+            for rid in h.ids:
+                self.closed_rolls[str(rid)] = why
+                self.forget_thread_refs(f"roll:{rid}")
+        while len(self.closed_rolls) > CLOSED_KEPT:
+            self.closed_rolls.pop(next(iter(self.closed_rolls)))
+        return closed
 
     def forget_thread_refs(self, ref: str) -> None:
         """Drop a closed item from the thread map, so the map does not grow with history."""

@@ -33,9 +33,8 @@ from dataclasses import replace
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
-from pbp.play.core import Ask, NoteResult, Post, deadline_job, handles, prepare_action, quote, status_line
+from pbp.play.core import Ask, NoteResult, Post, deadline_job, handles, on_scene_end, prepare_action, quote, status_line
 from pbp.play.invoking import find_roll, open_rolls, revise
-from pbp.play.scenes import on_scene_end
 from pbp.play.state import TeamHelp
 from pbp.rules import turns as rt
 from pbp.rules.names import and_names, same_name

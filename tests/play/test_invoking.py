@@ -109,6 +109,25 @@ def test_the_invoke_window_closes_the_roll(chicago, config):
     assert "the invoke window (24 hours after the roll) has passed" in reply_text(out)
 
 
+@pytest.mark.parametrize("after, open_", [
+    (timedelta(hours=24) - timedelta(seconds=1), True),    # the last second of the window
+    (timedelta(hours=24), False),                          # exactly the window: it has passed
+], ids=["last second", "at the end"])
+def test_the_invoke_window_boundary(chicago, config, after, open_):
+    """docs/compels.md: a roll closes when "the campaign's invoke window passes
+    (``invoke_window_hours``, 24 by default, after the roll)": open while less than the
+    window has passed, closed the moment it has (the rules text is silent; pbp's choice)."""
+    assert config.invoke_window_hours == 24
+    first = post(config, "/overcome Athletics vs Good\n", "-000")
+    out = post(config, f'/invoke "Knife Up My Sleeve" on #{first.results[0]["roll_id"]}\n', at=FIXED_NOW + after)
+    if open_:
+        assert out.status == "applied", out.errors
+        assert out.results[0]["outcome"] == "success"
+    else:
+        assert out.status == "rejected"
+        assert "the invoke window (24 hours after the roll) has passed" in reply_text(out)
+
+
 def test_the_next_action_in_a_conflict_closes_the_roll(chicago, config):
     post(config, '/scene start "Chapel"\n/conflict start Ruth, Ghoul first Ruth\n', sender="gm")
     first = post(config, "/attack Ghoul with Fight\n/next Ghoul\n", "--00,0000")
