@@ -7,7 +7,7 @@ from pbp.play import basic, conflict, scenes  # noqa: F401  (registers handlers)
 from pbp.play import invoking, economy  # noqa: F401,E402
 from pbp.play import teamwork  # noqa: F401,E402  (after invoking: it re-runs open rolls)
 from pbp.play import challenges  # noqa: F401,E402  (after teamwork: a task's helpers are already filled in)
-from pbp.play import contests, sheetfix  # noqa: F401,E402
+from pbp.play import advance, contests, sheetfix  # noqa: F401,E402
 # costs the GM names by reply (the d10 hack) are requests of economy's kind, withdrawn on a re-run
 from pbp.play import costs  # noqa: F401,E402
 # overview adds its line under a roll after invoking has kept the roll open

@@ -71,6 +71,7 @@ class Verdict:
     problems: list[str]
     points: int = 0
     lateral: int = 0
+    fix: dict | None = None     # a set of raises that keeps the column, for an example
 
 
 def _ratings(skills: dict[str, int]) -> dict[str, int]:
@@ -123,9 +124,11 @@ def skill_changes(before: dict[str, int], after: dict[str, int]) -> tuple[list[C
 
 
 def column_options(before: dict[str, int], wanted: dict[str, int], points: int, skills: tuple[str, ...],
-                   *, most: int = 4) -> list[str]:
+                   *, most: int = 4, fixes: list | None = None) -> list[str]:
     """Raises of one step (within ``points``) that keep the column: first the wanted raises
-    with the fewest more added, then single raises instead. ``skills`` is the system's list."""
+    with the fewest more added, then single raises instead. ``skills`` is the system's list.
+    ``fixes``, when given, gets each option's raises as {skill: new rating}."""
+    fixes = [] if fixes is None else fixes
     old = {k.casefold(): v for k, v in before.items()}
     names = _spelling(before, {s: 0 for s in skills})
     asked = [k.casefold() for k, v in wanted.items() if v > old.get(k.casefold(), 0)]
@@ -151,6 +154,7 @@ def column_options(before: dict[str, int], wanted: dict[str, int], points: int, 
             if not column_problems(raised(asked + list(more))):
                 groups.setdefault(tuple(sorted(old.get(k, 0) for k in more)), []).append(more)
         for _, combos in sorted(groups.items()):
+            fixes.append({names[k]: old.get(k, 0) + 1 for k in asked + list(combos[0])})
             if extra == 1:
                 keys = [m[0] for m in combos]
                 found.append(f"also raise one skill {step(keys[0])} ({listed(keys)}): "
@@ -168,6 +172,7 @@ def column_options(before: dict[str, int], wanted: dict[str, int], points: int, 
             if k not in asked and not column_problems(raised([k])):
                 by_step.setdefault(old.get(k, 0), []).append(k)
         for rating, keys in sorted(by_step.items(), reverse=True):
+            fixes.append({names[keys[0]]: old.get(keys[0], 0) + 1})
             found.append(f"raise another skill {step(keys[0])} instead ({listed(keys)})")
     found.append("or save the skill point for a later milestone")
     return found
@@ -177,6 +182,7 @@ def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, sk
     """Whether the change from ``before`` to ``after`` (sheet data: skills, aspects,
     stunts, refresh) fits what the milestone allows plus the saved skill points."""
     changes, problems = skill_changes(before.get("skills", {}), after.get("skills", {}))
+    fixes: list = []
     points = sum(c.points for c in changes)
     available = allowance.skill_points + saved_points
     if points > available:
@@ -185,7 +191,9 @@ def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, sk
     if not problems and points:
         broken = column_problems(after.get("skills", {}))
         if broken:
-            options = column_options(before.get("skills", {}), after.get("skills", {}), available, skills)
+            fixes: list = []
+            options = column_options(before.get("skills", {}), after.get("skills", {}), available, skills,
+                                     fixes=fixes)
             problems.append("the sheet must keep its column: " + "; ".join(broken) + ". What would work: "
                             + "; ".join(options))
     changes += _stunt_changes(before.get("stunts", []), after.get("stunts", []))
@@ -204,7 +212,7 @@ def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, sk
                         + "; ".join(c.text for c in changes if c.lateral))
     if not changes:
         problems.append("nothing changes")
-    return Verdict(changes, problems, points, lateral)
+    return Verdict(changes, problems, points, lateral, fixes[0] if points and problems and fixes else None)
 
 
 def _stunt_changes(before: list[dict], after: list[dict]) -> list[Change]:
