@@ -143,6 +143,16 @@ def to_toml(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def export_fari(campaign: m.Campaign, name: str) -> str:
+    """The character as a Fari sheet (:mod:`pbp.fari`): the sheet, its fate points, marked
+    stress and consequences."""
+    from pbp.fari import to_fari
+
+    table, ch = _find(campaign, name)
+    doc = to_fari(sheet_data(campaign, table, ch), ch.stress, ch.consequences, get_system(campaign.system))
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+
+
 def export_sheet(campaign: m.Campaign, name: str) -> str:
     table, ch = _find(campaign, name)
     return to_toml(sheet_data(campaign, table, ch))
