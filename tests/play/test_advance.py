@@ -89,3 +89,16 @@ def test_an_approval_that_no_longer_fits_changes_nothing(mt, chicago):
     late = mt.post("GM", "/approve\n")
     assert late.status == "applied" and "no longer fits Ruth's sheet" in late.text
     assert ruth(chicago).skills["Lore"] == 2
+
+
+def test_a_stunt_bought_below_refresh_1_is_refused(mt, chicago):
+    """"Purchase a new stunt by spending 1 refresh. (Remember, you can't go below 1 refresh.)\""""
+    fix = mt.post("GM", '/sheet set Ruth stunts.Brawler="Fight attack +2" stunts.Sprinter="Athletics overcome +2" '
+                        'stunts.Watchful="Notice defend +2" stunts.Hunch="Investigate advantage +2" refresh=1\n')
+    assert fix.status == "applied", fix.text
+    mt.post("GM", "/milestone minor\n")
+    before = state_snapshot(chicago)
+    asked = mt.post("Ruth", '/advance stunts."Quick Draw"="Shoot attack +2 when drawing first"\n')
+    assert asked.status == "rejected"
+    assert "which would leave refresh 0" in asked.text and "keeps at least 1: drop 1 stunt" in asked.text
+    assert state_snapshot(chicago) == before
