@@ -174,7 +174,7 @@ def column_options(before: dict[str, int], wanted: dict[str, int], points: int, 
         for rating, keys in sorted(by_step.items(), reverse=True):
             fixes.append({names[keys[0]]: old.get(keys[0], 0) + 1})
             found.append(f"raise another skill {step(keys[0])} instead ({listed(keys)})")
-    found.append("or save the skill point for a later milestone")
+    found.append(f"or save the skill point{'s' if points > 1 else ''} for a later milestone")
     return found
 
 
