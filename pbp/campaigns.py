@@ -6,7 +6,7 @@ import re
 from pbp.errors import ConfigError, SheetError
 from pbp.rules.systems import get_system
 from pbp.settingvalues import flag_value, hours_value
-from pbp.sheetfile import SheetFile, load_sheet
+from pbp.sheetfile import SheetFile, load_sheet, parse_sheet
 from pbp.store import models as m
 from pbp.store import repo
 from pbp.textsafety import is_addr_spec, unsafe_text, visible
@@ -194,17 +194,30 @@ def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: b
     return row
 
 
-def import_sheets(campaign: m.Campaign, paths: list[str], *, replace: bool = False
+def import_sheets(campaign: m.Campaign, paths: list[str], *, replace: bool = False,
+                  notes: dict[str, list[str]] | None = None, player: str | None = None
                   ) -> list[tuple[str, m.Character | SheetError]]:
     """``pbp character import a.toml b.toml ...``: try every file and say for each what
     became of it (its character, or the SheetError with all its problems). A bad file
     stops nothing else and leaves nothing behind; two files whose names differ only in
-    case are both refused, since which one was meant is the GM's call."""
+    case are both refused, since which one was meant is the GM's call. A Fari file
+    (``.json``, :mod:`pbp.fari`) is read as its sheet plus its play state; what of it did not
+    map goes into ``notes`` (path -> lines). Fari has no player's address: ``player`` gives
+    it (a sheet pbp exported carries its own)."""
+    from pbp.fari import is_fari, read_fari
+
     system = get_system(campaign.system)
     loaded: list[SheetFile | SheetError] = []
-    for path in paths:
+    fari: dict[int, object] = {}
+    for i, path in enumerate(paths):
         try:
-            loaded.append(load_sheet(path, system))
+            if is_fari(path):
+                fari[i] = read_fari(path, system)
+                if player:
+                    fari[i].data["player"] = player
+                loaded.append(parse_sheet(fari[i].data, system, source=str(path)))
+            else:
+                loaded.append(load_sheet(path, system))
         except SheetError as exc:
             loaded.append(exc)
     names: dict[str, list[int]] = {}
@@ -218,14 +231,51 @@ def import_sheets(campaign: m.Campaign, paths: list[str], *, replace: bool = Fal
                 f'name: "{loaded[i].character.name}" is also the name in {others} (names are matched '
                 "case-insensitively); import one of them"])
     report: list[tuple[str, m.Character | SheetError]] = []
-    for path, sheet in zip(paths, loaded):
+    for i, (path, sheet) in enumerate(zip(paths, loaded)):
         if isinstance(sheet, SheetFile):
             try:
-                sheet = import_character(campaign, sheet, replace=replace, source=path)
+                with m.db.atomic():
+                    sheet = import_character(campaign, sheet, replace=replace, source=path)
+                    if i in fari:
+                        lines = _fari_play_state(campaign, sheet.name, fari[i])
+                        if notes is not None:
+                            notes[path] = lines
             except SheetError as exc:
                 sheet = exc
         report.append((path, sheet))
     return report
+
+
+def _fari_play_state(campaign: m.Campaign, name: str, sheet) -> list[str]:
+    """A Fari sheet's marked stress and consequences on the imported character; returns
+    what did not map (the sheet's own list, and boxes or consequences pbp has no room for)."""
+    from pbp.rules.state import Aspect
+
+    table = repo.load_table(campaign)
+    before = repo.snapshot(table)
+    ch = table.characters[name]
+    lines = list(sheet.unmapped)
+    for track, marks in sheet.stress.items():
+        boxes = ch.stress.get(track, [])
+        if len(marks) != len(boxes):
+            lines.append(f"{track} stress: Fari has {len(marks)} boxes, {name} has {len(boxes)} by the rules "
+                         f"(from the skills); the marks are put in the first boxes")
+        for n, marked in enumerate(marks):
+            if marked and n < len(boxes):
+                boxes[n] = True
+            elif marked:
+                lines.append(f"{track} stress: box {n + 1} is marked in Fari and {name} has no box {n + 1}")
+    for severity, track, aspect in sheet.consequences:
+        free = [q for q in ch.consequences if q.aspect is None and q.severity.rstrip("2") == severity
+                and (q.track == track or not q.track)]
+        slot = next((q for q in free if q.track == track), free[0] if free else None)
+        if slot is None:
+            lines.append(f'{severity} consequence "{aspect}": {name} has no free {severity} slot for it')
+            continue
+        slot.aspect = aspect
+        table.aspects.append(Aspect(aspect, kind="consequence", owner=name))
+    repo.save_table(campaign, before, table)
+    return lines
 
 
 SETTINGS = {

@@ -204,7 +204,8 @@ def cmd_character_import(args) -> int:
 
     _open(args)
     campaign = get_campaign(args.campaign)
-    report = import_sheets(campaign, args.files, replace=args.replace)
+    notes: dict[str, list[str]] = {}
+    report = import_sheets(campaign, args.files, replace=args.replace, notes=notes, player=args.player)
     failed = 0
     for path, outcome in report:
         if isinstance(outcome, SheetError):
@@ -212,6 +213,8 @@ def cmd_character_import(args) -> int:
             _print_sheet_error(outcome)
         else:
             print(f"{path}: imported {outcome.name} ({outcome.kind}) into {campaign.slug}")
+            for line in notes.get(path, ()):
+                print(f"{path}: not imported: {line}")
     if len(report) > 1:
         said = f"{len(report) - failed} of {len(report)} sheets imported" + (f", {failed} failed" if failed else "")
         print(f"error: {said}" if failed else said, file=sys.stderr if failed else sys.stdout)
@@ -246,7 +249,12 @@ def cmd_character_export(args) -> int:
     from pbp.sheetedit import export_sheet
 
     _open(args)
-    text = export_sheet(get_campaign(args.campaign), args.name)
+    if args.fari:
+        from pbp.sheetedit import export_fari
+
+        text = export_fari(get_campaign(args.campaign), args.name)
+    else:
+        text = export_sheet(get_campaign(args.campaign), args.name)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
         print(f"{args.name} written to {args.out}")
@@ -767,9 +775,10 @@ def build_parser() -> argparse.ArgumentParser:
     ch = sub.add_parser("character", help="import, list, export, change, undo and remove character sheets")
     ch = ch.add_subparsers(dest="sub", required=True, metavar="SUBCOMMAND")
     s = ch.add_parser("import", help="import sheet files (each is tried; the others are imported all the same)")
-    s.add_argument("files", nargs="+", metavar="FILE", help="sheet files (.toml, see docs/sheets.md)")
+    s.add_argument("files", nargs="+", metavar="FILE", help="sheet files (.toml, or Fari's .fari.json; see docs/sheets.md)")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.add_argument("--replace", action="store_true", help="replace characters of the same name")
+    s.add_argument("--player", metavar="ADDRESS", help="the player's address, for a Fari sheet (Fari has none)")
     s.set_defaults(func=cmd_character_import)
     s = ch.add_parser("list", help="the campaign's characters")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
@@ -777,6 +786,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = ch.add_parser("export", help="write a character as the sheet file an import reads (with its fate points)")
     s.add_argument("name", help="the character's name")
     s.add_argument("--out", metavar="FILE", help="write to FILE (default: standard output)")
+    s.add_argument("--fari", action="store_true", help="as a Fari character (.fari.json, Fari's newest layout)")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.set_defaults(func=cmd_character_export)
     s = ch.add_parser("set", help="change sheet keys (play state is kept): pbp character set Ruth fate_points=4 "

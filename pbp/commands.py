@@ -412,7 +412,17 @@ class SessionEnd(Command):
 class Milestone(Command):
     """``/milestone minor|major`` (GM)."""
 
-    level: str = ""                   # "minor" | "major"
+    level: str = ""                   # "minor" | "significant" | "major" (as the system has them)
+    power: bool = False               # "/milestone major power": the GM's extra refresh and raise
+
+
+@dataclass(frozen=True)
+class Advance(Command):
+    """``/advance skills.Lore=Fair skills.Empathy=Average``: a player's changes at a milestone,
+    as ``/sheet set`` writes them; the GM approves (:mod:`pbp.play.advance`)."""
+
+    values: tuple[str, ...] = ()      # "key=value", as written
+    actor: str | None = None
 
 
 @dataclass(frozen=True)

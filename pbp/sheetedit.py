@@ -143,6 +143,16 @@ def to_toml(data: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def export_fari(campaign: m.Campaign, name: str) -> str:
+    """The character as a Fari sheet (:mod:`pbp.fari`): the sheet, its fate points, marked
+    stress and consequences."""
+    from pbp.fari import to_fari
+
+    table, ch = _find(campaign, name)
+    doc = to_fari(sheet_data(campaign, table, ch), ch.stress, ch.consequences, get_system(campaign.system))
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+
+
 def export_sheet(campaign: m.Campaign, name: str) -> str:
     table, ch = _find(campaign, name)
     return to_toml(sheet_data(campaign, table, ch))
@@ -263,6 +273,9 @@ def _set_key(data: dict, key: str, value: str) -> None:
         else:
             aspects[path[1]] = value
         return
+    if len(path) == 2 and path[0] == "stunts":
+        _set_stunt(data, path[1], value)
+        return
     if key in INT_KEYS:
         try:
             data[key] = int(value)
@@ -277,7 +290,33 @@ def _set_key(data: dict, key: str, value: str) -> None:
         return
     raise ConfigError(f'no sheet key "{key}"', hint="keys: refresh, milestone_refresh, fate_points, player, kind, "
                       "description, aliases, skills.SKILL, aspects.high_concept, aspects.trouble, aspects.other, "
-                      "aspects.hidden (stunts: pbp character edit)")
+                      "aspects.hidden, stunts.NAME (pbp character edit for the rest)")
+
+
+def _set_stunt(data: dict, name: str, value: str) -> None:
+    """``stunts.NAME=SKILL [ACTION] [+N] [CIRCUMSTANCE]`` adds or rewrites a stunt (a bonus of
+    +2 unless written, for any action unless one is named); ``stunts.NAME=`` removes it."""
+    stunts = data.setdefault("stunts", [])
+    at = next((i for i, st in enumerate(stunts) if st["name"].casefold() == name.casefold()), None)
+    if value.strip() == "":
+        if at is None:
+            raise ConfigError(f'no stunt "{name}" to remove', hint="stunts: " + (", ".join(st["name"] for st in stunts)
+                                                                                 or "none"))
+        del stunts[at]
+        return
+    words = value.split()
+    stunt: dict = {"name": name, "skill": words.pop(0)}
+    if words and words[0].casefold() in ("overcome", "advantage", "attack", "defend"):
+        stunt["action"] = words.pop(0).lower()
+    if words and words[0].lstrip("+-").isdigit() and words[0][0] in "+-":
+        stunt["bonus"] = int(words.pop(0))
+    if words:
+        stunt["circumstance"] = " ".join(words)
+    stunt["description"] = value.strip()
+    if at is None:
+        stunts.append(stunt)
+    else:
+        stunts[at] = stunt
 
 
 def set_key(data: dict, key: str, value: str) -> None:

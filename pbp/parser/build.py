@@ -51,6 +51,7 @@ from pbp.commands import (
     InvokeAfter,
     InvokeMode,
     Milestone,
+    Advance,
     Move,
     Next,
     NpcCmd,
@@ -371,14 +372,7 @@ class Builder(Transformer):
         return Sheet, {"character": c[0]}
 
     def sheet_set(self, c):
-        values = []
-        for token in c[1:]:
-            key, _, value = str(token).partition("=")
-            key = key.replace('"', "")
-            if value.startswith('"') and value.endswith('"') and len(value) >= 2:
-                value = value[1:-1]
-            values.append(f"{key}={value}")
-        return SheetSet, {"character": c[0], "values": tuple(values)}
+        return SheetSet, {"character": c[0], "values": _settings(c[1:])}
 
     def table_view(self, c):
         return TableView, {}
@@ -511,7 +505,10 @@ class Builder(Transformer):
         return SessionEnd, {}
 
     def milestone(self, c):
-        return Milestone, {"level": c[0].lower()}
+        return Milestone, {"level": c[0].lower(), "power": c[1] is not None}
+
+    def advance(self, c):
+        return Advance, {"values": _settings(c)}
 
     def border_list(self, c):
         return c
@@ -729,3 +726,15 @@ def _sum_bonus(bonuses: list[int]) -> int:
         raise Invalid(f"the modifiers add up to {total:+d}; the limit is ±{MAX_NUMBER}", None,
                        f"modifiers adding up to -{MAX_NUMBER} to +{MAX_NUMBER}")
     return total
+
+
+def _settings(tokens) -> tuple[str, ...]:
+    """SETTING tokens as "key=value" (the quotes of a two-word key or a spaced value dropped)."""
+    values = []
+    for token in tokens:
+        key, _, value = str(token).partition("=")
+        key = key.replace('"', "")
+        if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+            value = value[1:-1]
+        values.append(f"{key}={value}")
+    return tuple(values)

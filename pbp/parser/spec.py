@@ -125,6 +125,8 @@ SPECS: tuple[Spec, ...] = (
          parts={"_FROM": "/help from Cassandra, Ruth"},
          roles={"_HELP": "the ally you help (a character name)", "_FROM": "an ally you ask for help"},
          lists={"_FROM": "ally"}, says={"REF": "a roll id like #142", "_ON": '"on" and the id of an open roll (on #142)'}),
+    Spec("advance", "_ADVANCE", "/advance skills.Lore=Fair skills.Empathy=Average", "Advancement", play=True,
+         says={"SETTING": "a change to your sheet as KEY=VALUE (skills.Lore=Fair, aspects.trouble=\"...\")"}),
     Spec("again", "_AGAIN", '/again "the guards have gone"', "Copies, forwards and `/again`", play=True,
          text="what has changed, in quotes"),
     # -- the GM's table
@@ -137,7 +139,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("session", "_SESSION", "/session end", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
          parts={"_END": "/session end"}),
     Spec("milestone", "_MILESTONE", "/milestone minor", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
-         says={"LEVEL": '"minor" or "major"'}),
+         says={"LEVEL": '"minor" or "major"', "SIGNIFICANT": '"significant" (Fate Core)',
+               "POWER": '"power" (the GM\'s extra refresh and raise at a major milestone)'}),
     Spec("aspect", "_ASPECT", '/aspect add "Deep Shadows" on Office free 1', "GM: scenes, aspects, conflicts, NPCs",
          who="gm", play=True,
          parts={"_ADD": '/aspect add "Deep Shadows" on Office free 1', "_REMOVE": '/aspect remove "Deep Shadows"',

@@ -249,18 +249,20 @@ def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
         changes = fp.approve_detail(request, post.table, by)
         text = f'The GM approves story detail #{request.id}: "{request.text}". {request.character} pays a fate point'
     elif verb == "approve":
-        from pbp.play import bonuses, costs
+        from pbp.play import advance, bonuses, costs
 
         fp.approve_request(request, by)
         request.reason = reason
-        done = {"bonus": bonuses.approve_bonus, "cost": costs.approve_cost}.get(
+        done = {"bonus": bonuses.approve_bonus, "cost": costs.approve_cost,
+                "advance": advance.approve_advance}.get(
             request.kind, bonuses.approve_rename)(post, request)
         _closed(post, request)
         return done
     elif verb == "deny":
         changes = fp.deny_detail(request, by, reason)
         stands = {"detail": "nothing is paid", "bonus": "the roll stands without it",
-                  "aspect": "the aspect keeps its name", "cost": "no cost is taken"}.get(request.kind, "nothing changes")
+                  "aspect": "the aspect keeps its name", "cost": "no cost is taken",
+                  "advance": "the sheet stays as it is"}.get(request.kind, "nothing changes")
         text = f"The GM denies {label}" + (f": {reason}" if reason else "") + f"; {stands}"
     elif verb == "withdraw":
         if request.state != "pending":

@@ -7,7 +7,7 @@
   the taken-out back, and advances recovery (mild consequences treated a full scene ago).
 * ``/session end`` ends any open scene, refreshes fate points (max(current, refresh)) and
   advances moderate recovery; ``/milestone major`` clears moderates and severes in
-  recovery, ``/milestone minor`` is noted.
+  recovery; every milestone gives the PCs what it allows to change (:mod:`pbp.play.advance`).
 * ``/npc add NAME minor "Aspect" skills Fight Fair stress 2 [defend Athletics]``: a minor
   NPC on the spot; ``/as NAME`` alone: the prose that follows is theirs.
 * ``/treat PATIENT "Consequence" with SKILL [as "New Name"]``: the recovery overcome.
@@ -142,17 +142,28 @@ def end_session(post: Post, cmd: c.SessionEnd) -> NoteResult:
 
 @handles(c.Milestone)
 def milestone(post: Post, cmd: c.Milestone) -> NoteResult:
+    from pbp.play.advance import grant
+
     _gm_only(post, cmd)
+    levels = post.system.milestones
+    if cmd.level not in levels:
+        raise RulesError(f"{post.system.title or post.system.name} has no {cmd.level} milestone",
+                         expected=" or ".join(f'"{k}"' for k in levels), example="/milestone minor")
+    if cmd.power and cmd.level != "major":
+        raise RulesError('"power" is for a major milestone (the GM offers a point of refresh and a second raise)',
+                         expected="/milestone major power", example="/milestone major power")
+    allowed = ("\n  Each player may now ask for their changes with /advance (e.g. /advance skills.Fight=Good "
+               "skills.Athletics=Great); the GM approves them.\n  " + "\n  ".join(grant(post, cmd.level, cmd.power)))
     if cmd.level == "major":
         report = recovery.major_milestone(post.table)
         lines = ["A major milestone: moderate and severe consequences in recovery clear."]
         lines += [f"{ch.subject}'s {ch.before} has healed." for ch in report.changes
                   if ch.what == "consequence" and ch.after is None]
         lines += [e.text for e in report.effects]
-        return NoteResult(cmd.source, GM, "milestone", text="\n  ".join(lines), changes=report.changes)
+        return NoteResult(cmd.source, GM, "milestone", text="\n  ".join(lines) + allowed, changes=report.changes)
     return NoteResult(cmd.source, GM, "milestone",
-                      text="A minor milestone: each player may swap two skills, rename an aspect or swap a stunt "
-                           "(tell the GM, who updates the sheet).")
+                      text=f"A {cmd.level} milestone: each player may swap two skills, rename an aspect or swap a stunt."
+                           + allowed)
 
 
 # --------------------------------------------------------------------------- aspects

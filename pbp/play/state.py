@@ -290,6 +290,9 @@ class PlayState:
     helps: list[TeamHelp] = field(default_factory=list)   # teamwork offered or asked for (pbp.play.teamwork)
     challenge: Challenge | None = None                    # the running challenge (pbp.play.challenges)
     contest: Contest | None = None                        # the running contest (pbp.play.contests)
+    # What each PC may still change at the last milestone, and skill points saved
+    # (pbp.play.advance): name -> {"level", "lateral", "high_concept", "skill_points", "refresh"}.
+    advances: dict = field(default_factory=dict)
 
     def new_id(self) -> int:
         n = self.next_id

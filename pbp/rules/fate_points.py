@@ -294,7 +294,8 @@ class DetailRequest:
 
 
 REQUEST_LABELS = {"detail": "story detail", "bonus": "bonus request", "aspect": "aspect change",
-                  "concession": "concession", "taken_out": "taken-out outcome", "cost": "cost"}
+                  "concession": "concession", "taken_out": "taken-out outcome", "cost": "cost",
+                  "advance": "advancement"}
 
 
 def declare_detail(table: Table, id: int, character: str, text: str, now: datetime,

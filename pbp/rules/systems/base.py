@@ -28,6 +28,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
+from pbp.rules.advancement import MAJOR, MINOR, Allowance
 from pbp.rules.dice import DiceSource
 from pbp.rules.ladder import LADDER
 from pbp.rules.outcomes import outcome_for, rank, shifts_text
@@ -379,6 +380,9 @@ class System:
     # name it by reply, with a deadline default (pbp.play.costs; the d10 hack). Fate leaves
     # it to the GM's narration.
     costs_by_reply: bool = False
+    # Milestones the GM marks and what each allows (pbp.rules.advancement): Fate Condensed's
+    # minor and major; a system may add others (Fate Core's significant).
+    milestones: Mapping[str, Allowance] = field(default_factory=lambda: frozen({"minor": MINOR, "major": MAJOR}))
 
     # -- dice and outcomes ------------------------------------------------------------------
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:

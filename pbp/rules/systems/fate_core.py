@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from pbp.rules.advancement import MAJOR, MINOR, Allowance
 from pbp.rules.systems.base import StressTable, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 
@@ -29,4 +30,9 @@ FATE_CORE = replace(
     # Mediocre -> boxes 1 and 2; Average/Fair -> 1-3; Good/Great -> 1-4; Superb+ -> 1-4 + a mild slot.
     stress=StressTable(steps=((-99, 2), (1, 3), (3, 4)), extra_mild_from=5, escalating=True),
     treatment_skills=frozen({"physical": "Lore", "mental": "Empathy"}),
+    # Fate Core's three milestones (no rules text here: docs/systems.md gives pbp's reading):
+    # significant = a minor change and a skill point; major = that, a new high concept and a
+    # point of refresh.
+    milestones=frozen({"minor": MINOR, "significant": Allowance(lateral=1, skill_points=1),
+                       "major": Allowance(lateral=1, high_concept=True, skill_points=1, refresh=1)}),
 )

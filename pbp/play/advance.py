@@ -1,0 +1,173 @@
+"""Advancement by mail: the GM marks a milestone, players ask for their changes, the GM
+approves.
+
+* ``/milestone minor|major`` (``significant`` where the system has it, ``major power`` for
+  the GM's extra refresh and raise) gives every player character what the milestone allows
+  (``System.milestones``, :mod:`pbp.rules.advancement`), kept in ``PlayState.advances``:
+  the changes from the minor list, the high concept, refresh, and skill points. Skill
+  points not spent are saved for later milestones; the rest lapses when the next
+  milestone is marked.
+* ``/advance KEY=VALUE...`` (the keys of ``/sheet set``: ``skills.Lore=Fair``,
+  ``aspects.trouble="..."``, ``stunts.NAME="Shoot attack +2 when..."``, ``refresh=4``) asks
+  for changes to the author's own sheet. The changed sheet is checked with the import's
+  rules (the system's creation rules: skill list, column, refresh never below the minimum)
+  and against what the milestone allows; a raise that breaks the column is refused with
+  the raises that would work. A request that passes is an **advancement** #N, a
+  :class:`DetailRequest` the GM answers like a story detail (``/approve``, ``/deny``, a
+  bare "approve" in reply); no answer by the deadline denies it.
+* On approval the request is checked again against the sheet as it is then, and applied
+  with :func:`pbp.sheetedit.apply_to_table` (play state kept; the post's change goes into
+  the sheet history, so ``pbp character undo`` takes it back).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict
+
+from pbp import commands as c
+from pbp.errors import ConfigError, NotAllowedError, RulesError, SheetError
+from pbp.play.core import GM, NoteResult, Post, handles, quote
+from pbp.rules.ladder import describe
+from pbp.play.compels import open_request
+from pbp.rules.advancement import POWER_UP, Allowance, judge
+from pbp.rules.fate_points import DetailRequest
+from pbp.sheetedit import apply_to_table, sheet_data, set_key
+from pbp.sheetfile import parse_sheet
+
+EXAMPLE = "/advance skills.Fight=Good skills.Athletics=Great"
+
+
+def grant(post: Post, level: str, power: bool) -> list[str]:
+    """Every PC's allowance for a milestone just marked; returns a line per PC."""
+    allowance = post.system.milestones[level]
+    if power:
+        allowance = allowance.plus(POWER_UP)
+    lines = []
+    for ch in sorted(post.table.characters.values(), key=lambda x: x.name):
+        if ch.kind != "pc":
+            continue
+        saved = int(post.play.advances.get(ch.name, {}).get("skill_points", 0))
+        now = asdict(allowance)
+        now["skill_points"] = saved + allowance.skill_points
+        now["level"] = level
+        # a new dict: the play state read from the campaign row may share its dicts with
+        # the row, and a change made in place would not be seen as a change and not saved
+        post.play.advances = {**post.play.advances, ch.name: now}
+        lines.append(f"{ch.name}: {_allowance_text(now)}")
+    return lines
+
+
+def _allowance_text(a: dict) -> str:
+    parts = []
+    if a.get("lateral"):
+        parts.append(f"{a['lateral']} change{'s' if a['lateral'] != 1 else ''} from the minor list")
+    if a.get("high_concept"):
+        parts.append("a new high concept")
+    if a.get("skill_points"):
+        n = a["skill_points"]
+        parts.append(f"{n} skill point{'s' if n != 1 else ''}")
+    if a.get("refresh"):
+        parts.append(f"{a['refresh']} refresh")
+    return ", ".join(parts) if parts else "nothing left"
+
+
+def _allowance(a: dict) -> Allowance:
+    return Allowance(int(a.get("lateral", 0)), bool(a.get("high_concept")), 0, int(a.get("refresh", 0)))
+
+
+def _build(post: Post, ch, values, example: str):
+    """The sheet data before and after the changes, the parsed sheet and the verdict; a
+    RulesError names what is wrong."""
+    before = sheet_data(post.campaign, post.table, ch)
+    data = copy.deepcopy(before)
+    for pair in values:
+        key, _, value = pair.partition("=")
+        if key in ("description", "player", "kind", "fate_points", "aliases", "milestone_refresh"):
+            raise RulesError(f"{key} is not changed at a milestone", expected="skills, aspects, stunts or refresh",
+                             example=example)
+        try:
+            set_key(data, key, value)
+        except ConfigError as exc:
+            raise RulesError(str(exc), expected=exc.hint or "a sheet key and its value", example=example) from None
+    extra = max(0, len(data.get("stunts", [])) - post.system.free_stunts)
+    base = post.system.starting_refresh - extra
+    if any(v.startswith("refresh=") for v in values):
+        data["milestone_refresh"] = int(data["refresh"]) - base
+    else:
+        data["refresh"] = base + int(data.get("milestone_refresh", 0) or 0)
+    if not data.get("milestone_refresh"):
+        data.pop("milestone_refresh", None)
+    have = post.play.advances.get(ch.name) or {}
+    verdict = judge(before, data, _allowance(have), int(have.get("skill_points", 0)), post.system.skills)
+    if verdict.problems:        # first: a broken column is told with the raises that would work
+        return None, verdict
+    try:
+        sheet = parse_sheet(data, post.system, source=f"{ch.name}'s sheet")
+    except SheetError as exc:
+        raise RulesError(f"{exc}: " + "; ".join(exc.problems), expected="a sheet the rules allow",
+                         example=example) from None
+    return sheet, verdict
+
+
+@handles(c.Advance)
+def advance(post: Post, cmd: c.Advance):
+    ch = post.character(None, cmd)
+    if ch.kind != "pc":
+        raise NotAllowedError("advancement is for player characters", expected="a player's own character",
+                              example=EXAMPLE)
+    have = post.play.advances.get(ch.name)
+    if not have or _allowance_text(have) == "nothing left":
+        raise RulesError(f"{ch.name} has no milestone to spend now", expected="a milestone the GM has marked "
+                         "(/milestone minor or /milestone major)", example=EXAMPLE)
+    pending = next((d for d in post.play.details if d.kind == "advance" and d.state == "pending"
+                    and d.character == ch.name), None)
+    if pending is not None:
+        raise RulesError(f"{ch.name}'s advancement #{pending.id} still waits for the GM",
+                         expected=f"the GM's answer first, or /withdraw #{pending.id}", example=f"/withdraw #{pending.id}")
+    _, verdict = _build(post, ch, cmd.values, EXAMPLE)
+    if verdict.problems:
+        example = EXAMPLE
+        if verdict.fix:
+            example = "/advance " + " ".join(f"skills.{quote(k) if ' ' in k else k}={describe(v).split()[0]}"
+                                             for k, v in verdict.fix.items())
+        raise RulesError(f"{ch.name}'s changes do not fit the milestone: " + "; ".join(verdict.problems),
+                         expected=f"changes this milestone allows ({_allowance_text(have)})", example=example)
+    said = "; ".join(c.text for c in verdict.changes)
+    request = DetailRequest(post.play.new_id(), ch.name, said, post.now, post.deadline(), kind="advance",
+                            data={"values": list(cmd.values), "level": have.get("level", "")})
+    open_request(post, request, f"Advancement #{request.id}: {ch.name} asks for {said}.",
+                 f"{ch.name} asks, at the {have.get('level', '')} milestone:\n  {cmd.source}\nThat is: {said}.",
+                 unanswered="it is denied and the sheet stays as it is")
+    return NoteResult(cmd.source, ch.name, "advance",
+                      text=f"Advancement #{request.id}: {ch.name} asks for {said} (once the GM approves).")
+
+
+def approve_advance(post: Post, request: DetailRequest) -> NoteResult:
+    """Apply an approved advancement (checked again against the sheet as it is now)."""
+    ch = post.find(request.character)
+    source = f"/approve #{request.id}"
+    try:
+        sheet, verdict = _build(post, ch, request.data.get("values", ()), source)
+    except RulesError as exc:
+        verdict, why = None, exc.args[0] if exc.args else str(exc)
+    else:
+        why = "; ".join(verdict.problems)
+    if verdict is None or verdict.problems:
+        request.state, request.reason = "expired", why
+        return NoteResult(source, GM, "approve", text=f"Advancement #{request.id} no longer fits {ch.name}'s sheet "
+                                                       f"({why}); nothing changes.")
+    notes = apply_to_table(post.system, post.table, ch, sheet)
+    have = dict(post.play.advances.get(ch.name) or {})
+    post.play.advances = {**post.play.advances, ch.name: have}
+    have["lateral"] = max(0, int(have.get("lateral", 0)) - verdict.lateral)
+    have["skill_points"] = max(0, int(have.get("skill_points", 0)) - verdict.points)
+    if any(c.kind == "high_concept" for c in verdict.changes):
+        have["high_concept"] = False
+    gained = sum(1 for c in verdict.changes if c.kind == "refresh")
+    if gained:
+        have["refresh"] = 0
+    text = (f"The GM approves advancement #{request.id}: {request.text}. {ch.name} has "
+            f"{_allowance_text(have)} left from the milestone.")
+    if notes:
+        text += " " + "; ".join(notes) + "."
+    return NoteResult(source, GM, "approve", text=text)

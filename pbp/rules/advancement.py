@@ -1,0 +1,251 @@
+"""Advancement: what a milestone lets a character change, and whether a change fits.
+
+Dresden Files Condensed ("Advancement", 000_7ba3f797fc1d45d3.txt) and Fate Condensed:
+
+* a **minor milestone** (end of a session) allows one of: switch the ranks of two skills
+  (or replace an Average skill with one not on the sheet, which is the same exchange of
+  ratings with a Mediocre skill), rewrite one stunt, buy a new stunt for 1 refresh (never
+  below 1), rewrite one aspect other than the high concept;
+* a **major milestone** (end of an arc) allows one thing from the minor list, and also
+  rewriting the high concept, and raising one skill by one step ("even from Mediocre
+  (+0) to Average (+1)"); the GM may offer a point of refresh and a second skill step
+  ("power up", ``/milestone major power``).
+
+A raise is a **skill point**; points not spent are saved ("you may save up your skill
+points rather than spend them immediately"), the other allowances lapse at the next
+milestone. "Improving Skill Ratings": the sheet keeps its column (each step has no more
+skills than the step below it); a raise that breaks it is refused with the raises that
+would keep it (:func:`column_options`).
+
+The allowances are data on the system (``System.milestones``): Fate Core has a
+**significant milestone** too (docs/systems.md says which reading pbp takes).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+from pbp.rules.ladder import describe
+
+
+def column_problems(skills):
+    from pbp.rules.sheets import column_problems as check   # sheets imports the systems, which import this
+
+    return check(skills)
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """What one milestone allows: ``lateral`` changes from the minor list, a new high
+    concept, ``skill_points`` raises of one step, ``refresh`` gained."""
+
+    lateral: int = 1
+    high_concept: bool = False
+    skill_points: int = 0
+    refresh: int = 0
+
+    def plus(self, other: "Allowance") -> "Allowance":
+        return Allowance(self.lateral + other.lateral, self.high_concept or other.high_concept,
+                         self.skill_points + other.skill_points, self.refresh + other.refresh)
+
+
+MINOR = Allowance(lateral=1)
+MAJOR = Allowance(lateral=1, high_concept=True, skill_points=1)
+#: What the GM may add to a major milestone ("power up"): a point of refresh, a second raise.
+POWER_UP = Allowance(lateral=0, skill_points=1, refresh=1)
+
+
+@dataclass
+class Change:
+    """One thing a requested sheet change does, as the milestone rules count it."""
+
+    kind: str          # swap | raise | stunt_rewrite | stunt_bought | aspect | high_concept | refresh
+    text: str
+    lateral: int = 0   # minor-list changes it uses
+    points: int = 0    # skill points it uses
+
+
+@dataclass
+class Verdict:
+    changes: list[Change]
+    problems: list[str]
+    points: int = 0
+    lateral: int = 0
+    fix: dict | None = None     # a set of raises that keeps the column, for an example
+
+
+def _ratings(skills: dict[str, int]) -> dict[str, int]:
+    return {k.casefold(): v for k, v in skills.items() if v > 0}
+
+
+def _spelling(*sheets: dict[str, int]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for s in sheets:
+        for k in s:
+            out.setdefault(k.casefold(), k)
+    return out
+
+
+def skill_changes(before: dict[str, int], after: dict[str, int]) -> tuple[list[Change], list[str]]:
+    """The skill part of a change: at most one swap of two skills' ratings (the minor
+    list's), the rest raises of one step each (a skill point per step). Lowering a skill
+    other than by a swap is not an advancement."""
+    old, new = _ratings(before), _ratings(after)
+    names = _spelling(after, before)
+    delta = {k: new.get(k, 0) - old.get(k, 0) for k in set(old) | set(new) if new.get(k, 0) != old.get(k, 0)}
+    best: tuple[int, list[Change]] | None = None
+    pairs: list[tuple[str, str] | None] = [None] + list(combinations(sorted(delta), 2))
+    for pair in pairs:
+        base = dict(old)
+        changes: list[Change] = []
+        if pair is not None:
+            a, b = pair
+            base[a], base[b] = old.get(b, 0), old.get(a, 0)
+            if base[a] == old.get(a, 0):
+                continue
+            changes.append(Change("swap", f"{names[a]} and {names[b]} switch ranks ({names[a]} "
+                                          f"{describe(old.get(a, 0))} -> {describe(base[a])}, {names[b]} "
+                                          f"{describe(old.get(b, 0))} -> {describe(base[b])})", lateral=1))
+        rest = {k: new.get(k, 0) - base.get(k, 0) for k in delta}
+        if any(v < 0 for v in rest.values()):
+            continue
+        for k, steps in sorted(rest.items()):
+            if steps:
+                changes.append(Change("raise", f"{names[k]} {describe(base.get(k, 0))} -> {describe(new.get(k, 0))}",
+                                      points=steps))
+        cost = sum(c.points for c in changes) * 10 + sum(c.lateral for c in changes)
+        if best is None or cost < best[0]:
+            best = (cost, changes)
+    if best is None:
+        lowered = [names[k] for k, v in sorted(delta.items()) if v < 0]
+        return [], [f"{', '.join(lowered)} would go down; a milestone lowers a skill only by switching the ranks "
+                    "of two skills"]
+    return best[1], []
+
+
+def column_options(before: dict[str, int], wanted: dict[str, int], points: int, skills: tuple[str, ...],
+                   *, most: int = 4, fixes: list | None = None) -> list[str]:
+    """Raises of one step (within ``points``) that keep the column: first the wanted raises
+    with the fewest more added, then single raises instead. ``skills`` is the system's list.
+    ``fixes``, when given, gets each option's raises as {skill: new rating}."""
+    fixes = [] if fixes is None else fixes
+    old = {k.casefold(): v for k, v in before.items()}
+    names = _spelling(before, {s: 0 for s in skills})
+    asked = [k.casefold() for k, v in wanted.items() if v > old.get(k.casefold(), 0)]
+    found: list[str] = []
+
+    def raised(keys) -> dict[str, int]:
+        out = dict(old)
+        for k in keys:
+            out[k] = out.get(k, 0) + 1
+        return out
+
+    candidates = sorted(names)
+
+    def step(k: str) -> str:
+        return f"{describe(old.get(k, 0))} -> {describe(old.get(k, 0) + 1)}"
+
+    def listed(keys: list[str]) -> str:
+        return ", ".join(names[k] for k in keys[:6]) + (", ..." if len(keys) > 6 else "")
+
+    for extra in range(1, max(0, points - len(asked)) + 1):
+        groups: dict[tuple, list[tuple]] = {}
+        for more in combinations([k for k in candidates if k not in asked], extra):
+            if not column_problems(raised(asked + list(more))):
+                groups.setdefault(tuple(sorted(old.get(k, 0) for k in more)), []).append(more)
+        for _, combos in sorted(groups.items()):
+            fixes.append({names[k]: old.get(k, 0) + 1 for k in asked + list(combos[0])})
+            if extra == 1:
+                keys = [m[0] for m in combos]
+                found.append(f"also raise one skill {step(keys[0])} ({listed(keys)}): "
+                             f"{len(asked) + 1} skill points")
+            else:
+                found.append("also raise " + ", ".join(f"{names[k]} {step(k)}" for k in combos[0])
+                             + f": {len(asked) + extra} skill points")
+            if len(found) >= most:
+                break
+        if found:
+            break
+    if points >= 1:
+        by_step: dict[int, list[str]] = {}
+        for k in candidates:
+            if k not in asked and not column_problems(raised([k])):
+                by_step.setdefault(old.get(k, 0), []).append(k)
+        for rating, keys in sorted(by_step.items(), reverse=True):
+            fixes.append({names[keys[0]]: old.get(keys[0], 0) + 1})
+            found.append(f"raise another skill {step(keys[0])} instead ({listed(keys)})")
+    found.append(f"or save the skill point{'s' if points > 1 else ''} for a later milestone")
+    return found
+
+
+def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, skills: tuple[str, ...]) -> Verdict:
+    """Whether the change from ``before`` to ``after`` (sheet data: skills, aspects,
+    stunts, refresh) fits what the milestone allows plus the saved skill points."""
+    changes, problems = skill_changes(before.get("skills", {}), after.get("skills", {}))
+    fixes: list = []
+    points = sum(c.points for c in changes)
+    available = allowance.skill_points + saved_points
+    if points > available:
+        problems.append(f"the raises need {points} skill point{'s' if points != 1 else ''} and "
+                        f"{available} {'is' if available == 1 else 'are'} at hand")
+    if not problems and points:
+        broken = column_problems(after.get("skills", {}))
+        if broken:
+            fixes: list = []
+            options = column_options(before.get("skills", {}), after.get("skills", {}), available, skills,
+                                     fixes=fixes)
+            problems.append("the sheet must keep its column: " + "; ".join(broken) + ". What would work: "
+                            + "; ".join(options))
+    changes += _stunt_changes(before.get("stunts", []), after.get("stunts", []))
+    changes += _aspect_changes(before.get("aspects", {}), after.get("aspects", {}))
+    gained = int(after.get("milestone_refresh", 0) or 0) - int(before.get("milestone_refresh", 0) or 0)
+    if gained:
+        changes.append(Change("refresh", f"refresh +{gained} from the milestone"))
+        if gained > allowance.refresh:
+            problems.append(f"this milestone gives {allowance.refresh} refresh, not {gained}")
+    if any(c.kind == "high_concept" for c in changes) and not allowance.high_concept:
+        problems.append("the high concept is rewritten at a major milestone, not this one")
+    lateral = sum(c.lateral for c in changes)
+    if lateral > allowance.lateral:
+        problems.append(f"this milestone allows {allowance.lateral} change{'s' if allowance.lateral != 1 else ''} "
+                        f"from the minor list and these are {lateral}: "
+                        + "; ".join(c.text for c in changes if c.lateral))
+    if not changes:
+        problems.append("nothing changes")
+    return Verdict(changes, problems, points, lateral, fixes[0] if points and problems and fixes else None)
+
+
+def _stunt_changes(before: list[dict], after: list[dict]) -> list[Change]:
+    old = {s["name"].casefold(): s for s in before}
+    new = {s["name"].casefold(): s for s in after}
+    gone = [old[k] for k in old if k not in new]
+    came = [new[k] for k in new if k not in old]
+    changed = [new[k] for k in new if k in old and new[k] != old[k]]
+    out = [Change("stunt_rewrite", f'stunt "{s["name"]}" rewritten', lateral=1) for s in changed]
+    for g, c in zip(gone, came):
+        out.append(Change("stunt_rewrite", f'stunt "{g["name"]}" rewritten as "{c["name"]}"', lateral=1))
+    for c in came[len(gone):]:
+        out.append(Change("stunt_bought", f'new stunt "{c["name"]}" for 1 refresh', lateral=1))
+    for g in gone[len(came):]:
+        out.append(Change("stunt_rewrite", f'stunt "{g["name"]}" dropped', lateral=1))
+    return out
+
+
+def _aspect_changes(before: dict, after: dict) -> list[Change]:
+    out = []
+    if before.get("high_concept") != after.get("high_concept"):
+        out.append(Change("high_concept", f'high concept "{before.get("high_concept")}" -> '
+                                          f'"{after.get("high_concept")}"'))
+    if before.get("trouble") != after.get("trouble"):
+        out.append(Change("aspect", f'trouble "{before.get("trouble")}" -> "{after.get("trouble")}"', lateral=1))
+    for part in ("other", "hidden"):
+        old, new = list(before.get(part, [])), list(after.get(part, []))
+        gone = [a for a in old if a not in new]
+        came = [a for a in new if a not in old]
+        for g, c in zip(gone, came):
+            out.append(Change("aspect", f'"{g}" -> "{c}"', lateral=1))
+        for c in came[len(gone):]:
+            out.append(Change("aspect", f'new aspect "{c}"', lateral=1))
+        for g in gone[len(came):]:
+            out.append(Change("aspect", f'aspect "{g}" dropped', lateral=1))
+    return out

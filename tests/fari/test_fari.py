@@ -1,0 +1,155 @@
+"""Fari sheets (issue 11 item 6): every layout imports, a round trip keeps the character, and
+what does not map is reported."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pbp.cli import main
+from pbp.demo import sample_dir
+from pbp.fari import blocks_of, from_fari
+from pbp.rules.systems import get_system
+from pbp.sheetedit import sheet_data
+from pbp.store import models as m
+from pbp.store import repo
+from tests.fari.sheets import LAYOUTS, STUNT_TEXT
+from tests.helpers import cli_table
+
+FC = get_system("fate-condensed")
+
+
+@pytest.fixture
+def table(tmp_path, monkeypatch):
+    sheets = [str(p) for p in sorted(sample_dir().glob("*.toml")) if p.name != "campaign.toml"]
+    return cli_table(tmp_path, monkeypatch, sheets=sheets)
+
+
+def campaign():
+    return m.Campaign.get(m.Campaign.slug == "chicago")
+
+
+def character(name):
+    t = repo.load_table(campaign())
+    return t, t.character(name)
+
+
+def everything(name):
+    """The character as pbp keeps it: its sheet, marked stress, consequences."""
+    t, ch = character(name)
+    return sheet_data(campaign(), t, ch), ch.stress, [(q.severity, q.track, q.aspect) for q in ch.consequences]
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_a_hand_written_sheet_in_each_layout_maps(layout):
+    doc = LAYOUTS[layout]()
+    doc["version"] = 99            # the shape is read, not the version field
+    sheet = from_fari(doc, FC)
+    data = sheet.data
+    assert data["name"] == "Mara Quill"
+    assert data["aspects"]["high_concept"] == "Courier Who Never Misses a Drop"
+    assert data["aspects"]["trouble"] == "Owes the Wrong People"
+    assert data["aspects"]["other"] == ["My Sister Runs the Night Market"]
+    assert data["skills"]["Athletics"] == 4 and data["skills"]["Shoot"] == 1 and len(data["skills"]) == 10
+    [stunt] = data["stunts"]
+    assert (stunt["skill"], stunt["action"], stunt["bonus"]) == ("Drive", "overcome", 2)
+    assert stunt["circumstance"] == "when you take a shortcut" and stunt["description"] == STUNT_TEXT
+    assert data["refresh"] == 3 and data["fate_points"] == 2
+    assert data["description"] == "Rides a battered moped."
+    assert sheet.stress == {"physical": [True, False, False], "mental": [False, False, False]}
+    assert sheet.consequences == [("mild", "", "Scraped Knuckles")]
+
+
+@pytest.mark.parametrize("layout", ["v3", "v4", "v5", "v6"])
+def test_what_does_not_map_is_reported(layout):
+    sheet = from_fari(LAYOUTS[layout](), FC)
+    assert [u for u in sheet.unmapped] == [f'"{"GEAR" if layout == "v6" else "Gear"}" / '
+                                          f'"{"BAG" if layout == "v6" else "Bag"}": Text A waterproof satchel']
+
+
+def test_the_layouts_are_told_apart_by_shape():
+    assert [blocks_of(LAYOUTS[k]())[0] for k in sorted(LAYOUTS)] == [
+        "v1 (flat lists, stress as booleans)", "v2 (flat lists)", "v3 (sections with a position)",
+        "v4 (left and right sections)", "v5/v6 (rows and columns)", "v5/v6 (rows and columns)"]
+
+
+def test_not_a_fari_sheet():
+    from pbp.errors import SheetError
+
+    with pytest.raises(SheetError, match="no pages, and no aspects, skills or stunts"):
+        from_fari({"name": "x"}, FC)
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_each_layout_imports_with_its_play_state(table, tmp_path, capsys, layout):
+    path = tmp_path / f"mara-{layout}.fari.json"
+    path.write_text(json.dumps(LAYOUTS[layout]()), encoding="utf-8")
+    assert main(["character", "import", str(path), "--player", "mara@pbp.localhost"]) == 0
+    out = capsys.readouterr().out
+    assert f"imported Mara Quill (pc) into chicago" in out
+    _, mara = character("Mara Quill")
+    assert mara.fate_points == 2 and mara.skills["Drive"] == 3
+    assert mara.stress["physical"][0] is True
+    assert [q.aspect for q in mara.consequences if q.aspect] == ["Scraped Knuckles"]
+    # Fari's 3 boxes against the 4 Fate Condensed gives for Physique Average and Will Fair: reported
+    assert mara.stress["physical"] == [True, False, False, False]
+    assert ("not imported: physical stress: Fari has 3 boxes, Mara Quill has 4 by the rules (from the skills); "
+            "the marks are put in the first boxes") in out
+    assert ("GEAR" if layout == "v6" else "Gear") in out or layout in ("v1", "v2")
+
+
+def test_round_trip_import_export_import_is_the_same_character(table, tmp_path, capsys):
+    t, ruth = character("Ruth")
+    before = repo.snapshot(t)
+    ruth.fate_points = 1
+    ruth.stress["physical"][:2] = [True, True]
+    ruth.consequences[0].aspect = "Bruised Ribs"
+    repo.save_table(campaign(), before, t)
+    first = everything("Ruth")
+    out = tmp_path / "ruth.fari.json"
+    assert main(["character", "export", "Ruth", "--fari", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["version"] == 6 and "rows" in doc["pages"][0]
+    assert main(["character", "import", str(out), "--replace"]) == 0
+    assert "not imported" not in capsys.readouterr().out
+    assert everything("Ruth") == first
+    # and once more: export again, import again
+    assert main(["character", "export", "Ruth", "--fari", "--out", str(out)]) == 0
+    assert main(["character", "import", str(out), "--replace"]) == 0
+    assert everything("Ruth") == first
+
+
+def test_a_stunt_without_rules_in_its_text_is_kept_as_text_and_reported(table, tmp_path, capsys):
+    doc = LAYOUTS["v5"]()
+    doc["pages"][0]["rows"][0]["columns"][0]["sections"][1]["blocks"].append(
+        {"id": "x", "type": "Text", "label": "Friends Everywhere", "value": "Once a session, someone owes me.",
+         "meta": {}})
+    path = tmp_path / "mara.fari.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["character", "import", str(path), "--player", "mara@pbp.localhost"]) == 0
+    out = capsys.readouterr().out
+    assert ('not imported: "Stunts & Extras" / "Friends Everywhere": no skill and bonus found in its text; '
+            "imported as a stunt of text only (bonus 0)") in out
+    _, mara = character("Mara Quill")
+    assert [(s.name, s.bonus) for s in mara.stunts] == [("Back Alleys", 2), ("Friends Everywhere", 0)]
+
+
+def test_a_bad_fari_sheet_is_refused_whole(table, tmp_path, capsys):
+    doc = LAYOUTS["v6"]()
+    doc["pages"][0]["rows"][0]["columns"][1]["sections"][0]["blocks"].append(
+        {"id": "y", "type": "Skill", "label": "Hacking", "value": "2", "meta": {}})
+    path = tmp_path / "mara.fari.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["character", "import", str(path), "--player", "mara@pbp.localhost"]) == 3
+    err = capsys.readouterr()
+    assert "Mara Quill has \"Hacking\", which is not a Fate Condensed skill" in err.err, err.err
+    assert character("Mara Quill")[1] is None
+
+
+def test_a_fari_sheet_without_a_player_says_how_to_give_one(table, tmp_path, capsys):
+    path = tmp_path / "mara.fari.json"
+    path.write_text(json.dumps(LAYOUTS["v6"]()), encoding="utf-8")
+    assert main(["character", "import", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert "player: missing" in err
+    assert character("Mara Quill")[1] is None
