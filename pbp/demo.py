@@ -20,7 +20,7 @@ from pbp.transport.maildir import ensure_maildir
 log = logging.getLogger("pbp.demo")
 
 
-SAMPLES = {"fate-condensed": "chicago", "early-fate": "early_fate"}
+SAMPLES = {"fate-condensed": "chicago", "early-fate": "early_fate", "dresden-files-condensed": "dresden"}
 """The sample table of each system that has its own (``pbp demo --system``); the others play
 the Chicago table's posts on their own rules where its sheets fit them."""
 

@@ -31,7 +31,7 @@ from pbp.render import Renderer, build_reply, reply_subject
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
 from pbp.rules import ladder
-from pbp.rules.systems import get_system
+from pbp.rules.systems import campaign_system, get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -242,7 +242,7 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
         )
         return _reject(base, record, mail, campaign, member, ctx, [err])
 
-    parsed, errors = parse_lines(lines, get_system(campaign.system).words)
+    parsed, errors = parse_lines(lines, campaign_system(campaign).words)
     if errors:
         return _reject(base, record, mail, campaign, member, ctx, errors)
 
@@ -323,7 +323,7 @@ def _apply(base: Outcome, record: dict, mail: Mail, campaign: m.Campaign, member
 
 
 def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None) -> Post:
-    system = get_system(campaign.system)
+    system = campaign_system(campaign)
     table = repo.load_table(campaign, system.skills)
     play = load_play(campaign.play)
     if not play.rolls_numbered:     # rolls used to show ledger row ids: new numbers start past them

@@ -29,7 +29,7 @@ from pbp.errors import ConfigError, SheetError
 from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
 from pbp.rules.sheets import consequence_slots, stress_tracks
-from pbp.rules.systems import get_system
+from pbp.rules.systems import campaign_system
 from pbp.sheetfile import parse_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -72,7 +72,7 @@ def state_of(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
 
 def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
     """The character as the data of a sheet file (:mod:`pbp.sheetfile` reads it back)."""
-    system = get_system(campaign.system)
+    system = campaign_system(campaign)
     data: dict = {"name": ch.name}
     if ch.aliases:
         data["aliases"] = list(ch.aliases)
@@ -81,7 +81,9 @@ def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
         data["player"] = ch.player
     data["refresh"] = ch.refresh
     if ch.kind == "pc":
-        base = system.starting_refresh - max(0, len(ch.stunts) - system.free_stunts)
+        granted = system.character_state.granted_stunts(ch)
+        base = system.starting_refresh - max(0, len(ch.stunts) - granted
+                                             - system.character_state.free_stunts(ch, system))
         if ch.refresh > base:
             data["milestone_refresh"] = ch.refresh - base
     data["fate_points"] = ch.fate_points
@@ -173,7 +175,7 @@ def apply_sheet(campaign: m.Campaign, name: str, data: dict, *, who: str, how: s
                 source: str = "sheet") -> list[str]:
     """Apply a changed sheet (its data) to the stored character; returns what changed, in
     words. Refused whole (SheetError) when the sheet breaks a rule; nothing changes then."""
-    system = get_system(campaign.system)
+    system = campaign_system(campaign)
     table, ch = _find(campaign, name)
     sheet = parse_sheet(data, system, source=source)
     new = sheet.character

@@ -196,9 +196,22 @@ class CharacterState:
     """
 
     keys: tuple[str, ...] = ()
+    # Keys of a sheet's [aspects] table beyond Fate's (Dresden Files Condensed's
+    # ``relationship``): each is one more character aspect, read by ``read`` from ``data``.
+    aspect_keys: tuple[str, ...] = ()
 
     def read(self, sheet, data: dict, ch) -> dict:
         return {}
+
+    def granted_stunts(self, ch) -> int:
+        """Stunts the character has beyond its free ones without paying refresh (a Dresden
+        Files Condensed mantle's core stunts); Fate grants none."""
+        return 0
+
+    def free_stunts(self, ch, system: "System") -> int:
+        """The character's free stunts beyond the granted ones: the system's number (Dresden
+        Files Condensed may take them from the mantle's additional stunts only)."""
+        return system.free_stunts
 
     def problems(self, ch, system: "System") -> list[str]:
         return []
@@ -306,6 +319,21 @@ _ONE_POINT = OnePointBoxes()
 _ESCALATING = EscalatingBoxes()
 
 
+@dataclass(frozen=True)
+class SystemOption:
+    """A campaign setting a system reads (``pbp campaign set KEY=VALUE``): what it means,
+    the values it takes (the first is the default) and the system it makes of the base
+    one (``apply(system, value)``). Set it before importing sheets: sheets are checked
+    and sized under the system the campaign has then."""
+
+    description: str
+    values: tuple[str, ...]
+    apply: object          # (System, str) -> System
+
+
+_CONFIGURED: dict = {}
+
+
 @dataclass(frozen=True, eq=False)
 class System:
     """Everything the engine needs to know about one game system.
@@ -370,6 +398,24 @@ class System:
     # name it by reply, with a deadline default (pbp.play.costs; the d10 hack). Fate leaves
     # it to the GM's narration.
     costs_by_reply: bool = False
+    # Campaign settings this system reads (Dresden Files Condensed's free stunts and
+    # escalating stress), by key; ``configured`` makes the campaign's system of them.
+    options: Mapping[str, SystemOption] = field(default_factory=lambda: frozen({}))
+
+    def configured(self, settings: Mapping | None) -> "System":
+        """The system as a campaign's settings set its options: itself when none is set
+        away from its default. The variant is made once (systems compare by identity)."""
+        chosen = tuple((key, str((settings or {}).get(key, opt.values[0]))) for key, opt in self.options.items())
+        if all(value == self.options[key].values[0] for key, value in chosen):
+            return self
+        cache_key = (id(self), chosen)
+        if cache_key not in _CONFIGURED:
+            system = self
+            for key, value in chosen:
+                if value != self.options[key].values[0]:
+                    system = self.options[key].apply(system, value)
+            _CONFIGURED[cache_key] = system
+        return _CONFIGURED[cache_key]
 
     # -- dice and outcomes ------------------------------------------------------------------
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
