@@ -1,0 +1,248 @@
+"""Dresden Files Condensed (000_7ba3f797fc1d45d3.txt), rule by rule: creation at import,
+mantles as data, conditions on the sheet, stress and its options, scale on the sheet.
+
+Each test quotes the sentence of the text it checks; choices where the text is silent are
+those of pbp/rules/systems/dresden_condensed.py and docs/dresden-files-condensed.md.
+"""
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from pbp.demo import sample_dir
+from pbp.errors import SheetError
+from pbp.rules.systems import DRESDEN_FILES_CONDENSED, FATE_CONDENSED, get_system
+from pbp.rules.systems.dresden_condensed import absorbed
+from pbp.sheetfile import load_sheet, parse_sheet
+
+DFC = DRESDEN_FILES_CONDENSED
+SAMPLES = sample_dir("dfc")
+MANTLE = (SAMPLES / "mantles" / "threshold-warden.toml").read_text(encoding="utf-8")
+
+#: The conditions table of "Conditions", as a mantle file: "Fleeting 1 Angry, 1 Frightened;
+#: Sticky 2 Exhausted, 2 Hungry; Lasting 4 Broken, 4 Wounded".
+TABLE_MANTLE = """
+name = "Conditions Table"
+[[conditions]]
+name = "Angry"
+kind = "fleeting"
+shifts = 1
+[[conditions]]
+name = "Frightened"
+kind = "fleeting"
+shifts = 1
+[[conditions]]
+name = "Exhausted"
+kind = "sticky"
+shifts = 2
+clears = "some sleep"
+[[conditions]]
+name = "Hungry"
+kind = "sticky"
+shifts = 2
+clears = "a good meal"
+[[conditions]]
+name = "Broken"
+kind = "lasting"
+shifts = 4
+[[conditions]]
+name = "Wounded"
+kind = "lasting"
+shifts = 4
+"""
+
+
+def nora() -> dict:
+    return tomllib.loads((SAMPLES / "nora.toml").read_text(encoding="utf-8"))
+
+
+def sheet_in(tmp_path: Path, data: dict, mantle: str = MANTLE, system=DFC):
+    """Write the mantle next to where the sheet would be and parse the sheet from there."""
+    (tmp_path / "mantles").mkdir(exist_ok=True)
+    (tmp_path / "mantles" / "threshold-warden.toml").write_text(mantle, encoding="utf-8")
+    return parse_sheet(data, system, source="nora.toml", folder=tmp_path)
+
+
+def problems(tmp_path, data, **kw) -> list[str]:
+    with pytest.raises(SheetError) as caught:
+        sheet_in(tmp_path, data, **kw)
+    return caught.value.problems
+
+
+def test_the_system_is_registered_with_its_aliases():
+    assert get_system("dfc") is get_system("Dresden Files Condensed") is get_system("dresden-files-condensed") is DFC
+    # "using FateCon's Skill List": the same nineteen skills.
+    assert DFC.skills == FATE_CONDENSED.skills
+
+
+def test_the_sample_sheets_follow_the_summary_of_character_creation():
+    """"1. Choose a Mantle ... 5. Set your character's Refresh to 3 6. Mark down your mantle's
+    Core Stunts, then choose one stunt for free from the Additional Stunts section 7. ...
+    additional stunts ... at the cost of one Refresh per stunt"."""
+    nora_ = load_sheet(SAMPLES / "nora.toml", DFC).character
+    assert nora_.refresh == 3
+    assert [s.name for s in nora_.stunts] == ["Salt and Iron", "Hold the Door", "Ward Knife"]
+    marcus = load_sheet(SAMPLES / "marcus.toml", DFC).character
+    assert marcus.refresh == 2        # Trauma Kit, his own, costs one refresh
+    assert [s.name for s in marcus.stunts][-1] == "Trauma Kit"
+
+
+def test_a_pc_needs_a_mantle(tmp_path):
+    data = nora()
+    del data["mantle"], data["mantle_stunts"]
+    found = problems(tmp_path, data)
+    assert any(p.startswith("mantle: Nora has no mantle; a player character chooses one first") for p in found)
+
+
+def test_a_pc_needs_a_relationship_aspect_and_one_or_two_free_aspects(tmp_path):
+    """"you'll give your character five aspects: a high concept, a trouble, a relationship,
+    and two free aspects"; the creation steps allow the remaining free aspects "if you wish"."""
+    data = nora()
+    del data["aspects"]["relationship"]
+    assert any(p.startswith("aspects.relationship: missing: Nora needs a relationship aspect")
+               for p in problems(tmp_path, data))
+    data = nora()
+    data["aspects"]["other"] = ["One", "Two", "Three"]
+    assert any("Nora has 3 free aspects; a player character has 1 or 2" in p for p in problems(tmp_path, data))
+    data["aspects"]["other"] = ["One", "Two"]
+    assert len(sheet_in(tmp_path, data).aspects) == 5
+
+
+def test_the_skill_pyramid(tmp_path):
+    """"One Great (+4) skill, Two Good (+3) skills, Three Fair (+2) skills, Four Average (+1)
+    skills, All other skills at Mediocre (+0)"."""
+    data = nora()
+    data["skills"]["Stealth"] = 0          # three Average instead of four
+    found = problems(tmp_path, data)
+    assert any("skills start as a pyramid" in p and "3 at +1" in p for p in found)
+    data["skills"]["Stealth"] = 5
+    assert any("1 at +5" in p for p in problems(tmp_path, data))
+
+
+def test_skills_are_fate_condensed_s(tmp_path):
+    data = nora()
+    data["skills"]["Fists"] = data["skills"].pop("Fight")
+    assert any('"Fists", which is not a dresden-files-condensed skill' in p for p in problems(tmp_path, data))
+
+
+def test_core_stunts_are_free_and_one_additional_stunt_is_free(tmp_path):
+    """Step 6: the core stunts, "then choose one stunt for free from the Additional Stunts
+    section"; step 7: more "at the cost of one Refresh per stunt"."""
+    data = nora()
+    data["mantle_stunts"] = ["Ward Knife", "Read the Wards"]
+    found = problems(tmp_path, data)
+    assert any("Nora has refresh 3 with 4 stunts; the mantle's 2 core stunts and 1 other stunt are free" in p
+               and "so refresh is 2" in p for p in found)
+    data["refresh"] = 2
+    assert sheet_in(tmp_path, data).character.refresh == 2
+
+
+def test_an_own_stunt_is_not_the_free_one_under_one_free_stunt(tmp_path):
+    """The free stunt comes "from the Additional Stunts section": an own stunt instead costs."""
+    data = nora()
+    del data["mantle_stunts"]
+    data["stunts"] = [{"name": "Card Catalogue Mind", "skill": "Academics", "action": "overcome"}]
+    found = problems(tmp_path, data)
+    assert any("the mantle's 2 core stunts and 0 other stunts are free" in p and "so refresh is 2" in p for p in found)
+
+
+def test_three_free_stunt_slots_is_the_campaign_setting_three(tmp_path):
+    """"Your character begins with three free stunt slots" ("Stunts"): free_stunts=three."""
+    three = DFC.configured({"free_stunts": "three"})
+    assert three is DFC.configured({"free_stunts": "three"}) and three.free_stunts == 3
+    data = nora()
+    data["mantle_stunts"] = ["Ward Knife", "Read the Wards"]
+    data["stunts"] = [{"name": "Card Catalogue Mind", "skill": "Academics", "action": "overcome"}]
+    assert sheet_in(tmp_path, data, system=three).character.refresh == 3
+
+
+def test_never_below_one_refresh(tmp_path):
+    """"You may purchase more stunts by spending 1 refresh each, to a minimum of 1 refresh"."""
+    data = nora()
+    data["stunts"] = [{"name": f"Trick {i}", "skill": "Lore", "action": "overcome"} for i in range(3)]
+    data["refresh"] = 1
+    assert any("which would leave refresh 0" in p and "keeps at least 1: drop 1 stunt" in p
+               for p in problems(tmp_path, data))
+
+
+def test_stress_by_physique_and_will_with_the_superb_mild_slot(tmp_path):
+    """The table of "Stress and Consequences": Mediocre [1][1][1]; Average or Fair four boxes;
+    Good or Great six; "Superb (+5) and higher ... and a second mild consequence slot
+    specifically for physical or mental hits"."""
+    ch = sheet_in(tmp_path, nora()).character
+    assert len(ch.stress["physical"]) == 4 and len(ch.stress["mental"]) == 6   # Physique +1, Will +3
+    assert DFC.stress_boxes(0) == 3 and DFC.stress_boxes(2) == 4 and DFC.stress_boxes(4) == 6
+    data = {"name": "Warden", "kind": "npc", "skills": {"Physique": 5}, "aspects": {"high_concept": "Big"}}
+    npc = parse_sheet(data, DFC).character
+    assert [(q.severity, q.track) for q in npc.consequences] == [
+        ("mild", ""), ("moderate", ""), ("severe", ""), ("mild2", "physical")]
+
+
+def test_escalating_stress_is_the_campaign_setting(tmp_path):
+    """"replace the one-point stress boxes with escalating stress ... By default, all characters
+    get a 1-point and a 2-point box"; conditions then keep their values."""
+    esc = DFC.configured({"escalating_stress": "yes"})
+    assert esc.harm.word == "box" and esc.stress.box_values(0) == (1, 2) and esc.stress.box_values(3) == (1, 2, 3, 4)
+    ch = sheet_in(tmp_path, nora(), system=esc).character
+    assert {c["name"]: c["shifts"] for c in ch.system_state["conditions"]} == {
+        "Shaken": 2, "Drained": 2, "Door-Burned": 4}
+
+
+def test_one_point_stress_halves_a_condition():
+    """"cut its stress value in half. Example, for the Monster Hunter's Wounded condition, it
+    would only be able to absorb two shifts" (Wounded is 4 in the conditions table)."""
+    assert absorbed(4, escalating=False) == 2 and absorbed(4, escalating=True) == 4
+    assert absorbed(1, escalating=False) == 1      # rounded up: a 1-point condition still absorbs
+
+
+def test_the_conditions_table(tmp_path):
+    """"Fleeting 1 Angry, 1 Frightened; Sticky 2 Exhausted, 2 Hungry; Lasting 4 Broken,
+    4 Wounded" ... "Lasting conditions have two check boxes next to them"."""
+    data = nora()
+    del data["mantle_stunts"]
+    ch = sheet_in(tmp_path, data, mantle=TABLE_MANTLE, system=DFC.configured({"free_stunts": "three"})).character
+    rows = [(c["name"], c["kind"], c["written"], len(c["boxes"]), c["clears"]) for c in ch.system_state["conditions"]]
+    assert rows == [("Angry", "fleeting", 1, 1, ""), ("Frightened", "fleeting", 1, 1, ""),
+                    ("Exhausted", "sticky", 2, 1, "some sleep"), ("Hungry", "sticky", 2, 1, "a good meal"),
+                    ("Broken", "lasting", 4, 2, ""), ("Wounded", "lasting", 4, 2, "")]
+
+
+def test_a_mantle_file_is_checked_whole(tmp_path):
+    bad = MANTLE.replace('kind = "lasting"', 'kind = "lasting"\nboxes = 3').replace(
+        'clears = "a night\'s sleep"', "").replace('kind = "fleeting"', 'kind = "fleeting"\ncolour = "red"')
+    found = problems(tmp_path, nora(), mantle=bad)
+    where = "mantle (mantles/threshold-warden.toml).conditions"
+    assert f"{where}[1].colour: unknown key; the keys here are name, kind, shifts, boxes, track, clears, replaces" in found
+    assert any(p.startswith(f"{where}[2].clears: missing: a sticky condition clears on a named event") for p in found)
+    assert any(p.startswith(f"{where}[3].boxes: a lasting condition has 2 boxes, not 3") for p in found)
+
+
+def test_a_missing_mantle_file_or_one_outside_the_folder(tmp_path):
+    data = nora()
+    data["mantle"] = "mantles/nothing.toml"
+    assert any(p.startswith("mantle: ") and "no such file" in p for p in problems(tmp_path, data))
+    data["mantle"] = "../mantles/threshold-warden.toml"
+    assert any("is not a file in the sheet's folder or below it" in p for p in problems(tmp_path, data))
+
+
+def test_a_mantle_may_be_written_in_the_sheet(tmp_path):
+    data = nora()
+    data["mantle"] = tomllib.loads(MANTLE)
+    ch = parse_sheet(data, DFC).character
+    assert ch.system_state["mantle"]["name"] == "Threshold Warden"
+
+
+def test_a_condition_that_replaces_a_consequence_slot(tmp_path):
+    """"Conditions replacing or joining consequences as the mantle says": Door-Burned replaces
+    the moderate consequence; the others join them."""
+    ch = sheet_in(tmp_path, nora()).character
+    assert [q.severity for q in ch.consequences] == ["mild", "severe"]
+
+
+def test_scale_on_a_sheet(tmp_path):
+    """"five potential levels of scale: Mundane, Supernatural, Otherworldly, Legendary, and Godlike"."""
+    assert sheet_in(tmp_path, nora()).character.system_state["scale"] == "Supernatural"
+    data = nora()
+    data["scale"] = "Cosmic"
+    assert any(p.startswith("scale: 'Cosmic' is not a level of scale (Mundane, Supernatural, Otherworldly, "
+                            "Legendary, Godlike)") for p in problems(tmp_path, data))
