@@ -162,7 +162,8 @@ def _merge_consequences(old: list[rs.Consequence], slots: list[rs.Consequence]) 
     left = list(old)
     out = []
     for slot in slots:
-        same = next((q for q in left if q.severity == slot.severity and q.track == slot.track), None)
+        same = next((q for q in left if q.severity == slot.severity and q.track == slot.track
+                     and q.condition == slot.condition), None)
         if same is not None:
             left.remove(same)
             out.append(same)

@@ -431,8 +431,9 @@ class Builder(Transformer):
         return [c[0], c[1]]  # a list: consequences are tuples
 
     def consequence(self, c):
-        have = words().severities
-        return _system_word(c[0], have, "a consequence", f'/absorb {have[0]} "Nasty Bite"'), c[1]
+        have = words().harm_words
+        what = "a consequence or a condition" if words().conditions else "a consequence"
+        return _system_word(c[0], have, what, f'/absorb {have[0]} "Nasty Bite"'), c[1]
 
     def concede(self, c):
         return Concede, {"terms": _text(c[0], "the terms")}

@@ -12,7 +12,7 @@ import pytest
 from pbp.demo import sample_dir
 from pbp.errors import SheetError
 from pbp.rules.systems import DRESDEN_FILES_CONDENSED, FATE_CONDENSED, get_system
-from pbp.rules.systems.dresden_condensed import absorbed
+from pbp.rules.systems.dresden_condensed import absorbed, conditions_of
 from pbp.sheetfile import load_sheet, parse_sheet
 
 DFC = DRESDEN_FILES_CONDENSED
@@ -184,7 +184,7 @@ def test_escalating_stress_is_the_campaign_setting(tmp_path):
     esc = DFC.configured({"escalating_stress": "yes"})
     assert esc.harm.word == "box" and esc.stress.box_values(0) == (1, 2) and esc.stress.box_values(3) == (1, 2, 3, 4)
     ch = sheet_in(tmp_path, nora(), system=esc).character
-    assert {c["name"]: c["shifts"] for c in ch.system_state["conditions"]} == {
+    assert {c["name"]: c["shifts"] for c in conditions_of(ch)} == {
         "Shaken": 2, "Drained": 2, "Door-Burned": 4}
 
 
@@ -201,7 +201,7 @@ def test_the_conditions_table(tmp_path):
     data = nora()
     del data["mantle_stunts"]
     ch = sheet_in(tmp_path, data, mantle=TABLE_MANTLE, system=DFC.configured({"free_stunts": "three"})).character
-    rows = [(c["name"], c["kind"], c["written"], len(c["boxes"]), c["clears"]) for c in ch.system_state["conditions"]]
+    rows = [(c["name"], c["kind"], c["written"], len(c["boxes"]), c["clears"]) for c in conditions_of(ch)]
     assert rows == [("Angry", "fleeting", 1, 1, ""), ("Frightened", "fleeting", 1, 1, ""),
                     ("Exhausted", "sticky", 2, 1, "some sleep"), ("Hungry", "sticky", 2, 1, "a good meal"),
                     ("Broken", "lasting", 4, 2, ""), ("Wounded", "lasting", 4, 2, "")]
@@ -236,7 +236,8 @@ def test_a_condition_that_replaces_a_consequence_slot(tmp_path):
     """"Conditions replacing or joining consequences as the mantle says": Door-Burned replaces
     the moderate consequence; the others join them."""
     ch = sheet_in(tmp_path, nora()).character
-    assert [q.severity for q in ch.consequences] == ["mild", "severe"]
+    assert [(q.severity, q.condition) for q in ch.consequences] == [
+        ("mild", ""), ("severe", ""), ("fleeting", "Shaken"), ("sticky", "Drained"), ("lasting", "Door-Burned")]
 
 
 def test_scale_on_a_sheet(tmp_path):

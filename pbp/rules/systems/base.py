@@ -297,12 +297,20 @@ class Words:
     severities: tuple[str, ...]
     units: tuple[str, ...]
     title: str = ""
+    # Kinds of condition (Dresden Files Condensed: fleeting, sticky, lasting), written where
+    # a severity is (``/absorb lasting "Wounded"``); the grammar reads them with the severities.
+    conditions: tuple[str, ...] = ()
+
+    @property
+    def harm_words(self) -> tuple[str, ...]:
+        """What may stand before a name in ``/absorb``: severities and kinds of condition."""
+        return self.severities + self.conditions
 
     def merged(self, other: "Words") -> "Words":
         def union(a, b):
             return tuple(dict.fromkeys(a + b))
         return Words(union(self.tracks, other.tracks), union(self.severities, other.severities),
-                     union(self.units, other.units))
+                     union(self.units, other.units), conditions=union(self.conditions, other.conditions))
 
 
 def or_words(words, quote: str = "") -> str:
@@ -384,6 +392,15 @@ class System:
     scene_clears: tuple[str, ...] = ()
     # The GM clears a consequence with /aspect remove (early Fate: "when the GM says").
     gm_clears: bool = False
+    # Kinds of condition a character's slots may have beside the consequences (Dresden Files
+    # Condensed: fleeting, sticky, lasting; ``Consequence.condition`` names one), words of
+    # ``/absorb`` like the severities; and the kinds the GM clears with /aspect remove
+    # (a sticky condition's named event).
+    condition_kinds: tuple[str, ...] = ()
+    gm_clears_kinds: tuple[str, ...] = ()
+    # Which condition kinds recover by treatment (an overcome against at least this), one
+    # full session after it begins (Dresden Files Condensed's lasting conditions).
+    condition_treatment: Mapping[str, int] = field(default_factory=lambda: frozen({}))
     # Spin: 3+ shifts hold a +N for a later action (early Fate: +1; 0: no spin).
     spin_bonus: int = 0
     # Concessions: "paid" (Fate Condensed: 1 fate point + 1 per consequence at the end) or
@@ -460,7 +477,7 @@ class System:
             severities += [s, "mild2"] if s == "mild" and self.stress.extra_mild_from is not None else [s]
         # A system of one track (the d10 hack's strain) has no kind of conflict to name.
         kinds = self.tracks if len(self.tracks) > 1 else ()
-        return Words(kinds, tuple(severities), (self.harm.word,), self.title or self.name)
+        return Words(kinds, tuple(severities), (self.harm.word,), self.title or self.name, self.condition_kinds)
 
     def track_named(self, word: str) -> str | None:
         """The system's track (kind of conflict) named case-insensitively, or None."""

@@ -101,15 +101,18 @@ class DresdenState(CharacterState):
                                   f'{mantle["name"]} ({names})', 'mantle_stunts = ["Salt Line"]')
             chosen = [offered[n.casefold()] for n in picked if n.casefold() in offered]
             state["mantle_stunts"] = [s["name"] for s in chosen]
-            state["conditions"] = [{**c, "boxes": [False] * c["boxes"]} for c in mantle["conditions"]]
             # The mantle's stunts play as the character's: core stunts first, then those chosen.
-            from pbp.rules.state import Stunt
+            from pbp.rules.state import Consequence, Stunt
             ch.stunts = [*(Stunt(**s) for s in mantle["core_stunts"]), *(Stunt(**s) for s in chosen), *ch.stunts]
-            replaced = [c["replaces"] for c in mantle["conditions"] if c["replaces"]]
-            for severity in replaced:
-                slot = next((q for q in ch.consequences if q.severity == severity), None)
-                if slot is not None:
-                    ch.consequences.remove(slot)
+            # Its conditions are slots beside the consequences (or instead of one, ``replaces``),
+            # absorbing and filled like them; the slot's severity is the condition's kind.
+            for c in mantle["conditions"]:
+                if c["replaces"]:
+                    slot = next((q for q in ch.consequences if q.severity == c["replaces"] and not q.condition), None)
+                    if slot is not None:
+                        ch.consequences.remove(slot)
+            ch.consequences += [Consequence(c["kind"], c["shifts"], track=c["track"], condition=c["name"])
+                                for c in mantle["conditions"]]
         elif picked:
             sheet.problem("mantle_stunts", "names a mantle's stunts, but the sheet has no mantle", _MANTLE_EXAMPLE)
         relationship = (data.get("aspects") or {}).get("relationship") if isinstance(data.get("aspects"), dict) else None
@@ -237,12 +240,32 @@ class DresdenState(CharacterState):
             lines.append(("scale", state["scale"]))
         if state.get("relationship"):
             entries["relationship"] = state["relationship"]
-        conditions = state.get("conditions", [])
+        conditions = conditions_of(ch)
         if conditions:
-            entries["conditions"] = [{k: (list(v) if k == "boxes" else v) for k, v in c.items()} for c in conditions]
+            entries["conditions"] = conditions
             for c in conditions:
                 lines.append(("condition", condition_text(c)))
         return entries, lines
+
+
+def conditions_of(ch) -> list[dict]:
+    """The character's conditions as the sheet shows them: the mantle's definition and the
+    slot's state. A taken condition has every box checked; a lasting one in recovery has one
+    erased ("When recovery begins, erase one check box")."""
+    mantle = ch.system_state.get("mantle") or {}
+    defs = {c["name"]: c for c in mantle.get("conditions", [])}
+    out = []
+    for q in ch.consequences:
+        if not q.condition:
+            continue
+        d = defs.get(q.condition, {})
+        n = d.get("boxes", 2 if q.severity == "lasting" else 1)
+        checked = 0 if q.aspect is None else (n - 1 if q.recovering else n)
+        out.append({"name": q.condition, "kind": q.severity, "shifts": q.shifts, "written": d.get("written", q.shifts),
+                    "boxes": [True] * checked + [False] * (n - checked), "track": q.track,
+                    "clears": d.get("clears", ""), "replaces": d.get("replaces", ""),
+                    "recovering": q.recovering})
+    return out
 
 
 def condition_text(c: dict) -> str:
@@ -281,5 +304,13 @@ DRESDEN_FILES_CONDENSED = replace(
     title="Dresden Files Condensed",
     free_stunts=1,
     character_state=DresdenState(),
+    condition_kinds=CONDITION_KINDS,
+    # "A fleeting condition goes away when you get a chance to catch your breath": at the
+    # end of the scene. "A sticky condition stays checked off until a specific event
+    # happens": the GM says so (/aspect remove). A lasting one recovers after an overcome
+    # against "a passive opposition of at least Great (+4)" (/treat), then a full session.
+    scene_clears=("fleeting",),
+    gm_clears_kinds=("sticky",),
+    condition_treatment=frozen({"lasting": 4}),
     options=OPTIONS,
 )
