@@ -247,3 +247,138 @@ def test_scale_on_a_sheet(tmp_path):
     data["scale"] = "Cosmic"
     assert any(p.startswith("scale: 'Cosmic' is not a level of scale (Mundane, Supernatural, Otherworldly, "
                             "Legendary, Godlike)") for p in problems(tmp_path, data))
+
+
+# -- conditions in play ("Conditions") --------------------------------------------------------
+
+from pbp.commands import Treat  # noqa: E402
+from pbp.errors import RulesError  # noqa: E402
+from pbp.rules.dice import FixedDice  # noqa: E402
+from pbp.rules.harm import absorb, absorb_default  # noqa: E402
+from pbp.rules.recovery import end_scene, end_session, gm_clear, roll_treatment, treatment_difficulty  # noqa: E402
+from pbp.rules.results import Outcome  # noqa: E402
+from pbp.rules.state import Table  # noqa: E402
+
+
+def conflict_table(tmp_path, mantle: str = TABLE_MANTLE) -> Table:
+    """Nora with the conditions table's six conditions (one-point stress: halved values), and
+    a ghoul that hits her."""
+    data = nora()
+    del data["mantle_stunts"]
+    ch = sheet_in(tmp_path, data, mantle=mantle, system=DFC.configured({"free_stunts": "three"})).character
+    ghoul = parse_sheet({"name": "Ghoul", "kind": "npc", "skills": {"Fight": 2},
+                         "aspects": {"high_concept": "Hungry for Flesh"}}, DFC).character
+    return Table(system=DFC.name, characters={"Nora": ch, "Ghoul": ghoul})
+
+
+def slot_of(table, name):
+    return next(q for q in table.characters["Nora"].consequences if q.condition == name)
+
+
+def test_a_lasting_condition_checks_both_boxes_and_absorbs_its_shifts(tmp_path):
+    """"Lasting conditions have two check boxes next to them, and you check them both off when
+    you take the condition"; Wounded (4, halved: 2 shifts) absorbs a 2-shift hit."""
+    table = conflict_table(tmp_path)
+    result = absorb(table, "Nora", "physical", 2, consequences=[("lasting", "wounded")], attacker="Ghoul",
+                    system=DFC)
+    assert result.consequences == (("lasting", "Wounded"),) and result.absorbed == 2
+    assert [c["boxes"] for c in conditions_of(table.characters["Nora"]) if c["name"] == "Wounded"] == [[True, True]]
+
+
+def test_a_condition_is_an_aspect_the_inflicter_invokes_once_for_free(tmp_path):
+    """"Once you're suffering from a condition, that condition is an aspect on your character
+    sheet like any other ... when you take a condition, someone else can invoke it against you
+    for free once"."""
+    table = conflict_table(tmp_path)
+    absorb(table, "Nora", "physical", 1, consequences=[("fleeting", "Angry")], attacker="Ghoul", system=DFC)
+    aspect = table.find_aspect("Angry")
+    assert aspect is not None and aspect.owner == "Nora" and aspect.free_invokes == {"Ghoul": 1}
+
+
+def test_a_lasting_condition_cannot_be_taken_unless_both_boxes_are_empty(tmp_path):
+    """"You can take a lasting condition only if both of its check boxes are empty"."""
+    table = conflict_table(tmp_path)
+    absorb(table, "Nora", "physical", 2, consequences=[("lasting", "Broken")], attacker="Ghoul", system=DFC)
+    slot_of(table, "Broken").recovering = True          # one box erased: still not both empty
+    with pytest.raises(RulesError) as caught:
+        absorb(table, "Nora", "physical", 2, consequences=[("lasting", "Broken")], attacker="Ghoul", system=DFC)
+    assert caught.value.message == ("Nora's Broken is already checked; a lasting condition can be taken only "
+                                    "when both its boxes are empty (it is recovering)")
+    assert [c["boxes"] for c in conditions_of(table.characters["Nora"]) if c["name"] == "Broken"] == [[True, False]]
+
+
+def test_an_unknown_condition_is_refused_with_the_characters_own(tmp_path):
+    table = conflict_table(tmp_path)
+    with pytest.raises(RulesError) as caught:
+        absorb(table, "Nora", "physical", 1, consequences=[("sticky", "Sleepy")], attacker="Ghoul", system=DFC)
+    assert caught.value.message == 'Nora has no sticky condition "Sleepy" (sticky conditions: "Exhausted", "Hungry")'
+    assert caught.value.example == '/absorb sticky "Exhausted"'
+
+
+def test_the_deadline_default_takes_the_cheapest(tmp_path):
+    """A 5-shift hit on Nora's four physical boxes: the cheapest way is one condition of 1
+    (a fleeting one, Angry, halved from 1) and the four boxes (fewest consequences and
+    conditions first, then the lightest, as for consequences)."""
+    table = conflict_table(tmp_path)
+    result = absorb_default(table, "Nora", "physical", 5, attacker="Ghoul", system=DFC)
+    assert result.consequences == (("fleeting", "Angry"),) and result.stress_boxes == (0, 1, 2, 3)
+
+
+def test_a_fleeting_condition_clears_when_you_catch_your_breath(tmp_path):
+    """"A fleeting condition goes away when you get a chance to catch your breath and calm
+    down": at the end of the scene (pbp's reading)."""
+    table = conflict_table(tmp_path)
+    absorb(table, "Nora", "physical", 1, consequences=[("fleeting", "Angry")], attacker="Ghoul", system=DFC)
+    absorb(table, "Nora", "physical", 1, consequences=[("sticky", "Hungry")], attacker="Ghoul", system=DFC)
+    end_scene(table, clears=DFC.scene_clears)
+    assert slot_of(table, "Angry").aspect is None and table.find_aspect("Angry") is None
+    assert slot_of(table, "Hungry").aspect == "Hungry"
+
+
+def test_a_sticky_condition_stays_until_its_event(tmp_path):
+    """"A sticky condition stays checked off until a specific event happens. If you're Hungry,
+    you're Hungry until you get a good meal": the GM clears it (/aspect remove) when it does."""
+    table = conflict_table(tmp_path)
+    absorb(table, "Nora", "physical", 1, consequences=[("sticky", "Hungry")], attacker="Ghoul", system=DFC)
+    end_session(table)
+    assert slot_of(table, "Hungry").aspect == "Hungry"
+    assert gm_clear(table, "Hungry", DFC.gm_clears_kinds) is not None
+    assert slot_of(table, "Hungry").aspect is None
+
+
+def test_a_lasting_condition_recovers_after_an_overcome_against_great_and_a_full_session(tmp_path):
+    """"require someone to overcome an obstacle with a passive opposition of at least Great
+    (+4) before you can start to recover from them ... When recovery begins, erase one check
+    box. Erase the second one (and recover from it fully) after one more full session."
+    Marcus-like healer: Academics Fair (+2) with ++00 = Great (+4) against Great (+4): a tie,
+    which treats (as Fate Condensed's treatment)."""
+    table = conflict_table(tmp_path)
+    table.characters["Ghoul"].skills["Academics"] = 2
+    absorb(table, "Nora", "physical", 2, consequences=[("lasting", "Wounded")], attacker="Ghoul", system=DFC)
+    assert treatment_difficulty(slot_of(table, "Wounded"), system=DFC) == 4
+    cmd = Treat(line=1, source='/treat Nora "Wounded"', patient="Nora", consequence="Wounded", rename="", skill="")
+    result = roll_treatment(cmd, table, FixedDice("++00"), "Ghoul", DFC)
+    assert (result.opposition.value, result.outcome) == (4, Outcome.TIE)
+    assert [c["boxes"] for c in conditions_of(table.characters["Nora"]) if c["name"] == "Wounded"] == [[True, False]]
+    end_session(table)             # the session the treatment happened in
+    assert slot_of(table, "Wounded").aspect == "Wounded"
+    end_session(table)             # one more full session
+    assert slot_of(table, "Wounded").aspect is None
+
+
+def test_fleeting_and_sticky_conditions_need_no_treatment(tmp_path):
+    table = conflict_table(tmp_path)
+    absorb(table, "Nora", "physical", 1, consequences=[("sticky", "Hungry")], attacker="Ghoul", system=DFC)
+    cmd = Treat(line=1, source='/treat Nora "Hungry"', patient="Nora", consequence="Hungry", rename="", skill="")
+    with pytest.raises(RulesError) as caught:
+        roll_treatment(cmd, table, FixedDice("0000"), "Nora", DFC)
+    assert caught.value.message == ("Hungry is a sticky condition: it needs no treatment and clears when the GM "
+                                    "says its event has come (/aspect remove)")
+
+
+def test_a_condition_for_one_track_only(tmp_path):
+    """Shaken (the sample mantle's) is for mental hits only."""
+    table = conflict_table(tmp_path, mantle=MANTLE)
+    with pytest.raises(RulesError) as caught:
+        absorb(table, "Nora", "physical", 1, consequences=[("fleeting", "Shaken")], attacker="Ghoul", system=DFC)
+    assert caught.value.message == "Nora's Shaken is for mental hits only, not physical"
