@@ -382,3 +382,18 @@ def test_a_condition_for_one_track_only(tmp_path):
     with pytest.raises(RulesError) as caught:
         absorb(table, "Nora", "physical", 1, consequences=[("fleeting", "Shaken")], attacker="Ghoul", system=DFC)
     assert caught.value.message == "Nora's Shaken is for mental hits only, not physical"
+
+
+def test_the_gm_fate_point_pool():
+    """"Your Fate Points: At the start of each scene, begin with a pool of fate points equal to
+    the number of PCs. If the scene includes a major NPC or monster that conceded a previous
+    conflict ... those fate points are added to your pool": "the GM gets four fate points for
+    the PCs and two more that Alice is bringing along" (Alice Westforth conceded after a
+    moderate consequence: 1 + 1). Dresden Files Condensed plays Fate Condensed's pool."""
+    from pbp.rules.fate_points import FateLedger, open_scene
+    from pbp.rules.state import Character
+
+    alice = Character("Alice Westforth", kind="npc", carried_points=2)
+    ledger = FateLedger(gm_pool=1)          # what was left of the last scene's pool is gone
+    open_scene(ledger, 4, [alice])
+    assert ledger.gm_pool == 6 and alice.carried_points == 0
