@@ -69,6 +69,7 @@ from pbp.commands import (
     Sheet,
     SheetSet,
     TableView,
+    ScaleUse,
     SpinUse,
     Threat,
     Task,
@@ -199,6 +200,10 @@ def _action_fields(skill: str, opposition: Opposition | None, modifiers: list) -
                 invokes.append(item)
             elif type(item) is StuntUse:
                 stunts.append(item)
+            elif type(item) is ScaleUse:
+                if "scale" in fields and fields["scale"] != item:
+                    raise Invalid("an action takes one benefit of scale; name it once", None, "one +scale")
+                fields["scale"] = item
             elif type(item) is SpinUse:
                 if "spin" in fields and fields["spin"] != item:
                     raise Invalid("an action takes one spin; name it once", None, "one +spin")
@@ -340,6 +345,10 @@ class Builder(Transformer):
 
     def stunt(self, c):
         return StuntUse(c[0])
+
+    def scale(self, c):
+        take = c[0].value.casefold() if c[0] is not None else "before"
+        return ScaleUse("invokes" if take.startswith("invoke") else take)
 
     def spin(self, c):
         return SpinUse(_ref(c[0]) if c[0] is not None else 0)

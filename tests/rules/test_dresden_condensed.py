@@ -397,3 +397,124 @@ def test_the_gm_fate_point_pool():
     ledger = FateLedger(gm_pool=1)          # what was left of the last scene's pool is gone
     open_scene(ledger, 4, [alice])
     assert ledger.gm_pool == 6 and alice.carried_points == 0
+
+
+# -- scale ("Scale") ----------------------------------------------------------------------------
+
+from pbp.commands import Advantage, Attack, Defend, Opposition, Overcome, ScaleUse  # noqa: E402
+from pbp.rules.actions import resolve  # noqa: E402
+
+
+def scaled_table(mine: str, theirs: str) -> Table:
+    nora_ = parse_sheet({"name": "Nora", "kind": "npc", "skills": {"Fight": 3, "Lore": 3, "Athletics": 2},
+                         "scale": mine, "aspects": {"high_concept": "Warden"}}, DFC).character
+    thing = parse_sheet({"name": "Thing", "kind": "npc", "skills": {"Fight": 2, "Athletics": 1, "Will": 1},
+                         "scale": theirs, "aspects": {"high_concept": "Lake Thing"}}, DFC).character
+    return Table(system=DFC.name, characters={"Nora": nora_, "Thing": thing})
+
+
+def scale_terms(effort) -> list[tuple[str, int]]:
+    return [(m.label, m.value) for m in effort.modifiers if m.source == "scale"]
+
+
+@pytest.mark.parametrize("mine, theirs, levels", [
+    ("Supernatural", "Mundane", 1), ("Otherworldly", "Mundane", 2), ("Legendary", "Supernatural", 2),
+    ("Godlike", "Mundane", 4), ("Mundane", "Mundane", 0)])
+def test_scale_adds_one_per_level_before_the_roll(mine, theirs, levels):
+    """"+1 per level of difference to their action before the roll" (the default benefit):
+    Nora's Fight Good (+3) with 0000 against the Thing's best melee defence, Fight Fair (+2),
+    with 0000."""
+    table = scaled_table(mine, theirs)
+    cmd = Attack(line=1, source="/attack Thing with Fight", skill="Fight", target="Thing",
+                 opposition=Opposition(character="Thing"))
+    result = resolve(cmd, table, FixedDice("0000,0000"), "Nora", DFC)
+    assert scale_terms(result.effort) == ([(f"{mine} over {theirs}", levels)] if levels else [])
+    assert result.effort.total == 3 + levels and result.shifts == 1 + levels
+
+
+@pytest.mark.parametrize("mine, theirs, levels", [("Supernatural", "Mundane", 1), ("Legendary", "Mundane", 3)])
+def test_scale_adds_two_per_level_after_a_successful_roll(mine, theirs, levels):
+    """"+2 per level of difference to the result after the roll, if the roll succeeds":
+    an overcome with Lore Good (+3), 0000, against the Thing's Will Average (+1), 0000:
+    success by 2, then +2 per level."""
+    table = scaled_table(mine, theirs)
+    cmd = Overcome(line=1, source="/overcome Lore vs Thing +scale after", skill="Lore",
+                   opposition=Opposition(character="Thing", skill="Will"), scale=ScaleUse("after"))
+    result = resolve(cmd, table, FixedDice("0000,0000"), "Nora", DFC)
+    assert scale_terms(result.effort) == [(f"{mine} over {theirs}", 2 * levels)]
+    assert result.shifts == 2 + 2 * levels
+
+
+def test_scale_after_a_failed_roll_adds_nothing():
+    """"... if the roll succeeds": Lore +3 with ---- (-1) against Will +1 with 0000 fails."""
+    table = scaled_table("Otherworldly", "Mundane")
+    cmd = Overcome(line=1, source="/overcome Lore vs Thing +scale after", skill="Lore",
+                   opposition=Opposition(character="Thing", skill="Will"), scale=ScaleUse("after"))
+    result = resolve(cmd, table, FixedDice("----,0000"), "Nora", DFC)
+    assert scale_terms(result.effort) == [] and result.outcome is Outcome.FAIL
+
+
+@pytest.mark.parametrize("levels, theirs", [(1, "Supernatural"), (2, "Mundane")])
+def test_scale_adds_free_invokes_to_a_successful_advantage(levels, theirs):
+    """"1 additional free invoke per level of difference to the results of a successful
+    create advantage action": Lore +3, 0000, against the Thing's Will +1, 0000: success, one
+    free invoke, and one more per level."""
+    table = scaled_table("Otherworldly", theirs)
+    cmd = Advantage(line=1, source='/advantage Lore "Warded Circle" vs Thing +scale invokes', skill="Lore",
+                    aspect="Warded Circle", opposition=Opposition(character="Thing", skill="Will"),
+                    scale=ScaleUse("invokes"))
+    result = resolve(cmd, table, FixedDice("0000,0000"), "Nora", DFC)
+    assert result.outcome is Outcome.SUCCESS and scale_terms(result.effort) == []
+    assert table.find_aspect("Warded Circle").free_invokes == {"Nora": 1 + levels}
+
+
+def test_the_higher_opponent_takes_the_default_when_the_engine_rolls_for_it():
+    """The Thing, Otherworldly, defends against Mundane Nora's attack: +2 before its roll."""
+    table = scaled_table("Mundane", "Otherworldly")
+    cmd = Attack(line=1, source="/attack Thing with Fight", skill="Fight", target="Thing",
+                 opposition=Opposition(character="Thing"))
+    result = resolve(cmd, table, FixedDice("0000,0000"), "Nora", DFC)
+    assert scale_terms(result.opposition.effort) == [("Otherworldly over Mundane", 2)]
+    assert result.opposition.value == 2 + 2 and result.shifts == -1
+
+
+def test_a_defence_takes_scale_against_a_lesser_attacker():
+    """A defence is a rolled action too: Nora (Supernatural) defends against the Thing's
+    Mundane attack of Fair (+2) with Athletics +2, 0000, +1: success."""
+    table = scaled_table("Supernatural", "Mundane")
+    cmd = Defend(line=1, source="/defend Athletics vs Thing", skill="Athletics",
+                 opposition=Opposition(rating=2, character="Thing", skill="Fight"))
+    result = resolve(cmd, table, FixedDice("0000"), "Nora", DFC)
+    assert scale_terms(result.effort) == [("Supernatural over Mundane", 1)] and result.shifts == 1
+
+
+def test_scale_is_refused_where_it_does_not_fit():
+    table = scaled_table("Supernatural", "Mundane")
+    cmd = Overcome(line=1, source="/overcome Lore vs Thing +scale invokes", skill="Lore",
+                   opposition=Opposition(character="Thing"), scale=ScaleUse("invokes"))
+    with pytest.raises(RulesError) as caught:
+        resolve(cmd, table, FixedDice("0000,0000"), "Nora", DFC)
+    assert caught.value.message == "+scale invokes is for create an advantage (a free invoke per level on a success)"
+    fc = Table(system=FATE_CONDENSED.name, characters={"Nora": parse_sheet(
+        {"name": "Nora", "kind": "npc", "skills": {"Lore": 3}, "aspects": {"high_concept": "W"}}, FATE_CONDENSED).character})
+    cmd = Overcome(line=1, source="/overcome Lore vs Fair +scale", skill="Lore", opposition=Opposition(rating=2),
+                   scale=ScaleUse())
+    with pytest.raises(RulesError) as caught:
+        resolve(cmd, fc, FixedDice("0000"), "Nora", FATE_CONDENSED)
+    assert caught.value.message == "Fate Condensed has no scale"
+
+
+def test_scale_named_by_the_lower_side_or_against_a_difficulty_is_refused():
+    table = scaled_table("Mundane", "Supernatural")
+    cmd = Overcome(line=1, source="/overcome Lore vs Thing +scale", skill="Lore",
+                   opposition=Opposition(character="Thing", skill="Will"), scale=ScaleUse())
+    with pytest.raises(RulesError) as caught:
+        resolve(cmd, table, FixedDice("0000,0000"), "Nora", DFC)
+    assert caught.value.message == ("Nora (Mundane) is not above Thing (Supernatural) in scale; the higher side "
+                                    "takes its benefit")
+    assert caught.value.example == "/overcome Lore vs Thing"
+    cmd = Overcome(line=1, source="/overcome Lore vs Fair +scale", skill="Lore", opposition=Opposition(rating=2),
+                   scale=ScaleUse())
+    with pytest.raises(RulesError) as caught:
+        resolve(cmd, table, FixedDice("0000"), "Nora", DFC)
+    assert caught.value.message == "scale compares two sides: against a difficulty there is none to take"

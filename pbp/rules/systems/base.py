@@ -208,6 +208,11 @@ class CharacterState:
         Files Condensed mantle's core stunts); Fate grants none."""
         return 0
 
+    def scale_of(self, ch) -> tuple[int, str] | None:
+        """The character's level of scale and its name (Dresden Files Condensed), or None in
+        a system without scale."""
+        return None
+
     def free_stunts(self, ch, system: "System") -> int:
         """The character's free stunts beyond the granted ones: the system's number (Dresden
         Files Condensed may take them from the mantle's additional stunts only)."""

@@ -214,6 +214,12 @@ class DresdenState(CharacterState):
                             f"three Fair (+2), four Average (+1), all others Mediocre (+0); the sheet has {have}")
         return problems
 
+    def scale_of(self, ch) -> tuple[int, str]:
+        """The character's level (its index in ``scale``) and name; Mundane when the sheet
+        names none."""
+        level = ch.system_state.get("scale") or self.scale[0]
+        return (self.scale.index(level) if level in self.scale else 0), level
+
     def granted_stunts(self, ch) -> int:
         """The mantle's core stunts are free ("Mark down your mantle's Core Stunts")."""
         mantle = ch.system_state.get("mantle")
