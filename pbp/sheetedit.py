@@ -109,7 +109,7 @@ def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
         data["stress"] = {"boxes": len(ch.stress.get("physical", []))}
     if ch.stunts:
         data["stunts"] = [{k: v for k, v in vars(s).items() if v not in ("", None)} for s in ch.stunts]
-    return data
+    return system.character_state.sheet_data(ch, data)
 
 
 # --------------------------------------------------------------------------- TOML out
@@ -137,7 +137,11 @@ def to_toml(data: dict) -> str:
              (isinstance(v, list) and all(not isinstance(x, dict) for x in v))]
     for k, v in data.items():
         if isinstance(v, dict):
-            lines += ["", f"[{k}]"] + [f"{_key(kk)} = {_value(vv)}" for kk, vv in v.items()]
+            tables = {kk: vv for kk, vv in v.items() if isinstance(vv, list) and any(isinstance(x, dict) for x in vv)}
+            lines += ["", f"[{k}]"] + [f"{_key(kk)} = {_value(vv)}" for kk, vv in v.items() if kk not in tables]
+            for kk, vv in tables.items():     # a system's table of tables (a mantle's stunts)
+                for item in vv:
+                    lines += ["", f"[[{k}.{kk}]]"] + [f"{_key(x)} = {_value(y)}" for x, y in item.items()]
     for k, v in data.items():
         if isinstance(v, list) and any(isinstance(x, dict) for x in v):
             for item in v:

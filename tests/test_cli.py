@@ -3,6 +3,7 @@ database, the sample sheets, and `pbp process --json` with fixed dice."""
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -320,6 +321,19 @@ def test_a_dresden_files_condensed_campaign_from_the_command_line(tmp_path, monk
     assert [(c["name"], c["kind"], c["boxes"]) for c in sheet["conditions"]] == [
         ("Shaken", "fleeting", [False]), ("Drained", "sticky", [False]), ("Door-Burned", "lasting", [False, False])]
     assert [c["severity"] for c in sheet["consequences"] if "condition" not in c] == ["mild", "severe"]
+    # the sheet written back (export, /sheet set) keeps the mantle inline and reads again
+    capsys.readouterr()
+    assert main(["character", "set", "Nora", "fate_points=5", "--campaign", "lake"]) == 0
+    capsys.readouterr()
+    assert main(["character", "export", "Nora", "--campaign", "lake"]) == 0
+    out = capsys.readouterr().out
+    assert 'mantle_stunts = ["Ward Knife"]' in out and 'relationship = "Owes Marcus a Life"' in out
+    assert "[mantle]" in out and "[[mantle.conditions]]" in out
+    from pbp.rules.systems import get_system
+    from pbp.sheetfile import parse_sheet
+    again = parse_sheet(tomllib.loads(out), get_system("dfc").configured({"escalating_stress": "yes"}))
+    assert [s.name for s in again.character.stunts] == ["Salt and Iron", "Hold the Door", "Ward Knife"]
+    assert again.character.fate_points == 5
     assert main(["campaign", "set", "escalating_stress=yes", "--campaign", "lake"]) == 0
     assert main(["character", "import", str(sample_dir("dfc") / "nora.toml"), "--campaign", "lake", "--replace"]) == 0
     capsys.readouterr()

@@ -208,6 +208,11 @@ class CharacterState:
         Files Condensed mantle's core stunts); Fate grants none."""
         return 0
 
+    def sheet_data(self, ch, data: dict) -> dict:
+        """``data``, the character written back as a sheet's data (``pbp character export``,
+        the GM's ``/sheet set``), with the system's own keys put back; Fate adds none."""
+        return data
+
     def scale_of(self, ch) -> tuple[int, str] | None:
         """The character's level of scale and its name (Dresden Files Condensed), or None in
         a system without scale."""

@@ -214,6 +214,44 @@ class DresdenState(CharacterState):
                             f"three Fair (+2), four Average (+1), all others Mediocre (+0); the sheet has {have}")
         return problems
 
+    def sheet_data(self, ch, data: dict) -> dict:
+        """The mantle written inline (a ``[mantle]`` table: the file it came from is not kept),
+        the chosen stunts by name (the mantle's own leave ``stunts``), the scale and the
+        relationship aspect under their keys."""
+        state = ch.system_state
+        mantle = state.get("mantle")
+        if mantle:
+            conditions = [{k: v for k, v in {"name": c["name"], "kind": c["kind"], "shifts": c["written"],
+                                             "boxes": c["boxes"], "track": c["track"], "clears": c["clears"],
+                                             "replaces": c["replaces"]}.items() if v not in ("", None)}
+                          for c in mantle["conditions"]]
+            data["mantle"] = {"name": mantle["name"], **({"description": mantle["description"]}
+                                                          if mantle["description"] else {}),
+                              "core_stunts": [_stunt_data(x) for x in mantle["core_stunts"]],
+                              "additional_stunts": [_stunt_data(x) for x in mantle["additional_stunts"]],
+                              "conditions": conditions}
+            own = [s for s in data.get("stunts", [])]
+            for name in [x["name"] for x in mantle["core_stunts"]] + list(state.get("mantle_stunts", [])):
+                at = next((i for i, x in enumerate(own) if x["name"] == name), None)
+                if at is not None:
+                    own.pop(at)
+            if own:
+                data["stunts"] = own
+            else:
+                data.pop("stunts", None)
+            if state.get("mantle_stunts"):
+                data["mantle_stunts"] = list(state["mantle_stunts"])
+        if state.get("scale"):
+            data["scale"] = state["scale"]
+        relationship = state.get("relationship")
+        aspects = data.get("aspects", {})
+        if relationship and relationship in aspects.get("other", []):
+            aspects["other"] = [a for a in aspects["other"] if a != relationship]
+            if not aspects["other"]:
+                del aspects["other"]
+            aspects["relationship"] = relationship
+        return data
+
     def scale_of(self, ch) -> tuple[int, str]:
         """The character's level (its index in ``scale``) and name; Mundane when the sheet
         names none."""
@@ -272,6 +310,10 @@ def conditions_of(ch) -> list[dict]:
                     "clears": d.get("clears", ""), "replaces": d.get("replaces", ""),
                     "recovering": q.recovering})
     return out
+
+
+def _stunt_data(stunt: dict) -> dict:
+    return {k: v for k, v in stunt.items() if v not in ("", None)}
 
 
 def condition_text(c: dict) -> str:
