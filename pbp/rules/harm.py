@@ -617,7 +617,8 @@ def _write_consequence(table: Table, ch: Character, slot: Consequence, name: str
     if attacker:
         grant_free_invokes(r, aspect, attacker, 1)
     who = f"; {attacker} gets a free invoke on it" if attacker else ""
-    text = f"{ch.name} takes the {_severity_words(slot.severity)} consequence {name}{who}"
+    what = "condition" if slot.condition else "consequence"
+    text = f"{ch.name} takes the {_severity_words(slot.severity)} {what} {name}{who}"
     if placeholder:
         text += " (name it)"
     r.effect("consequence", text, target=ch.name, aspect=name, severity=slot.severity, shifts=slot.shifts,

@@ -38,6 +38,7 @@ def test_a_whole_dfc_conflict(lakeshore, config, update):
     # A mantle stunt: Ward Knife, the Threshold Warden's additional stunt Nora chose
     assert "stunt  Ward Knife                           +2" in text[4]
     # A lasting condition: both boxes checked when taken, its shifts absorbed (4, halved to 2)
+    assert "Nora takes the lasting condition Door-Burned; Lake Thing gets a free invoke on it" in text[3]
     assert "Nora absorbs 4 shifts with lasting + 2 stress boxes" in text[3]
     assert 'lasting "Door-Burned"' in text[3] and "Lake Thing's free invokes on Door-Burned 0 -> 1" in text[3]
     # a condition for mental hits only is refused for a physical one
