@@ -156,3 +156,15 @@ def test_the_dresden_files_condensed_page_examples_read_in_it():
     with pytest.raises(CommandSyntaxError) as caught:
         parse_command('/absorb lasting "Door-Burned"', words=FATE_CONDENSED.words)
     assert caught.value.message.startswith('"lasting" is not a consequence in Fate Condensed: mild, mild2')
+
+
+def test_scale_is_named_with_the_action():
+    """``+scale`` (before the roll), ``+scale after``, ``+scale invokes``; "invoke" stays /invoke's."""
+    from pbp.commands import ScaleUse
+
+    assert parse_command("/attack Ghoul with Fight +scale").scale == ScaleUse("before")
+    assert parse_command("/overcome Lore vs Ghoul +scale after +1").scale == ScaleUse("after")
+    assert parse_command('/advantage Lore "Circle" vs Ghoul +scale invokes').scale == ScaleUse("invokes")
+    assert parse_command('/attack Ghoul with Fight +scale +invoke "Distracted"').invokes[0].aspect == "Distracted"
+    with pytest.raises(CommandSyntaxError):
+        parse_command("/attack Ghoul with Fight +scale after +scale")

@@ -348,7 +348,7 @@ class Builder(Transformer):
 
     def scale(self, c):
         take = c[0].value.casefold() if c[0] is not None else "before"
-        return ScaleUse("invokes" if take.startswith("invoke") else take)
+        return ScaleUse(take)
 
     def spin(self, c):
         return SpinUse(_ref(c[0]) if c[0] is not None else 0)
