@@ -193,6 +193,16 @@ OWN_TABLE_COMMANDS = {
         ("jet@pbp.localhost", "/sheet"),
         ("gm@pbp.localhost", "/scene end"),
     ],
+    "dresden-files-condensed": [
+        ("gm@pbp.localhost", '/scene start "The Basement"\n/aspect add "Lake Ice on the Walls" free 1'),
+        ("nora@pbp.localhost", "/overcome Lore vs Fair"),
+        ("nora@pbp.localhost", '/attack "Lake Thing" with Fight'),
+        ("marcus@pbp.localhost", '/advantage Notice "Loose Floorboards" vs Fair'),
+        ("marcus@pbp.localhost", "/defend Athletics vs Great"),
+        ("marcus@pbp.localhost", "/roll 4dF+2"),
+        ("nora@pbp.localhost", "/sheet"),
+        ("gm@pbp.localhost", "/scene end"),
+    ],
 }
 
 
@@ -219,6 +229,10 @@ def bench_messages(n: int, system: str = "fate-condensed") -> tuple[float, float
                                system=system)
     d10 = system == "d10-pool"
     sheets = (Path(__file__).resolve().parent.parent / "tests/golden/d10_pool_conflict/sheets") if d10 else samples
+    if (sheets / "mantles").is_dir():     # Dresden Files Condensed: the sheets name their mantle file
+        (tmp / "mantles").mkdir(exist_ok=True)
+        for mantle in (sheets / "mantles").glob("*.toml"):
+            (tmp / "mantles" / mantle.name).write_bytes(mantle.read_bytes())
     for sheet in sorted(sheets.glob("*.toml")):
         if sheet.name != "campaign.toml":
             copy = tmp / sheet.name
@@ -254,12 +268,12 @@ def main() -> None:
     print(f"read   a 5 MB HTML mail (Outlook thread): {bench_html():.2f} s")
     print(f"open   keeping a roll open for invokes: {bench_open_roll():.3f} ms extra per action (budget 0.3)")
     rates = {}
-    for system in ("fate-condensed", "fate-core", "early-fate", "d10-pool"):
+    for system in ("fate-condensed", "fate-core", "early-fate", "d10-pool", "dresden-files-condensed"):
         rate, ms = bench_messages(args.messages, system)
         rates[system] = rate
         print(f"process whole messages, {system} (read+parse+resolve+persist+render, SQLite file): "
               f"{rate:,.0f} messages/s, {ms:.2f} ms each (target 300/s)")
-    for system in ("fate-core", "early-fate", "d10-pool"):
+    for system in ("fate-core", "early-fate", "d10-pool", "dresden-files-condensed"):
         print(f"        {system} at {rates[system] / rates['fate-condensed']:.0%} of fate-condensed (target within 10%)")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from pbp.errors import ConfigError, SheetError
-from pbp.rules.systems import get_system
+from pbp.rules.systems import campaign_system, get_system
 from pbp.settingvalues import flag_value, hours_value
 from pbp.sheetfile import SheetFile, load_sheet, parse_sheet
 from pbp.store import models as m
@@ -162,7 +162,7 @@ def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: b
     or with ``replace`` that character is replaced."""
     if not isinstance(sheet, SheetFile):
         source = source or str(sheet)
-        sheet = load_sheet(sheet, get_system(campaign.system))
+        sheet = load_sheet(sheet, campaign_system(campaign))
     ch = sheet.character
     if ch.player and ch.player == campaign.address:
         raise SheetError(f"{source or ch.name}: 1 problem", [
@@ -206,7 +206,7 @@ def import_sheets(campaign: m.Campaign, paths: list[str], *, replace: bool = Fal
     it (a sheet pbp exported carries its own)."""
     from pbp.fari import is_fari, read_fari
 
-    system = get_system(campaign.system)
+    system = campaign_system(campaign)
     loaded: list[SheetFile | SheetError] = []
     fari: dict[int, object] = {}
     for i, path in enumerate(paths):
@@ -297,10 +297,18 @@ NO = ("false", "no", "off", "0")
 
 def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
     """Change one campaign setting (``pbp campaign set``); each is checked first."""
-    if key not in SETTINGS:
+    options = get_system(campaign.system).options
+    if key not in SETTINGS and key not in options:
         raise ConfigError(f'no campaign setting "{key}"',
-                          hint="settings: " + ", ".join(f"{k} ({v})" for k, v in SETTINGS.items()))
-    if key == "name":
+                          hint="settings: " + ", ".join(f"{k} ({v})" for k, v in
+                                                        {**SETTINGS, **{k: o.description for k, o in options.items()}}.items()))
+    if key in options:
+        option = options[key]
+        if value.strip().lower() not in option.values:
+            raise ConfigError(f'{key} "{value}" is not {" or ".join(option.values)}',
+                              hint=f"{key}: {option.description}; e.g. pbp campaign set {key}={option.values[-1]}")
+        campaign.settings = {**(campaign.settings or {}), key: value.strip().lower()}
+    elif key == "name":
         campaign.name = _checked_name(value)
     elif key == "address":
         campaign.address = _checked_address(value) if value.strip() else None

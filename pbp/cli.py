@@ -43,6 +43,17 @@ def _open(args) -> Config:
     return config
 
 
+def _system_name(word: str) -> str:
+    """A system named by name or alias (``dfc``), as its registered name; an unknown word is
+    left for argparse's choices to refuse with the list."""
+    from pbp.rules.systems import UnknownSystem, get_system
+
+    try:
+        return get_system(word).name
+    except UnknownSystem:
+        return word
+
+
 def _dice(spec: str | None):
     from pbp.rules.dice import FixedDice, RandomDice
 
@@ -735,8 +746,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = camp.add_parser("create", help="create a campaign")
     s.add_argument("slug", help="a short name for the campaign, used in addresses and --campaign (e.g. chicago)")
     s.add_argument("--name", help="the campaign's name, in every subject (default: the slug)")
-    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS),
-                   help="the game system (default: %(default)s)")
+    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS), type=_system_name,
+                   help="the game system, by name or alias (dfc, fc, core...) (default: %(default)s)")
     s.add_argument("--address", help="the table's address (To: of posts), e.g. table+chicago@example.org")
     s.add_argument("--delivery", choices=["relay", "list"], default="relay",
                    help="relay: pbp sends each result to every member; list: pbp replies to a mailing list "
@@ -765,7 +776,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
-                                     "show_npc_skills, free_bonuses, hold_out_of_turn)")
+                                     "show_npc_skills, free_bonuses, hold_out_of_turn; a system's own, "
+                                     "as Dresden Files Condensed's free_stunts and escalating_stress)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.set_defaults(func=cmd_campaign_set)

@@ -54,6 +54,14 @@ class SpinUse:
 
 
 @dataclass(frozen=True)
+class ScaleUse:
+    """``+scale [before|after|invokes]``: which benefit of scale the roller takes when higher
+    than the side opposing them (Dresden Files Condensed, "Scale")."""
+
+    take: str = "before"          # "before" | "after" | "invokes"
+
+
+@dataclass(frozen=True)
 class Opposition:
     """``vs Fair`` / ``vs +3`` (passive) or ``vs Ghoul [using Athletics]`` (active).
 
@@ -97,6 +105,7 @@ class ActionCommand(Command):
     choices: tuple[Choice, ...] = ()
     actor: str | None = None
     spin: SpinUse | None = None   # +spin [#ID]: a held spin (early Fate, pbp.play.spin)
+    scale: ScaleUse | None = None  # +scale [after|invokes]: scale's benefit (Dresden Files Condensed)
     # Teamwork: the allies who help this roll with the same skill, in the order they
     # offered. Never written on the line: the play layer fills it in from /help.
     helpers: tuple[str, ...] = ()

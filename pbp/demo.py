@@ -3,6 +3,7 @@ reply come out with no mail account at all."""
 from __future__ import annotations
 
 import email
+import email.utils
 import logging
 import tomllib
 from email import policy
@@ -20,7 +21,7 @@ from pbp.transport.maildir import ensure_maildir
 log = logging.getLogger("pbp.demo")
 
 
-SAMPLES = {"fate-condensed": "chicago", "early-fate": "early_fate"}
+SAMPLES = {"fate-condensed": "chicago", "early-fate": "early_fate", "dresden-files-condensed": "dresden"}
 """The sample table of each system that has its own (``pbp demo --system``); the others play
 the Chicago table's posts on their own rules where its sheets fit them."""
 
@@ -72,7 +73,8 @@ def set_up(directory: Path, system: str | None = None):
         create_sample_campaign(system)
         post = (samples / "first-post.eml").read_bytes()
         inbox.add(post)
-        print(f"sample campaign {meta['name']!r} created; a first post from Ruth is waiting in {config.maildir.inbox}")
+        sender = email.utils.parseaddr(email.message_from_bytes(post)["From"] or "")[0] or "a player"
+        print(f"sample campaign {meta['name']!r} created; a first post from {sender} is waiting in {config.maildir.inbox}")
     return config
 
 

@@ -39,7 +39,7 @@ from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
 from pbp.rules import explain
-from pbp.rules.systems import get_system
+from pbp.rules.systems import campaign_system, get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -236,7 +236,7 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
         base.reason = "no campaign matches this mail's addresses"
         return _finish(base, record, None)
     base.campaign = campaign.slug
-    explain.show(get_system(campaign.system))     # replies explain results in this system's words and ladder
+    explain.show(campaign_system(campaign))     # replies explain results in this system's words and ladder
 
     members = [Author(**row) for row in _MEMBERS(campaign.id)]
     member = next((mb for mb in members if mb.email == post.author), None)
@@ -268,7 +268,7 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
         )
         return _reject(base, record, post, campaign, member, ctx, [err])
 
-    parsed, errors = parse_lines(lines, get_system(campaign.system).words)
+    parsed, errors = parse_lines(lines, campaign_system(campaign).words)
     if errors:
         return _reject(base, record, post, campaign, member, ctx, errors)
 
@@ -338,7 +338,7 @@ def _apply(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, memb
 
 
 def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None) -> Post:
-    system = get_system(campaign.system)
+    system = campaign_system(campaign)
     table = repo.load_table(campaign, system.skills)
     play = load_play(campaign.play)
     if not play.rolls_numbered:     # rolls used to show ledger row ids: new numbers start past them
@@ -734,7 +734,7 @@ def apply_deadlines(ctx: Context) -> int:
     now = ctx.clock()
     due = [row.id for row in m.Campaign.select(m.Campaign.id).where(m.Campaign.next_deadline <= now)]
     for campaign_id in due:
-        with m.db.atomic(), explain.shown(get_system(m.Campaign.get_by_id(campaign_id).system)):
+        with m.db.atomic(), explain.shown(campaign_system(m.Campaign.get_by_id(campaign_id))):
             campaign = m.Campaign.get_by_id(campaign_id)
             members = [Author(**row) for row in _MEMBERS(campaign.id)]
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)

@@ -29,7 +29,7 @@ from pbp.errors import ConfigError, SheetError
 from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
 from pbp.rules.sheets import consequence_slots, stress_tracks
-from pbp.rules.systems import get_system
+from pbp.rules.systems import campaign_system
 from pbp.sheetfile import parse_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -72,7 +72,7 @@ def state_of(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
 
 def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
     """The character as the data of a sheet file (:mod:`pbp.sheetfile` reads it back)."""
-    system = get_system(campaign.system)
+    system = campaign_system(campaign)
     data: dict = {"name": ch.name}
     if ch.aliases:
         data["aliases"] = list(ch.aliases)
@@ -81,7 +81,9 @@ def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
         data["player"] = ch.player
     data["refresh"] = ch.refresh
     if ch.kind == "pc":
-        base = system.starting_refresh - max(0, len(ch.stunts) - system.free_stunts)
+        granted = system.character_state.granted_stunts(ch)
+        base = system.starting_refresh - max(0, len(ch.stunts) - granted
+                                             - system.character_state.free_stunts(ch, system))
         if ch.refresh > base:
             data["milestone_refresh"] = ch.refresh - base
     data["fate_points"] = ch.fate_points
@@ -107,7 +109,7 @@ def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
         data["stress"] = {"boxes": len(ch.stress.get("physical", []))}
     if ch.stunts:
         data["stunts"] = [{k: v for k, v in vars(s).items() if v not in ("", None)} for s in ch.stunts]
-    return data
+    return system.character_state.sheet_data(ch, data)
 
 
 # --------------------------------------------------------------------------- TOML out
@@ -135,7 +137,11 @@ def to_toml(data: dict) -> str:
              (isinstance(v, list) and all(not isinstance(x, dict) for x in v))]
     for k, v in data.items():
         if isinstance(v, dict):
-            lines += ["", f"[{k}]"] + [f"{_key(kk)} = {_value(vv)}" for kk, vv in v.items()]
+            tables = {kk: vv for kk, vv in v.items() if isinstance(vv, list) and any(isinstance(x, dict) for x in vv)}
+            lines += ["", f"[{k}]"] + [f"{_key(kk)} = {_value(vv)}" for kk, vv in v.items() if kk not in tables]
+            for kk, vv in tables.items():     # a system's table of tables (a mantle's stunts)
+                for item in vv:
+                    lines += ["", f"[[{k}.{kk}]]"] + [f"{_key(x)} = {_value(y)}" for x, y in item.items()]
     for k, v in data.items():
         if isinstance(v, list) and any(isinstance(x, dict) for x in v):
             for item in v:
@@ -149,7 +155,7 @@ def export_fari(campaign: m.Campaign, name: str) -> str:
     from pbp.fari import to_fari
 
     table, ch = _find(campaign, name)
-    doc = to_fari(sheet_data(campaign, table, ch), ch.stress, ch.consequences, get_system(campaign.system))
+    doc = to_fari(sheet_data(campaign, table, ch), ch.stress, ch.consequences, campaign_system(campaign))
     return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -170,7 +176,8 @@ def _merge_consequences(old: list[rs.Consequence], slots: list[rs.Consequence]) 
     left = list(old)
     out = []
     for slot in slots:
-        same = next((q for q in left if q.severity == slot.severity and q.track == slot.track), None)
+        same = next((q for q in left if q.severity == slot.severity and q.track == slot.track
+                     and q.condition == slot.condition), None)
         if same is not None:
             left.remove(same)
             out.append(same)
@@ -183,7 +190,7 @@ def apply_sheet(campaign: m.Campaign, name: str, data: dict, *, who: str, how: s
                 source: str = "sheet") -> list[str]:
     """Apply a changed sheet (its data) to the stored character; returns what changed, in
     words. Refused whole (SheetError) when the sheet breaks a rule; nothing changes then."""
-    system = get_system(campaign.system)
+    system = campaign_system(campaign)
     table, ch = _find(campaign, name)
     sheet = parse_sheet(data, system, source=source)
     new = sheet.character

@@ -123,9 +123,27 @@ def _kind(value) -> str:
 class _Reader:
     """Reads one sheet's values by key, collecting a problem for each bad one."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Path | None = None) -> None:
         self.problems: list[str] = []
         self.bad: set[str] = set()       # top-level keys that had a problem
+        self.folder = folder             # the sheet file's folder (a mantle file is found there)
+
+    def file(self, key: str, value: str, example: str) -> dict | None:
+        """The TOML data of a file the sheet names (a Dresden Files Condensed mantle), found
+        in the sheet's folder or below it; None (and a problem) when it cannot be read."""
+        if self.folder is None:
+            self.problem(key, f"names the file {_show(value)}, but this sheet is not read from a file; "
+                              "write the table itself instead", example)
+            return None
+        relative = Path(value)
+        if relative.is_absolute() or ".." in relative.parts:
+            self.problem(key, f"{_show(value)} is not a file in the sheet's folder or below it", example)
+            return None
+        try:
+            return read_toml(self.folder / relative)
+        except SheetError as exc:
+            self.problem(key, str(exc), example)
+            return None
 
     def problem(self, key: str, text: str, example: str = "") -> None:
         self.problems.append(f"{key}: {text}" + (f"; e.g. {example}" if example else ""))
@@ -242,12 +260,12 @@ def _key(parent: str, child) -> str:
 # --------------------------------------------------------------------------- the sheet
 
 
-def parse_sheet(data: dict, system: System, *, source: str = "sheet") -> SheetFile:
+def parse_sheet(data: dict, system: System, *, source: str = "sheet", folder: Path | None = None) -> SheetFile:
     """Build and validate a character from a sheet's TOML data; raise SheetError listing
     every problem. The form of each value is checked first; the rules (creation, the
     column, refresh against stunts) then read only the parts whose form was right, so a
     problem is not repeated in other words."""
-    r = _Reader()
+    r = _Reader(folder)
     state = system.character_state
     data = r.table(data, "", KEYS + state.keys, 'name = "Ruth"')
     name = r.name(data.get("name"), "name", 'name = "Ruth"', required=True)
@@ -277,7 +295,7 @@ def parse_sheet(data: dict, system: System, *, source: str = "sheet") -> SheetFi
                       aliases=aliases)
     ch.stress = _stress(r, data.get("stress"), ch, system)
     ch.consequences = consequence_slots(ch, system)
-    aspects = _aspects(r, data.get("aspects"), name, kind)
+    aspects = _aspects(r, data.get("aspects"), name, kind, state.aspect_keys)
     ch.system_state = state.read(r, data, ch)
 
     if name and r.sound("kind", "skills", "stunts", "refresh", "milestone_refresh", "fate_points", "stress"):
@@ -375,10 +393,12 @@ def _stress(r: _Reader, raw, ch: rs.Character, system: System) -> dict[str, list
     return {system.tracks[0]: [False] * (count or 0)}   # a minor NPC's boxes serve any hit
 
 
-def _aspects(r: _Reader, raw, owner: str, kind: str) -> list[rs.Aspect]:
+def _aspects(r: _Reader, raw, owner: str, kind: str, extra: tuple[str, ...] = ()) -> list[rs.Aspect]:
+    """The [aspects] table; ``extra`` are the system's own keys (a relationship), each one
+    more character aspect (the system's ``read`` says which one it is)."""
     examples = {"high_concept": 'aspects.high_concept = "Ex-Cop Turned Occult Investigator"',
                 "trouble": 'aspects.trouble = "Hair-Trigger Temper"'}
-    table = r.table(raw, "aspects", ASPECT_KEYS, examples["high_concept"])
+    table = r.table(raw, "aspects", ASPECT_KEYS + extra, examples["high_concept"])
     aspects: list[rs.Aspect] = []
     for key in ASPECT_KINDS:
         if key in table:
@@ -387,6 +407,11 @@ def _aspects(r: _Reader, raw, owner: str, kind: str) -> list[rs.Aspect]:
                 aspects.append(rs.Aspect(name=text, kind=key, owner=owner))
         elif kind == "pc":
             r.problem(f"aspects.{key}", "missing: a PC has a high concept and a trouble", examples[key])
+    for key in extra:
+        if key in table:
+            text = r.name(table[key], f"aspects.{key}", f'aspects.{key} = "Owes Ruth a Life"', required=True)
+            if text:
+                aspects.append(rs.Aspect(name=text, kind="character", owner=owner))
     for name in r.name_list(table.get("other"), "aspects.other", 'aspects.other = ["Knife Up My Sleeve"]'):
         aspects.append(rs.Aspect(name=name, kind="character", owner=owner))
     for name in r.name_list(table.get("hidden"), "aspects.hidden", 'aspects.hidden = ["Afraid of Fire"]'):
@@ -444,4 +469,4 @@ def _deep_key_line(text: str) -> int:
 
 
 def load_sheet(path: str | Path, system: System) -> SheetFile:
-    return parse_sheet(read_toml(path), system, source=str(path))
+    return parse_sheet(read_toml(path), system, source=str(path), folder=Path(path).parent)

@@ -38,7 +38,8 @@ def sheet_dict(ch, table) -> dict:
                     "circumstance": s.circumstance} for s in ch.stunts],
         "stress": {k: list(v) for k, v in ch.stress.items()},
         "consequences": [{"severity": q.severity, "aspect": q.aspect, "shifts": q.shifts,
-                          "recovering": q.recovering, **({"track": q.track} if q.track else {})}
+                          "recovering": q.recovering, **({"track": q.track} if q.track else {}),
+                          **({"condition": q.condition} if q.condition else {})}
                          for q in ch.consequences],
         "conditions": [],
         "taken_out": ch.taken_out,

@@ -3,6 +3,7 @@ database, the sample sheets, and `pbp process --json` with fixed dice."""
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -293,3 +294,58 @@ def test_a_d10_pool_campaign_from_the_command_line(tmp_path, monkeypatch, capsys
     sheet = json.loads(capsys.readouterr().out)
     assert sheet["approaches"] == {"Boldly": 3, "Carefully": 1, "Cleverly": 0, "Quickly": 2}
     assert sheet["mech"]["name"] == "Dock Bravo" and sheet["stress"] == {"strain": [False, False, False]}
+
+
+def test_a_dresden_files_condensed_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """``pbp campaign create --system dfc``: the sample sheets import under its creation rules
+    (their mantle file beside them), ``pbp sheet --json`` carries the mantle, scale and the
+    conditions, and the system's options are campaign settings (000_7ba3f797fc1d45d3.txt;
+    docs/dresden-files-condensed.md)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "lake", "--name", "The Lake", "--system", "dfc",
+                 "--gm", "gm@pbp.localhost", "--address", "table+lake@pbp.localhost"]) == 0
+    assert "(The Lake, dresden-files-condensed, relay mode) created" in capsys.readouterr().out
+    assert main(["campaign", "set", "free_stunts=seven", "--campaign", "lake"]) != 0
+    assert 'free_stunts "seven" is not one or three' in capsys.readouterr().err
+    sheets = [str(p) for p in sorted(sample_dir("dfc").glob("*.toml")) if p.name != "campaign.toml"]
+    assert main(["character", "import", *sheets, "--campaign", "lake"]) == 0
+    capsys.readouterr()
+    assert main(["character", "import", str(sample_dir() / "ruth.toml"), "--campaign", "lake", "--replace"]) != 0
+    err = capsys.readouterr().err
+    assert "mantle: Ruth has no mantle" in err and "aspects.relationship: missing" in err
+    assert main(["sheet", "Nora", "--json", "--campaign", "lake"]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert SHEET_KEYS <= set(sheet)
+    assert sheet["mantle"] == "Threshold Warden" and sheet["scale"] == "Supernatural"
+    assert [(c["name"], c["kind"], c["boxes"]) for c in sheet["conditions"]] == [
+        ("Shaken", "fleeting", [False]), ("Drained", "sticky", [False]), ("Door-Burned", "lasting", [False, False])]
+    assert [c["severity"] for c in sheet["consequences"] if "condition" not in c] == ["mild", "severe"]
+    # the sheet written back (export, /sheet set) keeps the mantle inline and reads again
+    capsys.readouterr()
+    assert main(["character", "set", "Nora", "fate_points=5", "--campaign", "lake"]) == 0
+    capsys.readouterr()
+    assert main(["character", "export", "Nora", "--campaign", "lake"]) == 0
+    out = capsys.readouterr().out
+    assert 'mantle_stunts = ["Ward Knife"]' in out and 'relationship = "Owes Marcus a Life"' in out
+    assert "[mantle]" in out and "[[mantle.conditions]]" in out
+    from pbp.rules.systems import get_system
+    from pbp.sheetfile import parse_sheet
+    again = parse_sheet(tomllib.loads(out), get_system("dfc").configured({"escalating_stress": "yes"}))
+    assert [s.name for s in again.character.stunts] == ["Salt and Iron", "Hold the Door", "Ward Knife"]
+    assert again.character.fate_points == 5
+    assert main(["campaign", "set", "escalating_stress=yes", "--campaign", "lake"]) == 0
+    assert main(["character", "import", str(sample_dir("dfc") / "nora.toml"), "--campaign", "lake", "--replace"]) == 0
+    capsys.readouterr()
+    assert main(["sheet", "Nora", "--json", "--campaign", "lake"]) == 0
+    sheet = json.loads(capsys.readouterr().out)
+    assert len(sheet["stress"]["physical"]) == 3          # Average Physique: boxes 1, 2, 3
+    assert [c["shifts"] for c in sheet["conditions"]] == [2, 2, 4]
+
+
+def test_the_demo_sets_up_the_dresden_files_condensed_table(tmp_path, capsys):
+    """``pbp demo --system dfc --once``: the sample table's first post is answered."""
+    assert main(["demo", "--dir", str(tmp_path / "demo"), "--system", "dfc", "--once"]) == 0
+    out = capsys.readouterr().out
+    assert "sample campaign 'Lakeshore After Dark' created" in out
+    assert "Nora" in out and "Lore" in out

@@ -140,3 +140,31 @@ def test_the_early_fate_page_examples_read_in_early_fate():
     assert len(examples) >= 4
     for line in examples:
         parse_command(line, words=EARLY_FATE.words)
+
+
+def test_the_dresden_files_condensed_page_examples_read_in_it():
+    """Every example of docs/dresden-files-condensed.md's tables parses with its words, and
+    a condition's kind is refused in Fate Condensed with that system's list."""
+    from pbp.rules.systems import DRESDEN_FILES_CONDENSED, FATE_CONDENSED
+
+    examples = _examples(DOCS.parent / "dresden-files-condensed.md")
+    assert len(examples) >= 5
+    for line in examples:
+        parse_command(line, words=DRESDEN_FILES_CONDENSED.words)
+    cmd = parse_command('/absorb stress 1 lasting "Door-Burned"', words=DRESDEN_FILES_CONDENSED.words)
+    assert cmd.consequences == (("lasting", "Door-Burned"),) and cmd.stress == 1
+    with pytest.raises(CommandSyntaxError) as caught:
+        parse_command('/absorb lasting "Door-Burned"', words=FATE_CONDENSED.words)
+    assert caught.value.message.startswith('"lasting" is not a consequence in Fate Condensed: mild, mild2')
+
+
+def test_scale_is_named_with_the_action():
+    """``+scale`` (before the roll), ``+scale after``, ``+scale invokes``; "invoke" stays /invoke's."""
+    from pbp.commands import ScaleUse
+
+    assert parse_command("/attack Ghoul with Fight +scale").scale == ScaleUse("before")
+    assert parse_command("/overcome Lore vs Ghoul +scale after +1").scale == ScaleUse("after")
+    assert parse_command('/advantage Lore "Circle" vs Ghoul +scale invokes').scale == ScaleUse("invokes")
+    assert parse_command('/attack Ghoul with Fight +scale +invoke "Distracted"').invokes[0].aspect == "Distracted"
+    with pytest.raises(CommandSyntaxError):
+        parse_command("/attack Ghoul with Fight +scale after +scale")

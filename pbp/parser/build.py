@@ -70,6 +70,7 @@ from pbp.commands import (
     Sheet,
     SheetSet,
     TableView,
+    ScaleUse,
     SpinUse,
     Threat,
     Task,
@@ -200,6 +201,10 @@ def _action_fields(skill: str, opposition: Opposition | None, modifiers: list) -
                 invokes.append(item)
             elif type(item) is StuntUse:
                 stunts.append(item)
+            elif type(item) is ScaleUse:
+                if "scale" in fields and fields["scale"] != item:
+                    raise Invalid("an action takes one benefit of scale; name it once", None, "one +scale")
+                fields["scale"] = item
             elif type(item) is SpinUse:
                 if "spin" in fields and fields["spin"] != item:
                     raise Invalid("an action takes one spin; name it once", None, "one +spin")
@@ -342,6 +347,10 @@ class Builder(Transformer):
     def stunt(self, c):
         return StuntUse(c[0])
 
+    def scale(self, c):
+        take = c[0].value.casefold() if c[0] is not None else "before"
+        return ScaleUse(take)
+
     def spin(self, c):
         return SpinUse(_ref(c[0]) if c[0] is not None else 0)
 
@@ -425,8 +434,9 @@ class Builder(Transformer):
         return [c[0], c[1]]  # a list: consequences are tuples
 
     def consequence(self, c):
-        have = words().severities
-        return _system_word(c[0], have, "a consequence", f'/absorb {have[0]} "Nasty Bite"'), c[1]
+        have = words().harm_words
+        what = "a consequence or a condition" if words().conditions else "a consequence"
+        return _system_word(c[0], have, what, f'/absorb {have[0]} "Nasty Bite"'), c[1]
 
     def concede(self, c):
         return Concede, {"terms": _text(c[0], "the terms")}

@@ -22,7 +22,7 @@ from lark import Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
 from pbp.errors import CommandSyntaxError
-from pbp.parser.build import Invalid, words
+from pbp.parser.build import WORDS, Invalid, words
 from pbp.parser.grammar import tokens as _tokens
 from pbp.parser.spec import (
     ACTION_NAMES,
@@ -226,6 +226,8 @@ def _expected_play(expected: set[str], before: list[Token], command: str) -> str
         add(on_ref or says(command, "REF", "an id like #12"))
     if "SEVERITY" in expected:
         add(f"a consequence ({or_words(words().severities)}) and its name")
+        if WORDS.get() is not None and words().conditions:    # the campaign's system has conditions
+            add(f"a condition ({or_words(words().conditions)}) and its name")
     if "_STRESS" in expected and says(command, "_STRESS", ""):
         add(says(command, "_STRESS", ""))
     if "COMPEL_KIND" in expected and not naming:

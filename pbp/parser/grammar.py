@@ -40,7 +40,7 @@ def grammar() -> str:
     units = [u for u in words.units if u.casefold() != "stress"] or ["box"]   # "stress" is its own keyword
     return (text.replace("@LADDER@", "|".join(LADDER))
             .replace("@TRACKS@", _alternatives(words.tracks))
-            .replace("@SEVERITIES@", _alternatives(words.severities))
+            .replace("@SEVERITIES@", _alternatives(words.harm_words))
             .replace("@UNITS@", _alternatives(units)))
 
 

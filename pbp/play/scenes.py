@@ -175,8 +175,8 @@ _ASPECT_EXAMPLE = '/advantage Notice "Deep Shadows" vs Fair'
 @handles(c.AspectRemove)
 def aspect_remove(post: Post, cmd: c.AspectRemove):
     post.require_gm("/aspect remove", _ASPECT_EXAMPLE)
-    if post.system.gm_clears:
-        cleared = recovery.gm_clear(post.table, cmd.name)
+    if post.system.gm_clears or post.system.gm_clears_kinds:
+        cleared = recovery.gm_clear(post.table, cmd.name, None if post.system.gm_clears else post.system.gm_clears_kinds)
         if cleared is not None:
             return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} clears: the GM says so.",
                               changes=cleared.changes)

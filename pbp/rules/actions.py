@@ -44,7 +44,7 @@ from pbp.commands import (
     ActionCommand, Advantage, Attack, Command, Defend, Opposition, Overcome, Roll,
 )
 from pbp.errors import RulesError
-from pbp.rules.bookkeeping import Report
+from pbp.rules.bookkeeping import Report, grant_free_invokes
 from pbp.rules.dice import DiceSource
 from pbp.rules.effort import (
     Opponent, best_skill, check_permission, effort_modifiers, passive, roll_effort,
@@ -80,6 +80,7 @@ class Action:
     report: Report
     skills: tuple[str, ...]
     team: tuple[str, ...] = ()      # the helpers who added to the roll (they share its costs)
+    scale_invokes: int = 0          # free invokes scale adds to a successful advantage
     approach: Modifier | None = None   # the system's second pool term (the d10 hack's approach)
 
     @property
@@ -157,14 +158,78 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
                             spin=act.system.spin_bonus if act.cmd.spin is not None else 0,
                             spin_label=f"spin #{act.cmd.spin.roll}" if act.cmd.spin and act.cmd.spin.roll else "spin")
     mods += team_modifiers(act, skill, rating)
+    other = against.character.name if isinstance(against, Opponent) else against.character
+    levels, label = scale_difference(act, other)
+    take = act.cmd.scale.take if act.cmd.scale is not None else "before"
+    if levels > 0 and take == "before":
+        mods.append(Modifier("scale", label, levels))
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     opposition = against.roll(act.dice, act.system) if isinstance(against, Opponent) else against
+    if levels < 0 and isinstance(against, Opponent) and opposition.effort is not None:
+        # the engine rolls for the higher opponent: its default, +1 per level before the roll
+        opposition.effort.modifiers.append(Modifier("scale", _scale_label(act, against.character.name, act.actor.name),
+                                                    -levels))
+        opposition = OppositionResult(opposition.effort.total, opposition.label, opposition.effort,
+                                      opposition.character)
     ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=may_oppose or opposition.effort is not None)
     shifts = act.system.tiers.margin(effort.total, opposition.value)
     outcome = act.system.tiers.contest_tier(shifts, opposition.effort is not None)
+    if levels > 0 and take == "after" and outcome in (Outcome.SUCCESS, Outcome.STYLE):
+        # "+2 per level of difference to the result after the roll, if the roll succeeds"
+        effort.modifiers.append(Modifier("scale", label, 2 * levels))
+        shifts = act.system.tiers.margin(effort.total, opposition.value)
+        outcome = act.system.tiers.contest_tier(shifts, opposition.effort is not None)
+    act.scale_invokes = levels if levels > 0 and take == "invokes" else 0
     act.system.tiers.note(act.report, effort.total, outcome)
     return Contest(effort, opposition, shifts, outcome)
+
+
+def scale_difference(act: Action, other: str | None) -> tuple[int, str]:
+    """Levels of scale the actor stands above (positive) or below (negative) the character
+    opposing them, and the term's label ("Supernatural over Mundane"); 0 in a system
+    without scale, against a difficulty, or at the same level. A ``+scale`` in a system
+    without scale is refused."""
+    state = act.system.character_state
+    if act.cmd.scale is not None and state.scale_of(act.actor) is None:
+        raise RulesError(f"{act.system.title or act.system.name} has no scale", source=act.source,
+                         expected="the action without +scale", example=act.source.split(" +scale")[0])
+    if act.cmd.scale is not None and act.cmd.scale.take == "invokes" and act.name != "advantage":
+        raise RulesError("+scale invokes is for create an advantage (a free invoke per level on a success)",
+                         source=act.source, expected="+scale or +scale after",
+                         example=act.source.replace("+scale invokes", "+scale"))
+    if other is None or state.scale_of(act.actor) is None:
+        if act.cmd.scale is not None:
+            raise RulesError("scale compares two sides: against a difficulty there is none to take",
+                             source=act.source, expected="an opposing character (vs NAME), or the action without "
+                             "+scale", example=act.source.split(" +scale")[0])
+        return 0, ""
+    opponent = find_character(act.table, other, source=act.source)
+    (mine, my_name), (theirs, their_name) = state.scale_of(act.actor), state.scale_of(opponent)
+    if act.cmd.scale is not None and mine <= theirs:
+        raise RulesError(f"{act.actor.name} ({my_name}) is not above {opponent.name} ({their_name}) in scale; "
+                         "the higher side takes its benefit", source=act.source,
+                         expected="the action without +scale", example=act.source.split(" +scale")[0])
+    return mine - theirs, f"{my_name} over {their_name}"
+
+
+def _scale_label(act: Action, higher: str, lower: str) -> str:
+    state = act.system.character_state
+    return (f"{state.scale_of(find_character(act.table, higher))[1]} over "
+            f"{state.scale_of(find_character(act.table, lower))[1]}")
+
+
+def _scale_invokes(act: Action, name: str, target: Character | None) -> None:
+    """"1 additional free invoke per level of difference to the results of a successful
+    create advantage action"."""
+    aspect = existing_aspect(act.table, name, target, act.actor.name)
+    if aspect is None:
+        return
+    who = act.actor.name
+    grant_free_invokes(act.report, aspect, who, act.scale_invokes)
+    act.report.effect("scale_invokes", f"scale: {act.scale_invokes} more free invoke"
+                      f"{'s' if act.scale_invokes != 1 else ''} on {aspect.name} for {who}",
+                      aspect=aspect.name, holder=who, invokes=act.scale_invokes)
 
 
 def team_modifiers(act: Action, skill: str, rating: int) -> list[Modifier]:
@@ -294,6 +359,8 @@ def _advantage(cmd: Advantage, table: Table, dice: DiceSource, actor: str, syste
             system.tables.guess(act, contest.outcome, existing, cmd.aspect, _enemy(act, contest, existing.owner))
         else:
             system.tables.known_aspect(act, contest.outcome, existing, _enemy(act, contest, existing.owner))
+        if act.scale_invokes and contest.outcome in (Outcome.SUCCESS, Outcome.STYLE):
+            _scale_invokes(act, cmd.aspect, target)
     return _result(act, skill, contest)
 
 
@@ -368,6 +435,14 @@ def _attack_first_half(act: Action, skill: str, rating: int, target: Character) 
     mods = effort_modifiers(act.actor, skill, rating, "attack", system=act.system, approach=act.approach,
                             named=act.cmd.stunts, modifier=act.cmd.modifier, source=act.source)
     mods += team_modifiers(act, skill, rating)
+    levels, label = scale_difference(act, target.name)
+    if act.cmd.scale is not None and act.cmd.scale.take == "after":
+        raise RulesError(f"{target.name} defends in a later mail, so pbp cannot tell yet whether the attack "
+                         "succeeds: take scale before the roll", source=act.source,
+                         expected="+scale (+1 per level before the roll)",
+                         example=act.source.replace("+scale after", "+scale"))
+    if levels > 0:
+        mods.append(Modifier("scale", label, levels))
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=False)

@@ -56,7 +56,7 @@ def _severity_order(system: System) -> tuple[str, ...]:
     order: list[str] = []
     for severity in system.severities:
         order += [severity, "mild2"] if severity == "mild" else [severity]
-    return tuple(order)
+    return tuple(order) + system.condition_kinds
 
 
 # -- values --------------------------------------------------------------------------------
@@ -122,6 +122,7 @@ class _Slot:
     index: int
     severity: str
     shifts: int
+    condition: str = ""     # a condition's fixed name (its severity is its kind)
 
 
 # -- reading the sheet ---------------------------------------------------------------------
@@ -196,7 +197,7 @@ def npc_plan(character: Character, track: str, shifts: int, system: System) -> P
         stress = 0 if need <= 0 else model.least(boxes, need)
         if stress is None:
             continue
-        name = _placeholder(character, slot.severity, track, set(), system)
+        name = slot.condition or _placeholder(character, slot.severity, track, set(), system)
         return Plan(stress=stress, consequences=((slot.severity, name),),
                     absorbs=(model.absorbs(boxes, stress) if stress else 0) + slot.shifts, model=system.harm)
     return None
@@ -235,7 +236,8 @@ def _absorb(table: Table, ch: Character, track: str, shifts: int, stress: int, c
         )
     slots = _slots(ch, system)
     chosen = _chosen_slots(ch, slots, track, consequences, source, system)
-    names = _check_names(table, ch, consequences, source)
+    # a condition is written under its own name, as the mantle spells it
+    names = [slot.condition or name for slot, name in zip(chosen, _check_names(table, ch, consequences, source))]
     boxes = _boxes(ch, track, system)
     problem = model.term_problem(ch.name, track, boxes, stress)
     if problem is not None and not absorption_options(ch, track, shifts, system):
@@ -376,7 +378,8 @@ def _usable(slot: Consequence, track: str) -> bool:
 def _free(slots: list[Consequence], track: str, system: System) -> list[_Slot]:
     """The empty slots a hit on ``track`` may use; only the next one when the system takes
     consequences in order (early Fate: mild, then moderate, then severe)."""
-    free = [_Slot(i, s.severity, s.shifts) for i, s in enumerate(slots) if s.aspect is None and _usable(s, track)]
+    free = [_Slot(i, s.severity, s.shifts, s.condition) for i, s in enumerate(slots)
+            if s.aspect is None and _usable(s, track)]
     return free[:1] if system.consequences_in_order else free
 
 
@@ -411,7 +414,7 @@ def _plan(ch: Character, track: str, shifts: int, boxes: list[bool], chosen: tup
     taken: set[str] = set()
     named = []
     for s in chosen:
-        name = _placeholder(ch, s.severity, track, taken, system)
+        name = s.condition or _placeholder(ch, s.severity, track, taken, system)
         taken.add(name.casefold())
         named.append((s.severity, name))
     return Plan(stress, tuple(named), by_stress + total, model=system.harm)
@@ -439,13 +442,17 @@ def _chosen_slots(ch: Character, slots: list[Consequence], track: str,
                          expected="stress only", example=f"/absorb {system.harm.command(1)}")
     chosen: list[_Slot] = []
     severities = system.severities
-    for severity, _ in consequences:
+    for severity, name in consequences:
         sev = severity.strip().casefold()
         if sev not in _severity_order(system):
             raise RulesError(f'"{severity}" is not a consequence ({", ".join(severities)})', source=source,
                              expected=f'{", ".join(severities[:-1])} or {severities[-1]}',
                              example=f'/absorb {severities[0]} "Nasty Bite"')
-        chosen.append(_pick_slot(ch, slots, track, sev, {c.index for c in chosen}, source))
+        used = {c.index for c in chosen}
+        if sev in system.condition_kinds:
+            chosen.append(_pick_condition(ch, slots, track, sev, name or "", used, source))
+        else:
+            chosen.append(_pick_slot(ch, slots, track, sev, used, source))
     if system.consequences_in_order:
         _check_order(ch, slots, track, chosen, source, system)
     return chosen
@@ -491,6 +498,31 @@ def _pick_slot(ch: Character, slots: list[Consequence], track: str, sev: str, us
     why = f" ({', '.join(full)})" if full else " (used twice in this answer)"
     raise RulesError(f"{ch.name}'s {_severity_words(sev)} consequence slot is already filled{why}",
                      source=source, expected="an empty slot, stress boxes, or a bigger consequence")
+
+
+def _pick_condition(ch: Character, slots: list[Consequence], track: str, kind: str, name: str, used: set[int],
+                    source: str) -> _Slot:
+    """The condition an answer names (``/absorb lasting "Wounded"``): one of the character's
+    of that kind, for this track, with every box empty ("You can take a lasting condition
+    only if both of its check boxes are empty")."""
+    key = " ".join(name.split()).casefold()
+    mine = [(i, s) for i, s in enumerate(slots) if s.severity == kind and s.condition]
+    found = next(((i, s) for i, s in mine if s.condition.casefold() == key), None)
+    if found is None:
+        have = ", ".join(f'"{s.condition}"' for _, s in mine) or "none"
+        example = f'/absorb {kind} "{mine[0][1].condition}"' if mine else "/sheet"
+        raise RulesError(f'{ch.name} has no {kind} condition "{name}" ({kind} conditions: {have})', source=source,
+                         expected=f"the name of one of {ch.name}'s {kind} conditions", example=example)
+    i, slot = found
+    if not _usable(slot, track):
+        raise RulesError(f"{ch.name}'s {slot.condition} is for {slot.track} hits only, not {track}", source=source,
+                         expected=f"a condition or consequence for {track} hits")
+    if slot.aspect is not None or i in used:
+        boxes = "both its boxes are" if kind == "lasting" else "its box is"
+        raise RulesError(f"{ch.name}'s {slot.condition} is already checked; a {kind} condition can be taken "
+                         f"only when {boxes} empty" + (" (it is recovering)" if slot.recovering else ""),
+                         source=source, expected="an empty condition, stress boxes or a consequence")
+    return _Slot(i, slot.severity, slot.shifts, slot.condition)
 
 
 def _names_on(table: Table, ch: Character) -> set[str]:
@@ -584,7 +616,8 @@ def _write_consequence(table: Table, ch: Character, slot: Consequence, name: str
     if attacker:
         grant_free_invokes(r, aspect, attacker, 1)
     who = f"; {attacker} gets a free invoke on it" if attacker else ""
-    text = f"{ch.name} takes the {_severity_words(slot.severity)} consequence {name}{who}"
+    what = "condition" if slot.condition else "consequence"
+    text = f"{ch.name} takes the {_severity_words(slot.severity)} {what} {name}{who}"
     if placeholder:
         text += " (name it)"
     r.effect("consequence", text, target=ch.name, aspect=name, severity=slot.severity, shifts=slot.shifts,

@@ -54,7 +54,9 @@ TREATED = (Outcome.TIE, Outcome.SUCCESS, Outcome.STYLE)
 def treatment_difficulty(consequence: Consequence | str, *, self_treatment: bool = False,
                          system: System) -> int:
     """The consequence's own shifts (mild 2, moderate 4, severe 6), +2 to treat yourself."""
-    if isinstance(consequence, Consequence):
+    if isinstance(consequence, Consequence) and consequence.severity in system.condition_treatment:
+        base = system.condition_treatment[consequence.severity]     # a lasting condition: Great (+4)
+    elif isinstance(consequence, Consequence):
         base = consequence.shifts
     else:
         slots = dict(system.consequence_slots)
@@ -84,6 +86,12 @@ def check_treatment(table: Table, healer: str, patient: str, consequence: str,
         raise RulesError(f"{system.title or system.name} has no treatment: {clears + ' consequences clear at the end of the scene, ' if clears else ''}"
                          "the others when the GM says", expected="the GM clearing the consequence",
                          example=f'/aspect remove "{slot.aspect}"' if system.gm_clears else "/scene end")
+    if slot.condition and slot.severity not in system.condition_treatment:
+        clears = "at the end of the scene" if slot.severity in system.scene_clears else \
+            "when the GM says its event has come (/aspect remove)"
+        raise RulesError(f"{slot.aspect} is a {slot.severity} condition: it needs no treatment and clears {clears}",
+                         expected="a consequence or a lasting condition",
+                         example=f'/aspect remove "{slot.aspect}"' if slot.severity in system.gm_clears_kinds else "/scene end")
     if slot.recovering:
         raise RulesError(f"{slot.aspect} is already recovering; it needs time now, not treatment",
                          expected="a consequence that is not recovering yet", example="/sheet")
@@ -144,7 +152,9 @@ def start_recovery(table: Table, patient: str, consequence: str, *, rename: str 
     if base == "mild":
         slot.recovery_scenes_left = 2 if scene_in_progress else 1
         when = "after one full scene"
-    elif base == "moderate":
+    elif base in ("moderate", "lasting"):
+        # a lasting condition: "When recovery begins, erase one check box. Erase the second
+        # one (and recover from it fully) after one more full session."
         slot.recovery_sessions_left = 2 if session_in_progress else 1
         when = "after one full session"
     else:
@@ -187,7 +197,7 @@ def end_session(table: Table) -> Report:
     """Clear moderate consequences that recovered for a full session."""
     r = Report()
     for ch in table.characters.values():
-        _tick(table, ch, ("moderate",), "recovery_sessions_left", "recovered for a full session", r)
+        _tick(table, ch, ("moderate", "lasting"), "recovery_sessions_left", "recovered for a full session", r)
     return r
 
 
@@ -207,14 +217,14 @@ def major_milestone(table: Table) -> Report:
     return r
 
 
-def gm_clear(table: Table, name: str) -> Report | None:
+def gm_clear(table: Table, name: str, kinds: tuple[str, ...] | None = None) -> Report | None:
     """The GM clears the consequence called ``name`` (early Fate, "Clearing Stress and
     Consequences": moderate and severe ones take hours, days or weeks, so the GM says when);
     None when no character has a consequence of that name."""
     key = name.strip().casefold()
     for ch in table.characters.values():
         for slot in ch.consequences:
-            if slot.aspect and slot.aspect.casefold() == key:
+            if slot.aspect and slot.aspect.casefold() == key and (kinds is None or slot.severity in kinds):
                 r = Report()
                 clear_consequence(table, ch, slot, r, "cleared by the GM")
                 return r

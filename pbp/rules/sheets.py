@@ -75,11 +75,15 @@ def refresh_problems(ch: Character, system: System, milestone_refresh: int = 0) 
     three free stunt slots, and may buy more stunts "by spending 1 refresh each, to a
     minimum of 1 refresh". So refresh is 3, plus what major milestones gave, minus one for
     each stunt beyond the third, and never below 1."""
-    extra = max(0, len(ch.stunts) - system.free_stunts)
+    granted = system.character_state.granted_stunts(ch)
+    free = system.character_state.free_stunts(ch, system)
+    extra = max(0, len(ch.stunts) - granted - free)
     expected = system.starting_refresh + milestone_refresh - extra
     stunts = f"{len(ch.stunts)} stunt{'s' if len(ch.stunts) != 1 else ''}"
-    rule = (f"the first {system.free_stunts} stunts are free and each further one costs 1 refresh, "
-            f"starting from refresh {system.starting_refresh}"
+    free_part = (f"the first {free} stunts are free " if not granted else
+                 f"the mantle's {granted} core stunt{'s' if granted != 1 else ''} and {free} other "
+                 f"stunt{'s' if free != 1 else ''} are free ")
+    rule = (free_part + f"and each further one costs 1 refresh, starting from refresh {system.starting_refresh}"
             + (f" plus {milestone_refresh} from milestones" if milestone_refresh else ""))
     if expected < system.min_refresh:
         return [f"{ch.name} has {stunts}, which would leave refresh {expected}; {rule}, and a player "

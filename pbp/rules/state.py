@@ -36,6 +36,9 @@ class Consequence:
     hit_track: str = ""      # the stress track of the hit that filled the slot
     recovery_scenes_left: int = 0    # scene ends until a treated mild consequence clears
     recovery_sessions_left: int = 0  # session ends until a treated moderate one clears
+    # A condition's fixed name (Dresden Files Condensed, a mantle's conditions); its severity
+    # is the condition's kind (fleeting, sticky, lasting). "" for a consequence slot.
+    condition: str = ""
 
 
 @dataclass

@@ -16,10 +16,11 @@ from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.systems.fate_core import FATE_CORE
 from pbp.rules.systems.d10_pool import D10_POOL
 from pbp.rules.systems.early_fate import EARLY_FATE
+from pbp.rules.systems.dresden_condensed import DRESDEN_FILES_CONDENSED
 
-__all__ = ["AttackKind", "D10_POOL", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
+__all__ = ["AttackKind", "D10_POOL", "DRESDEN_FILES_CONDENSED", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
            "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
-           "get_system", "or_words", "register", "vocabulary"]
+           "campaign_system", "get_system", "or_words", "register", "vocabulary"]
 
 _SYSTEMS: dict[str, System] = {}
 _ALIASES: dict[str, str] = {}
@@ -41,6 +42,7 @@ register(FATE_CONDENSED, "fc", "condensed")
 register(FATE_CORE, "fate core", "core")
 register(EARLY_FATE, "early fate", "early", "sotc")
 register(D10_POOL, "d10", "d10 pool", "dice-pool")
+register(DRESDEN_FILES_CONDENSED, "dfc", "dresden", "dresden files condensed")
 
 
 class UnknownSystem(ConfigError, KeyError):
@@ -55,6 +57,12 @@ def get_system(name: str) -> System:
     except KeyError:
         known = ", ".join(sorted(_SYSTEMS))
         raise UnknownSystem(f"unknown game system {name!r}", hint=f"known systems: {known}") from None
+
+
+def campaign_system(campaign) -> System:
+    """The system a campaign plays, with the options its settings choose
+    (``System.options``: Dresden Files Condensed's free stunts and escalating stress)."""
+    return get_system(campaign.system).configured(getattr(campaign, "settings", None) or {})
 
 
 def vocabulary() -> Words:

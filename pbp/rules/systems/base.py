@@ -201,9 +201,32 @@ class CharacterState:
     """
 
     keys: tuple[str, ...] = ()
+    # Keys of a sheet's [aspects] table beyond Fate's (Dresden Files Condensed's
+    # ``relationship``): each is one more character aspect, read by ``read`` from ``data``.
+    aspect_keys: tuple[str, ...] = ()
 
     def read(self, sheet, data: dict, ch) -> dict:
         return {}
+
+    def granted_stunts(self, ch) -> int:
+        """Stunts the character has beyond its free ones without paying refresh (a Dresden
+        Files Condensed mantle's core stunts); Fate grants none."""
+        return 0
+
+    def sheet_data(self, ch, data: dict) -> dict:
+        """``data``, the character written back as a sheet's data (``pbp character export``,
+        the GM's ``/sheet set``), with the system's own keys put back; Fate adds none."""
+        return data
+
+    def scale_of(self, ch) -> tuple[int, str] | None:
+        """The character's level of scale and its name (Dresden Files Condensed), or None in
+        a system without scale."""
+        return None
+
+    def free_stunts(self, ch, system: "System") -> int:
+        """The character's free stunts beyond the granted ones: the system's number (Dresden
+        Files Condensed may take them from the mantle's additional stunts only)."""
+        return system.free_stunts
 
     def problems(self, ch, system: "System") -> list[str]:
         return []
@@ -289,12 +312,20 @@ class Words:
     severities: tuple[str, ...]
     units: tuple[str, ...]
     title: str = ""
+    # Kinds of condition (Dresden Files Condensed: fleeting, sticky, lasting), written where
+    # a severity is (``/absorb lasting "Wounded"``); the grammar reads them with the severities.
+    conditions: tuple[str, ...] = ()
+
+    @property
+    def harm_words(self) -> tuple[str, ...]:
+        """What may stand before a name in ``/absorb``: severities and kinds of condition."""
+        return self.severities + self.conditions
 
     def merged(self, other: "Words") -> "Words":
         def union(a, b):
             return tuple(dict.fromkeys(a + b))
         return Words(union(self.tracks, other.tracks), union(self.severities, other.severities),
-                     union(self.units, other.units))
+                     union(self.units, other.units), conditions=union(self.conditions, other.conditions))
 
 
 def or_words(words, quote: str = "") -> str:
@@ -309,6 +340,21 @@ def frozen(mapping: Mapping) -> Mapping:
 
 _ONE_POINT = OnePointBoxes()
 _ESCALATING = EscalatingBoxes()
+
+
+@dataclass(frozen=True)
+class SystemOption:
+    """A campaign setting a system reads (``pbp campaign set KEY=VALUE``): what it means,
+    the values it takes (the first is the default) and the system it makes of the base
+    one (``apply(system, value)``). Set it before importing sheets: sheets are checked
+    and sized under the system the campaign has then."""
+
+    description: str
+    values: tuple[str, ...]
+    apply: object          # (System, str) -> System
+
+
+_CONFIGURED: dict = {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -366,6 +412,15 @@ class System:
     scene_clears: tuple[str, ...] = ()
     # The GM clears a consequence with /aspect remove (early Fate: "when the GM says").
     gm_clears: bool = False
+    # Kinds of condition a character's slots may have beside the consequences (Dresden Files
+    # Condensed: fleeting, sticky, lasting; ``Consequence.condition`` names one), words of
+    # ``/absorb`` like the severities; and the kinds the GM clears with /aspect remove
+    # (a sticky condition's named event).
+    condition_kinds: tuple[str, ...] = ()
+    gm_clears_kinds: tuple[str, ...] = ()
+    # Which condition kinds recover by treatment (an overcome against at least this), one
+    # full session after it begins (Dresden Files Condensed's lasting conditions).
+    condition_treatment: Mapping[str, int] = field(default_factory=lambda: frozen({}))
     # Spin: 3+ shifts hold a +N for a later action (early Fate: +1; 0: no spin).
     spin_bonus: int = 0
     # Concessions: "paid" (Fate Condensed: 1 fate point + 1 per consequence at the end) or
@@ -383,6 +438,25 @@ class System:
     # Milestones the GM marks and what each allows (pbp.rules.advancement): Fate Condensed's
     # minor and major; a system may add others (Fate Core's significant).
     milestones: Mapping[str, Allowance] = field(default_factory=lambda: frozen({"minor": MINOR, "major": MAJOR}))
+
+    # Campaign settings this system reads (Dresden Files Condensed's free stunts and
+    # escalating stress), by key; ``configured`` makes the campaign's system of them.
+    options: Mapping[str, SystemOption] = field(default_factory=lambda: frozen({}))
+
+    def configured(self, settings: Mapping | None) -> "System":
+        """The system as a campaign's settings set its options: itself when none is set
+        away from its default. The variant is made once (systems compare by identity)."""
+        chosen = tuple((key, str((settings or {}).get(key, opt.values[0]))) for key, opt in self.options.items())
+        if all(value == self.options[key].values[0] for key, value in chosen):
+            return self
+        cache_key = (id(self), chosen)
+        if cache_key not in _CONFIGURED:
+            system = self
+            for key, value in chosen:
+                if value != self.options[key].values[0]:
+                    system = self.options[key].apply(system, value)
+            _CONFIGURED[cache_key] = system
+        return _CONFIGURED[cache_key]
 
     # -- dice and outcomes ------------------------------------------------------------------
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
@@ -435,7 +509,7 @@ class System:
             severities += [s, "mild2"] if s == "mild" and self.stress.extra_mild_from is not None else [s]
         # A system of one track (the d10 hack's strain) has no kind of conflict to name.
         kinds = self.tracks if len(self.tracks) > 1 else ()
-        return Words(kinds, tuple(severities), (self.harm.word,), self.title or self.name)
+        return Words(kinds, tuple(severities), (self.harm.word,), self.title or self.name, self.condition_kinds)
 
     def track_named(self, word: str) -> str | None:
         """The system's track (kind of conflict) named case-insensitively, or None."""

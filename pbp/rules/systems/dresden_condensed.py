@@ -1,0 +1,364 @@
+"""Dresden Files Condensed (000_7ba3f797fc1d45d3.txt): Fate Condensed's skills, stress and
+actions, with mantles, conditions and scale on the character.
+
+What the text adds to Fate Condensed, and how it is read here (docs/dresden-files-condensed.md):
+
+* **Character creation** ("Summary of Character Creation"): a mantle; a high concept, a
+  trouble, a relationship aspect and one or two free aspects ("To begin, you'll give your
+  character five aspects"); the pyramid (one Great, two Good, three Fair, four Average) on
+  Fate Condensed's skill list; refresh 3; the mantle's core stunts, then free stunts, each
+  further stunt 1 refresh, never below 1. The text says "choose one stunt for free from the
+  Additional Stunts section" (step 6) and "Your character begins with three free stunt
+  slots" ("Stunts"): the campaign setting ``free_stunts`` chooses, ``one`` (the default, the
+  creation steps: one of the mantle's additional stunts is free) or ``three`` (any three).
+* **Stress** ("Stress and Consequences"): Fate Condensed's table, by Physique and Will,
+  with the Superb extra mild slot. "Options Related to Stress": the campaign setting
+  ``escalating_stress = yes`` replaces the one-point boxes with Fate Core's escalating ones
+  and keeps the conditions' values as DFA gives them; with one-point boxes "cut its stress
+  value in half" (rounded up: a 1 stays 1).
+* **Mantles** are data: the text converts Dresden Files Accelerated's mantles without
+  reproducing them, so a GM writes a mantle file (``Mantle``) and a sheet names it.
+* **Conditions** ("Conditions"): fleeting (one box), sticky (cleared by a named event) and
+  lasting (two boxes, both checked when taken) come with the mantle; a condition may replace
+  one of the consequence slots (``replaces``).
+* **Scale** ("Scale"): a character's level, Mundane to Godlike (``SCALE``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from pbp.rules.systems.base import CharacterState, StressTable, SystemOption, frozen
+from pbp.rules.systems.fate_condensed import FATE_CONDENSED
+
+#: "five potential levels of scale: Mundane, Supernatural, Otherworldly, Legendary, and Godlike".
+SCALE = ("Mundane", "Supernatural", "Otherworldly", "Legendary", "Godlike")
+
+#: The kinds of condition and the boxes each has ("Conditions"): a fleeting one the table
+#: shows with one box, a lasting one with two ("Lasting conditions have two check boxes");
+#: a sticky one with one unless the mantle says more.
+CONDITION_KINDS = ("fleeting", "sticky", "lasting")
+FIXED_BOXES = {"fleeting": 1, "lasting": 2}
+
+MANTLE_KEYS = ("name", "description", "core_stunts", "additional_stunts", "conditions")
+CONDITION_KEYS = ("name", "kind", "shifts", "boxes", "track", "clears", "replaces")
+CONDITION_SHIFTS = (1, 12)
+CONDITION_BOXES = (1, 4)
+#: The pyramid at creation ("Skills": one Great, two Good, three Fair, four Average).
+PYRAMID = {4: 1, 3: 2, 2: 3, 1: 4}
+#: Aspects beyond high concept, trouble and relationship: "two free aspects", at least one
+#: at creation (steps 2 and 9: "any remaining Free Aspects if you wish").
+FREE_ASPECTS = (1, 2)
+
+_MANTLE_EXAMPLE = 'mantle = "mantles/threshold-warden.toml"'
+
+
+def absorbed(written: int, escalating: bool) -> int:
+    """The shifts a condition absorbs: DFA's value under escalating stress; half of it,
+    rounded up, under one-point boxes ("cut its stress value in half. Example, for the
+    Monster Hunter's Wounded condition, it would only be able to absorb two shifts")."""
+    return written if escalating else (written + 1) // 2
+
+
+@dataclass(frozen=True)
+class DresdenState(CharacterState):
+    """A character's mantle, conditions, relationship and scale (``Character.system_state``)::
+
+        {"mantle": {"name": ..., "core_stunts": [...], "additional_stunts": [...]},
+         "mantle_stunts": ["Salt Line"], "relationship": "...", "scale": "Supernatural",
+         "conditions": [{"name": "Winded", "kind": "fleeting", "shifts": 1, "written": 1,
+                         "boxes": [false], "track": "", "clears": "", "replaces": ""}]}
+
+    ``escalating`` and ``free_from_mantle`` are the two campaign options (``OPTIONS``)."""
+
+    escalating: bool = False
+    free_from_mantle: bool = True     # free stunts come from the mantle's additional stunts
+    scale: tuple[str, ...] = SCALE
+    keys: tuple[str, ...] = ("mantle", "mantle_stunts", "scale")
+    aspect_keys: tuple[str, ...] = ("relationship",)
+
+    # -- import ------------------------------------------------------------------------
+    def read(self, sheet, data: dict, ch) -> dict:
+        state: dict = {}
+        raw = data.get("mantle")
+        where = "mantle"
+        if isinstance(raw, str):
+            where = f"mantle ({raw})"
+            raw = sheet.file("mantle", raw, _MANTLE_EXAMPLE) if raw.strip() else None
+            if raw is None and data.get("mantle", "").strip() == "":
+                sheet.problem("mantle", "is empty", _MANTLE_EXAMPLE)
+        if raw is not None:
+            mantle = self._mantle(sheet, raw, where)
+            if mantle is not None:
+                state["mantle"] = mantle
+        picked = sheet.name_list(data.get("mantle_stunts"), "mantle_stunts", 'mantle_stunts = ["Salt Line"]')
+        mantle = state.get("mantle")
+        if mantle is not None:
+            offered = {s["name"].casefold(): s for s in mantle["additional_stunts"]}
+            for i, name in enumerate(picked, start=1):
+                if name.casefold() not in offered:
+                    names = ", ".join(s["name"] for s in mantle["additional_stunts"]) or "none"
+                    sheet.problem(f"mantle_stunts[{i}]", f'"{name}" is not one of the additional stunts of '
+                                  f'{mantle["name"]} ({names})', 'mantle_stunts = ["Salt Line"]')
+            chosen = [offered[n.casefold()] for n in picked if n.casefold() in offered]
+            state["mantle_stunts"] = [s["name"] for s in chosen]
+            # The mantle's stunts play as the character's: core stunts first, then those chosen.
+            from pbp.rules.state import Consequence, Stunt
+            ch.stunts = [*(Stunt(**s) for s in mantle["core_stunts"]), *(Stunt(**s) for s in chosen), *ch.stunts]
+            # Its conditions are slots beside the consequences (or instead of one, ``replaces``),
+            # absorbing and filled like them; the slot's severity is the condition's kind.
+            for c in mantle["conditions"]:
+                if c["replaces"]:
+                    slot = next((q for q in ch.consequences if q.severity == c["replaces"] and not q.condition), None)
+                    if slot is not None:
+                        ch.consequences.remove(slot)
+            ch.consequences += [Consequence(c["kind"], c["shifts"], track=c["track"], condition=c["name"])
+                                for c in mantle["conditions"]]
+        elif picked:
+            sheet.problem("mantle_stunts", "names a mantle's stunts, but the sheet has no mantle", _MANTLE_EXAMPLE)
+        relationship = (data.get("aspects") or {}).get("relationship") if isinstance(data.get("aspects"), dict) else None
+        if isinstance(relationship, str) and relationship.strip():
+            state["relationship"] = " ".join(relationship.split())
+        aspects = data.get("aspects") if isinstance(data.get("aspects"), dict) else {}
+        free = sum(len(aspects.get(k)) for k in ("other", "hidden") if isinstance(aspects.get(k), list))
+        low, high = FREE_ASPECTS
+        if ch.kind == "pc" and not low <= free <= high:
+            sheet.problem("aspects.other", f"{ch.name} has {free} free aspects; a player character has {low} or "
+                                           f"{high} beside the high concept, trouble and relationship (five in all)",
+                          'aspects.other = ["Reads Every Footnote"]')
+        if "scale" in data:
+            level = data["scale"]
+            known = {s.casefold(): s for s in self.scale}
+            if not isinstance(level, str) or level.strip().casefold() not in known:
+                sheet.problem("scale", f"{level!r} is not a level of scale ({', '.join(self.scale)})",
+                              f'scale = "{self.scale[1]}"')
+            else:
+                state["scale"] = known[level.strip().casefold()]
+        return state
+
+    def _mantle(self, sheet, raw, where: str) -> dict | None:
+        before = len(sheet.problems)
+        table = sheet.table(raw, where, MANTLE_KEYS, 'name = "Threshold Warden"')
+        name = sheet.name(table.get("name"), f"{where}.name", 'name = "Threshold Warden"', required=True)
+        description = sheet.text(table.get("description"), f"{where}.description",
+                                 'description = "Keeper of a door between worlds."', limit=400)
+        core = sheet.stunts(table.get("core_stunts"), f"{where}.core_stunts")
+        extra = sheet.stunts(table.get("additional_stunts"), f"{where}.additional_stunts")
+        conditions = []
+        raw_conditions = table.get("conditions", [])
+        if not isinstance(raw_conditions, list):
+            sheet.problem(f"{where}.conditions", "expected one [[conditions]] table per condition",
+                          '[[conditions]] name = "Winded" kind = "fleeting" shifts = 1')
+            raw_conditions = []
+        for i, c in enumerate(raw_conditions[:12], start=1):
+            condition = self._condition(sheet, c, f"{where}.conditions[{i}]")
+            if condition is not None:
+                conditions.append(condition)
+        if len(sheet.problems) > before or not name:
+            return None
+        return {"name": name, "description": description,
+                "core_stunts": [dict(vars(s)) for s in core], "additional_stunts": [dict(vars(s)) for s in extra],
+                "conditions": conditions}
+
+    def _condition(self, sheet, raw, key: str) -> dict | None:
+        example = 'name = "Winded", kind = "fleeting", shifts = 1'
+        if not isinstance(raw, dict):
+            sheet.problem(key, "expected a [[conditions]] table", example)
+            return None
+        c = sheet.table(raw, key, CONDITION_KEYS, example)
+        name = sheet.name(c.get("name"), f"{key}.name", 'name = "Winded"', required=True)
+        kind = c.get("kind")
+        if kind not in CONDITION_KINDS:
+            sheet.problem(f"{key}.kind", f"{kind!r} is not one of {', '.join(CONDITION_KINDS)}", 'kind = "sticky"')
+            return None
+        written = sheet.integer(c.get("shifts"), f"{key}.shifts", CONDITION_SHIFTS, "shifts = 2")
+        boxes = FIXED_BOXES.get(kind)
+        if "boxes" in c:
+            count = sheet.integer(c["boxes"], f"{key}.boxes", CONDITION_BOXES, "boxes = 1")
+            if boxes is not None and count is not None and count != boxes:
+                sheet.problem(f"{key}.boxes", f"a {kind} condition has {boxes} box{'es' if boxes > 1 else ''}, "
+                                              f"not {count} (leave boxes out)", f"boxes = {boxes}")
+            boxes = boxes or count
+        clears = sheet.text(c.get("clears"), f"{key}.clears", 'clears = "a night\'s sleep"', limit=80)
+        if kind == "sticky" and not clears:
+            sheet.problem(f"{key}.clears", "missing: a sticky condition clears on a named event", 'clears = "sleep"')
+        track = c.get("track", "")
+        if track not in ("", *FATE_CONDENSED.tracks):
+            sheet.problem(f"{key}.track", f"{track!r} is not physical or mental (or leave it out: any hit)",
+                          'track = "physical"')
+        replaces = c.get("replaces", "")
+        if replaces not in ("", *FATE_CONDENSED.severities):
+            sheet.problem(f"{key}.replaces", f"{replaces!r} is not a consequence slot "
+                                             f"({', '.join(FATE_CONDENSED.severities)})", 'replaces = "mild"')
+        if not name or written is None:
+            return None
+        return {"name": name, "kind": kind, "written": written, "shifts": absorbed(written, self.escalating),
+                "boxes": boxes or 1, "track": track if isinstance(track, str) else "",
+                "clears": clears, "replaces": replaces if isinstance(replaces, str) else ""}
+
+    def problems(self, ch, system) -> list[str]:
+        if ch.kind != "pc":
+            return []
+        state = ch.system_state
+        problems = []
+        if "mantle" not in state:
+            problems.append(f"mantle: {ch.name} has no mantle; a player character chooses one first "
+                            f"(Summary of Character Creation, step 1); e.g. {_MANTLE_EXAMPLE}")
+        if "relationship" not in state:
+            problems.append(f"aspects.relationship: missing: {ch.name} needs a relationship aspect, a "
+                            'connection with another PC; e.g. aspects.relationship = "Owes Ruth a Life"')
+        counts = {r: sum(1 for v in ch.skills.values() if v == r) for r in range(1, 13)}
+        want = {r: PYRAMID.get(r, 0) for r in range(1, 13)}
+        if counts != want:
+            have = ", ".join(f"{n} at {r:+d}" for r, n in sorted(counts.items(), reverse=True) if n) or "none above +0"
+            problems.append(f"skills: {ch.name}'s skills start as a pyramid: one Great (+4), two Good (+3), "
+                            f"three Fair (+2), four Average (+1), all others Mediocre (+0); the sheet has {have}")
+        return problems
+
+    def sheet_data(self, ch, data: dict) -> dict:
+        """The mantle written inline (a ``[mantle]`` table: the file it came from is not kept),
+        the chosen stunts by name (the mantle's own leave ``stunts``), the scale and the
+        relationship aspect under their keys."""
+        state = ch.system_state
+        mantle = state.get("mantle")
+        if mantle:
+            conditions = [{k: v for k, v in {"name": c["name"], "kind": c["kind"], "shifts": c["written"],
+                                             "boxes": c["boxes"], "track": c["track"], "clears": c["clears"],
+                                             "replaces": c["replaces"]}.items() if v not in ("", None)}
+                          for c in mantle["conditions"]]
+            data["mantle"] = {"name": mantle["name"], **({"description": mantle["description"]}
+                                                          if mantle["description"] else {}),
+                              "core_stunts": [_stunt_data(x) for x in mantle["core_stunts"]],
+                              "additional_stunts": [_stunt_data(x) for x in mantle["additional_stunts"]],
+                              "conditions": conditions}
+            own = [s for s in data.get("stunts", [])]
+            for name in [x["name"] for x in mantle["core_stunts"]] + list(state.get("mantle_stunts", [])):
+                at = next((i for i, x in enumerate(own) if x["name"] == name), None)
+                if at is not None:
+                    own.pop(at)
+            if own:
+                data["stunts"] = own
+            else:
+                data.pop("stunts", None)
+            if state.get("mantle_stunts"):
+                data["mantle_stunts"] = list(state["mantle_stunts"])
+        if state.get("scale"):
+            data["scale"] = state["scale"]
+        relationship = state.get("relationship")
+        aspects = data.get("aspects", {})
+        if relationship and relationship in aspects.get("other", []):
+            aspects["other"] = [a for a in aspects["other"] if a != relationship]
+            if not aspects["other"]:
+                del aspects["other"]
+            aspects["relationship"] = relationship
+        return data
+
+    def scale_of(self, ch) -> tuple[int, str]:
+        """The character's level (its index in ``scale``) and name; Mundane when the sheet
+        names none."""
+        level = ch.system_state.get("scale") or self.scale[0]
+        return (self.scale.index(level) if level in self.scale else 0), level
+
+    def granted_stunts(self, ch) -> int:
+        """The mantle's core stunts are free ("Mark down your mantle's Core Stunts")."""
+        mantle = ch.system_state.get("mantle")
+        return len(mantle["core_stunts"]) if mantle else 0
+
+    def free_stunts(self, ch, system) -> int:
+        """With ``free_stunts = one`` the free stunt is "one stunt for free from the Additional
+        Stunts section": it is free only when one of the mantle's was chosen."""
+        if self.free_from_mantle:
+            return min(system.free_stunts, len(ch.system_state.get("mantle_stunts", [])))
+        return system.free_stunts
+
+    # -- sheets ------------------------------------------------------------------------
+    def view(self, ch, *, secret: bool = False) -> tuple[dict, list[tuple[str, str]]]:
+        state = ch.system_state
+        entries: dict = {}
+        lines: list[tuple[str, str]] = []
+        mantle = state.get("mantle")
+        if mantle:
+            entries["mantle"] = mantle["name"]
+            lines.append(("mantle", mantle["name"]))
+        if state.get("scale"):
+            entries["scale"] = state["scale"]
+            lines.append(("scale", state["scale"]))
+        if state.get("relationship"):
+            entries["relationship"] = state["relationship"]
+        conditions = conditions_of(ch)
+        if conditions:
+            entries["conditions"] = conditions
+            for c in conditions:
+                lines.append(("condition", condition_text(c)))
+        return entries, lines
+
+
+def conditions_of(ch) -> list[dict]:
+    """The character's conditions as the sheet shows them: the mantle's definition and the
+    slot's state. A taken condition has every box checked; a lasting one in recovery has one
+    erased ("When recovery begins, erase one check box")."""
+    mantle = ch.system_state.get("mantle") or {}
+    defs = {c["name"]: c for c in mantle.get("conditions", [])}
+    out = []
+    for q in ch.consequences:
+        if not q.condition:
+            continue
+        d = defs.get(q.condition, {})
+        n = d.get("boxes", 2 if q.severity == "lasting" else 1)
+        checked = 0 if q.aspect is None else (n - 1 if q.recovering else n)
+        out.append({"name": q.condition, "kind": q.severity, "shifts": q.shifts, "written": d.get("written", q.shifts),
+                    "boxes": [True] * checked + [False] * (n - checked), "track": q.track,
+                    "clears": d.get("clears", ""), "replaces": d.get("replaces", ""),
+                    "recovering": q.recovering})
+    return out
+
+
+def _stunt_data(stunt: dict) -> dict:
+    return {k: v for k, v in stunt.items() if v not in ("", None)}
+
+
+def condition_text(c: dict) -> str:
+    """``Wounded (lasting, absorbs 2) [ ][ ]``; a sticky one says what clears it."""
+    boxes = "".join("[x]" if b else "[ ]" for b in c["boxes"])
+    until = f", until {c['clears']}" if c["kind"] == "sticky" and c["clears"] else ""
+    track = f", {c['track']}" if c["track"] else ""
+    instead = f", instead of the {c['replaces']} consequence" if c["replaces"] else ""
+    return f"{c['name']} ({c['kind']}, absorbs {c['shifts']}{track}{until}{instead}) {boxes}"
+
+
+def _escalating(system, value: str):
+    state = replace(system.character_state, escalating=True)
+    # "replace the one-point stress boxes with escalating stress": Fate Core's boxes, 1 and 2,
+    # a 3 at Average or Fair, a 4 at Good or Great, the extra mild slot at Superb.
+    return replace(system, stress=StressTable(steps=((-99, 2), (1, 3), (3, 4)), extra_mild_from=5, escalating=True),
+                   character_state=state, title=f"{system.title} (escalating stress)")
+
+
+def _three_free(system, value: str):
+    return replace(system, free_stunts=3, character_state=replace(system.character_state, free_from_mantle=False))
+
+
+OPTIONS = frozen({
+    "free_stunts": SystemOption(
+        "Dresden Files Condensed: one (default: one of the mantle's additional stunts is free, the creation "
+        "steps) or three (three free stunt slots, the Stunts section)", ("one", "three"), _three_free),
+    "escalating_stress": SystemOption(
+        "Dresden Files Condensed: no (default: one-point boxes, conditions absorb half their DFA value) or "
+        "yes (Fate Core's escalating boxes, conditions as DFA gives them)", ("no", "yes"), _escalating),
+})
+
+DRESDEN_FILES_CONDENSED = replace(
+    FATE_CONDENSED,
+    name="dresden-files-condensed",
+    title="Dresden Files Condensed",
+    free_stunts=1,
+    character_state=DresdenState(),
+    condition_kinds=CONDITION_KINDS,
+    # "A fleeting condition goes away when you get a chance to catch your breath": at the
+    # end of the scene. "A sticky condition stays checked off until a specific event
+    # happens": the GM says so (/aspect remove). A lasting one recovers after an overcome
+    # against "a passive opposition of at least Great (+4)" (/treat), then a full session.
+    scene_clears=("fleeting",),
+    gm_clears_kinds=("sticky",),
+    condition_treatment=frozen({"lasting": 4}),
+    options=OPTIONS,
+)
