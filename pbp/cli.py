@@ -809,22 +809,17 @@ def build_parser() -> argparse.ArgumentParser:
                         "(empty: removed), aspects.high_concept, aspects.trouble, aspects.other, aspects.hidden")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.set_defaults(func=cmd_character_set)
-    s = ch.add_parser("edit", help="edit the sheet as TOML in $EDITOR; only the differences are applied")
-    s.add_argument("name", help="the character's name")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
-    s.set_defaults(func=cmd_character_edit)
-    s = ch.add_parser("history", help="every change to the sheet: who, when, which message, before and after")
-    s.add_argument("name", help="the character's name")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
-    s.set_defaults(func=cmd_character_history)
-    s = ch.add_parser("undo", help="take back the last change to the sheet (only the fields it changed)")
-    s.add_argument("name", help="the character's name")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
-    s.set_defaults(func=cmd_character_undo)
-    s = ch.add_parser("remove", help="remove a character (not while a conflict, contest or challenge has them)")
-    s.add_argument("name", help="the character's name")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
-    s.set_defaults(func=cmd_character_remove)
+    for verb, text, func in (
+            ("edit", "edit the sheet as TOML in $EDITOR; only the differences are applied", cmd_character_edit),
+            ("history", "every change to the sheet: who, when, which message, before and after",
+             cmd_character_history),
+            ("undo", "take back the last change to the sheet (only the fields it changed)", cmd_character_undo),
+            ("remove", "remove a character (not while a conflict, contest or challenge has them)",
+             cmd_character_remove)):
+        s = ch.add_parser(verb, help=text)
+        s.add_argument("name", help="the character's name")
+        s.add_argument("--campaign", help=CAMPAIGN_HELP)
+        s.set_defaults(func=func)
 
     s = sub.add_parser("sheet", help="show a character sheet (everything, as the GM sees it)")
     s.add_argument("name", help="the character's name")

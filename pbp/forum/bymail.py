@@ -30,12 +30,9 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import timezone
-from email.utils import format_datetime, formataddr
 
 from pbp.config import Config
-from pbp.mail.compose import (checked_recipients, encode_header, new_message_id, reply_mail_subject, threading,
-                              write_mail)
+from pbp.mail.compose import campaign_sender, checked_recipients, reply_headers, reply_mail_subject, write_mail
 from pbp.mail.reading import Mail
 from pbp.policy import sender_unverified
 from pbp.posts import Audience, Post, Reply, ThreadRef, Written
@@ -214,7 +211,7 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     Markdown in a single text part, result first; threading headers so the bot's own
     mail client keeps the topic together; no ``Auto-Submitted``, no ``Precedence``, none
     of the words Discourse's receiver takes for an auto-reply (:func:`refusals`)."""
-    sender = campaign.address if campaign.address and is_addr_spec(campaign.address) else config.from_address
+    sender = campaign_sender(campaign, config)
     to = checked_recipients([reply.thread.reply_to], campaign)
     subject = reply_mail_subject(reply, campaign.name)
     name = header_text(campaign.name, MAX_NAME)
@@ -222,17 +219,8 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
         subject = f"Re: topic {reply.thread.topic or ''}".strip()
     if _AUTO_WORDS.search(name):
         name = "pbp"
-    message_id = new_message_id(config.domain)
-    headers = [
-        ("From", formataddr((f"{name} (pbp)", sender), charset="utf-8")),
-        ("To", ",\n ".join(to)),
-        ("Subject", encode_header("Subject", subject)),
-        ("Date", format_datetime(now.replace(tzinfo=timezone.utc))),
-        ("Message-ID", message_id),
-    ]
-    parent, refs = threading(reply.thread)
-    if parent:
-        headers += [("In-Reply-To", f"<{parent}>"), ("References", "\n ".join(f"<{r}>" for r in refs))]
+    headers, message_id, parent = reply_headers(reply, name=name, sender=sender, to=to, subject=subject,
+                                                config=config, now=now)
     headers += [("X-PBP-Campaign", header_text(campaign.slug, 63))]
     if reply.thread.topic:
         headers += [("X-PBP-Topic", header_text(reply.thread.topic, 20))]

@@ -161,6 +161,29 @@ def new_message_id(domain: str) -> str:
     return f"<pbp.{uuid.uuid4().hex}@{domain}>"
 
 
+def campaign_sender(campaign, config) -> str:
+    """The address a campaign's replies come from: its own when it is an addr-spec."""
+    return campaign.address if campaign.address and is_addr_spec(campaign.address) else config.from_address
+
+
+def reply_headers(reply: Reply, *, name: str, sender: str, to: list[str], subject: str, config, now):
+    """The headers every reply mail starts with (From, To, Subject, Date, a new Message-ID and
+    the threading of ``reply.thread``), from values already checked; returns the headers,
+    the Message-ID and the parent id (or None)."""
+    message_id = new_message_id(config.domain)
+    headers = [
+        ("From", formataddr((f"{name} (pbp)", sender), charset="utf-8")),
+        ("To", ",\n ".join(to)),
+        ("Subject", encode_header("Subject", subject)),
+        ("Date", format_datetime(now.replace(tzinfo=timezone.utc))),
+        ("Message-ID", message_id),
+    ]
+    parent, refs = threading(reply.thread)
+    if parent:
+        headers += [("In-Reply-To", f"<{parent}>"), ("References", "\n ".join(f"<{r}>" for r in refs))]
+    return headers, message_id, parent
+
+
 def write_mail(reply: Reply, campaign, *, config, now) -> Written:
     """The outgoing mail for ``reply``, threaded to ``reply.thread`` when there is one (a
     deadline round starts a thread of its own), from the campaign's address.
@@ -172,20 +195,11 @@ def write_mail(reply: Reply, campaign, *, config, now) -> Written:
     :func:`~pbp.textsafety.is_msg_id`. So no value can end a header line early, add a
     header, or make a line longer than RFC 5322 allows."""
     name = header_text(campaign.name, MAX_NAME)
-    sender = campaign.address if campaign.address and is_addr_spec(campaign.address) else config.from_address
+    sender = campaign_sender(campaign, config)
     good = checked_recipients(reply.to, campaign)
     subject = reply_mail_subject(reply, campaign.name)
-    message_id = new_message_id(config.domain)
-    headers = [
-        ("From", formataddr((f"{name} (pbp)", sender), charset="utf-8")),
-        ("To", ",\n ".join(good)),
-        ("Subject", encode_header("Subject", subject)),
-        ("Date", format_datetime(now.replace(tzinfo=timezone.utc))),
-        ("Message-ID", message_id),
-    ]
-    parent, refs = threading(reply.thread)
-    if parent:
-        headers += [("In-Reply-To", f"<{parent}>"), ("References", "\n ".join(f"<{r}>" for r in refs))]
+    headers, message_id, parent = reply_headers(reply, name=name, sender=sender, to=good, subject=subject,
+                                                config=config, now=now)
     headers += [("Auto-Submitted", "auto-replied"), ("X-PBP-Campaign", header_text(campaign.slug, 63))]
     raw = mime_alternative(headers, reply.text, reply.html)
     return Written(id=message_id.strip("<>"), sender=sender, recipients=good, subject=subject,

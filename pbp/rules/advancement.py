@@ -222,13 +222,17 @@ def _stunt_changes(before: list[dict], after: list[dict]) -> list[Change]:
     came = [new[k] for k in new if k not in old]
     changed = [new[k] for k in new if k in old and new[k] != old[k]]
     out = [Change("stunt_rewrite", f'stunt "{s["name"]}" rewritten', lateral=1) for s in changed]
-    for g, c in zip(gone, came):
-        out.append(Change("stunt_rewrite", f'stunt "{g["name"]}" rewritten as "{c["name"]}"', lateral=1))
-    for c in came[len(gone):]:
-        out.append(Change("stunt_bought", f'new stunt "{c["name"]}" for 1 refresh', lateral=1))
-    for g in gone[len(came):]:
-        out.append(Change("stunt_rewrite", f'stunt "{g["name"]}" dropped', lateral=1))
-    return out
+    return out + _paired(
+        gone, came,
+        lambda g, c: Change("stunt_rewrite", f'stunt "{g["name"]}" rewritten as "{c["name"]}"', lateral=1),
+        lambda c: Change("stunt_bought", f'new stunt "{c["name"]}" for 1 refresh', lateral=1),
+        lambda g: Change("stunt_rewrite", f'stunt "{g["name"]}" dropped', lateral=1))
+
+
+def _paired(gone: list, came: list, rewrite, add, drop) -> list[Change]:
+    """What went and what came, paired in order as rewrites; the rest added or dropped."""
+    return ([rewrite(g, c) for g, c in zip(gone, came)] + [add(c) for c in came[len(gone):]]
+            + [drop(g) for g in gone[len(came):]])
 
 
 def _aspect_changes(before: dict, after: dict) -> list[Change]:
@@ -240,12 +244,8 @@ def _aspect_changes(before: dict, after: dict) -> list[Change]:
         out.append(Change("aspect", f'trouble "{before.get("trouble")}" -> "{after.get("trouble")}"', lateral=1))
     for part in ("other", "hidden"):
         old, new = list(before.get(part, [])), list(after.get(part, []))
-        gone = [a for a in old if a not in new]
-        came = [a for a in new if a not in old]
-        for g, c in zip(gone, came):
-            out.append(Change("aspect", f'"{g}" -> "{c}"', lateral=1))
-        for c in came[len(gone):]:
-            out.append(Change("aspect", f'new aspect "{c}"', lateral=1))
-        for g in gone[len(came):]:
-            out.append(Change("aspect", f'aspect "{g}" dropped', lateral=1))
+        out += _paired([a for a in old if a not in new], [a for a in new if a not in old],
+                       lambda g, c: Change("aspect", f'"{g}" -> "{c}"', lateral=1),
+                       lambda c: Change("aspect", f'new aspect "{c}"', lateral=1),
+                       lambda g: Change("aspect", f'aspect "{g}" dropped', lateral=1))
     return out
