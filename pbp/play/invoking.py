@@ -293,8 +293,9 @@ def _after(post: Post, cmd, actor: str, result) -> None:
         return      # recovery acts on the outcome after the roll: its invokes go in the /treat itself
     ref = RollRecordRef(
         id=result.roll_id, ids=(result.roll_id,), cmd=_pinned(cmd, result), actor=result.actor,
-        throws=tuple(throws_of(result)), rolled_at=post.now, delta=_delta(before, _marks(post.table, post.play.ledger.gm_pool)),
-        owed=owed, summary=_summary(cmd, result, post.table),
+        throws=tuple(throws_of(result)), rolled_at=post.now,
+        delta=_delta(before, _marks(post.table, post.play.ledger.gm_pool)), owed=owed,
+        summary=_summary(cmd, result, post.table),
     )
     if stash.get("harm"):
         ref.harm_target, ref.harm_before = stash["harm"]
