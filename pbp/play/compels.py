@@ -323,7 +323,7 @@ class GmRequest:
 
 @request_kind("detail")
 class StoryDetail(GmRequest):
-    """A story detail: approved, its declarer pays the fate point (Fate Core, "Declaring a Story Detail")."""
+    """A story detail: approved, its declarer pays the fate point (docs/compels.md)."""
 
     denied = expired = "nothing is paid"
 
