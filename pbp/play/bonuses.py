@@ -21,7 +21,7 @@ and status lines as story details (:mod:`pbp.play.compels`).
 from __future__ import annotations
 
 from pbp.play.core import GM, NoteResult, Post
-from pbp.play.compels import open_request
+from pbp.play.compels import GmRequest, open_request, request_kind
 from pbp.rules import aspects as ra
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult, Effect
@@ -86,3 +86,26 @@ def approve_rename(post: Post, request: DetailRequest) -> NoteResult:
     return NoteResult(f"/approve #{request.id}", GM, "approve",
                       text=f'The GM approves aspect change #{request.id}: "{data["aspect"]}" is now "{data["to"]}".',
                       changes=changes)
+
+
+@request_kind("bonus")
+class BonusRequest(GmRequest):
+    """A held-back +N: approved, the open roll is re-run with it."""
+
+    denied = "the roll stands without it"
+
+    def approve(self, post: Post, request: DetailRequest):
+        return approve_bonus(post, request)
+
+    def waiting(self, post: Post, request: DetailRequest) -> str | None:
+        return super().waiting(post, request) if bonus_still_open(post, request) else None
+
+
+@request_kind("aspect")
+class AspectChange(GmRequest):
+    """A player's rename of a sheet aspect: approved, the aspect is renamed."""
+
+    denied = "the aspect keeps its name"
+
+    def approve(self, post: Post, request: DetailRequest):
+        return approve_rename(post, request)

@@ -26,9 +26,10 @@ answered like a story detail (:class:`pbp.rules.fate_points.DetailRequest` of ki
 from __future__ import annotations
 
 from pbp.play.core import GM, NoteResult, Post, after_action, on_scene_end, roll_revised
-from pbp.play.compels import _retire, open_request
+from pbp.play.compels import GmRequest, _retire, open_request, request_kind
 from pbp.play.invoking import roll_ref_of
 from pbp.rules.bookkeeping import Report, add_boost, create_aspect, grant_free_invokes
+from pbp.rules import fate_points as fp
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult
 
@@ -103,6 +104,20 @@ def default_cost(post: Post, request: DetailRequest) -> NoteResult:
             f"{_default_words(severity, opposer)}.")
     return NoteResult(f"(deadline: cost #{request.id})", GM, "cost", text=text, changes=report.changes,
                       effects=report.effects)
+
+
+@request_kind("cost")
+class CostRequest(GmRequest):
+    """A cost the GM names (``/approve #ID "THE COST"``); unnamed by the deadline, the default."""
+
+    denied = "no cost is taken"
+    reminder_then = "the default applies"
+
+    def approve(self, post: Post, request: DetailRequest):
+        return approve_cost(post, request)
+
+    def expire(self, post: Post, request: DetailRequest) -> list:
+        return [default_cost(post, request)] if fp.expire_detail(request, post.now) else []
 
 
 @roll_revised
