@@ -406,13 +406,15 @@ def resolve_action(post: Post, cmd, actor: str):
     :data:`SEQUENCE` around it. Every handler that rolls for an action goes through here:
     ``prepare_action`` completes the command from the play state (the helpers waiting for
     the actor, a challenge's task), ``before_action`` runs just before the dice (the rolls
-    this action ends close), then the rules engine (:func:`pbp.rules.actions.resolve`),
-    then ``after_action`` (the roll stays open for invokes after the dice...).
+    this action ends close), then the rules engine (:func:`pbp.rules.actions.resolve`, with
+    the GM's pool paying for NPCs: :class:`pbp.rules.fate_points.GMPool`), then
+    ``after_action`` (the roll stays open for invokes after the dice...).
 
     A plain ``+N`` on an action is bounded for everyone; a player's (unless the campaign has
     ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,
     and the GM's approval re-runs it with the bonus (:mod:`pbp.play.bonuses`)."""
     from pbp.rules.actions import check_plain_bonus, resolve
+    from pbp.rules.fate_points import GMPool
 
     if isinstance(cmd, c.ActionCommand):      # a plain /roll decides nothing: its +N is just arithmetic
         check_plain_bonus(cmd.modifier, cmd.source)
@@ -423,7 +425,7 @@ def resolve_action(post: Post, cmd, actor: str):
         cmd = prepare(post, cmd, actor)
     for hook in BEFORE_ACTION:
         hook(post, cmd, actor)
-    result = resolve(cmd, post.table, post.dice, actor, post.system)
+    result = resolve(cmd, post.table, post.dice, actor, post.system, payer=GMPool(post.play.ledger))
     for hook in AFTER_ACTION:
         hook(post, cmd, actor, result)
     if held:
