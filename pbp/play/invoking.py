@@ -612,8 +612,11 @@ def _boxes(boxes: list) -> str:
 @handles(c.InvokeAfter)
 def invoke_after(post: Post, cmd: c.InvokeAfter):
     """``/invoke ASPECT [reroll|oppose] [free|fp] [on #ID]`` on an open roll."""
-    invoker = post.character(cmd.actor, cmd).name
+    who = post.character(cmd.actor, cmd)
+    invoker = who.name
     ref = find_roll(post, cmd.roll_id, invoker)
+    if who.kind != "pc":
+        ensure_pool(post)       # an NPC pays from the GM's pool: opened at its first need
     other = None if same_name(invoker, ref.actor) else invoker
     how = {c.InvokeMode.BONUS: f"for +{post.system.invoke_bonus}", c.InvokeMode.REROLL: "to reroll",
            c.InvokeMode.OPPOSE: "to raise the difficulty"}[cmd.invoke.mode]

@@ -46,6 +46,7 @@ from pbp.errors import RulesError
 from pbp.rules.bookkeeping import OWN_POINTS, FatePoints, Report, reveal, use_free_invoke
 from pbp.rules.dice import DiceSource
 from pbp.rules.effort import skill_rating
+from pbp.rules.ladder import describe
 from pbp.rules.names import find_aspect, find_character, same_name
 from pbp.rules.results import Effort, InvokeUse, Modifier, OppositionResult, Outcome
 from pbp.rules.state import Aspect, Character, Table
@@ -298,5 +299,6 @@ def _raise_difficulty(ctx: Invoking, term: Modifier) -> None:
         opposition.value = opposition.effort.total
     else:
         explain = ctx.system.explain
+        was = explain.passive(opposition.value) if opposition.label == describe(opposition.value) else opposition.label
         opposition.value += term.value
-        opposition.label = f"{explain.passive(opposition.value)}: {opposition.label} {explain.worth(term.value)} {term.label}"
+        opposition.label = f"{explain.passive(opposition.value)}: {was} {explain.worth(term.value)} {term.label}"
