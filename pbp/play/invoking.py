@@ -481,7 +481,8 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
 
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))
     notes = [n for hook in ROLL_REVISED for n in hook(post, ref, old, new)]
-    said = [d.text for d in changes_between(old, new) if d.what in ("effort", "opposition", "shifts", "outcome", "hit")]
+    said = [d.text for d in changes_between(old, new, post.system.explain)
+            if d.what in ("effort", "opposition", "shifts", "outcome", "hit")]
     head = (f"Roll {label} revised: " if ref.ids else "The roll above, revised: ") + \
         ("; ".join(said) if said else "the outcome stands")
     lines = [Effect("after_dice", note, {"roll": ref.ids[0] if ref.ids else None})] if note else []
@@ -511,7 +512,7 @@ def _pending_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: Acti
                 notes.append(f"{p.target} no longer has a hit to absorb.")
             elif shifts != p.shifts:
                 p.shifts = shifts
-                notes.append(f"{p.target} now absorbs a {shifts}-shift hit.")
+                notes.append(f"{p.target} now absorbs {post.system.explain.hit(shifts)}.")
         elif p.kind == "defend" and p.attack_effort != new.effort.total:
             p.attack_effort = new.effort.total
             notes.append(f"{p.target} now defends against {new.effort.total}.")

@@ -45,6 +45,7 @@ from typing import Iterable, Sequence
 
 from pbp.commands import ActionCommand, Command, Invoke, InvokeMode, Payment
 from pbp.errors import DiceExhausted, RulesError
+from pbp.rules import explain
 from pbp.rules.actions import resolve
 from pbp.rules.bookkeeping import OWN_POINTS, FatePoints
 from pbp.rules.dice import DiceMismatch, DiceSource
@@ -316,11 +317,14 @@ class Difference:
     text: str
 
 
-def changes_between(old: ActionResult, new: ActionResult) -> list[Difference]:
+def changes_between(old: ActionResult, new: ActionResult, explainer=None) -> list[Difference]:
     """What the re-run changed: the numbers, the outcome, the hit, the story effects, and
-    the sheets (each (what, subject) compared by where it ended up)."""
+    the sheets (each (what, subject) compared by where it ended up). The margin and the hit
+    are said in the system's words (``explainer``, a system's ``explain``; by default the
+    one of the post being answered, :func:`pbp.rules.explain.current`)."""
     diffs: list[Difference] = []
     actor = new.actor
+    words = explainer if explainer is not None else explain.current()
 
     def number(what: str, subject: str, a, b, text: str) -> None:
         if a != b:
@@ -331,11 +335,11 @@ def changes_between(old: ActionResult, new: ActionResult) -> list[Difference]:
     if old.opposition and new.opposition:
         number("opposition", new.opposition.character or "difficulty", old.opposition.value, new.opposition.value,
                f"the opposition goes from {old.opposition.value} to {new.opposition.value}")
-    number("shifts", actor, old.shifts, new.shifts, f"the shifts go from {old.shifts} to {new.shifts}")
+    number("shifts", actor, old.shifts, new.shifts, f"the {words.unit}s go from {old.shifts} to {new.shifts}")
     if old.outcome != new.outcome:
         a, b = _outcome_word(old.outcome), _outcome_word(new.outcome)
         diffs.append(Difference("outcome", actor, old.outcome, new.outcome, f"the outcome goes from {a} to {b}"))
-    diffs += _hit_difference(old, new)
+    diffs += _hit_difference(old, new, words)
     diffs += _effect_differences(old, new)
     diffs += _sheet_differences(old.changes, new.changes)
     return diffs
@@ -350,7 +354,7 @@ def _hits(result: ActionResult) -> dict[str, int]:
     return {e.data.get("target", ""): e.data.get("shifts", 0) for e in result.effects if e.kind == "hit"}
 
 
-def _hit_difference(old: ActionResult, new: ActionResult) -> list[Difference]:
+def _hit_difference(old: ActionResult, new: ActionResult, words) -> list[Difference]:
     before, after = _hits(old), _hits(new)
     diffs = []
     for target in dict.fromkeys([*before, *after]):
@@ -358,11 +362,11 @@ def _hit_difference(old: ActionResult, new: ActionResult) -> list[Difference]:
         if a == b:
             continue
         if a is None:
-            text = f"now a hit of {b} shift{'s' if b != 1 else ''} on {target}"
+            text = f"now {words.hit_of(b)} on {target}"
         elif b is None:
             text = f"the hit on {target} is gone"
         else:
-            text = f"the hit goes from {a} to {b} shift{'s' if b != 1 else ''}"
+            text = words.hit_goes(a, b)
         diffs.append(Difference("hit", target, a, b, text))
     return diffs
 

@@ -206,3 +206,26 @@ def test_the_window_closes_the_moment_it_has_passed_in_the_live_words():
     assert closed_because(facts, NOW + timedelta(hours=24), window) == \
         "the invoke window (24 hours after the roll) has passed"
     assert RollWindow(timedelta(hours=1.5)).passed == "the invoke window (1.5 hours after the roll) has passed"
+
+
+# -- the re-announcement in the system's words ----------------------------------------------
+
+def test_a_revision_says_the_margin_and_the_hit_in_the_systems_words():
+    """Fate counts shifts; the d10 hack counts hits ("Inflict harm on your target equal to
+    the number of hits"), so a revision there says hits and harm, never shifts."""
+    from pbp.rules.reopen import changes_between
+
+    cmd = attack("Ghoul", "Fight")
+    table = make_table()
+    before = copy.deepcopy(table)
+    first = resolve(cmd, table, FixedDice("0-00,0000"), "Ruth", FATE_CONDENSED)
+    again = reresolve(cmd, before, throws_of(first), "Ruth", FATE_CONDENSED, extra_invokes=[Invoke("Monster Hunter")])
+    fate = [d.text for d in changes_between(first, again, FATE_CONDENSED.explain) if d.what in ("shifts", "hit")]
+    assert fate == ["the shifts go from 1 to 3", "the hit goes from 1 to 3 shifts"]
+    pool = [d.text for d in changes_between(first, again, D10_POOL.explain) if d.what in ("shifts", "hit")]
+    assert pool == ["the hits go from 1 to 3", "the harm goes from 1 to 3 hits"]
+    gone = resolve(cmd, make_table(), FixedDice("--00,0000"), "Ruth", FATE_CONDENSED)     # a tie: no hit
+    assert [d.text for d in changes_between(gone, first, D10_POOL.explain) if d.what == "hit"] == \
+        ["now 1 hit of harm on Ghoul"]
+    assert [d.text for d in changes_between(gone, first, FATE_CONDENSED.explain) if d.what == "hit"] == \
+        ["now a hit of 1 shift on Ghoul"]
