@@ -406,9 +406,8 @@ def resolve_action(post: Post, cmd, actor: str):
     :data:`SEQUENCE` around it. Every handler that rolls for an action goes through here:
     ``prepare_action`` completes the command from the play state (the helpers waiting for
     the actor, a challenge's task), ``before_action`` runs just before the dice (the rolls
-    this action ends close), then the rules engine (:func:`pbp.rules.actions.resolve`, with
-    the GM's pool paying for NPCs: :class:`pbp.rules.fate_points.GMPool`), then
-    ``after_action`` (the roll stays open for invokes after the dice...).
+    this action ends close), then the rules engine (:func:`pbp.rules.actions.resolve`),
+    then ``after_action`` (the roll stays open for invokes after the dice...).
 
     A plain ``+N`` on an action is bounded for everyone; a player's (unless the campaign has
     ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,

@@ -131,7 +131,7 @@ def _stash(post: Post) -> dict:
     """Per-post bookkeeping that never reaches the play state."""
     stash = post.__dict__.get("_invoking")
     if stash is None:
-        stash = post.__dict__["_invoking"] = {"results": [], "marks": None, "refs": {}, "entry_of": {}}
+        stash = post.__dict__["_invoking"] = {"results": [], "marks": None, "pool": None, "refs": {}, "entry_of": {}}
         post.after_ledger.append(lambda ledger: _number_rolls(post, ledger))
     return stash
 
@@ -481,8 +481,7 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
 
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))
     notes = [n for hook in ROLL_REVISED for n in hook(post, ref, old, new)]
-    said = [d.text for d in changes_between(old, new, post.system.explain)
-            if d.what in ("effort", "opposition", "shifts", "outcome", "hit")]
+    said = [d.text for d in changes_between(old, new) if d.what in ("effort", "opposition", "shifts", "outcome", "hit")]
     head = (f"Roll {label} revised: " if ref.ids else "The roll above, revised: ") + \
         ("; ".join(said) if said else "the outcome stands")
     lines = [Effect("after_dice", note, {"roll": ref.ids[0] if ref.ids else None})] if note else []
