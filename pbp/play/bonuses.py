@@ -34,12 +34,7 @@ def ask_for_bonus(post: Post, cmd, actor: str, result: ActionResult, bonus: int)
     ref = roll_ref_of(post, result)
     what = ref.summary if ref is not None else f"{actor}'s roll"
     request = DetailRequest(post.play.new_id(), actor, f"+{bonus} on {what}", post.now, post.deadline(),
-                            kind="bonus", data={"bonus": bonus, "roll": None})
-
-    def number(ledger, request=request, result=result):
-        if id(result) in ledger:
-            request.data["roll"] = ledger[id(result)][0]
-    post.after_ledger.append(number)
+                            kind="bonus", data={"bonus": bonus, "roll": result.roll_id})
     open_request(post, request,
           f"Bonus request #{request.id}: {actor}'s +{bonus} waits for the GM; the roll above is without it.",
           f"{actor} asks for a +{bonus} on {what}:\n  {cmd.source}\n"
@@ -66,7 +61,7 @@ def approve_bonus(post: Post, request: DetailRequest):
 
 
 def bonus_still_open(post: Post, request: DetailRequest) -> bool:
-    """Whether a bonus request's roll is still open (one rolled in this post has no id yet)."""
+    """Whether a bonus request's roll is still open."""
     from pbp.play.invoking import open_roll_ids
 
     roll = request.data.get("roll")

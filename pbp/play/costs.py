@@ -64,13 +64,8 @@ def cost_due(post: Post, cmd, actor: str, result: ActionResult) -> None:
     what = ref.summary if ref is not None else f"{actor}'s roll"
     opposer = result.opposition.character if result.opposition is not None else None
     request = DetailRequest(post.play.new_id(), actor, f"a {severity} cost on {what}", post.now, post.deadline(),
-                            kind="cost", data={"severity": severity, "default": default, "roll": None,
+                            kind="cost", data={"severity": severity, "default": default, "roll": result.roll_id,
                                                "opposer": opposer})
-
-    def number(ledger, request=request, result=result):
-        if id(result) in ledger:
-            request.data["roll"] = ledger[id(result)][0]
-    post.after_ledger.append(number)
     example = "the alarm goes off" if severity == "minor" else "reinforcements arrive at once"
     open_request(post, request,
                  f'Cost #{request.id}: {what} comes at a {severity} cost. GM, name it: /approve #{request.id} '

@@ -51,7 +51,8 @@ from pbp import commands as c
 from pbp.commands import ActionCommand, Invoke, Payment
 from pbp.errors import DiceExhausted, NotAllowedError, RulesError
 from pbp.play.economy import ensure_pool
-from pbp.play.core import GM, ROLL_REVISED, NoteResult, Post, after_action, before_action, handles, quote, roll_revised
+from pbp.play.core import (GM, ROLL_REVISED, NoteResult, Post, after_action, after_post, before_action, handles,
+                           number_roll, quote, roll_revised)
 from pbp.play.state import AspectRecord, FreeDelta, RollRecordRef, TableDelta
 from pbp.rules.aspects import give_free_invokes
 from pbp.rules.bookkeeping import revealed
@@ -131,29 +132,18 @@ def _stash(post: Post) -> dict:
     """Per-post bookkeeping that never reaches the play state."""
     stash = post.__dict__.get("_invoking")
     if stash is None:
-        stash = post.__dict__["_invoking"] = {"results": [], "marks": None, "pool": None, "refs": {}, "entry_of": {}}
-        post.after_ledger.append(lambda ledger: _number_rolls(post, ledger))
+        stash = post.__dict__["_invoking"] = {"results": [], "marks": None, "refs": {}, "entry_of": {}}
     return stash
 
 
-def _number_rolls(post: Post, ledger: dict) -> None:
-    """Once the post's rolls have ledger ids, the open rolls learn theirs."""
-    for result, ref in _stash(post)["results"]:
-        found = ledger.get(id(result))
-        if found is None:
-            continue
-        roll_id = found[0]
-        if ref.id is None:
-            ref.id = roll_id
-        if roll_id not in ref.ids:
-            ref.ids = (*ref.ids, roll_id)
-        hit = {(e.data.get("target"), e.data.get("attacker")) for e in result.effects if e.kind == "hit"}
-        for p in post.play.pending:
-            if p.kind == "absorb" and p.roll_id is None and p.opened_at == post.now and (p.target, p.attacker or None) in hit:
-                p.roll_id = roll_id
+@after_post
+def harm_after(post: Post) -> None:
+    """An NPC this post's rolls hit at once: its harm as the post left it, which a re-run
+    of the roll checks is still so before it takes the absorption back (:func:`_harm_follow`)."""
+    for _, ref in post.__dict__.get("_invoking", {}).get("results", ()):
         if ref.harm_target:
             ref.harm_after = _harm(post.table, ref.harm_target)
-        _save(post, ref)
+            _save(post, ref)
 
 
 # -- open rolls as the play state keeps them ----------------------------------------------------
@@ -255,9 +245,10 @@ def _after(post: Post, cmd, actor: str, result) -> None:
     if cmd.source.lstrip().lower().startswith("/treat"):
         return      # recovery acts on the outcome after the roll: its invokes go in the /treat itself
     ref = RollRecordRef(
-        id=None, cmd=_pinned(cmd, result), actor=result.actor, throws=tuple(throws_of(result)),
-        rolled_at=post.now, delta=_delta(before, _marks(post.table, post.play.ledger.gm_pool)),
-        owed=owed, summary=_summary(cmd, result, post.table),
+        id=result.roll_id, ids=(result.roll_id,), cmd=_pinned(cmd, result), actor=result.actor,
+        throws=tuple(throws_of(result)), rolled_at=post.now,
+        delta=_delta(before, _marks(post.table, post.play.ledger.gm_pool)), owed=owed,
+        summary=_summary(cmd, result, post.table),
     )
     if stash.get("harm"):
         ref.harm_target, ref.harm_before = stash["harm"]
@@ -480,6 +471,7 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
     ref.owed = _owe(post, new)
 
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))
+    ref.ids = (*ref.ids, number_roll(post, new).roll_id)   # the re-run's own ledger row: a new id of the same roll
     notes = [n for hook in ROLL_REVISED for n in hook(post, ref, old, new)]
     said = [d.text for d in changes_between(old, new) if d.what in ("effort", "opposition", "shifts", "outcome", "hit")]
     head = (f"Roll {label} revised: " if ref.ids else "The roll above, revised: ") + \
