@@ -46,6 +46,7 @@ from pbp.rules.actions import DEFENCE_LATER
 from pbp.rules.effort import best_skill
 from pbp.rules.ladder import describe
 from pbp.rules.names import and_names, same_name, skill_list
+from pbp.rules.reopen import ROLLER_DONE
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Character
 
@@ -601,7 +602,7 @@ def done(post: Post, cmd: c.Done):
     act in an exchange may end their turn without naming anyone, and the GM names who opens
     the next exchange. Otherwise it only says what is still owed."""
     who = post.character(cmd.actor, cmd).name
-    closed = post.play.close_rolls(lambda r: same_name(r.actor, who), "its roller said /done")
+    closed = post.play.close_rolls(lambda r: same_name(r.actor, who), ROLLER_DONE)
     ids = ", ".join(f"#{r.ids[0]}" for r in closed if r.ids)
     said = f"{'Rolls' if ', ' in ids else 'Roll'} {ids} closed to further invokes." if ids else ""
     result = _turn_done(post, cmd, who)

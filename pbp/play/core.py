@@ -441,6 +441,7 @@ def resolve_action(post: Post, cmd, actor: str):
     ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,
     and the GM's approval re-runs it with the bonus (:mod:`pbp.play.bonuses`)."""
     from pbp.rules.actions import check_plain_bonus, resolve
+    from pbp.rules.fate_points import GMPool
 
     if isinstance(cmd, c.ActionCommand):      # a plain /roll decides nothing: its +N is just arithmetic
         check_plain_bonus(cmd.modifier, cmd.source)
@@ -451,7 +452,8 @@ def resolve_action(post: Post, cmd, actor: str):
         cmd = prepare(post, cmd, actor)
     for hook in BEFORE_ACTION:
         hook(post, cmd, actor)
-    result = number_roll(post, resolve(cmd, post.table, post.dice, actor, post.system))
+    result = number_roll(post, resolve(cmd, post.table, post.dice, actor, post.system,
+                                       payer=GMPool(post.play.ledger)))
     for hook in AFTER_ACTION:
         hook(post, cmd, actor, result)
     if held:

@@ -15,7 +15,7 @@ from pbp.commands import ActionCommand, Command
 from pbp.rules.compels import Compel
 from pbp.rules.conflict import Conflict
 from pbp.rules.fate_points import DetailRequest, FateLedger, Owed
-from pbp.rules.reopen import AfterInvoke
+from pbp.rules.invokes import AfterInvoke
 from pbp.rules.zones import ZoneMap
 from pbp.store.codec import dump, load
 

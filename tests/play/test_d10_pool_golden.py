@@ -21,8 +21,10 @@ def scrapyard(db):
 
 
 def test_a_whole_d10_pool_conflict(scrapyard, config, update):
-    table, _ = golden.check("d10_pool_conflict", config, update)
+    table, transcript = golden.check("d10_pool_conflict", config, update)
     assert len(table.steps) >= 20
+    # the hack counts in hits, revisions after the dice too ("the hits go from 0 to 1")
+    assert "shift" not in transcript.lower() and "the hits go from 0 to 1" in transcript
     statuses = [s.status for s in table.steps]
     assert [n for n, s in enumerate(statuses, start=1) if s == "rejected"] == [2, 7, 15, 32]
     # "ADD the number for your SKILL and the number for your APPROACH": a skill alone is refused
