@@ -231,6 +231,12 @@ class CharacterState:
     def problems(self, ch, system: "System") -> list[str]:
         return []
 
+    def record_raises(self, data: dict, points: int) -> None:
+        """A sheet's data changed at a milestone by ``points`` raises (``/advance``): keep
+        whatever the system's creation check needs to tell a grown sheet from a new one
+        (Dresden Files Condensed's ``milestone_skills``). Fate checks the column only, at
+        creation and after: nothing to keep."""
+
     def view(self, ch, *, secret: bool = False) -> tuple[dict, list[tuple[str, str]]]:
         return {}, []
 

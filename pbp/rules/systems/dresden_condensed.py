@@ -45,6 +45,11 @@ CONDITION_SHIFTS = (1, 12)
 CONDITION_BOXES = (1, 4)
 #: The pyramid at creation ("Skills": one Great, two Good, three Fair, four Average).
 PYRAMID = {4: 1, 3: 2, 2: 3, 1: 4}
+#: The pyramid's ratings, highest first (4, 3, 3, 2, 2, 2, 1, 1, 1, 1), and their sum.
+PYRAMID_STEPS = tuple(r for r, n in sorted(PYRAMID.items(), reverse=True) for _ in range(n))
+PYRAMID_SUM = sum(PYRAMID_STEPS)
+#: Skill points a sheet may say milestones gave it (``milestone_skills``).
+MILESTONE_SKILLS = (0, 60)
 #: Aspects beyond high concept, trouble and relationship: "two free aspects", at least one
 #: at creation (steps 2 and 9: "any remaining Free Aspects if you wish").
 FREE_ASPECTS = (1, 2)
@@ -73,7 +78,7 @@ class DresdenState(CharacterState):
     escalating: bool = False
     free_from_mantle: bool = True     # free stunts come from the mantle's additional stunts
     scale: tuple[str, ...] = SCALE
-    keys: tuple[str, ...] = ("mantle", "mantle_stunts", "scale")
+    keys: tuple[str, ...] = ("mantle", "mantle_stunts", "scale", "milestone_skills")
     aspect_keys: tuple[str, ...] = ("relationship",)
 
     # -- import ------------------------------------------------------------------------
@@ -133,6 +138,13 @@ class DresdenState(CharacterState):
                               f'scale = "{self.scale[1]}"')
             else:
                 state["scale"] = known[level.strip().casefold()]
+        if "milestone_skills" in data:
+            grown = sheet.integer(data["milestone_skills"], "milestone_skills", MILESTONE_SKILLS,
+                                  "milestone_skills = 1")
+            if grown and ch.kind != "pc":
+                sheet.problem("milestone_skills", "is for player characters only (leave it out)")
+            elif grown:
+                state["milestone_skills"] = grown
         return state
 
     def _mantle(self, sheet, raw, where: str) -> dict | None:
@@ -206,13 +218,41 @@ class DresdenState(CharacterState):
         if "relationship" not in state:
             problems.append(f"aspects.relationship: missing: {ch.name} needs a relationship aspect, a "
                             'connection with another PC; e.g. aspects.relationship = "Owes Ruth a Life"')
-        counts = {r: sum(1 for v in ch.skills.values() if v == r) for r in range(1, 13)}
-        want = {r: PYRAMID.get(r, 0) for r in range(1, 13)}
-        if counts != want:
-            have = ", ".join(f"{n} at {r:+d}" for r, n in sorted(counts.items(), reverse=True) if n) or "none above +0"
-            problems.append(f"skills: {ch.name}'s skills start as a pyramid: one Great (+4), two Good (+3), "
-                            f"three Fair (+2), four Average (+1), all others Mediocre (+0); the sheet has {have}")
+        problems += self._skill_problems(ch)
         return problems
+
+    def _skill_problems(self, ch) -> list[str]:
+        """The pyramid, exactly, at creation; a sheet grown by milestones (``milestone_skills =
+        N``: skill points spent since) is the pyramid raised by N steps, highest first never
+        below the pyramid's ratings ("Improving Skill Ratings"; the column rule itself is the
+        import's check for every system, ``pbp.rules.sheets.column_problems``)."""
+        ratings = sorted((v for v in ch.skills.values() if v > 0), reverse=True)
+        counts = {r: ratings.count(r) for r in range(1, 13)}
+        have = ", ".join(f"{n} at {r:+d}" for r, n in sorted(counts.items(), reverse=True) if n) or "none above +0"
+        grown = ch.system_state.get("milestone_skills", 0)
+        above = sum(ratings) - PYRAMID_SUM
+        if not grown:
+            if counts == {r: PYRAMID.get(r, 0) for r in range(1, 13)}:
+                return []
+            more = (f"; or count the skill points milestones gave with milestone_skills, e.g. milestone_skills = "
+                    f"{above}" if above > 0 else "")
+            return [f"skills: {ch.name}'s skills start as a pyramid: one Great (+4), two Good (+3), "
+                    f"three Fair (+2), four Average (+1), all others Mediocre (+0); the sheet has {have}{more}"]
+        padded = ratings + [0] * max(0, len(PYRAMID_STEPS) - len(ratings))
+        if any(v < p for v, p in zip(padded, PYRAMID_STEPS)):
+            return [f"skills: {ch.name}'s skills ({have}) are not the pyramid grown by one-step raises: highest "
+                    f"first, they are at least the pyramid's {', '.join(f'{p:+d}' for p in PYRAMID_STEPS)}"]
+        if above != grown:
+            return [f"skills: milestone_skills = {grown}, but the skills are {above} step{'s' if above != 1 else ''} "
+                    f"above the pyramid ({have}); e.g. milestone_skills = {max(above, 1)}"]
+        return []
+
+    def record_raises(self, data: dict, points: int) -> None:
+        """A sheet changed at a milestone by ``points`` raises: the sheet counts them, so its
+        check is the grown pyramid's, not creation's."""
+        total = int(data.get("milestone_skills", 0) or 0) + points
+        if total > 0:
+            data["milestone_skills"] = total
 
     def sheet_data(self, ch, data: dict) -> dict:
         """The mantle written inline (a ``[mantle]`` table: the file it came from is not kept),
@@ -243,6 +283,10 @@ class DresdenState(CharacterState):
                 data["mantle_stunts"] = list(state["mantle_stunts"])
         if state.get("scale"):
             data["scale"] = state["scale"]
+        # the skill points milestones gave, from the sheet as it is (the play changes it)
+        above = sum(v for v in ch.skills.values() if v > 0) - PYRAMID_SUM
+        if ch.kind == "pc" and above > 0:
+            data["milestone_skills"] = above
         relationship = state.get("relationship")
         aspects = data.get("aspects", {})
         if relationship and relationship in aspects.get("other", []):
