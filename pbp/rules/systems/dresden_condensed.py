@@ -37,6 +37,9 @@ SCALE = ("Mundane", "Supernatural", "Otherworldly", "Legendary", "Godlike")
 #: shows with one box, a lasting one with two ("Lasting conditions have two check boxes");
 #: a sticky one with one unless the mantle says more.
 CONDITION_KINDS = ("fleeting", "sticky", "lasting")
+#: The aspects that may carry scale ("Aspects and Scale": "Active situation aspects"): the
+#: scene's and a zone's, and a situation aspect put on a character.
+SCALED_KINDS = ("situation", "zone")
 FIXED_BOXES = {"fleeting": 1, "lasting": 2}
 
 MANTLE_KEYS = ("name", "description", "core_stunts", "additional_stunts", "conditions")
@@ -301,6 +304,46 @@ class DresdenState(CharacterState):
         names none."""
         level = ch.system_state.get("scale") or self.scale[0]
         return (self.scale.index(level) if level in self.scale else 0), level
+
+    # -- scale on aspects ("Aspects and Scale") ------------------------------------------
+    aspect_settings: tuple[str, ...] = ("scale",)
+
+    def scale_named(self, value: str, *, source: str = "", example: str = "") -> str:
+        """The level of scale ``value`` names (any case), or a RulesError listing them."""
+        from pbp.errors import RulesError
+        known = {s.casefold(): s for s in self.scale}
+        level = known.get(" ".join(str(value).split()).casefold())
+        if level is None:
+            raise RulesError(f'"{value}" is not a level of scale ({", ".join(self.scale)})', source=source,
+                             expected="a level of scale", example=example or f"scale {self.scale[1]}")
+        return level
+
+    def set_aspect(self, aspect, key: str, value: str, *, source: str = "") -> tuple[object, object]:
+        """``scale``: the level a situation or zone aspect carries ("Active situation aspects
+        sometimes represent a supernatural effect"); an empty value takes it away."""
+        from pbp.errors import RulesError
+        example = f'/aspect set "{aspect.name}" scale={self.scale[1]}'
+        if key != "scale":
+            raise RulesError(f'"{key}" is not a setting of an aspect (settings: scale)', source=source,
+                             expected="scale=LEVEL", example=example)
+        if aspect.kind not in SCALED_KINDS:
+            raise RulesError(f"{aspect.name} is a {aspect.kind.replace('_', ' ')} aspect; scale is for situation "
+                             "aspects (on the scene, a zone or a character), and a character's own scale is on "
+                             "its sheet", source=source, expected="a situation aspect",
+                             example=f'/aspect add "Veiled" scale {self.scale[1]}')
+        before = aspect.system_state.get("scale")
+        after = self.scale_named(value, source=source, example=example) if str(value).strip() else None
+        state = {k: v for k, v in aspect.system_state.items() if k != "scale"}
+        aspect.system_state = {**state, "scale": after} if after else state
+        return before, after
+
+    def aspect_scale(self, aspect) -> tuple[int, str] | None:
+        level = aspect.system_state.get("scale")
+        return (self.scale.index(level), level) if level in self.scale else None
+
+    def aspect_view(self, aspect) -> dict:
+        level = aspect.system_state.get("scale")
+        return {"scale": level} if level else {}
 
     def granted_stunts(self, ch) -> int:
         """The mantle's core stunts are free ("Mark down your mantle's Core Stunts")."""
