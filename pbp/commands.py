@@ -109,6 +109,10 @@ class ActionCommand(Command):
     # Teamwork: the allies who help this roll with the same skill, in the order they
     # offered. Never written on the line: the play layer fills it in from /help.
     helpers: tuple[str, ...] = ()
+    # Aspects the roller's allies invoked on this roll after the dice (for +2 to it): their
+    # scale counts for the roller's side. Never written on the line: pbp.rules.reopen fills
+    # it in when it re-runs the roll.
+    side_aspects: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ from pbp.rules.effort import (
 from pbp.rules.invokes import Invoking, apply_invokes
 from pbp.rules.ladder import describe
 from pbp.rules.names import (
-    and_names, find_aspect, find_character, find_skill, lookup_skill, quote, same_name, skill_list,
+    GM, and_names, find_aspect, find_character, find_skill, lookup_skill, quote, same_name, skill_list,
 )
 from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
@@ -221,19 +221,21 @@ def scale_difference(act: Action, other: str | None) -> tuple[int, str]:
 
 def side_scale(act: Action) -> tuple[int, str]:
     """The level of the actor's side on this roll and how it is named: the actor's own, or
-    the highest level of an aspect the actor invokes on it ("Aspects and Scale": "the GM may
-    determine that invoking the aspect grants the additional benefit of its scale"), named
-    with the aspect (``Supernatural (Veiled)``). An ``if needed`` invoke is judged after the
+    the highest level of an aspect the actor, or an ally after the dice (``side_aspects``),
+    invokes on it ("Aspects and Scale": "the GM may determine that invoking the aspect grants
+    the additional benefit of its scale"), named with the aspect (``Supernatural (Veiled)``). An ``if needed`` invoke is judged after the
     dice, so the scale it would grant is not known before them: refused for an aspect that
     would raise the level."""
     state = act.system.character_state
     level, name = state.scale_of(act.actor)
-    for invoke in act.cmd.invokes:
-        aspect = find_aspect(act.table, invoke.aspect, act.actor.name, source=act.source)
+    invoked = [(i, find_aspect(act.table, i.aspect, act.actor.name, source=act.source)) for i in act.cmd.invokes]
+    # an ally's invoke after the dice (pbp.rules.reopen has checked it): the ally's side is the roller's
+    invoked += [(None, find_aspect(act.table, n, GM, source=act.source)) for n in act.cmd.side_aspects]
+    for invoke, aspect in invoked:
         carried = state.aspect_scale(aspect)
         if carried is None or carried[0] <= level:
             continue
-        if invoke.if_needed:
+        if invoke is not None and invoke.if_needed:
             raise RulesError(f"{aspect.name} carries {carried[1]} scale, which changes the roll before any "
                              "invoke is judged; invoke it plainly (an if needed invoke is decided after the dice)",
                              source=act.source, expected=f"+invoke {quote(aspect.name)} without if needed",

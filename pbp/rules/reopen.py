@@ -196,7 +196,9 @@ def _rerun(cmd: Command, table_before: Table, throws: Sequence[Faces | None], ac
     own_rerolls = [u for u in own if u.invoke.mode is InvokeMode.REROLL]
     others = [_Other.plan(u, table_before, actor, first, system) for u in kept if u.invoker is not None]
     shift = sum(o.total if o.mode is InvokeMode.BONUS else -o.total for o in others)
-    rerun = replace(cmd, invokes=tuple(u.invoke for u in own), modifier=cmd.modifier + shift)
+    allies = tuple(o.aspect.name for o in others if o.mode is InvokeMode.BONUS)
+    rerun = replace(cmd, invokes=tuple(u.invoke for u in own), modifier=cmd.modifier + shift,
+                    side_aspects=cmd.side_aspects + allies)
     dice = ReplayDice([*head, *(u.throw for u in own_rerolls)], then=fresh_dice)
     result = resolve(rerun, table_before, dice, actor, system)
     _settle_others(result, others, table_before, cmd.modifier)

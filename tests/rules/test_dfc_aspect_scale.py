@@ -210,3 +210,26 @@ def test_setting_an_aspects_scale():
     assert FATE_CONDENSED.character_state.aspect_scale(Aspect("Veiled", system_state={"scale": "Godlike"})) is None
     zone = Aspect("Warded Stacks", kind="zone", owner="Basement")
     assert STATE.set_aspect(zone, "scale", "Supernatural") == (None, "Supernatural")
+
+
+def test_an_allys_invoke_after_the_dice_grants_the_rollers_side_its_scale():
+    """"the GM may determine that invoking the aspect grants the additional benefit of its
+    scale": an ally who invokes it on the roller's open roll (for +2) is on the roller's side,
+    so the side takes its level. Mundane Nora's Fight +3, 00-- (-2), against the Mundane
+    Thing's Fight +2, 0000: a fail by 1; Marcus invokes the Supernatural Veiled with his free
+    invoke: +2 and +1 for the level, success by 2."""
+    from pbp.rules.reopen import AfterInvoke
+
+    before = table_with("Mundane", "Mundane")
+    marcus = parse_sheet({"name": "Marcus", "kind": "npc", "skills": {"Fight": 1},
+                          "aspects": {"high_concept": "Paramedic"}}, DFC).character
+    before.characters["Marcus"] = marcus
+    before.find_aspect("Veiled").free_invokes["Marcus"] = 1
+    cmd = Attack(line=1, source="/attack Thing with Fight", skill="Fight", target="Thing",
+                 opposition=Opposition(character="Thing"))
+    import copy
+    first = resolve(cmd, copy.deepcopy(before), FixedDice("00--,0000"), "Nora", DFC)
+    again = reresolve(cmd, before, throws_of(first), "Nora", DFC,
+                      extra_invokes=[AfterInvoke(Invoke("Veiled", payment=Payment.FREE), invoker="Marcus")])
+    assert scale_terms(again.effort) == [("Supernatural (Veiled) over Mundane", 1)]
+    assert again.shifts == 2 and before.find_aspect("Veiled").free_for("Marcus") == 0
