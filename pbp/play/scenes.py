@@ -19,6 +19,8 @@ hostile-invoke points owed): the steps ``scene_start`` and ``scene_end`` of
 """
 from __future__ import annotations
 
+import re
+
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
@@ -205,7 +207,9 @@ def aspect_add(post: Post, cmd: c.AspectAdd):
     hidden = " (hidden: only the GM knows it)" if cmd.hidden else ""
     scale = ""
     if cmd.scale:
-        _, level = post.system.character_state.set_aspect(aspect, "scale", cmd.scale, source=cmd.source)
+        fixed = re.sub(r"\bscale\s+(\"[^\"]*\"|\S+)", "scale Supernatural", cmd.source, count=1, flags=re.IGNORECASE)
+        _, level = post.system.character_state.set_aspect(aspect, "scale", cmd.scale, source=cmd.source,
+                                                          example=fixed)
         changes.append(Change("aspect_scale", aspect.name, None, level, "scale"))
         scale = f", carrying {level} scale (invoking it grants that scale)"
     return NoteResult(cmd.source, GM, "aspect", text=f"{aspect.name} is in play {where}{free}{scale}{hidden}.",

@@ -104,7 +104,7 @@ def test_an_unknown_level_is_refused_and_nothing_changes(lakeshore, config):
     step = mt.post("GM", '/aspect add "Warded Stacks" scale Mythic\n')
     assert step.status == "rejected"
     assert '"Mythic" is not a level of scale (Mundane, Supernatural, Otherworldly, Legendary, Godlike)' in step.text
-    assert "example:  /aspect set \"Warded Stacks\" scale=Supernatural" in step.text
+    assert 'example:  /aspect add "Warded Stacks" scale Supernatural' in step.text
     high = mt.post("GM", '/aspect set "Owes Marcus a Life" scale=Supernatural\n')
     assert high.status == "rejected" and "scale is for situation aspects" in high.text
     assert state_snapshot(lakeshore) == before

@@ -227,10 +227,10 @@ class CharacterState:
     #: aspect's ``system_state`` (Dresden Files Condensed: ``scale``); Fate sets nothing.
     aspect_settings: tuple[str, ...] = ()
 
-    def set_aspect(self, aspect, key: str, value: str, *, source: str = "") -> tuple[object, object]:
+    def set_aspect(self, aspect, key: str, value: str, *, source: str = "", example: str = "") -> tuple[object, object]:
         """Set ``key`` to ``value`` on the aspect's system state (checked; a RulesError names
-        what is allowed); returns the value before and after. A system without settings on
-        aspects refuses every key."""
+        what is allowed, with ``example`` when given); returns the value before and after. A
+        system without settings on aspects refuses every key."""
         from pbp.errors import RulesError
         raise RulesError(f"an aspect has no {key} here: {key} is not a setting of this system's aspects",
                          source=source, expected="an aspect command without it",

@@ -318,11 +318,12 @@ class DresdenState(CharacterState):
                              expected="a level of scale", example=example or f"scale {self.scale[1]}")
         return level
 
-    def set_aspect(self, aspect, key: str, value: str, *, source: str = "") -> tuple[object, object]:
+    def set_aspect(self, aspect, key: str, value: str, *, source: str = "", example: str = "") -> tuple[object, object]:
         """``scale``: the level a situation or zone aspect carries ("Active situation aspects
-        sometimes represent a supernatural effect"); an empty value takes it away."""
+        sometimes represent a supernatural effect"); an empty value takes it away. ``example``:
+        the command that would work with a known level (by default ``/aspect set``)."""
         from pbp.errors import RulesError
-        example = f'/aspect set "{aspect.name}" scale={self.scale[1]}'
+        example = example or f'/aspect set "{aspect.name}" scale={self.scale[1]}'
         if key != "scale":
             raise RulesError(f'"{key}" is not a setting of an aspect (settings: scale)', source=source,
                              expected="scale=LEVEL", example=example)
