@@ -157,3 +157,19 @@ def test_fate_core_and_early_fate_sheets_grow_by_the_column(db, config, tmp_path
     assert broken.status == "applied"
     refused = mt.post("Ada", "/advance skills.Rapport=Fair\n", subject="Grow")
     assert refused.status == "rejected" and "each step may not have more skills than the step below it" in refused.text
+
+
+def test_the_gm_counts_a_raise_made_by_hand(lakeshore, config):
+    """The GM's own fix (/sheet set) of a DFC sheet above the pyramid says where the point came
+    from, like a refresh above the stunts' (milestone_refresh)."""
+    mt = MailTable(config)
+    bare = mt.post("GM", "/sheet set Nora skills.Rapport=Average\n")
+    assert bare.status == "rejected" and "milestone_skills = 1" in bare.text
+    counted = mt.post("GM", "/sheet set Nora skills.Rapport=Average milestone_skills=1\n")
+    assert counted.status == "applied", counted.text
+    assert nora(lakeshore).skills["Rapport"] == 1
+
+
+def test_other_systems_have_no_milestone_skills(mt, chicago):
+    step = mt.post("GM", "/sheet set Ruth milestone_skills=1\n")
+    assert step.status == "rejected" and "milestone_skills: unknown key" in step.text
