@@ -35,7 +35,7 @@ from pbp.store import models as m
 from pbp.store import repo
 
 OWN_KINDS = ("high_concept", "trouble", "character")
-INT_KEYS = ("refresh", "milestone_refresh", "fate_points")
+INT_KEYS = ("refresh", "milestone_refresh", "milestone_skills", "fate_points")
 TEXT_KEYS = ("player", "kind", "description")
 PLAY_FIELDS = ("fate_points", "stress", "consequences", "taken_out", "carried_points")
 
@@ -296,6 +296,7 @@ def _set_key(data: dict, key: str, value: str) -> None:
         data[key] = value
         return
     raise ConfigError(f'no sheet key "{key}"', hint="keys: refresh, milestone_refresh, fate_points, player, kind, "
+                      "milestone_skills (Dresden Files Condensed), "
                       "description, aliases, skills.SKILL, aspects.high_concept, aspects.trouble, aspects.other, "
                       "aspects.hidden, stunts.NAME (pbp character edit for the rest)")
 

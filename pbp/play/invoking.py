@@ -79,7 +79,7 @@ def _marks(table: Table, pool: int) -> tuple:
 
 
 def _record(a: Aspect, hidden: bool, free: dict) -> AspectRecord:
-    return AspectRecord(a.name, a.kind, a.owner, hidden, dict(free))
+    return AspectRecord(a.name, a.kind, a.owner, hidden, dict(free), dict(a.system_state))
 
 
 def _delta(before: tuple, after: tuple) -> TableDelta:
@@ -371,7 +371,7 @@ def _undo(table: Table, delta: TableDelta, pool: int, roll: str) -> tuple[int, d
         if _find(table, r.name, r.owner) is not None:
             raise _Stale(f"roll {roll} can no longer be changed: {r.name} is in play again since")
         table.aspects.append(Aspect(r.name, kind=r.kind, owner=r.owner, free_invokes=dict(r.free_invokes),
-                                    hidden=r.hidden))
+                                    hidden=r.hidden, system_state=dict(r.system_state)))
     return pool, later
 
 

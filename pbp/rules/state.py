@@ -55,6 +55,10 @@ class Aspect:
     free_invokes: dict[str, int] = field(default_factory=dict)
     hidden: bool = False
     id: int | None = None    # storage id; None for aspects created by this message
+    # What the campaign's system keeps on an aspect (Dresden Files Condensed's scale on a
+    # situation aspect, {"scale": "Supernatural"}): JSON-shaped, read by the system's
+    # ``character_state`` (``aspect_scale``, ``aspect_view``).
+    system_state: dict = field(default_factory=dict)
 
     def free_for(self, holder: str) -> int:
         return self.free_invokes.get(holder, 0)
