@@ -372,7 +372,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         from pbp.sheetedit import record_play
 
         record_play(campaign, post.snapshot, saved, post.table, who=post.author.email or "pbp (deadline)",
-                    message_id=source.id if source is not None else None)
+                    message_id=source.id if source is not None else None, at=post.now)
     faults.reached("mid_transaction")
     prev = repo.last_ledger_hash(campaign)
     for res in results:

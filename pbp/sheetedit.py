@@ -26,6 +26,7 @@ is changed in place instead:
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from pbp.errors import ConfigError, SheetError
 from pbp.rules import state as rs
@@ -456,12 +457,13 @@ def history(campaign: m.Campaign, name: str) -> list[m.SheetChange]:
 
 
 def record_play(campaign: m.Campaign, before: repo.Snapshot, saved: repo.Saved, table: rs.Table, *, who: str,
-                message_id: str | None) -> None:
+                message_id: str | None, at: datetime | None = None) -> None:
     """A post's changes to sheets, one history row per character whose sheet changed: its
     row (fate points, stress, consequences...), its own aspects and the free invokes it
     holds (:func:`sheet_aspects`), the shape ``pbp character set`` records, so
     :func:`undo` takes it back. Built from what :func:`pbp.store.repo.save_table` compared
-    (``saved``): no row is dumped again, and a character the post did not touch costs nothing."""
+    (``saved``): no row is dumped again, and a character the post did not touch costs nothing.
+    ``at``: the post's time (the pipeline's clock), else now."""
     names = [n for n in saved.changed if n in before.characters]     # one the post created has no before
     if not names:
         return
@@ -478,7 +480,7 @@ def record_play(campaign: m.Campaign, before: repo.Snapshot, saved: repo.Saved, 
         if rows is None and (then_aspects, then_holds) == (now_aspects, now_holds):
             continue
         m.SheetChange.create(campaign=campaign, character=name, who=who, how="play", message_id=message_id,
-                             before={**was_row, "aspects": then_aspects, "holds": then_holds},
+                             at=at or m.utcnow(), before={**was_row, "aspects": then_aspects, "holds": then_holds},
                              after={**now_row, "aspects": now_aspects, "holds": now_holds})
 
 

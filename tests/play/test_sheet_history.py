@@ -41,6 +41,7 @@ def test_an_approved_rename_is_in_the_history_and_undo_brings_the_old_aspect_bac
     assert BLADE in own(chicago) and KNIFE not in own(chicago)
     row = history(chicago, "Ruth")[-1]
     assert (row.how, row.who, row.message_id) == ("play", "gm@pbp.localhost", approved.outcome.message_id)
+    assert row.at == mt.now                              # when: the post's time, by the table's clock
     said = lines(row)
     # the rename drops the free invoke on the old aspect (docs/sheets.md); the history says so
     assert said == [f'aspects: "{KNIFE}" -> "{BLADE}" (character)', f'aspects: "{BLADE}" free invokes Charles 1 -> none']
