@@ -467,10 +467,15 @@ def record_play(campaign: m.Campaign, before: repo.Snapshot, saved: repo.Saved, 
     names = [n for n in saved.changed if n in before.characters]     # one the post created has no before
     if not names:
         return
+    wanted = set(names)
+
+    def mine(f: dict) -> bool:      # an aspect on one of their sheets: owned, or held free invokes on
+        return f["owner"] in wanted or not wanted.isdisjoint(f["free_invokes"])
+
     touched = {aid: was for aid, was, _ in saved.aspects}
-    now_items = sorted(_items(table), key=_by_id)
+    now_items = sorted(((a.id, f) for a in table.aspects if mine(f := repo._aspect_fields(a))), key=_by_id)
     then_items = sorted([(i, f) for i, f in now_items if i not in touched] +
-                        [(i, was) for i, was in touched.items() if was is not None], key=_by_id)
+                        [(i, was) for i, was in touched.items() if was is not None and mine(was)], key=_by_id)
     for name in names:
         rows = saved.rows.get(name)
         was_row = json.loads(rows[0] if rows else before.characters[name])
