@@ -67,6 +67,9 @@ class Backoff:
     The first failure, a different failure and the same failure every
     :data:`REPEAT_LOG_SECONDS` are logged at WARNING with their hint; the retries in
     between at DEBUG; the recovery once at INFO. A day-long outage is a handful of lines.
+
+    State across rounds (the mailboxes', the outbox's, the Discourse poll's); one forum
+    request's own retries are :class:`pbp.forum.retry.RetryPolicy`.
     """
 
     what: str

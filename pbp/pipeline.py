@@ -32,7 +32,7 @@ from pbp.mail.compose import write_mail
 from pbp.parser import find_commands, find_near_commands, parse_lines
 from pbp.posts import Audience, Post as Posted, Reply, ThreadRef
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
-from pbp.play.core import campaign_hours
+from pbp.play.core import campaign_hours, finish_post
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, reply_subject
@@ -331,7 +331,7 @@ def _apply(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, memb
     base.results = [r.to_dict() for r in results]
     for d, res in zip(base.results, results):
         if id(res) in post.ledger:
-            d["roll_id"], d["ledger"] = post.ledger[id(res)]
+            d["ledger"] = post.ledger[id(res)][1]
     base.replies = sent
     _INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied", result=base.to_dict())
     return base
@@ -375,14 +375,14 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                     message_id=source.id if source is not None else None, at=post.now)
     faults.reached("mid_transaction")
     prev = repo.last_ledger_hash(campaign)
-    for res in results:
+    for res in results:         # the ledger records each roll under the id it took when made
         if isinstance(res, ActionResult):
-            number = post.play.new_id()      # the one numbering of what players type (#12)
-            row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev, number)
+            if res.roll_id is None:
+                raise RuntimeError(f"a roll reached the ledger without its id: {res.command}")
+            row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev, res.roll_id)
             prev = row.hash
-            post.ledger[id(res)] = (number, row.hash[:8])
-    for hook in post.after_ledger:
-        hook(post.ledger)
+            post.ledger[id(res)] = (res.roll_id, row.hash[:8])
+    finish_post(post)           # the after_post steps of pbp.play.core.SEQUENCE
 
     # The table's mail shows what every member may know; what it leaves out goes to the GM
     # in a mail of their own (pbp.views says who is told what).

@@ -63,3 +63,60 @@ def test_a_deadline_still_threads_under_a_compacted_mail(chicago, config):
     assert apply_deadlines(later) == 1
     row = m.OutboxMail.select().order_by(m.OutboxMail.id.desc()).first()
     assert parsed(row)["In-Reply-To"] == f"<{asked}>"
+
+
+HTML_ONLY = """From: Chicago Nights <table+chicago@pbp.localhost>
+To: ruth@pbp.localhost
+Subject: Re: [Chicago Nights] The warehouse
+Message-ID: <html-only@pbp.localhost>
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="b1"
+
+--b1
+Content-Type: text/html; charset="utf-8"
+
+<p>Ruth rolls Investigate.</p>
+--b1--
+"""
+
+MENTIONS_MULTIPART = """From: Chicago Nights <table+chicago@pbp.localhost>
+To: ruth@pbp.localhost
+Subject: Re: [Chicago Nights] The warehouse
+Message-ID: <single@pbp.localhost>
+Content-Type: text/plain; charset="utf-8"
+
+line 3, "Content-Type: multipart/mixed", was not read as a command
+"""
+
+
+def _outbox(raw: str, message_id: str) -> m.OutboxMail:
+    return m.OutboxMail.create(message_id=message_id, sender="table+chicago@pbp.localhost",
+                               recipients=["ruth@pbp.localhost"], subject="Re: [Chicago Nights] The warehouse",
+                               raw=raw, status="sent", sent_at=FIXED_NOW - timedelta(days=40))
+
+
+def test_a_reply_with_nothing_to_compact_is_looked_at_once(chicago):
+    """A multipart reply without a text/plain part is kept whole, marked, and not picked
+    again (it used to be picked every hour, unchanged); so is a single-part reply whose text
+    mentions "multipart/"."""
+    html_only = _outbox(HTML_ONLY, "html-only@pbp.localhost")
+    single = _outbox(MENTIONS_MULTIPART, "single@pbp.localhost")
+    assert compact_sent(FIXED_NOW, days=30) == 2
+    assert compact_sent(FIXED_NOW, days=30) == 0
+    assert compact_sent(FIXED_NOW + timedelta(hours=1), days=30) == 0     # the next hour too
+    kept = parsed(m.OutboxMail.get_by_id(html_only.id))
+    assert kept["X-Pbp-Compacted"] and kept["Message-ID"] == "<html-only@pbp.localhost>"
+    assert "Ruth rolls Investigate." in kept.get_body(("html",)).get_content()      # kept whole
+    text = parsed(m.OutboxMail.get_by_id(single.id))
+    assert text.get_content() == parsed(single).get_content() and text["X-Pbp-Compacted"]
+
+
+def test_replies_that_cannot_be_compacted_do_not_fill_the_batch(chicago, config):
+    out = process_message(eml("/overcome Investigate vs Fair\n"), make_ctx(config, "00++"))
+    for n in range(3):
+        _outbox(HTML_ONLY.replace("html-only@", f"html-only-{n}@"), f"html-only-{n}@pbp.localhost")
+    sent_long_ago()
+    rounds = [compact_sent(FIXED_NOW, days=30, limit=2) for _ in range(3)]
+    assert rounds == [2, 2, 0]
+    row = m.OutboxMail.get(m.OutboxMail.message_id == out.replies[0]["message_id"])
+    assert parsed(row).get_body(("html",)) is None                   # the real reply was compacted

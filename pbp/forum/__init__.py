@@ -9,7 +9,7 @@ Read in this order:
                   neutral value objects the coming post-speaking pipeline will consume
     settings.py   ``DiscourseSettings``: the site, the bot account, the API key from a secret source
     errors.py     ``ForumError`` and its subclasses (rate limited, unavailable, refused, bad shape)
-    retry.py      ``Backoff``: bounded retries, 429 waits, exponential backoff on 5xx
+    retry.py      ``RetryPolicy``: bounded retries, 429 waits, exponential backoff on 5xx
     discourse.py  ``DiscourseClient``: polling ``GET /posts.json`` with a cursor, reading posts,
                   replying and private messages with ``POST /posts.json``
     webhook.py    the webhook signature check and ``post_created``/``post_edited`` to ``InboundPost``

@@ -1,10 +1,15 @@
-"""``Backoff``: how long to wait before trying the forum again, and when to stop.
+"""``RetryPolicy``: how long to wait before trying the forum again, and when to stop.
 
 Bounded on every side: at most ``retries`` retries per call; a 429 is waited out for the time
 the forum names (``Retry-After``, or Discourse's ``extras.wait_seconds``) unless that is longer
 than ``max_wait``, when the call gives up at once with ``ForumRateLimited`` so a poll never
 blocks the daemon for an hour; 5xx and network errors wait ``base * 2**attempt`` capped at
 ``cap``. The sleep is injected, so tests never really wait.
+
+One request's retries, as a policy (settings, no state). Not to be confused with
+:class:`pbp.delivery.Backoff`, the daemon's state of a connection that keeps failing
+(how long until the next poll, which failures to log): the daemon's Discourse poll uses
+that one around the client, the client this one inside each call.
 """
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from datetime import datetime, timezone
 
 
 @dataclass(frozen=True)
-class Backoff:
+class RetryPolicy:
     retries: int = 5
     base: float = 1.0
     cap: float = 60.0
@@ -23,7 +28,7 @@ class Backoff:
 
     def __post_init__(self) -> None:
         if self.retries < 0 or self.base <= 0 or self.cap <= 0 or self.max_wait <= 0:
-            raise ValueError(f"a backoff needs retries >= 0 and positive times, not {self}")
+            raise ValueError(f"a retry policy needs retries >= 0 and positive times, not {self}")
 
     def delay(self, attempt: int) -> float:
         """The wait before retry number ``attempt`` (0-based) after a 5xx or a network error."""

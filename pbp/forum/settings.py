@@ -18,7 +18,7 @@ from pbp.errors import ConfigError
 from pbp.transport.secrets import resolve_secret
 from pbp.transport.settings import checked_ca_file, is_loopback
 
-from .retry import Backoff
+from .retry import RetryPolicy
 
 API_KEY_ENV = "PBP_DISCOURSE_API_KEY"
 WEBHOOK_SECRET_ENV = "PBP_DISCOURSE_WEBHOOK_SECRET"
@@ -34,7 +34,7 @@ class DiscourseSettings:
     given, limits what polling yields to posts in those category ids. ``max_pages`` bounds how
     far back one poll reads (``GET /posts.json`` pages of about 50 posts). ``retries``,
     ``backoff_base``, ``backoff_cap`` and ``max_wait`` bound the retries on 429 and 5xx (see
-    ``Backoff``). ``webhook_secret`` is the secret of the site's webhook, when one is used.
+    ``RetryPolicy``). ``webhook_secret`` is the secret of the site's webhook, when one is used.
     """
 
     url: str
@@ -104,8 +104,8 @@ class DiscourseSettings:
         return urlsplit(self.url).netloc.lower()
 
     @property
-    def backoff(self) -> Backoff:
-        return Backoff(retries=self.retries, base=self.backoff_base, cap=self.backoff_cap,
+    def backoff(self) -> RetryPolicy:
+        return RetryPolicy(retries=self.retries, base=self.backoff_base, cap=self.backoff_cap,
                        max_wait=self.max_wait)
 
     @classmethod

@@ -3,7 +3,9 @@
 * :func:`get_parser`: LALR with the contextual lexer and the builder inlined, so a valid
   line becomes its command in one pass with no parse tree.
 * :func:`tokens`: a basic lexer over the same grammar, used only to explain errors (it sees
-  every terminal at once, so it can name the token before the one that failed).
+  every terminal at once, so it can name the token before the one that failed). It is a
+  lexer alone (``parser=None``): no LALR tables are built for it, and its scanner is built
+  once (a Lark with a parser rebuilds the lexer of ``Lark.lex`` at every call).
 
 The LADDER terminal's words come from :mod:`pbp.rules.ladder`: the grammar file holds the
 placeholder ``@LADDER@``, so the ladder is written in one place. The same way, the tracks,
@@ -62,7 +64,7 @@ def get_parser() -> Lark:
 def _error_lexer() -> Lark:
     global _lexer
     if _lexer is None:
-        _lexer = Lark(grammar(), parser="lalr", lexer="basic", maybe_placeholders=True)
+        _lexer = Lark(grammar(), parser=None, lexer="basic")
     return _lexer
 
 

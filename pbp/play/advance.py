@@ -28,7 +28,7 @@ from pbp import commands as c
 from pbp.errors import ConfigError, NotAllowedError, RulesError, SheetError
 from pbp.play.core import GM, NoteResult, Post, handles, quote
 from pbp.rules.ladder import describe
-from pbp.play.compels import open_request
+from pbp.play.compels import GmRequest, open_request, request_kind
 from pbp.rules.advancement import POWER_UP, Allowance, judge
 from pbp.rules.fate_points import DetailRequest
 from pbp.sheetedit import apply_to_table, sheet_data, set_key
@@ -171,3 +171,13 @@ def approve_advance(post: Post, request: DetailRequest) -> NoteResult:
     if notes:
         text += " " + "; ".join(notes) + "."
     return NoteResult(source, GM, "approve", text=text)
+
+
+@request_kind("advance")
+class AdvanceRequest(GmRequest):
+    """A milestone's advancement: approved, the sheet changes (checked again then)."""
+
+    denied = "the sheet stays as it is"
+
+    def approve(self, post: Post, request: DetailRequest):
+        return approve_advance(post, request)

@@ -21,7 +21,7 @@ and status lines as story details (:mod:`pbp.play.compels`).
 from __future__ import annotations
 
 from pbp.play.core import GM, NoteResult, Post
-from pbp.play.compels import open_request
+from pbp.play.compels import GmRequest, open_request, request_kind
 from pbp.rules import aspects as ra
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult, Effect
@@ -34,12 +34,7 @@ def ask_for_bonus(post: Post, cmd, actor: str, result: ActionResult, bonus: int)
     ref = roll_ref_of(post, result)
     what = ref.summary if ref is not None else f"{actor}'s roll"
     request = DetailRequest(post.play.new_id(), actor, f"+{bonus} on {what}", post.now, post.deadline(),
-                            kind="bonus", data={"bonus": bonus, "roll": None})
-
-    def number(ledger, request=request, result=result):
-        if id(result) in ledger:
-            request.data["roll"] = ledger[id(result)][0]
-    post.after_ledger.append(number)
+                            kind="bonus", data={"bonus": bonus, "roll": result.roll_id})
     open_request(post, request,
           f"Bonus request #{request.id}: {actor}'s +{bonus} waits for the GM; the roll above is without it.",
           f"{actor} asks for a +{bonus} on {what}:\n  {cmd.source}\n"
@@ -66,7 +61,7 @@ def approve_bonus(post: Post, request: DetailRequest):
 
 
 def bonus_still_open(post: Post, request: DetailRequest) -> bool:
-    """Whether a bonus request's roll is still open (one rolled in this post has no id yet)."""
+    """Whether a bonus request's roll is still open."""
     from pbp.play.invoking import open_roll_ids
 
     roll = request.data.get("roll")
@@ -91,3 +86,26 @@ def approve_rename(post: Post, request: DetailRequest) -> NoteResult:
     return NoteResult(f"/approve #{request.id}", GM, "approve",
                       text=f'The GM approves aspect change #{request.id}: "{data["aspect"]}" is now "{data["to"]}".',
                       changes=changes)
+
+
+@request_kind("bonus")
+class BonusRequest(GmRequest):
+    """A held-back +N: approved, the open roll is re-run with it."""
+
+    denied = "the roll stands without it"
+
+    def approve(self, post: Post, request: DetailRequest):
+        return approve_bonus(post, request)
+
+    def waiting(self, post: Post, request: DetailRequest) -> str | None:
+        return super().waiting(post, request) if bonus_still_open(post, request) else None
+
+
+@request_kind("aspect")
+class AspectChange(GmRequest):
+    """A player's rename of a sheet aspect: approved, the aspect is renamed."""
+
+    denied = "the aspect keeps its name"
+
+    def approve(self, post: Post, request: DetailRequest):
+        return approve_rename(post, request)

@@ -156,15 +156,10 @@ def _task_taken(post: Post, cmd, actor: str, result) -> None:
     if ch is None or n is None or not isinstance(result, ActionResult) or result.outcome is None:
         return
     task = ch.tasks[n - 1]
+    task.roll = result.roll_id
     _settle(task, result)
     result.effects.append(Effect("challenge_task", f'Challenge "{ch.name}", task {_label(task)}: {_task_words(task)}.',
                                  {"task": task.n, "state": task.state}))
-
-    def number(ledger, result=result, task=task):
-        found = ledger.get(id(result))
-        if found is not None and task.roll is None:
-            task.roll = found[0]
-    post.after_ledger.append(number)
     if all(t.state != "open" for t in ch.tasks):
         result.effects.append(Effect("challenge_over", _finish(post, "every task has been taken"), {}))
 

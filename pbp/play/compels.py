@@ -217,66 +217,137 @@ def open_request(post: Post, request: DetailRequest, ask: str, tell: str, *, una
 
 
 REQUEST_KINDS: dict = {}
-"""Request kinds answered by their own rules (``kind`` -> an object with ``answerable(post,
-verb, request)``, ``settle(post, request, verb, reason) -> (text, changes, done)``,
-``expire(post, request) -> results`` and ``waiting(request) -> str``): early Fate's
-concessions and taken-out outcomes (pbp.play.concession). The others are the GM's
-approve/deny below."""
+"""Every kind of request (``DetailRequest.kind``) -> its rules, registered once by the module
+that opens it with :func:`request_kind`. The rules answer ``answerable(post, verb, request)``,
+``settle(post, request, verb, reason)`` (``(text, changes, done)``, or the finished result of
+an approval that re-runs a roll or changes a sheet), ``expire(post, request) -> results`` at
+the deadline, ``remind(post, request, lead)`` before it and ``waiting(post, request) -> str |
+None`` for the status line. Most kinds are a :class:`GmRequest` (the GM approves or denies):
+story details (here), bonuses and aspect changes (:mod:`pbp.play.bonuses`), costs
+(:mod:`pbp.play.costs`), advancements (:mod:`pbp.play.advance`); early Fate's concessions and
+taken-out outcomes (:mod:`pbp.play.concession`) have rules of their own."""
 
 
 def request_kind(kind: str):
-    """Register the rules of a request kind; a kind registered twice is an error."""
+    """Register the rules of a request kind (a class is registered as one instance of it);
+    a kind registered twice is an error."""
     def register(rules):
         if kind in REQUEST_KINDS:
             raise ValueError(f"request kind {kind!r} is registered twice")
-        REQUEST_KINDS[kind] = rules
+        REQUEST_KINDS[kind] = rules() if isinstance(rules, type) else rules
         return rules
     return register
 
 
-def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
-    """Answer a request that waits for the GM: a story detail, a bonus, an aspect change
-    (:mod:`pbp.play.bonuses`). Returns (text, changes), or the re-run roll of an approved bonus."""
-    rules = REQUEST_KINDS.get(request.kind)
-    if rules is not None:
-        text, changes, done = rules.settle(post, request, verb, reason)
-        if done:
-            _closed(post, request)
-        return text, changes
-    by = GM if post.author.is_gm else post.speaker()
-    label = f"{request.label} #{request.id}"
-    if verb == "approve" and request.kind == "detail":
-        changes = fp.approve_detail(request, post.table, by)
-        text = f'The GM approves story detail #{request.id}: "{request.text}". {request.character} pays a fate point'
-    elif verb == "approve":
-        from pbp.play import advance, bonuses, costs
+def request_rules(request: DetailRequest):
+    """The registered rules of ``request``'s kind."""
+    try:
+        return REQUEST_KINDS[request.kind]
+    except KeyError:
+        raise RuntimeError(f"request kind {request.kind!r} has no rules: register them with "
+                           "pbp.play.compels.request_kind") from None
 
-        fp.approve_request(request, by)
-        request.reason = reason
-        done = {"bonus": bonuses.approve_bonus, "cost": costs.approve_cost,
-                "advance": advance.approve_advance}.get(
-            request.kind, bonuses.approve_rename)(post, request)
-        _closed(post, request)
-        return done
-    elif verb == "deny":
-        changes = fp.deny_detail(request, by, reason)
-        stands = {"detail": "nothing is paid", "bonus": "the roll stands without it",
-                  "aspect": "the aspect keeps its name", "cost": "no cost is taken",
-                  "advance": "the sheet stays as it is"}.get(request.kind, "nothing changes")
-        text = f"The GM denies {label}" + (f": {reason}" if reason else "") + f"; {stands}"
-    elif verb == "withdraw":
-        if request.state != "pending":
-            raise RulesError(f"{label} is already {request.state}", expected=_open_items(post, verb),
-                             example=f"/withdraw #{_first_open(post)}")
-        if not (post.author.is_gm or same_name(by, request.character)):
-            raise NotAllowedError(f"only {request.character} or the GM can withdraw {label}",
-                                  expected="a request of your own", example=f"/withdraw #{_first_open(post)}")
-        request.state, changes = "withdrawn", []
-        text = f"{label.capitalize()} is withdrawn; nothing changes"
-    else:
+
+def check_request_kinds() -> None:
+    """Every kind a reply can name (``pbp.rules.fate_points.REQUEST_LABELS``) has its rules
+    (run once all of ``pbp.play`` is imported)."""
+    missing = sorted(set(fp.REQUEST_LABELS) - set(REQUEST_KINDS))
+    if missing:
+        raise RuntimeError("request kinds with no rules registered: " + ", ".join(missing))
+
+
+class GmRequest:
+    """A request the GM answers with ``/approve`` or ``/deny``, which its declarer (or the GM)
+    may ``/withdraw`` while it waits; unanswered at the deadline it is denied. A kind gives
+    :meth:`approve` and the words of what a denial leaves (``denied``) and what the deadline
+    leaves (``expired``)."""
+
+    denied = "nothing changes"
+    expired = "nothing changes"
+    reminder_then = "it is denied"
+
+    def answerable(self, post: Post, verb: str, request: DetailRequest) -> bool:
+        if verb in ("approve", "deny"):
+            return post.author.is_gm
+        return verb == "withdraw" and (post.author.is_gm or post.controls(request.character))
+
+    def approve(self, post: Post, request: DetailRequest):
+        """Carry out an approved request (the GM's reason is ``request.reason``): a result."""
+        raise NotImplementedError
+
+    def settle(self, post: Post, request: DetailRequest, verb: str, reason: str):
+        by = GM if post.author.is_gm else post.speaker()
+        label = f"{request.label} #{request.id}"
+        if verb == "approve":
+            fp.approve_request(request, by)
+            request.reason = reason
+            return self.approve(post, request)
+        if verb == "deny":
+            changes = fp.deny_detail(request, by, reason)
+            text = f"The GM denies {label}" + (f": {reason}" if reason else "") + f"; {self.denied}"
+            return text, changes, True
+        if verb == "withdraw":
+            if request.state != "pending":
+                raise RulesError(f"{label} is already {request.state}", expected=_open_items(post, verb),
+                                 example=f"/withdraw #{_first_open(post)}")
+            if not (post.author.is_gm or same_name(by, request.character)):
+                raise NotAllowedError(f"only {request.character} or the GM can withdraw {label}",
+                                      expected="a request of your own", example=f"/withdraw #{_first_open(post)}")
+            request.state = "withdrawn"
+            return f"{label.capitalize()} is withdrawn; nothing changes", [], True
         raise RulesError(f"a {request.label} is approved or denied by the GM, not {verb}ed",
                          expected="/approve or /deny", example=f"/approve #{request.id}")
-    _closed(post, request)
+
+    def expire(self, post: Post, request: DetailRequest) -> list:
+        if not fp.expire_detail(request, post.now):
+            return []
+        label = f"{request.label} #{request.id}"
+        text = f"{label.capitalize()} was not approved by {when(request.deadline)}: it is denied; {self.expired}"
+        return [NoteResult(f"(deadline: {label})", GM, request.kind, text=text)]
+
+    def asked(self, request: DetailRequest) -> str:
+        return f"{request.character} asked for {request.label} #{request.id}: {request.text}"
+
+    def remind(self, post: Post, request: DetailRequest, lead: timedelta) -> None:
+        if request.deadline is None or request.id in post.play.reminded_details or request.deadline - lead > post.now:
+            return
+        post.play.reminded_details.append(request.id)
+        post.tell(Tell(to=(GM,), subject=f"Reminder: {request.label} #{request.id} needs your approval",
+                       text=f"Reminder: {self.asked(request)}.\n"
+                            f"Reply /approve or /deny by {when(request.deadline)}; then {self.reminder_then}.\n",
+                       refs=(f"detail:{request.id}",)))
+
+    def waiting(self, post: Post, request: DetailRequest) -> str | None:
+        return f"Waiting for the GM to approve or deny {request.label} #{request.id} by {when(request.deadline)}."
+
+
+@request_kind("detail")
+class StoryDetail(GmRequest):
+    """A story detail: approved, its declarer pays the fate point (docs/compels.md)."""
+
+    denied = expired = "nothing is paid"
+
+    def settle(self, post: Post, request: DetailRequest, verb: str, reason: str):
+        if verb != "approve":
+            return super().settle(post, request, verb, reason)
+        changes = fp.approve_detail(request, post.table, GM if post.author.is_gm else post.speaker())
+        text = f'The GM approves story detail #{request.id}: "{request.text}". {request.character} pays a fate point'
+        return text, changes, True
+
+    def asked(self, request: DetailRequest) -> str:
+        return f'{request.character} declared "{request.text}"'
+
+
+def _settle_detail(post: Post, request: DetailRequest, verb: str, reason: str):
+    """Answer a request by its kind's rules. Returns (text, changes), or the finished result
+    of an approval (a bonus's re-run roll, an aspect change made)."""
+    settled = request_rules(request).settle(post, request, verb, reason)
+    if not isinstance(settled, tuple):
+        _closed(post, request)
+        return settled
+    text, changes, done = settled
+    if done:
+        _closed(post, request)
     return text, changes  # the table's mail tells everyone, the declarer included
 
 
@@ -304,11 +375,7 @@ def _answerable(post: Post, verb: str, item) -> bool:
         return False
     if item.state != "pending":
         return False
-    if item.kind in REQUEST_KINDS:
-        return REQUEST_KINDS[item.kind].answerable(post, verb, item)
-    if verb in ("approve", "deny"):
-        return gm
-    return verb == "withdraw" and (gm or post.controls(item.character))
+    return request_rules(item).answerable(post, verb, item)
 
 
 def _find_item(post: Post, cmd: c.Answer):
@@ -371,18 +438,6 @@ def _open_items(post: Post, verb: str | None) -> str:
 def _first_open(post: Post) -> int:
     ids = [x.id for x in post.play.compels if x.is_open] + [x.id for x in post.play.details if x.state == "pending"]
     return ids[0] if ids else 12
-
-
-def _asked(request: DetailRequest) -> str:
-    if request.kind == "detail":
-        return f'{request.character} declared "{request.text}"'
-    return f"{request.character} asked for {request.label} #{request.id}: {request.text}"
-
-
-def _bonus_open(post: Post, request: DetailRequest) -> bool:
-    from pbp.play.bonuses import bonus_still_open
-
-    return bonus_still_open(post, request)
 
 
 @handles(c.Accept, c.Refuse, c.Approve, c.Deny, c.Withdraw)
@@ -461,31 +516,13 @@ def compel_deadlines(post: Post) -> list:
                 post.tell(Tell(to=tell.to, subject=f"Reminder: {tell.subject}", text=f"Reminder:\n{tell.text}",
                                refs=tell.refs))
     for request in [d for d in post.play.details if d.state == "pending"]:
-        label = f"{request.label} #{request.id}"
-        if request.kind in REQUEST_KINDS:
-            if request.deadline is not None and request.deadline <= post.now:
-                results += REQUEST_KINDS[request.kind].expire(post, request)
-                if request.state != "pending":
-                    post.close_ref(f"detail:{request.id}")
-            continue
-        if fp.expire_detail(request, post.now):
-            post.close_ref(f"detail:{request.id}")
-            if request.kind == "cost":      # a cost the GM did not name takes its default
-                from pbp.play.costs import default_cost
-
-                results.append(default_cost(post, request))
-                continue
-            stands = "nothing is paid" if request.kind == "detail" else "nothing changes"
-            text = f"{label.capitalize()} was not approved by {when(request.deadline)}: it is denied; {stands}"
-            results.append(NoteResult(f"(deadline: {label})", GM, request.kind, text=text))
-        elif (request.deadline is not None and request.id not in post.play.reminded_details
-              and request.deadline - lead <= post.now):
-            post.play.reminded_details.append(request.id)
-            post.tell(Tell(to=(GM,), subject=f"Reminder: {label} needs your approval",
-                           text=f"Reminder: {_asked(request)}.\n"
-                                f"Reply /approve or /deny by {when(request.deadline)}; then "
-                                f"{'the default applies' if request.kind == 'cost' else 'it is denied'}.\n",
-                           refs=(f"detail:{request.id}",)))
+        rules = request_rules(request)
+        if request.deadline is not None and request.deadline <= post.now:
+            results += rules.expire(post, request)
+            if request.state != "pending":
+                post.close_ref(f"detail:{request.id}")
+        else:
+            rules.remind(post, request, lead)
     _retire(post)
     return results
 
@@ -500,8 +537,7 @@ def compel_status(post: Post) -> list[str]:
             who = "the GM" if x.answerer == GM else x.answerer
             lines.append(f"Waiting for {who} to accept or refuse compel #{x.id} by {when(x.deadline)}.")
     for d in post.play.details:
-        if d.state == "pending" and d.kind in REQUEST_KINDS:
-            lines.append(REQUEST_KINDS[d.kind].waiting(d))
-        elif d.state == "pending" and (d.kind != "bonus" or _bonus_open(post, d)):
-            lines.append(f"Waiting for the GM to approve or deny {d.label} #{d.id} by {when(d.deadline)}.")
+        line = request_rules(d).waiting(post, d) if d.state == "pending" else None
+        if line:
+            lines.append(line)
     return lines

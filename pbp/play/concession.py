@@ -134,7 +134,11 @@ class ConcessionRules:
                            text=f"The GM did not rule on {label} by {_when(request.deadline)}: no fate points move.")]
 
     @staticmethod
-    def waiting(request: DetailRequest) -> str:
+    def remind(post: Post, request: DetailRequest, lead) -> None:
+        """No reminder: the default at the deadline is the answer nobody had to give."""
+
+    @staticmethod
+    def waiting(post: Post, request: DetailRequest) -> str:
         if request.data.get("phase") == "offer":
             return (f"Waiting for {and_names(request.data.get('others', ()))} to accept or refuse "
                     f"{request.character}'s concession #{request.id} by {_when(request.deadline)}.")
@@ -242,6 +246,10 @@ class TakenOutRules:
         return []
 
     @staticmethod
-    def waiting(request: DetailRequest) -> str:
+    def remind(post: Post, request: DetailRequest, lead) -> None:
+        """No reminder: the default at the deadline is the answer nobody had to give."""
+
+    @staticmethod
+    def waiting(post: Post, request: DetailRequest) -> str:
         return (f"{request.character} may refuse how they are taken out (#{request.id}) until "
                 f"{_when(request.deadline)}.")

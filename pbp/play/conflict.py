@@ -33,8 +33,8 @@ from datetime import datetime, timedelta
 from pbp import commands as c
 from pbp.errors import RulesError
 from pbp.play.core import (
-    CONCEDED, CONFLICT_END, GM, TAKEN_OUT, Ask, NoteResult, Post, Tell, deadline_job, handles, quote, resolve_action,
-    status_line,
+    CONCEDED, CONFLICT_END, GM, TAKEN_OUT, Ask, NoteResult, Post, Tell, after_post, deadline_job, handles, quote,
+    resolve_action, status_line,
 )
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
@@ -46,6 +46,7 @@ from pbp.rules.actions import DEFENCE_LATER
 from pbp.rules.effort import best_skill
 from pbp.rules.ladder import describe
 from pbp.rules.names import and_names, same_name, skill_list
+from pbp.rules.reopen import ROLLER_DONE
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Character
 
@@ -85,13 +86,18 @@ def controller(post: Post, name: str) -> str:
 
 
 def _touch(post: Post) -> None:
-    """Settle the turn clock and the handoff ask once the whole post has applied (the
-    post's after-ledger callbacks run just before the reply is written)."""
-    if not any(getattr(h, "_conflict_settle", False) for h in post.after_ledger):
-        def settle(_ledger, post=post):
-            _settle_turn(post)
-        settle._conflict_settle = True
-        post.after_ledger.append(settle)
+    """Settle the turn clock and the handoff ask once the whole post has applied
+    (:func:`settle_turn`, a step after the post)."""
+    post.__dict__["_conflict_touched"] = True
+
+
+@after_post
+def settle_turn(post: Post) -> None:
+    """After a post that touched the conflict: the turn clock and the handoff ask. (A held
+    action dropped after touching it leaves the mark: harmless, as what ran it, a /next or
+    the deadline's handoff, touched the conflict itself.)"""
+    if post.__dict__.pop("_conflict_touched", False):
+        _settle_turn(post)
 
 
 def _note(cmd_source: str, actor: str, action: str, effects: list[Effect], changes: list[Change] = (),
@@ -219,24 +225,13 @@ def _attack_on_pc(post: Post, cmd: c.Attack, actor: Character, target: Character
     result = resolve_action(post, replace(cmd, opposition=DEFENCE_LATER), actor.name)
     pending = Pending(
         id=post.play.new_id(), kind="defend", target=target.name, attacker=actor.name, deadline=post.deadline(),
-        opened_at=post.now, attack_effort=result.effort.total, attack_skill=result.skill or "",
+        opened_at=post.now, attack_effort=result.effort.total, attack_skill=result.skill or "", roll_id=result.roll_id,
         attack_kind=kind.name if kind is not None else "any", track=_track(post, result.skill, conflict),
         summary=f"{actor.name}'s attack with {result.skill}, {describe(result.effort.total)}",
     )
     post.play.pending.append(pending)
-
-    _note_roll(post, result, pending)
     post.ask(_defend_ask(post, pending, target))
     return result
-
-
-def _note_roll(post: Post, result: ActionResult, pending: Pending) -> None:
-    """Tie a reaction to the ledger id of the roll it hangs on, once the roll has one (a
-    re-run of that roll, an invoke after the dice, updates the reaction)."""
-    def note_roll(ledger, result=result, pending=pending):
-        if id(result) in ledger:
-            pending.roll_id = ledger[id(result)][0]
-    post.after_ledger.insert(0, note_roll)
 
 
 def default_defence(post: Post, ch: Character, pending: Pending) -> tuple[str, int]:
@@ -336,11 +331,9 @@ def land_hit(post: Post, hit: harm.Hit, skill: str, *, track: str | None = None,
     if ch.player and harm.can_absorb(ch, track, hit.shifts, post.system):
         pending = Pending(id=post.play.new_id(), kind="absorb", target=ch.name, attacker=hit.attacker or "",
                           deadline=post.deadline(), opened_at=post.now, attack_skill=skill or "",
-                          shifts=hit.shifts, track=track,
+                          shifts=hit.shifts, track=track, roll_id=source.roll_id if source is not None else None,
                           summary=f"{post.system.explain.hit(hit.shifts)} from {hit.attacker or 'the GM'}")
         post.play.pending.append(pending)
-        if source is not None:
-            _note_roll(post, source, pending)
         post.ask(_absorb_ask(post, pending, ch))
         return [], []
     if ch.player:
@@ -609,7 +602,7 @@ def done(post: Post, cmd: c.Done):
     act in an exchange may end their turn without naming anyone, and the GM names who opens
     the next exchange. Otherwise it only says what is still owed."""
     who = post.character(cmd.actor, cmd).name
-    closed = post.play.close_rolls(lambda r: same_name(r.actor, who), "its roller said /done")
+    closed = post.play.close_rolls(lambda r: same_name(r.actor, who), ROLLER_DONE)
     ids = ", ".join(f"#{r.ids[0]}" for r in closed if r.ids)
     said = f"{'Rolls' if ', ' in ids else 'Roll'} {ids} closed to further invokes." if ids else ""
     result = _turn_done(post, cmd, who)

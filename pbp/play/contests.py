@@ -43,7 +43,8 @@ from datetime import timedelta
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
-from pbp.play.core import GM, Ask, NoteResult, Post, after_action, deadline_job, handles, on_scene_end, prepare_action, quote, roll_revised, status_line
+from pbp.play.core import (GM, Ask, NoteResult, Post, after_action, deadline_job, handles, number_roll, on_scene_end,
+                           prepare_action, quote, roll_revised, status_line)
 from pbp.play.state import Contest, ContestRoll, ContestSideState, ContestThreat
 from pbp.rules import harm
 from pbp.rules.actions import resolve
@@ -253,17 +254,11 @@ def _rolled(post: Post, cmd, actor: str, result) -> None:
             return
     else:
         helpers = [e.data["helper"] for e in result.effects if e.kind == "teamwork" and e.data.get("adds")]
-        roll = ContestRoll(side, actor, result.effort.total, result.outcome.value, helpers=helpers)
+        roll = ContestRoll(side, actor, result.effort.total, result.outcome.value, helpers=helpers, roll=result.roll_id)
         contest.rolls.append(roll)
         result.effects.append(Effect("contest_roll", f'{actor} rolls for {_side_words(contest.sides[side])} in '
                                      f'"{contest.name}", exchange {contest.exchange}: effort {describe(roll.effort)}.',
                                      {"side": side, "effort": roll.effort}))
-
-        def number(ledger, result=result, roll=roll):
-            found = ledger.get(id(result))
-            if found is not None and roll.roll is None:
-                roll.roll = found[0]
-        post.after_ledger.append(number)
     if not _owing(post, contest):
         effects, changes = settle(post, contest)
         result.effects.extend(effects)
@@ -344,7 +339,7 @@ def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:
             cmd = c.Roll(line=0, source=f'/roll {t.skill} (the threat\'s attack in "{contest.name}", exchange '
                                         f'{contest.exchange})', count=4, sides="F",
                          skill=t.skill, actor=t.name)
-            result = resolve(cmd, post.table, post.dice, t.name, post.system)
+            result = number_roll(post, resolve(cmd, post.table, post.dice, t.name, post.system))
             post.follow.append(result)
             rating, label = result.effort.total, f"{t.name}'s attack with {t.skill} ({describe(result.effort.total)})"
         own = _side_of(contest, t.name)

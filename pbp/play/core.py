@@ -111,8 +111,7 @@ class Post:
     closed_refs: list[str] = field(default_factory=list)
     snapshot: object = None                  # the table as loaded (pbp.store.repo.Snapshot)
     names_at_start: tuple = ()               # (name, hidden, owner) of each aspect as loaded
-    ledger: dict = field(default_factory=dict)          # id(result) -> (roll id, short hash)
-    after_ledger: list = field(default_factory=list)    # callbacks(ledger) once rolls have ids
+    ledger: dict = field(default_factory=dict)          # id(result) -> (roll id, short hash), for the reply
     command: c.Command | None = None                    # the command being applied (for error examples)
     follow: list = field(default_factory=list)          # results a command set off (a contest threat's roll)
 
@@ -308,6 +307,13 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
     "taken_out": (
         "concession.offer_other_outcome",
     ),
+    # fn(post): once every command of a post (or a deadline round) has applied and its rolls
+    # are in the ledger, just before the reply is written
+    "after_post": (
+        "conflict.settle_turn",         # the turn clock restarts, the handoff is asked for
+        "invoking.harm_after",          # an NPC's harm as the post left it, for a re-run to check
+        "overview.could_invoke_lines",  # the hint under a roll (not in the ledger: not part of the roll)
+    ),
     # fn(post) -> lines, at the end of every reply
     "status": (
         "conflict.conflict_status",
@@ -374,6 +380,7 @@ SCENE_END = STAGES["scene_end"]
 CONFLICT_END = STAGES["conflict_end"]
 CONCEDED = STAGES["conceded"]
 TAKEN_OUT = STAGES["taken_out"]
+AFTER_POST = STAGES["after_post"]
 STATUS = STAGES["status"]
 DEADLINE_JOBS = STAGES["deadlines"]
 
@@ -386,6 +393,7 @@ on_scene_end = SCENE_END.step
 on_conflict_end = CONFLICT_END.step
 on_conceded = CONCEDED.step
 on_taken_out = TAKEN_OUT.step
+after_post = AFTER_POST.step     # fn(post), once the whole post has applied and is in the ledger
 status_line = STATUS.step        # fn(post) -> lines for the end of every reply ("Turn: ...")
 deadline_job = DEADLINE_JOBS.step   # fn(post) -> results, applied at each deadline round (post.now)
 
@@ -401,18 +409,39 @@ def status_lines(post: Post) -> list[str]:
     return [line for fn in STATUS for line in fn(post)]
 
 
+def finish_post(post: Post) -> None:
+    """The ``after_post`` steps: the post (or deadline round) has applied and its rolls are
+    recorded; what depends on the whole post happens now (the pipeline calls this)."""
+    for step in AFTER_POST:
+        step(post)
+
+
+def number_roll(post: Post, result):
+    """A roll takes its id when it is made: the next number of the campaign's one counter
+    (:meth:`pbp.play.state.PlayState.new_id`), carried on the result, so everything that
+    keeps the roll (an open roll, a challenge's task, a held spin, a pending defence) reads
+    it there, and the ledger records the roll under it. The action step below numbers every
+    action; a re-run (:func:`pbp.play.invoking.revise`) and a roll made outside an action
+    (a contest threat's attack) call it too. A roll discarded with its command (a held
+    action dropped, a post refused) gives its number back with the play state."""
+    result.roll_id = post.play.new_id()
+    return result
+
+
 def resolve_action(post: Post, cmd, actor: str):
     """Resolve an action or roll through the rules engine, with the steps of
     :data:`SEQUENCE` around it. Every handler that rolls for an action goes through here:
     ``prepare_action`` completes the command from the play state (the helpers waiting for
     the actor, a challenge's task), ``before_action`` runs just before the dice (the rolls
     this action ends close), then the rules engine (:func:`pbp.rules.actions.resolve`),
-    then ``after_action`` (the roll stays open for invokes after the dice...).
+    whose roll takes its id at once (:func:`number_roll`), then ``after_action`` (the roll
+    stays open for invokes after the dice...), which reads that id on the result.
 
     A plain ``+N`` on an action is bounded for everyone; a player's (unless the campaign has
     ``free_bonuses``) is held back: the action rolls without it, stays open like any roll,
     and the GM's approval re-runs it with the bonus (:mod:`pbp.play.bonuses`)."""
     from pbp.rules.actions import check_plain_bonus, resolve
+    from pbp.rules.fate_points import GMPool
 
     if isinstance(cmd, c.ActionCommand):      # a plain /roll decides nothing: its +N is just arithmetic
         check_plain_bonus(cmd.modifier, cmd.source)
@@ -423,7 +452,8 @@ def resolve_action(post: Post, cmd, actor: str):
         cmd = prepare(post, cmd, actor)
     for hook in BEFORE_ACTION:
         hook(post, cmd, actor)
-    result = resolve(cmd, post.table, post.dice, actor, post.system)
+    result = number_roll(post, resolve(cmd, post.table, post.dice, actor, post.system,
+                                       payer=GMPool(post.play.ledger)))
     for hook in AFTER_ACTION:
         hook(post, cmd, actor, result)
     if held:

@@ -26,9 +26,10 @@ answered like a story detail (:class:`pbp.rules.fate_points.DetailRequest` of ki
 from __future__ import annotations
 
 from pbp.play.core import GM, NoteResult, Post, after_action, on_scene_end, roll_revised
-from pbp.play.compels import _retire, open_request
+from pbp.play.compels import GmRequest, _retire, open_request, request_kind
 from pbp.play.invoking import roll_ref_of
 from pbp.rules.bookkeeping import Report, add_boost, create_aspect, grant_free_invokes
+from pbp.rules import fate_points as fp
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult
 
@@ -64,13 +65,8 @@ def cost_due(post: Post, cmd, actor: str, result: ActionResult) -> None:
     what = ref.summary if ref is not None else f"{actor}'s roll"
     opposer = result.opposition.character if result.opposition is not None else None
     request = DetailRequest(post.play.new_id(), actor, f"a {severity} cost on {what}", post.now, post.deadline(),
-                            kind="cost", data={"severity": severity, "default": default, "roll": None,
+                            kind="cost", data={"severity": severity, "default": default, "roll": result.roll_id,
                                                "opposer": opposer})
-
-    def number(ledger, request=request, result=result):
-        if id(result) in ledger:
-            request.data["roll"] = ledger[id(result)][0]
-    post.after_ledger.append(number)
     example = "the alarm goes off" if severity == "minor" else "reinforcements arrive at once"
     open_request(post, request,
                  f'Cost #{request.id}: {what} comes at a {severity} cost. GM, name it: /approve #{request.id} '
@@ -108,6 +104,20 @@ def default_cost(post: Post, request: DetailRequest) -> NoteResult:
             f"{_default_words(severity, opposer)}.")
     return NoteResult(f"(deadline: cost #{request.id})", GM, "cost", text=text, changes=report.changes,
                       effects=report.effects)
+
+
+@request_kind("cost")
+class CostRequest(GmRequest):
+    """A cost the GM names (``/approve #ID "THE COST"``); unnamed by the deadline, the default."""
+
+    denied = "no cost is taken"
+    reminder_then = "the default applies"
+
+    def approve(self, post: Post, request: DetailRequest):
+        return approve_cost(post, request)
+
+    def expire(self, post: Post, request: DetailRequest) -> list:
+        return [default_cost(post, request)] if fp.expire_detail(request, post.now) else []
 
 
 @roll_revised

@@ -3,8 +3,11 @@ session's refresh. Compels, story details and the requests that wait for the GM 
 :mod:`pbp.play.compels`.
 
 * **The GM's pool** opens with each scene (one point per PC, plus what NPCs in the scene
-  carry); NPCs' invokes are paid from it (:mod:`pbp.play.invoking`). A campaign that plays
-  without ``/scene start`` gets one pool, opened when first needed.
+  carry); NPCs' invokes are paid from it: every action and re-run resolves with
+  :class:`pbp.rules.fate_points.GMPool` as its payer (:func:`pbp.play.core.resolve_action`,
+  :mod:`pbp.play.invoking`), and :mod:`pbp.play.invoking` opens the pool at an NPC's
+  need. A campaign that plays without ``/scene start`` gets one pool, opened when first
+  needed.
 * **Hostile invokes** are owed in ``PlayState.ledger`` and paid when the scene ends
   (:func:`pay_owed_at_scene_end`) or when a conflict ends (:func:`pay_owed_at_conflict_end`):
   the steps ``economy.scene_payout`` and ``economy.conflict_payout`` of

@@ -57,17 +57,17 @@ def run_due(post: Post, apply) -> list:
 
 def _run(post: Post, due: Held, apply) -> list:
     saved = (copy.deepcopy(post.table), copy.deepcopy(post.play), len(post.asks), len(post.tells),
-             len(post.after_ledger), post.author, post.command)
+             len(post.follow), post.author, post.command)
     note = NoteResult(due.cmd.source, due.who, "held_runs",
                       text=f"{due.who}'s turn: the action held since {due.at:%a %H:%M} UTC runs now.")
     post.author = Author(due.author, due.role)
     try:
         result = apply(post, due.cmd)
     except CommandError as exc:
-        table, play, asks, tells, hooks, _, _ = saved
+        table, play, asks, tells, follow, _, _ = saved
         post.table.characters, post.table.aspects = table.characters, table.aspects
-        post.play.__dict__.update(play.__dict__)
-        del post.asks[asks:], post.tells[tells:], post.after_ledger[hooks:]
+        post.play.__dict__.update(play.__dict__)     # with the ids it took: they are given again
+        del post.asks[asks:], post.tells[tells:], post.follow[follow:]
         note.text = f"{due.who}'s held action ({due.cmd.source}) no longer applies and is dropped: {exc.message}."
         return [note]
     finally:

@@ -20,7 +20,8 @@ mail. So every action roll is kept *open* for a while (``PlayState.open_rolls``)
 * **A re-run** (``/invoke`` after the dice, the GM's ``/veto``) undoes the delta on a copy
   of the table *as it is now*, which leaves the table as it would be had the roll never
   happened, with everything that happened since kept; runs the roll again on it with
-  :mod:`pbp.rules.reopen` (same dice, replayed; a new reroll draws fresh ones); and takes
+  :mod:`pbp.rules.reopen` (the same inputs plus the added invokes, minus the vetoed ones;
+  the same dice, replayed; a new reroll draws fresh ones); and takes
   that copy as the new table. Later changes to what the roll created (someone spent a
   free invoke it gave) are carried over onto the re-run's version of it.
 * **Not kept open**: a ``/treat`` roll (recovery acts on its outcome at once; its invokes go
@@ -33,9 +34,10 @@ mail. So every action roll is kept *open* for a while (``PlayState.open_rolls``)
   a re-run updates the pending reactions that hang on the roll (the hit to absorb, the
   attack to defend against) and runs the ``roll_revised`` steps of :data:`pbp.play.core.SEQUENCE`.
 
-NPCs pay with the GM's pool: while an NPC's action or re-run is resolved, the NPC's fate
-points stand for the pool, and what it spends comes out of the pool (rules 000, "Your Fate
-Points"). Hostile invokes' points are recorded as owed in ``PlayState.ledger`` (see
+NPCs pay with the GM's pool: every action and re-run is resolved with
+:class:`pbp.rules.fate_points.GMPool` as its payer, so what an NPC spends comes out of the
+pool, reported as a ``gm_pool`` change, and an empty pool refuses in its own words (rules
+000, "Your Fate Points"). Hostile invokes' points are recorded as owed in ``PlayState.ledger`` (see
 :mod:`pbp.play.economy` for when they are paid); a re-run replaces its roll's debts.
 """
 from __future__ import annotations
@@ -49,14 +51,15 @@ from pbp import commands as c
 from pbp.commands import ActionCommand, Invoke, Payment
 from pbp.errors import DiceExhausted, NotAllowedError, RulesError
 from pbp.play.economy import ensure_pool
-from pbp.play.core import GM, ROLL_REVISED, NoteResult, Post, after_action, before_action, handles, quote, roll_revised
+from pbp.play.core import (GM, ROLL_REVISED, NoteResult, Post, after_action, after_post, before_action, handles,
+                           number_roll, quote, roll_revised)
 from pbp.play.state import AspectRecord, FreeDelta, RollRecordRef, TableDelta
 from pbp.rules.aspects import give_free_invokes
 from pbp.rules.bookkeeping import revealed
 from pbp.rules.dice import DiceMismatch
-from pbp.rules.fate_points import owe_from_result
+from pbp.rules.fate_points import FateLedger, GMPool, owe_from_result
 from pbp.rules.names import find_aspect, same_name
-from pbp.rules.reopen import OpenRoll, changes_between, throws_of
+from pbp.rules.reopen import NEXT_ACTION, OpenRoll, RollFacts, RollWindow, changes_between, closed_because, throws_of
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Aspect, Table
 from pbp.rules.turns import uses_turn
@@ -123,76 +126,24 @@ def _changes(before: tuple, after: tuple) -> list[Change]:
     return out
 
 
-# -- NPCs pay with the GM's pool -------------------------------------------------------------
-
-class _Pool:
-    """While an action resolves, every NPC's fate points stand for the GM's pool."""
-
-    def __init__(self, table: Table, pool: int) -> None:
-        self.npcs = [ch for ch in table.characters.values() if ch.kind != "pc"]
-        self.own = {ch.name: ch.fate_points for ch in self.npcs}
-        self.pool = pool
-        for ch in self.npcs:
-            ch.fate_points = pool
-
-    def settle(self) -> int:
-        """Restore the NPCs' own points; returns the pool after what they spent."""
-        spent = 0
-        for ch in self.npcs:
-            spent += max(0, self.pool - ch.fate_points)
-            ch.fate_points = self.own[ch.name]
-        if spent > self.pool:
-            raise RulesError(f"the GM's pool has {self.pool} fate point{'s' if self.pool != 1 else ''}; "
-                             f"these invokes need {spent}",
-                             expected="a point left in the GM's pool", example='/as Ghoul invoke "Hungry for Flesh" free')
-        return self.pool - spent
-
-    @staticmethod
-    def reword(error: RulesError, table: Table) -> RulesError:
-        for ch in table.characters.values():
-            if ch.kind != "pc" and error.message.startswith(f"{ch.name} has "):
-                rest = error.message.split(" fate points", 1)[-1]
-                error.message = f"the GM's pool has no fate points left{rest}"
-                error.args = (error.message,)
-        return error
-
-
-def _pool_changes(result: ActionResult, table: Table) -> None:
-    """An NPC's "fate points" changes in a result were the pool's: say so."""
-    npcs = {ch.name for ch in table.characters.values() if ch.kind != "pc"}
-    result.changes = [Change("gm_pool", GM, ch.before, ch.after, f"{ch.detail} ({ch.subject})")
-                      if ch.what == "fate_points" and ch.subject in npcs else ch for ch in result.changes]
-
-
 # -- rolls opening and closing ----------------------------------------------------------------
 
 def _stash(post: Post) -> dict:
     """Per-post bookkeeping that never reaches the play state."""
     stash = post.__dict__.get("_invoking")
     if stash is None:
-        stash = post.__dict__["_invoking"] = {"results": [], "marks": None, "pool": None, "refs": {}, "entry_of": {}}
-        post.after_ledger.append(lambda ledger: _number_rolls(post, ledger))
+        stash = post.__dict__["_invoking"] = {"results": [], "marks": None, "refs": {}, "entry_of": {}}
     return stash
 
 
-def _number_rolls(post: Post, ledger: dict) -> None:
-    """Once the post's rolls have ledger ids, the open rolls learn theirs."""
-    for result, ref in _stash(post)["results"]:
-        found = ledger.get(id(result))
-        if found is None:
-            continue
-        roll_id = found[0]
-        if ref.id is None:
-            ref.id = roll_id
-        if roll_id not in ref.ids:
-            ref.ids = (*ref.ids, roll_id)
-        hit = {(e.data.get("target"), e.data.get("attacker")) for e in result.effects if e.kind == "hit"}
-        for p in post.play.pending:
-            if p.kind == "absorb" and p.roll_id is None and p.opened_at == post.now and (p.target, p.attacker or None) in hit:
-                p.roll_id = roll_id
+@after_post
+def harm_after(post: Post) -> None:
+    """An NPC this post's rolls hit at once: its harm as the post left it, which a re-run
+    of the roll checks is still so before it takes the absorption back (:func:`_harm_follow`)."""
+    for _, ref in post.__dict__.get("_invoking", {}).get("results", ()):
         if ref.harm_target:
             ref.harm_after = _harm(post.table, ref.harm_target)
-        _save(post, ref)
+            _save(post, ref)
 
 
 # -- open rolls as the play state keeps them ----------------------------------------------------
@@ -248,12 +199,14 @@ def _save(post: Post, ref: RollRecordRef) -> None:
 
 
 def _close_expired(post: Post) -> None:
+    """Close the rolls whose invoke window has passed (:func:`pbp.rules.reopen.closed_because`;
+    the next action and ``/done`` close theirs when they happen)."""
     hours = post.hours("invoke_window_hours")
     if not hours or hours <= 0:
         return
-    window = timedelta(hours=hours)
-    post.play.close_rolls(lambda r: post.now >= r.rolled_at + window,
-                          f"the invoke window ({hours:g} hours after the roll) has passed")
+    window = RollWindow(timedelta(hours=hours))
+    post.play.close_rolls(lambda r: closed_because(RollFacts(r.rolled_at), post.now, window) is not None,
+                          window.passed)
 
 
 def _in_conflict(post: Post) -> bool:
@@ -263,38 +216,28 @@ def _in_conflict(post: Post) -> bool:
 
 @before_action
 def _before(post: Post, cmd, actor: str) -> None:
-    """The next action closes the rolls it ends; then the table is pictured, and an NPC's
-    points are swapped for the GM's pool."""
+    """The next action closes the rolls it ends; an NPC's action opens the GM's pool it
+    pays from (:class:`pbp.rules.fate_points.GMPool`, the payer of every action by post);
+    then the table is pictured."""
     stash = _stash(post)
     action = getattr(cmd, "name", "")
     if isinstance(cmd, ActionCommand):
         if _in_conflict(post) and uses_turn(action):
-            post.play.close_rolls(lambda r: True, "the next action has started")
+            post.play.close_rolls(lambda r: True, NEXT_ACTION)
         else:
             post.play.close_rolls(lambda r: same_name(r.actor, actor), f"{actor} has rolled again")
-    pool = _pool_for(post, actor)
+    ch = post.table.character(actor)
+    if ch is not None and ch.kind != "pc":
+        ensure_pool(post)
     target = post.table.character(cmd.target) if isinstance(cmd, c.Attack) and cmd.target else None
     stash["harm"] = (target.name, _harm(post.table, target.name)) if target is not None and not target.player else None
     stash["marks"] = _marks(post.table, post.play.ledger.gm_pool)
-    stash["pool"] = _Pool(post.table, post.play.ledger.gm_pool) if pool else None
-
-
-def _pool_for(post: Post, actor: str) -> bool:
-    ch = post.table.character(actor)
-    if ch is None or ch.kind == "pc":
-        return False
-    ensure_pool(post)
-    return True
 
 
 @after_action
 def _after(post: Post, cmd, actor: str, result) -> None:
     """Keep an action's roll open for invokes, and record what it owes."""
     stash = _stash(post)
-    pool, stash["pool"] = stash["pool"], None
-    if pool is not None:
-        post.play.ledger.gm_pool = pool.settle()
-        _pool_changes(result, post.table)
     before, stash["marks"] = stash["marks"], None
     if not isinstance(cmd, ActionCommand) or not isinstance(result, ActionResult) or before is None:
         return
@@ -302,9 +245,10 @@ def _after(post: Post, cmd, actor: str, result) -> None:
     if cmd.source.lstrip().lower().startswith("/treat"):
         return      # recovery acts on the outcome after the roll: its invokes go in the /treat itself
     ref = RollRecordRef(
-        id=None, cmd=_pinned(cmd, result), actor=result.actor, throws=tuple(throws_of(result)),
-        rolled_at=post.now, delta=_delta(before, _marks(post.table, post.play.ledger.gm_pool)),
-        owed=owed, summary=_summary(cmd, result, post.table),
+        id=result.roll_id, ids=(result.roll_id,), cmd=_pinned(cmd, result), actor=result.actor,
+        throws=tuple(throws_of(result)), rolled_at=post.now,
+        delta=_delta(before, _marks(post.table, post.play.ledger.gm_pool)), owed=owed,
+        summary=_summary(cmd, result, post.table),
     )
     if stash.get("harm"):
         ref.harm_target, ref.harm_before = stash["harm"]
@@ -476,18 +420,13 @@ def _aspect(table: Table, name: str, owner: str | None, roll: str) -> Aspect:
     return a
 
 
-def _run(open_roll: OpenRoll, table: Table, post: Post, pool: int, fresh=None) -> tuple[OpenRoll, ActionResult, int]:
-    npc_pool = _Pool(table, pool)
+def _run(open_roll: OpenRoll, table: Table, post: Post, pool: FateLedger, fresh=None) -> tuple[OpenRoll, ActionResult]:
+    """Re-run ``open_roll`` on ``table``, NPCs paying from ``pool`` (a scratch ledger)."""
     try:
-        new_open, result = open_roll.rerun(table, post.system, fresh_dice=fresh)
-    except RulesError as error:
-        raise _Pool.reword(error, table)
+        return open_roll.rerun(table, post.system, fresh_dice=fresh, payer=GMPool(pool))
     except (DiceExhausted, DiceMismatch) as error:
         raise RulesError(f"the roll cannot be replayed: {error}", expected="a roll that can be replayed",
                          example="/done", hint="the GM can adjust by hand: /fp give NAME 1") from None
-    finally:
-        left = npc_pool.settle()
-    return new_open, result, left
 
 
 def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invoker: str | None = None,
@@ -510,9 +449,11 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
 
     work = copy.deepcopy(post.table)
     pool, later = _undo(work, ref.delta, ledger.gm_pool, label)
-    _, old, _ = _run(current, copy.deepcopy(work), post, pool)
+    _, old = _run(current, copy.deepcopy(work), post, FateLedger(gm_pool=pool))
     base = _marks(work, pool)
-    new_open, new, pool = _run(wanted, work, post, pool, fresh=post.dice)
+    scratch = FateLedger(gm_pool=pool)
+    new_open, new = _run(wanted, work, post, scratch, fresh=post.dice)
+    pool = scratch.gm_pool
     delta = _delta(base, _marks(work, pool))
     _carry_over(work, later, label)
     _check(work, pool, label)
@@ -530,6 +471,7 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
     ref.owed = _owe(post, new)
 
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))
+    ref.ids = (*ref.ids, number_roll(post, new).roll_id)   # the re-run's own ledger row: a new id of the same roll
     notes = [n for hook in ROLL_REVISED for n in hook(post, ref, old, new)]
     said = [d.text for d in changes_between(old, new) if d.what in ("effort", "opposition", "shifts", "outcome", "hit")]
     head = (f"Roll {label} revised: " if ref.ids else "The roll above, revised: ") + \
@@ -561,7 +503,7 @@ def _pending_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: Acti
                 notes.append(f"{p.target} no longer has a hit to absorb.")
             elif shifts != p.shifts:
                 p.shifts = shifts
-                notes.append(f"{p.target} now absorbs a {shifts}-shift hit.")
+                notes.append(f"{p.target} now absorbs {post.system.explain.hit(shifts)}.")
         elif p.kind == "defend" and p.attack_effort != new.effort.total:
             p.attack_effort = new.effort.total
             notes.append(f"{p.target} now defends against {new.effort.total}.")
@@ -662,8 +604,11 @@ def _boxes(boxes: list) -> str:
 @handles(c.InvokeAfter)
 def invoke_after(post: Post, cmd: c.InvokeAfter):
     """``/invoke ASPECT [reroll|oppose] [free|fp] [on #ID]`` on an open roll."""
-    invoker = post.character(cmd.actor, cmd).name
+    who = post.character(cmd.actor, cmd)
+    invoker = who.name
     ref = find_roll(post, cmd.roll_id, invoker)
+    if who.kind != "pc":
+        ensure_pool(post)       # an NPC pays from the GM's pool: opened at its first need
     other = None if same_name(invoker, ref.actor) else invoker
     how = {c.InvokeMode.BONUS: f"for +{post.system.invoke_bonus}", c.InvokeMode.REROLL: "to reroll",
            c.InvokeMode.OPPOSE: "to raise the difficulty"}[cmd.invoke.mode]

@@ -27,7 +27,7 @@ from pbp import commands as c
 from pbp.play.challenges import board
 from pbp.play.conflict import active, when
 from pbp.play.contests import tally
-from pbp.play.core import GM, NoteResult, Post, after_action, handles, status_lines
+from pbp.play.core import GM, NoteResult, Post, after_action, after_post, handles, status_lines
 from pbp.play.economy import gm_pool_text, pool_is_open
 from pbp.play.invoking import kept_open, open_rolls
 from pbp.rules.ladder import describe
@@ -270,6 +270,13 @@ def _could_invoke(post: Post, cmd, actor: str, result) -> None:
     if not names:
         return
     line = Effect("could_invoke", could_invoke_line(actor, names), {"aspects": names})
-    # added once the roll is in the ledger: a hint for the reader, not part of what was rolled
-    post.after_ledger.append(lambda ledger: result.effects.append(line))
+    post.__dict__.setdefault("_could_invoke", []).append((result, line))
+
+
+@after_post
+def could_invoke_lines(post: Post) -> None:
+    """The could-invoke lines go under their rolls once the rolls are in the ledger: a hint
+    for the reader, not part of what was rolled (and last among the roll's effects)."""
+    for result, line in post.__dict__.pop("_could_invoke", ()):
+        result.effects.append(line)
 

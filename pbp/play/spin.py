@@ -78,23 +78,16 @@ def use_spin(post: Post, cmd, actor: str) -> None:
 
 @after_action
 def hold_spin(post: Post, cmd, actor: str, result) -> None:
-    """A roll with 3+ shifts holds a spin under its id (known once the ledger numbers it)."""
+    """A roll with 3+ shifts holds a spin under its id (the roll's own, taken when it was made)."""
     spin = next((e for e in getattr(result, "effects", ()) if e.kind == "spin"), None)
-    if spin is None or not isinstance(cmd, ActionCommand):
+    if spin is None or not isinstance(cmd, ActionCommand) or result.roll_id is None:
         return
-    expires = post.deadline()
-
-    def number(ledger) -> None:
-        roll = ledger.get(id(result), (None,))[0]
-        if roll is None:
-            return
-        post.play.spins.append(HeldSpin(roll, result.actor, spin.data.get("bonus", 1), expires))
-        at = result.effects.index(spin)
-        result.effects[at] = Effect("spin", f"{spin.text}: {result.actor}'s spin #{roll}, held until "
-                                            f"{when(expires)} or the scene's end (+spin, or +spin #{roll} "
-                                            f"for another player)", {**spin.data, "roll": roll})
-
-    post.after_ledger.append(number)
+    expires, roll = post.deadline(), result.roll_id
+    post.play.spins.append(HeldSpin(roll, result.actor, spin.data.get("bonus", 1), expires))
+    at = result.effects.index(spin)
+    result.effects[at] = Effect("spin", f"{spin.text}: {result.actor}'s spin #{roll}, held until "
+                                        f"{when(expires)} or the scene's end (+spin, or +spin #{roll} "
+                                        f"for another player)", {**spin.data, "roll": roll})
 
 
 @roll_revised

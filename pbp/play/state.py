@@ -15,7 +15,7 @@ from pbp.commands import ActionCommand, Command
 from pbp.rules.compels import Compel
 from pbp.rules.conflict import Conflict
 from pbp.rules.fate_points import DetailRequest, FateLedger, Owed
-from pbp.rules.reopen import AfterInvoke
+from pbp.rules.invokes import AfterInvoke
 from pbp.rules.zones import ZoneMap
 from pbp.store.codec import dump, load
 
@@ -110,12 +110,12 @@ class RollRecordRef:
     """A roll still open for invokes after the dice: the command, every throw made on it,
     what came after the dice, and what it did to the table (to be replaced by a re-run)."""
 
-    id: int | None                  # the roll's first ledger id (None until the post commits)
+    id: int | None                  # the roll's id, taken when it was rolled (pbp.play.core.number_roll)
     cmd: ActionCommand
     actor: str
     throws: tuple[tuple[int, ...] | None, ...]
     rolled_at: datetime
-    ids: tuple[int, ...] = ()       # ledger ids of the roll and of each revision of it
+    ids: tuple[int, ...] = ()       # the ids of the roll and of each revision of it (a ledger row each)
     added: tuple[AfterInvoke, ...] = ()
     vetoed: tuple[str, ...] = ()
     delta: TableDelta = field(default_factory=TableDelta)
@@ -176,7 +176,7 @@ class ChallengeTask:
     state: str = "open"             # open | done | cost (done at a cost) | failed
     by: str = ""                    # who rolled
     helpers: list[str] = field(default_factory=list)   # who helped and added (they share its costs)
-    roll: int | None = None         # the roll's first ledger id
+    roll: int | None = None         # the id of the task's roll
     effort: int | None = None
     outcome: str = ""               # the outcome's name ("success with style")
     note: str = ""                  # the cost ("a minor cost", "a serious cost") or the failure
@@ -202,7 +202,7 @@ class ContestRoll:
     roller: str = ""
     effort: int | None = None
     outcome: str = ""               # the tier's value: fail | tie | success | style
-    roll: int | None = None         # the roll's first ledger id
+    roll: int | None = None         # the id of the side's roll
     helpers: list[str] = field(default_factory=list)
     why: str = ""                   # forfeited: "its advantage failed" | "it did not roll by the deadline"
 

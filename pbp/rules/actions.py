@@ -38,18 +38,18 @@ in two halves (``pbp.play.conflict``):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from pbp.commands import (
     ActionCommand, Advantage, Attack, Command, Defend, Opposition, Overcome, Roll,
 )
 from pbp.errors import RulesError
-from pbp.rules.bookkeeping import Report, grant_free_invokes
+from pbp.rules.bookkeeping import OWN_POINTS, FatePoints, Report, grant_free_invokes
 from pbp.rules.dice import DiceSource
 from pbp.rules.effort import (
     Opponent, best_skill, check_permission, effort_modifiers, passive, roll_effort,
 )
-from pbp.rules.invokes import Invoking, apply_invokes
+from pbp.rules.invokes import AfterInvoke, Invoking, apply_invokes
 from pbp.rules.ladder import describe
 from pbp.rules.names import and_names, find_character, find_skill, lookup_skill, quote, same_name, skill_list
 from pbp.rules.results import (
@@ -82,6 +82,8 @@ class Action:
     team: tuple[str, ...] = ()      # the helpers who added to the roll (they share its costs)
     scale_invokes: int = 0          # free invokes scale adds to a successful advantage
     approach: Modifier | None = None   # the system's second pool term (the d10 hack's approach)
+    others: tuple[AfterInvoke, ...] = ()   # invokes by other people on this roll (after the dice)
+    payer: FatePoints = OWN_POINTS  # who pays each fate point spent on the roll
 
     @property
     def source(self) -> str:
@@ -117,12 +119,25 @@ class Contest:
 
 # -- entry point ---------------------------------------------------------------------------
 
-def resolve(cmd: Command, table: Table, dice: DiceSource, actor: str,
-            system: System) -> ActionResult:
-    """Resolve one rolling command for ``actor`` (already worked out by the caller)."""
+def resolve(cmd: Command, table: Table, dice: DiceSource, actor: str, system: System, *,
+            others: Iterable[AfterInvoke] = (), payer: FatePoints = OWN_POINTS) -> ActionResult:
+    """Resolve one rolling command for ``actor`` (already worked out by the caller).
+
+    ``others`` are the invokes other people make on the roll (``AfterInvoke(invoke,
+    invoker)``: an ally's bonus is a term of the effort, an ``oppose`` a term of the
+    opposition); ``payer`` says who pays each fate point spent on it, the roller's and
+    theirs alike (:class:`pbp.rules.bookkeeping.FatePoints`: by default each character
+    from their sheet; :class:`~pbp.rules.fate_points.GMPool` pays for NPCs from the GM's
+    pool). A re-run after the dice is this call again with the same dice
+    (:mod:`pbp.rules.reopen`)."""
+    others = tuple(others)
     for kind, handler in _HANDLERS:
         if isinstance(cmd, kind):
-            return handler(cmd, table, dice, actor, system)
+            if others and kind is Roll:
+                raise RulesError(f"/{cmd.name} takes no invokes, so there is nothing to invoke on",
+                                 source=cmd.source, expected="an open overcome, advantage, attack or defend",
+                                 example='/invoke "Deep Shadows"')
+            return handler(cmd, table, dice, actor, system, others=others, payer=payer)
     raise RulesError(f"/{cmd.name} is not a roll the rules engine resolves", source=cmd.source)
 
 
@@ -137,7 +152,8 @@ def check_plain_bonus(modifier: int, source: str = "") -> None:
             example="/overcome Athletics vs Fair +1")
 
 
-def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor: str, system: System) -> Action:
+def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor: str, system: System,
+           others: tuple[AfterInvoke, ...] = (), payer: FatePoints = OWN_POINTS) -> Action:
     character = find_character(table, actor, source=cmd.source)
     allowed = system.tables.choices[name]
     for choice in cmd.choices:
@@ -148,7 +164,8 @@ def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor:
                 source=cmd.source, expected=f"one of: {valid}",
                 example="/overcome Athletics vs Good on tie boost",
             )
-    return Action(cmd, name, table, dice, system, character, Report(), skill_list(table, system))
+    return Action(cmd, name, table, dice, system, character, Report(), skill_list(table, system),
+                  others=others, payer=payer)
 
 
 def _contest(act: Action, skill: str, rating: int, against: Opponent | OppositionResult, *,
@@ -171,8 +188,8 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
                                                     -levels))
         opposition = OppositionResult(opposition.effort.total, opposition.label, opposition.effort,
                                       opposition.character)
-    ctx = Invoking(act.table, act.actor, effort, opposition.value, act.dice, act.system, act.report, act.source)
-    apply_invokes(act.cmd.invokes, ctx, may_oppose=may_oppose or opposition.effort is not None)
+    ctx = Invoking(act.table, act.actor, effort, opposition, act.dice, act.system, act.report, act.source, act.payer)
+    apply_invokes(act.cmd.invokes, ctx, may_oppose=may_oppose or opposition.effort is not None, others=act.others)
     shifts = act.system.tiers.margin(effort.total, opposition.value)
     outcome = act.system.tiers.contest_tier(shifts, opposition.effort is not None)
     if levels > 0 and take == "after" and outcome in (Outcome.SUCCESS, Outcome.STYLE):
@@ -327,8 +344,8 @@ def _required_skill(act: Action, example: str) -> tuple[str, int]:
 
 # -- overcome ------------------------------------------------------------------------------
 
-def _overcome(cmd: Overcome, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
-    act = _begin(cmd, "overcome", table, dice, actor, system)
+def _overcome(cmd: Overcome, table: Table, dice: DiceSource, actor: str, system: System, **inputs) -> ActionResult:
+    act = _begin(cmd, "overcome", table, dice, actor, system, **inputs)
     skill, rating = _required_skill(act, "/overcome Athletics vs Fair")
     contest = _contest(act, skill, rating, _difficulty(act, cmd.opposition, skill), may_oppose=False)
     system.tables.overcome(act, contest.outcome)
@@ -337,8 +354,8 @@ def _overcome(cmd: Overcome, table: Table, dice: DiceSource, actor: str, system:
 
 # -- create an advantage -------------------------------------------------------------------
 
-def _advantage(cmd: Advantage, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
-    act = _begin(cmd, "advantage", table, dice, actor, system)
+def _advantage(cmd: Advantage, table: Table, dice: DiceSource, actor: str, system: System, **inputs) -> ActionResult:
+    act = _begin(cmd, "advantage", table, dice, actor, system, **inputs)
     target = find_character(table, cmd.target, source=cmd.source) if cmd.target else None
     owner = target.name if target else None
     skill, rating = _required_skill(act, '/advantage Notice "Deep Shadows" vs Fair')
@@ -404,8 +421,8 @@ def _enemy(act: Action, contest: Contest, owner: str | None) -> str | None:
 
 # -- attack --------------------------------------------------------------------------------
 
-def _attack(cmd: Attack, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
-    act = _begin(cmd, "attack", table, dice, actor, system)
+def _attack(cmd: Attack, table: Table, dice: DiceSource, actor: str, system: System, **inputs) -> ActionResult:
+    act = _begin(cmd, "attack", table, dice, actor, system, **inputs)
     if not cmd.target:
         raise RulesError("/attack needs a target", source=cmd.source, example="/attack Ghoul with Fight")
     target = _opponent(act, cmd.target)
@@ -444,8 +461,8 @@ def _attack_first_half(act: Action, skill: str, rating: int, target: Character) 
     if levels > 0:
         mods.append(Modifier("scale", label, levels))
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
-    ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source)
-    apply_invokes(act.cmd.invokes, ctx, may_oppose=False)
+    ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source, act.payer)
+    apply_invokes(act.cmd.invokes, ctx, may_oppose=False, others=act.others)
     act.report.effect("attack_rolled", f"{target.name} defends against an effort of {effort.total}",
                       target=target.name, attacker=act.actor.name, effort=effort.total)
     return ActionResult(command=act.source, actor=act.actor.name, action="attack", skill=skill, effort=effort,
@@ -470,8 +487,8 @@ def _defence(act: Action, opposition: Opposition | None, target: Character,
 
 # -- defend --------------------------------------------------------------------------------
 
-def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
-    act = _begin(cmd, "defend", table, dice, actor, system)
+def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: System, **inputs) -> ActionResult:
+    act = _begin(cmd, "defend", table, dice, actor, system, **inputs)
     opposition = cmd.opposition
     if opposition is None or (opposition.rating is None and not opposition.character):
         raise RulesError("/defend needs the attack it answers", source=cmd.source,
@@ -518,7 +535,7 @@ def _attacker(act: Action, opposition: Opposition, defence: str | None) -> Oppon
 
 # -- a plain roll --------------------------------------------------------------------------
 
-def _roll(cmd: Roll, table: Table, dice: DiceSource, actor: str, system: System) -> ActionResult:
+def _roll(cmd: Roll, table: Table, dice: DiceSource, actor: str, system: System, **_) -> ActionResult:
     """``/roll 4dF+2``, ``/roll Fight``, ``/roll 3d6``: dice, an optional skill and a
     modifier; no opposition, so no outcome and no shifts."""
     if not 1 <= cmd.count <= MAX_DICE:

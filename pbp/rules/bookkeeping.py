@@ -46,6 +46,19 @@ def spend_fate_point(report: Report, character: Character, why: str) -> None:
     report.change("fate_points", character.name, before, before - 1, why)
 
 
+class FatePoints:
+    """Who pays a character's fate-point spends (an invoke paid with a point): an input of
+    resolution (:func:`pbp.rules.actions.resolve`'s ``payer``). The ordinary case: every
+    character pays from their own sheet. (The GM's pool paying for NPCs:
+    :class:`pbp.rules.fate_points.GMPool`.)"""
+
+    def spend(self, report: Report, character: Character, why: str) -> None:
+        spend_fate_point(report, character, why)
+
+
+OWN_POINTS = FatePoints()
+
+
 def grant_free_invokes(report: Report, aspect: Aspect, holder: str, n: int) -> None:
     before = aspect.free_for(holder)
     aspect.free_invokes[holder] = before + n

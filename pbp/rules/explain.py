@@ -42,6 +42,14 @@ class FateExplainer:
         """What an invoke (or a stunt) adds, as errors and examples say it: "+2"."""
         return signed(bonus)
 
+    def hit_of(self, n: int) -> str:
+        """A hit by its size, as a revised roll names a new one: "a hit of 2 shifts"."""
+        return f"a hit of {self.margin(n)}"
+
+    def hit_goes(self, before: int, after: int) -> str:
+        """A hit's new size, as a revised roll says it: "the hit goes from 4 to 2 shifts"."""
+        return f"the hit goes from {before} to {self.margin(after)}"
+
     # -- dice ---------------------------------------------------------------------------------
     def faces(self, roll) -> str:
         if roll.sides == "F":

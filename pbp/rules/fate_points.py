@@ -25,7 +25,8 @@ Rulings where the text leaves room:
   carried by NPCs in the scene who conceded earlier or received hostile invokes, plus a
   point from a compel on an NPC that ended the previous scene. The pool does not carry
   from scene to scene: opening a scene replaces it. NPCs' own ``fate_points`` are not
-  used; ``spend_from_pool`` routes an NPC's paid invokes to the pool.
+  used: an NPC's paid invokes are paid by :class:`GMPool`, the payer
+  ``resolve`` is given in play.
 * Hostile invokes: the invoker pays as usual, but the point is owed to the aspect's owner,
   "who can't use it until after the scene": ``owe_from_result`` records it, ``pay_owed``
   hands it over when the scene (or conflict) ends.
@@ -36,9 +37,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable
+from typing import Iterable
 
 from pbp.errors import NotAllowedError, RulesError
+from pbp.rules.bookkeeping import FatePoints, Report
 from pbp.rules.names import GM, find_character
 from pbp.rules.results import ActionResult, Change
 from pbp.rules.state import Character, Table
@@ -189,36 +191,30 @@ def gm_gain(ledger: FateLedger, reason: str, n: int = 1) -> Change:
     return Change("gm_pool", GM, before, ledger.gm_pool, reason)
 
 
-def spend_from_pool(ledger: FateLedger, npc: Character, run: Callable[[], ActionResult]) -> ActionResult:
-    """Run an NPC's action (``resolve`` or ``reresolve``) with the GM's pool standing in for
-    the NPC's fate points: every point the NPC pays comes out of the pool, and the result's
-    ``fate_points`` changes of that NPC are reported as ``gm_pool`` changes.
+class GMPool(FatePoints):
+    """The GM's pool pays for the NPCs (rules 000, "Your Fate Points": the GM spends from
+    the pool for every NPC; NPCs' own ``fate_points`` are not used), the players'
+    characters from their sheets. ``ledger`` is whatever holds the balance
+    (:class:`FateLedger`, or a scratch one for a re-run): each spend
+    takes one point from ``ledger.gm_pool`` and is reported as a ``gm_pool`` change that
+    names the NPC."""
 
-    ``npc`` must be the character object ``run`` reads (for ``reresolve``, the one in the
-    table it is handed). The NPC's own ``fate_points`` are left as they were.
-    """
-    own = npc.fate_points
-    npc.fate_points = ledger.gm_pool
-    try:
-        result = run()
-    except RulesError as error:
-        broke = f"{npc.name} has 0 fate points; "
-        if error.message.startswith(broke):
-            error.message = f"the GM's pool has 0 fate points; {error.message[len(broke):]}"
-            error.args = (error.message,)
-        raise
-    finally:
-        npc.fate_points = own
-    spent = 0
-    changes: list[Change] = []
-    for c in result.changes:
-        if c.what == "fate_points" and c.subject == npc.name:
-            spent += c.before - c.after
-            c = Change("gm_pool", GM, c.before, c.after, f"{c.detail} ({npc.name})")
-        changes.append(c)
-    result.changes = changes
-    ledger.gm_pool -= spent
-    return result
+    def __init__(self, ledger: FateLedger) -> None:
+        self.ledger = ledger
+
+    def spend(self, report: Report, character: Character, why: str) -> None:
+        if character.kind == "pc":
+            return super().spend(report, character, why)
+        before = self.ledger.gm_pool
+        if before < 1:
+            raise RulesError(
+                f"the GM's pool has {_points(before)}; {why} needs one",
+                expected="a free invoke, or a point left in the GM's pool for this scene",
+                example="/fp",
+                hint="use a free invoke (add 'free') or drop the invoke",
+            )
+        self.ledger.gm_pool = before - 1
+        report.change("gm_pool", GM, before, before - 1, f"{why} ({character.name})")
 
 
 def owe_from_result(ledger: FateLedger, result: ActionResult, scene: str = "") -> list[Change]:

@@ -18,16 +18,23 @@ Readings and rules kept here:
   (the parser refuses it first).
 * **A veto names an aspect** and removes every use of that aspect on the roll (the
   original's and the added ones); a vetoed reroll's throw goes with it.
+* **The re-run's inputs**: the command with the roller's own invokes (the settled ones
+  and the added ones, minus the vetoed), the invokes by others as ``resolve``'s
+  ``others``, the same payer (who pays each fate point: :mod:`pbp.rules.bookkeeping`),
+  and the same dice. ``resolve`` pays them all one way (:mod:`pbp.rules.invokes`).
 * **Once per roll**: the same aspect may be invoked with a fate point only once on a roll,
   counting the original and the added invokes and whoever pays; free invokes may repeat.
-* **Someone else's open roll**: an ally may invoke for +2 to the roller's effort (paid by
-  the ally: a fate point or a free invoke they hold); anyone opposing may invoke
-  ``oppose`` for +2 to the difficulty the roller faces (the defence, the attack, or the
-  passive difficulty). Only the roller rerolls their own dice. Invoking another
-  character's aspect this way is a hostile invoke like any other.
-* **When a roll is open** is the pipeline's to track; ``is_open`` takes the facts: the next
-  action in turn order has not started, the actor has not said ``/done``, and the
-  campaign's invoke window (if any) has not elapsed.
+* **Someone else's open roll**: an ally may invoke for the system's invoke bonus (+2; +1
+  hit in the d10 hack) on the roller's effort (paid by the ally: a fate point or a free
+  invoke they hold); anyone opposing may invoke ``oppose`` for the same on the difficulty
+  the roller faces (the defence, the attack, or the passive difficulty). Only the roller
+  rerolls their own dice. Invoking another character's aspect this way is a hostile
+  invoke like any other.
+* **When a roll is open** is the pipeline's to track (:mod:`pbp.play.invoking` closes rolls
+  with the reasons named here); ``closed_because`` takes the facts: the next action in
+  turn order has not started, the actor has not said ``/done``, and the campaign's invoke
+  window (if any) has not elapsed: closed from the moment it has (``now >= rolled_at +
+  length``).
 """
 from __future__ import annotations
 
@@ -38,14 +45,14 @@ from typing import Iterable, Sequence
 
 from pbp.commands import ActionCommand, Command, Invoke, InvokeMode, Payment
 from pbp.errors import DiceExhausted, RulesError
+from pbp.rules import explain
 from pbp.rules.actions import resolve
-from pbp.rules.bookkeeping import Report, reveal, spend_fate_point, use_free_invoke
+from pbp.rules.bookkeeping import OWN_POINTS, FatePoints
 from pbp.rules.dice import DiceMismatch, DiceSource
-from pbp.rules.invokes import hostile_owner
-from pbp.rules.ladder import describe
-from pbp.rules.names import find_aspect, find_character, same_name
-from pbp.rules.results import ActionResult, Change, Effect, InvokeUse, Modifier
-from pbp.rules.state import Aspect, Character, Table
+from pbp.rules.invokes import AfterInvoke
+from pbp.rules.names import same_name
+from pbp.rules.results import ActionResult, Change, Effect
+from pbp.rules.state import Table
 from pbp.rules.systems import System
 
 Faces = tuple[int, ...]
@@ -104,6 +111,11 @@ class RollWindow:
 
     length: timedelta | None = None
 
+    @property
+    def passed(self) -> str:
+        """Why a roll is closed once the window has passed."""
+        return f"the invoke window ({self.length / timedelta(hours=1):g} hours after the roll) has passed"
+
 
 @dataclass(frozen=True)
 class RollFacts:
@@ -114,14 +126,18 @@ class RollFacts:
     actor_done: bool = False
 
 
+NEXT_ACTION = "the next action has started"
+ROLLER_DONE = "its roller said /done"
+
+
 def closed_because(facts: RollFacts, now: datetime, window: RollWindow) -> str | None:
     """Why the roll is closed, or None while it is open."""
     if facts.next_action_started:
-        return "the next action has started"
+        return NEXT_ACTION
     if facts.actor_done:
-        return "its roller said /done"
+        return ROLLER_DONE
     if window.length is not None and now >= facts.rolled_at + window.length:
-        return "the invoke window has passed"
+        return window.passed
     return None
 
 
@@ -140,14 +156,6 @@ def check_open(facts: RollFacts, now: datetime, window: RollWindow, roll_id: int
 
 # -- re-running a roll --------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class AfterInvoke:
-    """An invoke made after the dice: by the roller (``invoker`` None) or by someone else."""
-
-    invoke: Invoke
-    invoker: str | None = None
-
-
 @dataclass
 class _Use:
     """One invoke on the re-run roll, with the throw its reroll made (None: not made yet)."""
@@ -161,27 +169,32 @@ class _Use:
 def reresolve(cmd: Command, table_before: Table, throws: Sequence[Faces], actor: str,
               system: System, extra_invokes: Iterable[Invoke | AfterInvoke] = (),
               removed_invokes: Iterable[str | Invoke | AfterInvoke] = (),
-              fresh_dice: DiceSource | None = None) -> ActionResult:
+              fresh_dice: DiceSource | None = None, payer: FatePoints = OWN_POINTS) -> ActionResult:
     """Re-run an open roll with ``extra_invokes`` added and ``removed_invokes`` (aspects)
     vetoed. ``table_before`` is a copy of the table as it was before the roll; like
     ``resolve``'s table it comes back changed into the state after the re-run (and an error
     leaves it half-changed: hand in a throwaway copy). ``throws`` are the faces thrown so
     far (``throws_of`` the last result, or ``OpenRoll.throws``); ``fresh_dice`` supplies a
-    new reroll's dice."""
-    return _rerun(cmd, table_before, throws, actor, system, extra_invokes, removed_invokes, fresh_dice)[0]
+    new reroll's dice; ``payer`` pays every fate point spent on the roll (as ``resolve``)."""
+    return _rerun(cmd, table_before, throws, actor, system, extra_invokes, removed_invokes, fresh_dice, payer)[0]
 
 
 def _rerun(cmd: Command, table_before: Table, throws: Sequence[Faces | None], actor: str, system: System,
            extra_invokes: Iterable[Invoke | AfterInvoke], removed_invokes: Iterable[str | Invoke | AfterInvoke],
-           fresh_dice: DiceSource | None) -> tuple[ActionResult, list[Faces | None]]:
+           fresh_dice: DiceSource | None, payer: FatePoints) -> tuple[ActionResult, list[Faces | None]]:
+    """The roll's inputs (the command with its invokes as they were settled, plus the added
+    ones, minus the vetoed ones; the invokes by others as ``others``) resolved once more
+    with the same dice. Nothing is patched afterwards."""
     if not isinstance(cmd, ActionCommand):
         raise RulesError(f"/{cmd.name} takes no invokes, so there is nothing to invoke on",
                          expected="an open overcome, advantage, attack or defend",
                          example='/invoke "Deep Shadows"')
     extras = [_after(x, actor) for x in extra_invokes]
     throws = [None if t is None else tuple(t) for t in throws]
-    # The roll as it was: same table, same dice. It settles the "if needed" invokes.
-    first = resolve(cmd, copy.deepcopy(table_before), ReplayDice(throws, then=fresh_dice), actor, system)
+    # The roll as it was: same table, same dice. It settles the "if needed" invokes and
+    # tells which throws were the roll's and which its rerolls'.
+    first = resolve(cmd, copy.deepcopy(table_before), ReplayDice(throws, then=fresh_dice), actor, system,
+                    payer=copy.deepcopy(payer))
     thrown = throws_of(first)
     head = thrown[: len(thrown) - (len(first.effort.rolls) - 1)]
     uses = _settled(first)
@@ -194,12 +207,10 @@ def _rerun(cmd: Command, table_before: Table, throws: Sequence[Faces | None], ac
     kept = [u for u in uses if u.invoke.aspect.casefold() not in vetoed]
     own = [u for u in kept if u.invoker is None]
     own_rerolls = [u for u in own if u.invoke.mode is InvokeMode.REROLL]
-    others = [_Other.plan(u, table_before, actor, first, system) for u in kept if u.invoker is not None]
-    shift = sum(o.total if o.mode is InvokeMode.BONUS else -o.total for o in others)
-    rerun = replace(cmd, invokes=tuple(u.invoke for u in own), modifier=cmd.modifier + shift)
+    others = [AfterInvoke(u.invoke, u.invoker) for u in kept if u.invoker is not None]
     dice = ReplayDice([*head, *(u.throw for u in own_rerolls)], then=fresh_dice)
-    result = resolve(rerun, table_before, dice, actor, system)
-    _settle_others(result, others, table_before, cmd.modifier)
+    result = resolve(replace(cmd, invokes=tuple(u.invoke for u in own)), table_before, dice, actor, system,
+                     others=others, payer=payer)
     # Every throw made on this roll, for the next re-run: the original's, then each added
     # reroll's, a vetoed one's too (None if it never rolled), so positions never shift.
     for use, roll in zip(own_rerolls, result.effort.rolls[1:]):
@@ -249,125 +260,6 @@ def _vetoed_name(v: str | Invoke | AfterInvoke) -> str:
     return v.aspect if isinstance(v, Invoke) else v
 
 
-@dataclass
-class _Other:
-    """Someone else's invoke on the roll, checked before the re-run and paid after it."""
-
-    use: _Use
-    invoker: Character
-    aspect: Aspect
-    mode: InvokeMode
-    each: int
-
-    @property
-    def total(self) -> int:
-        return self.each * self.use.invoke.times
-
-    @classmethod
-    def plan(cls, use: _Use, table: Table, actor: str, first: ActionResult, system: System) -> "_Other":
-        invoke = use.invoke
-        who = find_character(table, use.invoker)
-        aspect = find_aspect(table, invoke.aspect, who.name)
-        if invoke.mode is InvokeMode.REROLL:
-            raise RulesError(
-                f"only {actor} can reroll {actor}'s dice; {who.name} can invoke {aspect.name} for +2 "
-                f"(an ally) or to oppose (+2 to the difficulty {actor} faces)",
-                expected="an invoke for +2, or oppose", example=f'/invoke "{aspect.name}" on #142',
-            )
-        opposing = first.opposition.character if first.opposition else None
-        if invoke.mode is InvokeMode.BONUS and same_name(opposing, who.name):
-            raise RulesError(
-                f"{who.name} opposes this roll: invoke {aspect.name} with oppose to raise the difficulty",
-                expected="oppose", example=f'/invoke "{aspect.name}" oppose',
-            )
-        if invoke.times < 1 or (invoke.times > 1 and invoke.payment is not Payment.FREE):
-            raise RulesError(f"{aspect.name} x{invoke.times}: only free invokes may be repeated on one roll",
-                             expected="x2 or more only with free invokes",
-                             example=f'/invoke "{aspect.name}" free x{max(invoke.times, 2)}')
-        return cls(use, who, aspect, invoke.mode, system.invoke_bonus)
-
-
-def _settle_others(result: ActionResult, others: list[_Other], table: Table, base_modifier: int) -> None:
-    """Pay the others' invokes and move their +2s where they belong: an ally's onto the
-    roller's effort, an opposing one onto the opposition (the re-run carried both in the
-    roller's modifier so every outcome table saw the right shifts)."""
-    if not others:
-        return
-    report = Report()
-    paid = {u.aspect.casefold() for u in result.effort.invokes if u.paid_with == "fp"}
-    ally_mods: list[Modifier] = []
-    for other in others:
-        each = other.each
-        for _ in range(other.use.invoke.times):
-            paid_with, holder = _pay(other, table, report, paid)
-            how = {"free": f"free, held by {holder}", "boost": "boost", "fp": "fate point"}[paid_with]
-            mode = other.mode.value
-            label = f"{other.aspect.name} ({'oppose, ' if other.mode is InvokeMode.OPPOSE else ''}{how}, by {other.invoker.name})"
-            result.effort.invokes.append(InvokeUse(
-                other.aspect.name, mode, paid_with, other.invoker.name, holder=holder,
-                hostile_owner=hostile_owner(other.aspect, other.invoker.name),
-            ))
-            if other.mode is InvokeMode.OPPOSE:
-                _raise_difficulty(result, Modifier("invoke", label, each))
-            else:
-                ally_mods.append(Modifier("invoke", label, each))
-    _restore_modifier(result, base_modifier)
-    result.effort.modifiers.extend(ally_mods)
-    result.effects.extend(report.effects)
-    result.changes.extend(report.changes)
-
-
-def _pay(other: _Other, table: Table, report: Report, paid: set[str]) -> tuple[str, str | None]:
-    invoke, aspect, who = other.use.invoke, other.aspect, other.invoker
-    if aspect.hidden:
-        reveal(report, aspect)
-    if invoke.payment is not Payment.FATE_POINT and aspect.free_for(who.name) > 0:
-        return use_free_invoke(table, report, aspect, who.name), who.name
-    if aspect.kind == "boost":
-        raise RulesError(f"{aspect.name} is a boost: only whoever holds it can invoke it, for free")
-    if invoke.payment is Payment.FREE:
-        raise RulesError(f"{who.name} holds no free invoke on {aspect.name}",
-                         expected="a free invoke you hold, or pay a fate point", example=f'/invoke "{aspect.name}"')
-    if aspect.name.casefold() in paid:
-        raise RulesError(
-            f"{aspect.name} was already invoked with a fate point on this roll; an aspect may be "
-            f"invoked once per roll, more only with free invokes",
-            expected="another aspect, or a free invoke", example='/invoke "Deep Shadows"',
-        )
-    spend_fate_point(report, who, f"invoking {aspect.name}")
-    paid.add(aspect.name.casefold())
-    owner = hostile_owner(aspect, who.name)
-    if owner:
-        report.effect(
-            "hostile_invoke",
-            f"{who.name} invoked {owner}'s aspect {aspect.name}: {owner} gets that fate point at the end of the scene",
-            aspect=aspect.name, owner=owner, invoker=who.name, fate_points=1,
-        )
-    return "fp", None
-
-
-def _raise_difficulty(result: ActionResult, mod: Modifier) -> None:
-    opposition = result.opposition
-    if opposition.effort is not None:
-        opposition.effort.modifiers.append(mod)
-        opposition.value = opposition.effort.total
-    else:
-        opposition.value += mod.value
-        opposition.label = f"{describe(opposition.value)}: {opposition.label} +{mod.value} {mod.label}"
-
-
-def _restore_modifier(result: ActionResult, base: int) -> None:
-    """Put the roller's own ``+N`` back as it was written, without the others' invokes."""
-    mods = result.effort.modifiers
-    at = next((i for i, m in enumerate(mods) if m.source == "modifier"), None)
-    if at is not None:
-        del mods[at]
-    else:
-        at = next((i for i, m in enumerate(mods) if m.source == "invoke"), len(mods))
-    if base:
-        mods.insert(at, Modifier("modifier", "modifier", base))
-
-
 # -- an open roll, as the pipeline keeps it -----------------------------------------------
 
 @dataclass(frozen=True)
@@ -403,12 +295,12 @@ class OpenRoll:
     def with_veto(self, aspect: str) -> "OpenRoll":
         return replace(self, vetoed=(*self.vetoed, aspect))
 
-    def rerun(self, table_before: Table, system: System,
-              fresh_dice: DiceSource | None = None) -> tuple["OpenRoll", ActionResult]:
+    def rerun(self, table_before: Table, system: System, fresh_dice: DiceSource | None = None,
+              payer: FatePoints = OWN_POINTS) -> tuple["OpenRoll", ActionResult]:
         """Re-run on ``table_before`` (changed in place, as ``reresolve``); returns the open
         roll with every throw made so far, and the new result."""
         result, throws = _rerun(self.cmd, table_before, self.throws, self.actor, system,
-                                self.added, self.vetoed, fresh_dice)
+                                self.added, self.vetoed, fresh_dice, payer)
         return replace(self, throws=tuple(throws)), result
 
 
@@ -425,11 +317,14 @@ class Difference:
     text: str
 
 
-def changes_between(old: ActionResult, new: ActionResult) -> list[Difference]:
+def changes_between(old: ActionResult, new: ActionResult, explainer=None) -> list[Difference]:
     """What the re-run changed: the numbers, the outcome, the hit, the story effects, and
-    the sheets (each (what, subject) compared by where it ended up)."""
+    the sheets (each (what, subject) compared by where it ended up). The margin and the hit
+    are said in the system's words (``explainer``, a system's ``explain``; by default the
+    one of the post being answered, :func:`pbp.rules.explain.current`)."""
     diffs: list[Difference] = []
     actor = new.actor
+    words = explainer if explainer is not None else explain.current()
 
     def number(what: str, subject: str, a, b, text: str) -> None:
         if a != b:
@@ -440,11 +335,11 @@ def changes_between(old: ActionResult, new: ActionResult) -> list[Difference]:
     if old.opposition and new.opposition:
         number("opposition", new.opposition.character or "difficulty", old.opposition.value, new.opposition.value,
                f"the opposition goes from {old.opposition.value} to {new.opposition.value}")
-    number("shifts", actor, old.shifts, new.shifts, f"the shifts go from {old.shifts} to {new.shifts}")
+    number("shifts", actor, old.shifts, new.shifts, f"the {words.unit}s go from {old.shifts} to {new.shifts}")
     if old.outcome != new.outcome:
         a, b = _outcome_word(old.outcome), _outcome_word(new.outcome)
         diffs.append(Difference("outcome", actor, old.outcome, new.outcome, f"the outcome goes from {a} to {b}"))
-    diffs += _hit_difference(old, new)
+    diffs += _hit_difference(old, new, words)
     diffs += _effect_differences(old, new)
     diffs += _sheet_differences(old.changes, new.changes)
     return diffs
@@ -459,7 +354,7 @@ def _hits(result: ActionResult) -> dict[str, int]:
     return {e.data.get("target", ""): e.data.get("shifts", 0) for e in result.effects if e.kind == "hit"}
 
 
-def _hit_difference(old: ActionResult, new: ActionResult) -> list[Difference]:
+def _hit_difference(old: ActionResult, new: ActionResult, words) -> list[Difference]:
     before, after = _hits(old), _hits(new)
     diffs = []
     for target in dict.fromkeys([*before, *after]):
@@ -467,11 +362,11 @@ def _hit_difference(old: ActionResult, new: ActionResult) -> list[Difference]:
         if a == b:
             continue
         if a is None:
-            text = f"now a hit of {b} shift{'s' if b != 1 else ''} on {target}"
+            text = f"now {words.hit_of(b)} on {target}"
         elif b is None:
             text = f"the hit on {target} is gone"
         else:
-            text = f"the hit goes from {a} to {b} shift{'s' if b != 1 else ''}"
+            text = words.hit_goes(a, b)
         diffs.append(Difference("hit", target, a, b, text))
     return diffs
 

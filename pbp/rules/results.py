@@ -119,6 +119,9 @@ class ActionResult:
     outcome: Outcome | None
     effects: list[Effect] = field(default_factory=list)
     changes: list[Change] = field(default_factory=list)
+    # The #N players see and type, taken from the campaign's one counter when the roll is
+    # made (pbp.play.core.number_roll); None for a roll nothing numbers (``pbp roll``).
+    roll_id: int | None = None
 
     def to_dict(self) -> dict:
         """The JSON shape of ``pbp process --json`` (see docs)."""
@@ -141,4 +144,5 @@ class ActionResult:
             "outcome": None if self.outcome is None else self.outcome.value,
             "effects": [{"kind": e.kind, "text": e.text, **({"data": e.data} if e.data else {})} for e in self.effects],
             "changes": [{"what": c.what, "subject": c.subject, "before": c.before, "after": c.after} for c in self.changes],
+            **({"roll_id": self.roll_id} if self.roll_id is not None else {}),
         }

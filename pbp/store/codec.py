@@ -5,6 +5,12 @@ rolls, compels) is made of the rules core's frozen dataclasses; it is stored as 
 document per campaign. This codec knows the shapes those use: dataclasses (nested, and
 polymorphic ones such as a command, tagged with their class name), lists, tuples,
 dicts/Mappings, frozensets, enums, datetimes, ``X | None`` and plain values.
+
+A load shares no dict or list with the data it was loaded from (untyped parts, a bare
+``dict``, ``list`` or ``Any``, are copied): the data is the campaign's stored document, which
+``pipeline._save_play`` compares the new dump with, so an in-place edit of a loaded value must
+not change it too. The copy is of the play state as it is now, which does not grow with the
+campaign's history (settled items and closed rolls are kept to a bounded number).
 """
 from __future__ import annotations
 
@@ -51,6 +57,23 @@ def dump(value) -> object:
     raise TypeError(f"cannot store {type(value).__name__}")
 
 
+def _fresh(data):
+    """``data`` (JSON: dicts, lists and plain values) with every dict and list copied."""
+    kind = type(data)
+    if kind is dict:
+        return {k: v if type(v) in _PLAIN else _fresh(v) for k, v in data.items()}
+    if kind is list:
+        return [v if type(v) in _PLAIN else _fresh(v) for v in data]
+    if isinstance(data, dict):
+        return {k: _fresh(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_fresh(v) for v in data]
+    return data
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
 def load(tp, data):
     """The value of type ``tp`` that :func:`dump` turned into ``data``."""
     if data is None:
@@ -68,7 +91,7 @@ def load(tp, data):
                 continue
         raise TypeError(f"no type of {tp} fits {data!r}")
     if tp is typing.Any or tp is object:
-        return data
+        return _fresh(data)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return tp(data)
     if tp is datetime:
@@ -87,7 +110,7 @@ def load(tp, data):
             return tuple(load(args[0], v) for v in data)
         if args:
             return tuple(load(a, v) for a, v in zip(args, data))
-        return tuple(data)
+        return tuple(_fresh(v) for v in data)
     if origin in (frozenset, set):
         (item,) = args or (typing.Any,)
         return (frozenset if origin is frozenset else set)(load(item, v) for v in data)
@@ -97,4 +120,4 @@ def load(tp, data):
         return {load(key, k) if key is not str else k: load(val, v) for k, v in data.items()}
     if tp in (int, float, str, bool):
         return tp(data)
-    return data
+    return _fresh(data)

@@ -10,7 +10,7 @@ import pytest
 from pbp.errors import ConfigError, PbpError
 from pbp.forum.errors import (ForumError, ForumRateLimited, ForumRefused, ForumResponseError, ForumUnavailable,
                               WebhookError, WebhookSignatureError)
-from pbp.forum.retry import Backoff, rate_limit_wait
+from pbp.forum.retry import RetryPolicy, rate_limit_wait
 from pbp.forum.settings import DiscourseSettings
 
 TABLE = {"url": "https://forum.example.org/", "username": "pbp-bot"}
@@ -89,7 +89,7 @@ def test_plain_http_is_allowed_on_loopback_or_when_asked():
 def test_the_backoff_follows_the_settings():
     settings = DiscourseSettings(url="https://f.example", username="b", api_key="k", retries=2,
                                  backoff_base=0.5, backoff_cap=1.5, max_wait=9)
-    assert settings.backoff == Backoff(retries=2, base=0.5, cap=1.5, max_wait=9)
+    assert settings.backoff == RetryPolicy(retries=2, base=0.5, cap=1.5, max_wait=9)
     assert [settings.backoff.delay(n) for n in range(4)] == [0.5, 1.0, 1.5, 1.5]
 
 

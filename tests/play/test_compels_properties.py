@@ -25,7 +25,7 @@ from pbp.errors import CommandError
 from pbp.play import apply_command, run_deadline_jobs
 from pbp.play import economy
 from pbp.play.invoking import open_roll_refs
-from pbp.play.core import Author, Post
+from pbp.play.core import Author, Post, finish_post
 from pbp.play.state import PlayState
 from pbp.rules.compels import CompelState
 from pbp.rules.dice import RandomDice
@@ -87,13 +87,14 @@ class Game:
         return economy.total_points(self.post("GM"))
 
     def finish(self, post: Post, results) -> None:
-        """What the pipeline does after the handlers: rolls get ledger ids."""
+        """What the pipeline does after the handlers: the ledger records each roll under the
+        id it took when made, then the steps after the post run."""
         for r in results:
             if isinstance(r, ActionResult):
+                assert r.roll_id is not None, r
                 self.rolls += 1
-                post.ledger[id(r)] = (self.rolls, "hash")
-        for hook in post.after_ledger:
-            hook(post.ledger)
+                post.ledger[id(r)] = (r.roll_id, "hash")
+        finish_post(post)
 
     def paid(self, result) -> int:
         """Points an action's own invokes took out of the total (hostile ones only move)."""

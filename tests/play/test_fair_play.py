@@ -59,8 +59,8 @@ def test_a_players_bonus_waits_and_the_gms_bare_approve_reruns_the_roll(mt, chic
     result = step.outcome.results[0]
     assert (result["effort"], result["outcome"]) == (3, "fail")
     table_reply = step.replies[0]
-    assert "Bonus request #1" in table_reply.text and "waits for the GM" in table_reply.text
-    ask = _gm_tell(step, "Bonus request #1 needs your approval")
+    assert "Bonus request #2" in table_reply.text and "waits for the GM" in table_reply.text
+    ask = _gm_tell(step, "Bonus request #2 needs your approval")
     assert "/overcome Athletics vs Great +2" in ask.text
 
     approved = mt.post("GM", "approve\n", reply_to=type(step)(None, [ask]))
@@ -68,24 +68,24 @@ def test_a_players_bonus_waits_and_the_gms_bare_approve_reruns_the_roll(mt, chic
     again = approved.outcome.results[0]
     assert (again["effort"], again["outcome"]) == (5, "success")
     assert again["dice"] == [0, 0, 0, 0]                       # the same dice, never a new roll
-    assert "The GM approves bonus request #1" in approved.text
+    assert "The GM approves bonus request #2" in approved.text
     assert (m.Campaign.get_by_id(chicago.id).play or {}).get("details") == []
 
 
 def test_a_denied_bonus_leaves_the_roll_as_it_fell(mt, chicago):
     mt.post("Ruth", "/overcome Athletics vs Great +2\n", dice="0000")
-    denied = mt.post("GM", '/deny #1 "no high ground here"\n')
+    denied = mt.post("GM", '/deny #2 "no high ground here"\n')
     assert denied.status == "applied", denied.text
-    assert "denies bonus request #1: no high ground here; the roll stands without it" in denied.text
-    late = mt.post("GM", "/approve #1\n")
-    assert late.status == "rejected" and "bonus request #1 is already denied" in late.text
+    assert "denies bonus request #2: no high ground here; the roll stands without it" in denied.text
+    late = mt.post("GM", "/approve #2\n")
+    assert late.status == "rejected" and "bonus request #2 is already denied" in late.text
 
 
 def test_a_bonus_approved_after_the_roll_closed_does_not_apply(mt, chicago):
     mt.post("Ruth", "/overcome Athletics vs Great +2\n", dice="0000")
     rolls = m.RollRecord.select().count()
     assert mt.post("Ruth", "/done\n").status == "applied"
-    late = mt.post("GM", "/approve #1\n")
+    late = mt.post("GM", "/approve #2\n")
     assert late.status == "applied", late.text
     assert "can no longer apply" in late.text and "the roll stands as it fell" in late.text
     assert late.outcome.results[0]["outcome"] is None
@@ -95,7 +95,7 @@ def test_a_bonus_approved_after_the_roll_closed_does_not_apply(mt, chicago):
 def test_only_the_gm_approves_a_bonus(mt, chicago):
     mt.post("Ruth", "/overcome Athletics vs Great +2\n", dice="0000")
     before = state_snapshot(chicago)
-    step = mt.post("Ruth", "/approve #1\n")
+    step = mt.post("Ruth", "/approve #2\n")
     assert step.status == "rejected"
     assert state_snapshot(chicago) == before
 
@@ -122,7 +122,7 @@ def test_a_bonus_nobody_approves_is_denied_at_the_deadline(mt, chicago, config):
 
     step = mt.post("Ruth", "/overcome Athletics vs Great +2\n", dice="0000")
     tick = mt.tick(mt.now + timedelta(hours=config.reaction_deadline_hours, minutes=1))
-    assert any("Bonus request #1 was not approved" in r.text for r in tick.replies)
+    assert any("Bonus request #2 was not approved" in r.text for r in tick.replies)
     assert step.outcome.results[0]["effort"] == 3
 
 

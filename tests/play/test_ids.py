@@ -28,7 +28,8 @@ def test_rolls_compels_and_reactions_never_share_a_number(mt, chicago):
     numbers = [roll.outcome.results[0]["roll_id"]]
     numbers += _ids(attack.text)            # Charles's defence waited for, the attack's roll
     numbers += _ids(compel.text)[:1] + _ids(detail.text)[:1]
-    assert "roll #1 ·" in roll.text and "(#2)" in attack.text and "roll #3 ·" in attack.text
+    # in the order made: the attack's roll (#2), then the defence it waits for (#3)
+    assert "roll #1 ·" in roll.text and "roll #2 ·" in attack.text and "(#3)" in attack.text
     assert "Compel #4" in compel.text and "Story detail #5" in detail.text
     assert sorted(set(numbers)) == [1, 2, 3, 4, 5]
 

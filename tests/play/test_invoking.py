@@ -211,6 +211,53 @@ def test_an_npc_invokes_after_the_dice_with_the_gms_pool(chicago, config):
     assert fp(chicago, "Ghoul") == 0
 
 
+def test_an_npcs_invoke_after_the_dice_with_an_empty_pool_is_refused_in_the_pools_words(chicago, config):
+    """000, "Your Fate Points": the GM spends from the pool "exactly as the players do", so an
+    empty pool refuses like an empty sheet, in its own words, and changes nothing."""
+    post(config, '/scene start "Sewers"\n', sender="gm")
+    pool = lambda: m.Campaign.get_by_id(chicago.id).play["ledger"]["gm_pool"]   # noqa: E731
+    for _ in range(4):                                           # one point per PC, all spent
+        out = post(config, '/as Ghoul overcome Athletics vs Fair +invoke "Hungry for Flesh"\n', "0000", sender="gm")
+        assert out.status == "applied", out.errors
+    assert pool() == 0
+    first = post(config, "/overcome Athletics vs Good\n", "0000")
+    assert first.results[0]["outcome"] == "tie"
+    out = post(config, f'/as Ghoul invoke "Hungry for Flesh" oppose on #{first.results[0]["roll_id"]}\n', sender="gm")
+    assert out.status == "rejected"
+    text = reply_text(out)
+    assert "the GM's pool has 0 fate points; invoking Hungry for Flesh needs one" in text
+    assert "Traceback" not in text and "/fp" in text
+    assert pool() == 0 and fp(chicago, "Ghoul") == 0 and fp(chicago, "Ruth") == 3
+
+
+def test_an_npcs_invoke_after_the_dice_opens_the_pool_it_pays_from(chicago, config):
+    """A campaign played without /scene start gets one pool, opened at its first need
+    (docs): an NPC's invoke after the dice on Ruth's roll is such a need. Ruth's Athletics
+    Good and [0][0][0][0] against Good tie; the Ghoul's oppose makes it a failure."""
+    first = post(config, "/overcome Athletics vs Good\n", "0000")
+    assert first.results[0]["outcome"] == "tie"
+    out = post(config, f'/as Ghoul invoke "Hungry for Flesh" oppose on #{first.results[0]["roll_id"]}\n', sender="gm")
+    assert out.status == "applied", out.errors
+    assert out.results[0]["outcome"] == "fail"
+    assert m.Campaign.get_by_id(chicago.id).play["ledger"]["gm_pool"] == 3     # 4 PCs, one spent
+    assert fp(chicago, "Ghoul") == 0 and fp(chicago, "Ruth") == 3
+
+
+def test_oppose_on_an_attack_still_waiting_for_its_defence_is_refused_with_what_to_do(chicago, config):
+    """An attack on a player's character is rolled in two halves (the defence comes by
+    mail): before the defence nobody has rolled against the attacker, so "add 2 to the
+    difficulty of someone else's roll" has no difficulty yet. Refused, with the defence that
+    can carry the invoke; nothing changes."""
+    post(config, '/scene start "Sewers"\n/conflict start Ruth, Ghoul first Ghoul\n', sender="gm")
+    attack = post(config, "/as Ghoul attack Ruth with Fight\n", "0000", sender="gm")
+    assert attack.status == "applied", attack.errors
+    out = post(config, f'/invoke "Knife Up My Sleeve" oppose on #{attack.results[0]["roll_id"]}\n')
+    assert out.status == "rejected"
+    text = reply_text(out)
+    assert "nobody has rolled against Ghoul yet" in text and '/defend Athletics +invoke "Knife Up My Sleeve"' in text
+    assert fp(chicago, "Ruth") == 3
+
+
 def test_an_oppose_invoke_on_a_defence_turns_a_tie_into_a_hit_to_absorb(chicago, config):
     """The Ghoul attacks Ruth (Fight Fair, [0][0][0][0]: Fair); Ruth defends with Athletics
     Good and [-][0][0][0], Fair: a tie. The GM invokes the Ghoul's hunger against her defence

@@ -29,7 +29,7 @@ from pbp.rules.dice import FixedDice
 from pbp.rules.fate_points import (
     GM, FateLedger, adjust_fate_points, approve_detail, concede, declare_detail, deny_detail,
     expire_detail, gm_pool_for_scene, gm_spend, open_scene, owe_from_result, pay_owed,
-    spend_fate_point, spend_from_pool, start_session,
+    GMPool, spend_fate_point, start_session,
 )
 from pbp.rules.results import Change
 
@@ -104,12 +104,12 @@ def test_an_npc_s_paid_invoke_comes_out_of_the_pool():
     table, ledger = make_table(), FateLedger(gm_pool=2)
     ghoul = table.character("Ghoul")
     cmd = attack("Ruth", "Fight", invokes=(Invoke("Deep Shadows", payment=Payment.FATE_POINT),))
-    result = spend_from_pool(ledger, ghoul, lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED))
+    result = resolve(cmd, table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED, payer=GMPool(ledger))
     assert ledger.gm_pool == 1 and ghoul.fate_points == 1
     assert result.changes[0] == Change("gm_pool", GM, 2, 1, "invoking Deep Shadows (Ghoul)")
     ledger.gm_pool = 0
     with pytest.raises(RulesError, match="^the GM's pool has 0 fate points; invoking Deep Shadows needs one"):
-        spend_from_pool(ledger, ghoul, lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED))
+        resolve(cmd, table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED, payer=GMPool(ledger))
     assert ghoul.fate_points == 1
 
 
@@ -131,8 +131,7 @@ def test_a_hostile_invoke_is_owed_until_the_scene_ends():
 def test_a_pc_owed_a_point_gets_it_on_the_sheet():
     table, ledger = make_table(), FateLedger(gm_pool=1)
     cmd = attack("Ruth", "Fight", invokes=(Invoke("Hair-Trigger Temper"),))
-    result = spend_from_pool(ledger, table.character("Ghoul"),
-                             lambda: resolve(cmd, table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED))
+    result = resolve(cmd, table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED, payer=GMPool(ledger))
     owe_from_result(ledger, result)
     pay_owed(ledger, table)
     assert table.character("Ruth").fate_points == 4 and ledger.gm_pool == 0
@@ -298,10 +297,9 @@ class Game:
 
     def do_npc_invoke(self, target):
         cmd = attack(target, "Fight", invokes=(Invoke("Deep Shadows", payment=Payment.FATE_POINT),))
-        ghoul = self.table.character("Ghoul")
         if self.ledger.gm_pool < 1:
             raise RulesError("the pool is empty")
-        spend_from_pool(self.ledger, ghoul, lambda: resolve(cmd, self.table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED))
+        resolve(cmd, self.table, FixedDice("0000,0000"), "Ghoul", system=FATE_CONDENSED, payer=GMPool(self.ledger))
         self.expected -= 1
 
     def do_payout(self):

@@ -134,6 +134,13 @@ class PoolExplainer(FateExplainer):
     def worth(self, bonus: int) -> str:
         return f"+{hits_text(bonus)}"
 
+    def hit_of(self, n: int) -> str:
+        return self.hit(n)
+
+    def hit_goes(self, before: int, after: int) -> str:
+        """"the harm goes from 5 to 1 hit"."""
+        return f"the harm goes from {before} to {hits_text(after)}"
+
     def hit(self, n: int, track: str = "", *, definite: bool = False) -> str:
         """"2 hits of harm" ("Inflict harm on your target equal to the number of hits")."""
         return f"{hits_text(n)} of harm"
