@@ -436,12 +436,22 @@ class Advance(Command):
 
 @dataclass(frozen=True)
 class AspectAdd(Command):
-    """``/aspect add "Deep Shadows" [on "Office"|on Ghoul] [free N] [hidden]`` (GM)."""
+    """``/aspect add "Deep Shadows" [on "Office"|on Ghoul] [free N] [hidden] [scale LEVEL]`` (GM)."""
 
     name: str = ""
     target: str | None = None         # a zone or a character; None = the scene
     free: int = 0
     hidden: bool = False
+    scale: str = ""                   # a level of scale the aspect carries (Dresden Files Condensed)
+
+
+@dataclass(frozen=True)
+class AspectSet(Command):
+    """``/aspect set "Veiled" scale=Supernatural`` (GM): a setting of an aspect in play, as
+    ``/sheet set`` writes a sheet's keys (the system's ``aspect_settings``)."""
+
+    name: str = ""
+    values: tuple[str, ...] = ()      # "key=value", as written
 
 
 @dataclass(frozen=True)

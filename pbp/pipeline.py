@@ -39,7 +39,7 @@ from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
 from pbp.rules import explain
-from pbp.rules.systems import campaign_system, get_system
+from pbp.rules.systems import campaign_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo

@@ -105,6 +105,8 @@ def change_parts(ch) -> tuple[str, str]:
         return subject, f"owed FP {before} -> {after}"
     if what == "request":
         return subject, str(after)
+    if what == "aspect_scale":
+        return subject, f"scale {before} -> {'none' if after is None else after}"
     if what == "recovering":
         return subject, "recovering" if after else "no longer recovering"
     return subject, f"{what.replace('_', ' ')} {before} -> {after}"

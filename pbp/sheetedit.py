@@ -38,7 +38,7 @@ from pbp.store import models as m
 from pbp.store import repo
 
 OWN_KINDS = ("high_concept", "trouble", "character")
-INT_KEYS = ("refresh", "milestone_refresh", "fate_points")
+INT_KEYS = ("refresh", "milestone_refresh", "milestone_skills", "fate_points")
 TEXT_KEYS = ("player", "kind", "description")
 PLAY_FIELDS = ("fate_points", "stress", "consequences", "taken_out", "carried_points")
 
@@ -73,13 +73,15 @@ def sheet_aspects(items: list[tuple[int | None, dict]], name: str) -> tuple[list
     """``name``'s own aspects and the free invokes it holds on the others, as the history
     keeps them: ``aspects``, every aspect on the character (high concept, trouble, the
     others, a consequence's, a situation aspect put on it), ``[name, kind, hidden, free
-    invokes]`` in the order they came into play; ``holds``, aspect name -> free invokes
+    invokes, system state]`` (the system state: Dresden Files Condensed's scale on it; rows
+    written before it was kept have four items) in the order they came into play; ``holds``, aspect name -> free invokes
     held on an aspect not its own (a boost, the scene's). ``items``: (storage id, the
     aspect's stored fields), as :func:`pbp.store.repo.save_table` compares them."""
     own, holds = [], {}
     for _, f in sorted(items, key=_by_id):
         if f["owner"] == name:
-            own.append([f["name"], f["kind"], bool(f["hidden"]), dict(f["free_invokes"])])
+            own.append([f["name"], f["kind"], bool(f["hidden"]), dict(f["free_invokes"]),
+                        dict(f.get("system_state") or {})])
         elif f["free_invokes"].get(name):
             holds[f["name"]] = holds.get(f["name"], 0) + f["free_invokes"][name]
     return own, holds
@@ -324,6 +326,7 @@ def _set_key(data: dict, key: str, value: str) -> None:
         data[key] = value
         return
     raise ConfigError(f'no sheet key "{key}"', hint="keys: refresh, milestone_refresh, fate_points, player, kind, "
+                      "milestone_skills (Dresden Files Condensed), "
                       "description, aliases, skills.SKILL, aspects.high_concept, aspects.trouble, aspects.other, "
                       "aspects.hidden, stunts.NAME (pbp character edit for the rest)")
 
@@ -381,7 +384,12 @@ def _short(v) -> str:
 
 
 def _is_entries(v) -> bool:
-    return isinstance(v, list) and all(isinstance(e, list) and len(e) == 4 for e in v)
+    return isinstance(v, list) and all(isinstance(e, list) and len(e) in (4, 5) for e in v)
+
+
+def _state(entry: list) -> dict:
+    """An aspect entry's system state (none in a row written before it was kept)."""
+    return entry[4] if len(entry) > 4 else {}
 
 
 def pair_aspects(before: list, after: list) -> tuple[list, list, list]:
@@ -424,6 +432,8 @@ def _aspect_lines(before: list, after: list) -> list[str]:
             out.append(f'aspects: "{a[0]}" {"hidden" if b[2] else "shown"} -> {"hidden" if a[2] else "shown"}')
         if b[3] != a[3]:
             out.append(f'aspects: "{a[0]}" free invokes {_free_words(b[3])} -> {_free_words(a[3])}')
+        if len(b) > 4 and len(a) > 4 and b[4] != a[4]:
+            out.append(f'aspects: "{a[0]}" {_short(b[4])} -> {_short(a[4])}')
     out += [f'aspects: removed "{b[0]}" ({_kind_words(b[1])}' + (f"; free invokes {_free_words(b[3])})"
             if any(b[3].values()) else ")") for b in removed]
     out += [f'aspects: added "{a[0]}" ({_kind_words(a[1])}' + (f"; free invokes {_free_words(a[3])})"
@@ -511,9 +521,12 @@ def _restore_aspects(table: rs.Table, owner: str, before: list, after: list) -> 
         cur.name, cur.hidden = b[0], b[2]
         if b[3] != a[3]:
             cur.free_invokes = dict(b[3])
+        if len(b) > 4 and len(a) > 4 and b[4] != a[4]:
+            cur.system_state = dict(b[4])
     for b in removed:
         if now_of(b) is None:
-            table.aspects.append(rs.Aspect(b[0], kind=b[1], owner=owner, hidden=b[2], free_invokes=dict(b[3])))
+            table.aspects.append(rs.Aspect(b[0], kind=b[1], owner=owner, hidden=b[2], free_invokes=dict(b[3]),
+                                           system_state=dict(_state(b))))
     for a in added:
         cur = now_of(a)
         if cur is not None:

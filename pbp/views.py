@@ -59,6 +59,8 @@ def _aspect_names(change: Change) -> tuple[str, ...]:
     """The aspect names a change line would show."""
     if change.what == "free_invokes":
         return (change.subject.rsplit(" (held by ", 1)[0],)
+    if change.what == "aspect_scale":
+        return (change.subject,)
     if change.what in ("aspect", "boost"):
         renamed = change.detail == "renamed" and isinstance(change.before, str)
         return (change.subject, change.before) if renamed else (change.subject,)

@@ -62,6 +62,7 @@ def check_fingerprint_migration(url: str) -> None:
     database.execute_sql("ALTER TABLE character DROP COLUMN system_state")   # added by version 5
     database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 6
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
+    database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=1).execute()
     database.close()
@@ -94,6 +95,7 @@ def test_version_3_gets_the_system_state_column_and_keeps_its_characters(tmp_pat
     database.execute_sql("ALTER TABLE character DROP COLUMN system_state")
     database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 6
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
+    database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=3).execute()
     database.close()
@@ -117,3 +119,36 @@ def test_one_place_names_a_characters_fields():
                       stress={"strain": [True, False]}, consequences=[rs.Consequence("mild", 2, "Cut")],
                       aliases=["Ru"], system_state={"approaches": {"Boldly": 3}})
     assert rs.character_from_record(rs.character_record(ch)) == ch
+
+
+def test_version_6_gets_the_aspect_system_state_column_and_keeps_its_aspects(tmp_path):
+    """Schema 7: an aspect keeps its system's own state (Dresden Files Condensed's scale on a
+    situation aspect); a database of version 6 keeps its aspects, which get an empty state
+    and take a scale once the column is there."""
+    from pbp.store import models as m
+    from pbp.store import repo
+    url = f"sqlite:///{tmp_path / 'v6.db'}"
+    database = open_database(url)
+    database.execute_sql("INSERT INTO campaign (slug, name, system, delivery, settings, play, created_at, forum) "
+                         "VALUES ('c', 'C', 'dresden-files-condensed', 'relay', '{}', '{}', '2026-01-01 00:00:00', "
+                         "'{}')")
+    database.execute_sql("INSERT INTO aspect (campaign_id, name, kind, owner, free_invokes, hidden, active, "
+                         "created_at, system_state) VALUES (1, 'Veiled', 'situation', NULL, '{\"GM\": 1}', 0, 1, "
+                         "'2026-01-01 00:00:00', '{}')")
+    database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")
+    with SchemaVersion.bind_ctx(database):
+        SchemaVersion.update(version=6).execute()
+    database.close()
+    database = open_database(url)
+    assert current_version(database) == LATEST
+    assert "system_state" in {c.name for c in database.get_columns("aspect")}
+    with database.bind_ctx([m.Campaign, m.Character, m.Aspect]):
+        campaign = m.Campaign.get()
+        table = repo.load_table(campaign)
+        [veiled] = table.aspects
+        assert (veiled.name, veiled.free_invokes, veiled.system_state) == ("Veiled", {"GM": 1}, {})
+        before = repo.snapshot(table)
+        veiled.system_state = {"scale": "Supernatural"}
+        repo.save_table(campaign, before, table)
+        assert repo.load_table(campaign).aspects[0].system_state == {"scale": "Supernatural"}
+    database.close()

@@ -23,6 +23,7 @@ from pbp.commands import (
     AspectAdd,
     AspectRemove,
     AspectRename,
+    AspectSet,
     Attack,
     ChallengeEnd,
     ContestEnd,
@@ -535,6 +536,11 @@ class Builder(Transformer):
     def aspect_add(self, c):
         fields: dict[str, Any] = {"name": c[0]}
         for keyword, value in c[1:]:
+            if keyword == "scale":          # scale LEVEL
+                level = self.word([value]) if value.type == "WORD" else self.quoted([value])
+                _once(fields, "scale", level, value, 'an aspect carries one level of scale: write "scale" once',
+                      '"scale" once')
+                continue
             kind = keyword.type
             if kind in ("WORD", "QUOTED"):  # on PLACE
                 place = self.word([keyword]) if kind == "WORD" else self.quoted([keyword])
@@ -556,6 +562,12 @@ class Builder(Transformer):
 
     def aspect_hidden(self, c):
         return c[0], None
+
+    def aspect_scale(self, c):
+        return "scale", c[0]
+
+    def aspect_set(self, c):
+        return AspectSet, {"name": c[0], "values": _settings(c[1:])}
 
     def aspect_remove(self, c):
         return AspectRemove, {"name": c[0]}

@@ -82,7 +82,8 @@ def _build(post: Post, ch, values, example: str):
     data = copy.deepcopy(before)
     for pair in values:
         key, _, value = pair.partition("=")
-        if key in ("description", "player", "kind", "fate_points", "aliases", "milestone_refresh"):
+        if key in ("description", "player", "kind", "fate_points", "aliases", "milestone_refresh",
+                   "milestone_skills"):
             raise RulesError(f"{key} is not changed at a milestone", expected="skills, aspects, stunts or refresh",
                              example=example)
         try:
@@ -101,6 +102,7 @@ def _build(post: Post, ch, values, example: str):
     verdict = judge(before, data, _allowance(have), int(have.get("skill_points", 0)), post.system.skills)
     if verdict.problems:        # first: a broken column is told with the raises that would work
         return None, verdict
+    post.system.character_state.record_raises(data, verdict.points)
     try:
         sheet = parse_sheet(data, post.system, source=f"{ch.name}'s sheet")
     except SheetError as exc:

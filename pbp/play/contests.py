@@ -41,7 +41,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from pbp import commands as c
-from pbp.errors import NotAllowedError, RulesError
+from pbp.errors import RulesError
 from pbp.play import conflict as pc
 from pbp.play.core import (GM, Ask, NoteResult, Post, after_action, deadline_job, handles, number_roll, on_scene_end,
                            prepare_action, quote, roll_revised, status_line)

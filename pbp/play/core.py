@@ -274,6 +274,7 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
         "costs.cost_due",               # the d10 hack: a cost for the GM to name
         "overview._could_invoke",       # the line of what the roller could still invoke
         "spin.hold_spin",               # early Fate: 3+ shifts hold a spin
+        "economy.gm_side_acted",        # an NPC acted: a compel's point is no longer unspendable
     ),
     # fn(post, roll, old, new) -> notes: after a roll is re-run (an invoke after the dice, a veto)
     "roll_revised": (

@@ -21,7 +21,7 @@ pool, never the other way round.
 from __future__ import annotations
 
 from pbp.errors import RulesError
-from pbp.play.core import GM, Post, on_conflict_end, on_scene_end, on_scene_start
+from pbp.play.core import GM, Post, after_action, on_conflict_end, on_scene_end, on_scene_start
 from pbp.rules import fate_points as fp
 from pbp.rules.results import Change
 
@@ -45,7 +45,10 @@ def open_scene_pool(post: Post, npcs: list[str] | None = None) -> list[Change]:
                                    *(conflict.participants if conflict is not None else ())]))
     present = [ch for ch in (post.table.character(n) for n in npcs) if ch is not None and ch.kind != "pc"]
     pcs = sum(1 for ch in post.table.characters.values() if ch.kind == "pc")
-    changes = fp.open_scene(post.play.ledger, pcs, present)
+    ledger = post.play.ledger
+    carry = 1 if ledger.compel_point and post.play.pool_scene is not None else 0
+    ledger.compel_point = False
+    changes = fp.open_scene(ledger, pcs, present, compel_carry=carry)
     post.play.pool_scene = _scene_key(post)
     return changes
 
@@ -131,6 +134,15 @@ def total_points(post: Post) -> int:
 @on_scene_start
 def scene_pool_opens(post: Post) -> list[Change]:
     return open_scene_pool(post)
+
+
+@after_action
+def gm_side_acted(post: Post, cmd, actor: str, result) -> None:
+    """An NPC's action is the GM's opportunity to spend the point a compel brought: a point
+    that ends a scene unspent only carries over when no NPC acted after the compel."""
+    who = post.table.character(actor) if actor else None
+    if who is not None and who.kind != "pc":
+        post.play.ledger.compel_point = False
 
 
 @on_scene_end

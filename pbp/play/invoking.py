@@ -79,7 +79,7 @@ def _marks(table: Table, pool: int) -> tuple:
 
 
 def _record(a: Aspect, hidden: bool, free: dict) -> AspectRecord:
-    return AspectRecord(a.name, a.kind, a.owner, hidden, dict(free))
+    return AspectRecord(a.name, a.kind, a.owner, hidden, dict(free), dict(a.system_state))
 
 
 def _delta(before: tuple, after: tuple) -> TableDelta:
@@ -371,7 +371,7 @@ def _undo(table: Table, delta: TableDelta, pool: int, roll: str) -> tuple[int, d
         if _find(table, r.name, r.owner) is not None:
             raise _Stale(f"roll {roll} can no longer be changed: {r.name} is in play again since")
         table.aspects.append(Aspect(r.name, kind=r.kind, owner=r.owner, free_invokes=dict(r.free_invokes),
-                                    hidden=r.hidden))
+                                    hidden=r.hidden, system_state=dict(r.system_state)))
     return pool, later
 
 
@@ -610,7 +610,7 @@ def invoke_after(post: Post, cmd: c.InvokeAfter):
     if who.kind != "pc":
         ensure_pool(post)       # an NPC pays from the GM's pool: opened at its first need
     other = None if same_name(invoker, ref.actor) else invoker
-    how = {c.InvokeMode.BONUS: f"for +{post.system.invoke_bonus}", c.InvokeMode.REROLL: "to reroll",
+    how = {c.InvokeMode.BONUS: f"for {post.system.explain.worth(post.system.invoke_bonus)}", c.InvokeMode.REROLL: "to reroll",
            c.InvokeMode.OPPOSE: "to raise the difficulty"}[cmd.invoke.mode]
     whose = "" if other is None else f" on {ref.actor}'s roll"
     by = f"{invoker} invokes {cmd.invoke.aspect} {how}{whose}, after the dice."

@@ -85,7 +85,7 @@ def overview(post: Post, *, gm: bool) -> dict:
         if a.kind not in SHOWN_KINDS and not free:
             continue
         view["aspects"].append({"name": a.name, "kind": a.kind, "on": a.owner, "free_invokes": free,
-                                "hidden": a.hidden})
+                                "hidden": a.hidden, **post.system.character_state.aspect_view(a)})
     hours = post.hours("invoke_window_hours")
     for roll in open_rolls(post):
         if not roll.ids:
@@ -137,7 +137,7 @@ def _aspect_line(a: dict) -> str:
         line = f'"{a["name"]}" ({where}' + (f", held by {holders})" if holders else ")")
     else:
         free = _free_words(a["free_invokes"])
-        line = f'"{a["name"]}" {where}' + (f" ({free})" if free else "")
+        line = f'"{a["name"]}" {where}' + (f", {a['scale']} scale" if a.get("scale") else "") + (f" ({free})" if free else "")
     return line + (" (hidden)" if a.get("hidden") else "")
 
 

@@ -1,8 +1,9 @@
 """Scenes, sessions and milestones; the GM's aspects and NPCs; treating consequences.
 
 * ``/scene start "Name" [zones ...] [borders ...]`` opens a scene with its zone map;
-  ``/aspect add "Deep Shadows" [on ZONE|CHARACTER] [free N] [hidden]`` puts situation and
-  zone aspects in it (free invokes held by the GM's side).
+  ``/aspect add "Deep Shadows" [on ZONE|CHARACTER] [free N] [hidden] [scale LEVEL]`` puts
+  situation and zone aspects in it (free invokes held by the GM's side; a level of scale
+  where the system has scale); ``/aspect set NAME scale=LEVEL`` changes an aspect's setting.
 * ``/scene end`` clears stress, boosts and the scene's situation and zone aspects, brings
   the taken-out back, and advances recovery (mild consequences treated a full scene ago).
 * ``/session end`` ends any open scene, refreshes fate points (max(current, refresh)) and
@@ -17,6 +18,8 @@ hostile-invoke points owed): the steps ``scene_start`` and ``scene_end`` of
 :data:`pbp.play.core.SEQUENCE`, each ``fn(post) -> list[Change]``.
 """
 from __future__ import annotations
+
+import re
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
@@ -189,6 +192,8 @@ def aspect_remove(post: Post, cmd: c.AspectRemove):
 @handles(c.AspectAdd)
 def aspect_add(post: Post, cmd: c.AspectAdd):
     post.require_gm("/aspect add", _ASPECT_EXAMPLE)
+    if cmd.scale:
+        _check_setting(post, "scale", cmd.source, f'/aspect add "{cmd.name}"')
     zone = _zone(post, cmd.target)
     if zone is not None:
         aspect, changes = _zone_aspect(post, cmd, zone)
@@ -200,8 +205,54 @@ def aspect_add(post: Post, cmd: c.AspectAdd):
         where = f"on {owner}" if owner else "on the scene"
     free = f", with {cmd.free} free invoke{'s' if cmd.free != 1 else ''} for the GM's side" if cmd.free else ""
     hidden = " (hidden: only the GM knows it)" if cmd.hidden else ""
-    return NoteResult(cmd.source, GM, "aspect", text=f"{aspect.name} is in play {where}{free}{hidden}.",
+    scale = ""
+    if cmd.scale:
+        fixed = re.sub(r"\bscale\s+(\"[^\"]*\"|\S+)", "scale Supernatural", cmd.source, count=1, flags=re.IGNORECASE)
+        _, level = post.system.character_state.set_aspect(aspect, "scale", cmd.scale, source=cmd.source,
+                                                          example=fixed)
+        changes.append(Change("aspect_scale", aspect.name, None, level, "scale"))
+        scale = f", carrying {level} scale (invoking it grants that scale)"
+    return NoteResult(cmd.source, GM, "aspect", text=f"{aspect.name} is in play {where}{free}{scale}{hidden}.",
                       changes=changes, gm_only=cmd.hidden)
+
+
+def _check_setting(post: Post, key: str, source: str, example: str) -> None:
+    """Refuse a setting the campaign's system does not keep on aspects (``scale`` outside
+    Dresden Files Condensed)."""
+    settings = post.system.character_state.aspect_settings
+    if key not in settings:
+        title = post.system.title or post.system.name
+        raise RulesError(f"{title} keeps no {key} on aspects" + (f" (settings: {', '.join(settings)})"
+                                                                 if settings else ""),
+                         source=source, expected=f"the command without {key}", example=example)
+
+
+@handles(c.AspectSet)
+def aspect_set(post: Post, cmd: c.AspectSet):
+    """``/aspect set "Veiled" scale=Supernatural``: an aspect in play gets (or, with an empty
+    value, loses) a setting the system keeps on aspects; a hidden one is told to the GM alone."""
+    post.require_gm("/aspect set", f'/aspect set "{cmd.name}" scale=Supernatural')
+    aspect = _gm_aspect(post, cmd.name, cmd.source)
+    state = post.system.character_state
+    example = (f'/aspect set "{aspect.name}" {state.aspect_settings[0]}=Supernatural' if state.aspect_settings
+               else f'/aspect rename "{aspect.name}" to "{aspect.name} (changed)"')
+    changes, said = [], []
+    for pair in cmd.values:
+        key, _, value = pair.partition("=")
+        _check_setting(post, key, cmd.source, example)
+        before, after = state.set_aspect(aspect, key, value, source=cmd.source)
+        if before != after:
+            changes.append(Change("aspect_scale" if key == "scale" else f"aspect_{key}", aspect.name, before, after,
+                                  key))
+        said.append(f"{aspect.name} carries {after} {key}" if after else f"{aspect.name} carries no {key}")
+    return NoteResult(cmd.source, GM, "aspect", text="; ".join(said) + ".", changes=changes, gm_only=aspect.hidden)
+
+
+def _gm_aspect(post: Post, name: str, source: str) -> Aspect:
+    """The aspect in play the GM names (hidden ones too; a short name if it is the only one)."""
+    from pbp.rules.names import find_aspect
+
+    return find_aspect(post.table, name, GM, source=source)
 
 
 def _hidden(post: Post, name: str, owner: str | None) -> bool:

@@ -75,6 +75,7 @@ class AspectRecord:
     owner: str | None = None
     hidden: bool = False
     free_invokes: dict[str, int] = field(default_factory=dict)
+    system_state: dict = field(default_factory=dict)   # the system's own (an aspect's scale)
 
 
 @dataclass(frozen=True)

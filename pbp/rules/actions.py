@@ -37,11 +37,12 @@ in two halves (``pbp.play.conflict``):
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from pbp.commands import (
-    ActionCommand, Advantage, Attack, Command, Defend, Opposition, Overcome, Roll,
+    ActionCommand, Advantage, Attack, Command, Defend, InvokeMode, Opposition, Overcome, Roll,
 )
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import OWN_POINTS, FatePoints, Report, grant_free_invokes
@@ -51,7 +52,9 @@ from pbp.rules.effort import (
 )
 from pbp.rules.invokes import AfterInvoke, Invoking, apply_invokes
 from pbp.rules.ladder import describe
-from pbp.rules.names import and_names, find_character, find_skill, lookup_skill, quote, same_name, skill_list
+from pbp.rules.names import (
+    and_names, find_aspect, find_character, find_skill, lookup_skill, quote, same_name, skill_list,
+)
 from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
 )
@@ -184,8 +187,7 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
     opposition = against.roll(act.dice, act.system) if isinstance(against, Opponent) else against
     if levels < 0 and isinstance(against, Opponent) and opposition.effort is not None:
         # the engine rolls for the higher opponent: its default, +1 per level before the roll
-        opposition.effort.modifiers.append(Modifier("scale", _scale_label(act, against.character.name, act.actor.name),
-                                                    -levels))
+        opposition.effort.modifiers.append(Modifier("scale", label, -levels))
         opposition = OppositionResult(opposition.effort.total, opposition.label, opposition.effort,
                                       opposition.character)
     ctx = Invoking(act.table, act.actor, effort, opposition, act.dice, act.system, act.report, act.source, act.payer)
@@ -203,10 +205,11 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
 
 
 def scale_difference(act: Action, other: str | None) -> tuple[int, str]:
-    """Levels of scale the actor stands above (positive) or below (negative) the character
-    opposing them, and the term's label ("Supernatural over Mundane"); 0 in a system
-    without scale, against a difficulty, or at the same level. A ``+scale`` in a system
-    without scale is refused."""
+    """Levels of scale the actor's side stands above (positive) or below (negative) the
+    character opposing them, and the term's label, the higher side first ("Supernatural over
+    Mundane"); 0 in a system without scale, against a difficulty, or at the same level. A
+    ``+scale`` in a system without scale is refused. The actor's side is at its own level or
+    at that of an aspect it invokes on the roll, whichever is higher (:func:`side_scale`)."""
     state = act.system.character_state
     if act.cmd.scale is not None and state.scale_of(act.actor) is None:
         raise RulesError(f"{act.system.title or act.system.name} has no scale", source=act.source,
@@ -222,18 +225,42 @@ def scale_difference(act: Action, other: str | None) -> tuple[int, str]:
                              "+scale", example=act.source.split(" +scale")[0])
         return 0, ""
     opponent = find_character(act.table, other, source=act.source)
-    (mine, my_name), (theirs, their_name) = state.scale_of(act.actor), state.scale_of(opponent)
+    mine, my_name = side_scale(act)
+    theirs, their_name = state.scale_of(opponent)
     if act.cmd.scale is not None and mine <= theirs:
         raise RulesError(f"{act.actor.name} ({my_name}) is not above {opponent.name} ({their_name}) in scale; "
                          "the higher side takes its benefit", source=act.source,
                          expected="the action without +scale", example=act.source.split(" +scale")[0])
-    return mine - theirs, f"{my_name} over {their_name}"
+    if mine >= theirs:
+        return mine - theirs, f"{my_name} over {their_name}"
+    return mine - theirs, f"{their_name} over {my_name}"
 
 
-def _scale_label(act: Action, higher: str, lower: str) -> str:
+def side_scale(act: Action) -> tuple[int, str]:
+    """The level of the actor's side on this roll and how it is named: the actor's own, or
+    the highest level of an aspect the actor, or an ally after the dice (``others``),
+    invokes on it ("Aspects and Scale": "the GM may determine that invoking the aspect grants
+    the additional benefit of its scale"), named with the aspect (``Supernatural (Veiled)``). An ``if needed`` invoke is judged after the
+    dice, so the scale it would grant is not known before them: refused for an aspect that
+    would raise the level."""
     state = act.system.character_state
-    return (f"{state.scale_of(find_character(act.table, higher))[1]} over "
-            f"{state.scale_of(find_character(act.table, lower))[1]}")
+    level, name = state.scale_of(act.actor)
+    invoked = [(i, find_aspect(act.table, i.aspect, act.actor.name, source=act.source)) for i in act.cmd.invokes]
+    # an ally's invoke after the dice (``others``): the ally's side is the roller's
+    invoked += [(None, find_aspect(act.table, o.invoke.aspect, o.invoker, source=act.source))
+                for o in act.others if o.invoke.mode is InvokeMode.BONUS]
+    for invoke, aspect in invoked:
+        carried = state.aspect_scale(aspect)
+        if carried is None or carried[0] <= level:
+            continue
+        if invoke is not None and invoke.if_needed:
+            raise RulesError(f"{aspect.name} carries {carried[1]} scale, which changes the roll before any "
+                             "invoke is judged; invoke it plainly (an if needed invoke is decided after the dice)",
+                             source=act.source, expected=f"+invoke {quote(aspect.name)} without if needed",
+                             example=re.sub(r"\s+if needed(?: for style)?", "", act.source, count=1,
+                                            flags=re.IGNORECASE))
+        level, name = carried[0], f"{carried[1]} ({aspect.name})"
+    return level, name
 
 
 def _scale_invokes(act: Action, name: str, target: Character | None) -> None:

@@ -344,6 +344,7 @@ def _accepted(compel: Compel, table: Table, now: datetime, by: str, ledger: Fate
         if compel.escrow:
             changes = [Change("escrow", f"compel #{compel.id}", compel.escrow, 0, "to the GM's pool"),
                        gm_gain(pool, f"{why} ({compel.target})", compel.escrow)]
+            pool.compel_point = True      # carried to the next scene if it ends this one
         gained = "the GM's pool"
     else:
         target = find_character(table, compel.target)

@@ -23,7 +23,9 @@ Rulings where the text leaves room:
   least their refresh; more carries over.
 * The GM's pool ("Your Fate Points"): one point per PC in the scene, plus the points
   carried by NPCs in the scene who conceded earlier or received hostile invokes, plus a
-  point from a compel on an NPC that ended the previous scene. The pool does not carry
+  point from a compel on an NPC that ended the previous scene (``FateLedger.compel_point``:
+  accepted, and then neither an NPC's action nor a point spent from the pool before the
+  scene ended; ``pbp.play.economy``). The pool does not carry
   from scene to scene: opening a scene replaces it. NPCs' own ``fate_points`` are not
   used: an NPC's paid invokes are paid by :class:`GMPool`, the payer
   ``resolve`` is given in play.
@@ -137,6 +139,11 @@ class FateLedger:
 
     gm_pool: int = 0
     owed: list[Owed] = field(default_factory=list)
+    # "If you received a compel in the prior scene that ended that scene, giving you no
+    # opportunity to spend the earned fate point, you may add that point to your pool as
+    # well": True while the pool's last gain is a compel on an NPC and the GM's side has
+    # neither acted nor spent since; the next scene's pool then opens with that point more.
+    compel_point: bool = False
 
     @property
     def owed_total(self) -> int:
@@ -165,7 +172,8 @@ def open_scene(ledger: FateLedger, pcs_count: int, npcs: Iterable[Character] = (
             npc.carried_points = 0
     before = ledger.gm_pool
     ledger.gm_pool = gm_pool_for_scene(pcs_count, carried, compel_carry)
-    changes.append(Change("gm_pool", GM, before, ledger.gm_pool, "a new scene"))
+    changes.append(Change("gm_pool", GM, before, ledger.gm_pool, "a new scene" + (
+        ", with the point of a compel that ended the last scene" if compel_carry else "")))
     return changes
 
 
@@ -182,6 +190,7 @@ def gm_spend(ledger: FateLedger, reason: str, n: int = 1) -> Change:
         )
     before = ledger.gm_pool
     ledger.gm_pool -= n
+    ledger.compel_point = False
     return Change("gm_pool", GM, before, ledger.gm_pool, reason)
 
 

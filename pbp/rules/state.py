@@ -55,6 +55,10 @@ class Aspect:
     free_invokes: dict[str, int] = field(default_factory=dict)
     hidden: bool = False
     id: int | None = None    # storage id; None for aspects created by this message
+    # What the campaign's system keeps on an aspect (Dresden Files Condensed's scale on a
+    # situation aspect, {"scale": "Supernatural"}): JSON-shaped, read by the system's
+    # ``character_state`` (``aspect_scale``, ``aspect_view``).
+    system_state: dict = field(default_factory=dict)
 
     def free_for(self, holder: str) -> int:
         return self.free_invokes.get(holder, 0)
@@ -152,9 +156,10 @@ def short_matches(typed: str, items: list, names) -> list:
 
 @dataclass
 class Table:
-    """Everything one message may touch: the characters and the aspects in play."""
+    """Everything one message may touch: the characters and the aspects in play, under the
+    campaign's game system (its registered name: no table is of a system by default)."""
 
-    system: str = "fate-condensed"
+    system: str
     characters: dict[str, Character] = field(default_factory=dict)
     aspects: list[Aspect] = field(default_factory=list)
     skill_list: tuple[str, ...] = ()

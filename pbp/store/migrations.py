@@ -40,6 +40,10 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
          migrator.add_column("campaign", "forum", JSONField(null=True, default=dict)),
          migrator.add_column("member", "forum_username", CharField(null=True)),
      ]),
+    (7, "aspects keep their system's own state (Dresden Files Condensed's scale on a situation aspect)",
+     lambda migrator: [
+         migrator.add_column("aspect", "system_state", JSONField(default=dict)),
+     ]),
 ]
 LATEST = MIGRATIONS[-1][0]
 

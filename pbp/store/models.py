@@ -100,6 +100,7 @@ class Aspect(BaseModel):
     hidden = BooleanField(default=False)
     active = BooleanField(default=True, index=True)
     created_at = DateTimeField(default=utcnow)
+    system_state = JSONField(default=dict)  # the system's own (Dresden Files Condensed: scale)
 
 
 class Message(BaseModel):

@@ -19,7 +19,8 @@ from pbp.store.prepared import Insert, Select
 
 _CHARACTERS = Select(lambda campaign_id: m.Character.select().where(m.Character.campaign == campaign_id))
 _ASPECTS = Select(lambda campaign_id: m.Aspect.select(
-    m.Aspect.id, m.Aspect.name, m.Aspect.kind, m.Aspect.owner, m.Aspect.free_invokes, m.Aspect.hidden)
+    m.Aspect.id, m.Aspect.name, m.Aspect.kind, m.Aspect.owner, m.Aspect.free_invokes, m.Aspect.hidden,
+    m.Aspect.system_state)
     .where((m.Aspect.campaign == campaign_id) & (m.Aspect.active == True))  # noqa: E712
     .order_by(m.Aspect.id))
 _LEDGER_HEAD = Select(lambda campaign_id: m.RollRecord.select(m.RollRecord.hash)
@@ -45,11 +46,13 @@ def aspect_to_state(row: dict) -> rs.Aspect:
         owner=row["owner"],
         free_invokes=dict(row["free_invokes"] or {}),
         hidden=bool(row["hidden"]),
+        system_state=dict(row.get("system_state") or {}),
     )
 
 
 def _aspect_fields(a: rs.Aspect) -> dict:
-    return {"name": a.name, "kind": a.kind, "owner": a.owner, "free_invokes": a.free_invokes, "hidden": a.hidden}
+    return {"name": a.name, "kind": a.kind, "owner": a.owner, "free_invokes": a.free_invokes, "hidden": a.hidden,
+            "system_state": a.system_state}
 
 
 def load_table(campaign: m.Campaign, skill_list: tuple[str, ...] = ()) -> rs.Table:

@@ -223,6 +223,28 @@ class CharacterState:
         a system without scale."""
         return None
 
+    #: What ``/aspect add NAME KEY VALUE`` and ``/aspect set NAME KEY=VALUE`` may set on an
+    #: aspect's ``system_state`` (Dresden Files Condensed: ``scale``); Fate sets nothing.
+    aspect_settings: tuple[str, ...] = ()
+
+    def set_aspect(self, aspect, key: str, value: str, *, source: str = "", example: str = "") -> tuple[object, object]:
+        """Set ``key`` to ``value`` on the aspect's system state (checked; a RulesError names
+        what is allowed, with ``example`` when given); returns the value before and after. A
+        system without settings on aspects refuses every key."""
+        from pbp.errors import RulesError
+        raise RulesError(f"an aspect has no {key} here: {key} is not a setting of this system's aspects",
+                         source=source, expected="an aspect command without it",
+                         example=f'/aspect add "{aspect.name}"')
+
+    def aspect_scale(self, aspect) -> tuple[int, str] | None:
+        """The level of scale an aspect carries (its index and name), or None: invoking it
+        grants none (Dresden Files Condensed, "Aspects and Scale")."""
+        return None
+
+    def aspect_view(self, aspect) -> dict:
+        """The aspect's system state as the overview shows it (``{"scale": "Supernatural"}``)."""
+        return {}
+
     def free_stunts(self, ch, system: "System") -> int:
         """The character's free stunts beyond the granted ones: the system's number (Dresden
         Files Condensed may take them from the mantle's additional stunts only)."""
@@ -230,6 +252,12 @@ class CharacterState:
 
     def problems(self, ch, system: "System") -> list[str]:
         return []
+
+    def record_raises(self, data: dict, points: int) -> None:
+        """A sheet's data changed at a milestone by ``points`` raises (``/advance``): keep
+        whatever the system's creation check needs to tell a grown sheet from a new one
+        (Dresden Files Condensed's ``milestone_skills``). Fate checks the column only, at
+        creation and after: nothing to keep."""
 
     def view(self, ch, *, secret: bool = False) -> tuple[dict, list[tuple[str, str]]]:
         return {}, []

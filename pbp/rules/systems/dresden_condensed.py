@@ -25,7 +25,7 @@ What the text adds to Fate Condensed, and how it is read here (docs/dresden-file
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from pbp.rules.systems.base import CharacterState, StressTable, SystemOption, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
@@ -37,6 +37,9 @@ SCALE = ("Mundane", "Supernatural", "Otherworldly", "Legendary", "Godlike")
 #: shows with one box, a lasting one with two ("Lasting conditions have two check boxes");
 #: a sticky one with one unless the mantle says more.
 CONDITION_KINDS = ("fleeting", "sticky", "lasting")
+#: The aspects that may carry scale ("Aspects and Scale": "Active situation aspects"): the
+#: scene's and a zone's, and a situation aspect put on a character.
+SCALED_KINDS = ("situation", "zone")
 FIXED_BOXES = {"fleeting": 1, "lasting": 2}
 
 MANTLE_KEYS = ("name", "description", "core_stunts", "additional_stunts", "conditions")
@@ -45,6 +48,11 @@ CONDITION_SHIFTS = (1, 12)
 CONDITION_BOXES = (1, 4)
 #: The pyramid at creation ("Skills": one Great, two Good, three Fair, four Average).
 PYRAMID = {4: 1, 3: 2, 2: 3, 1: 4}
+#: The pyramid's ratings, highest first (4, 3, 3, 2, 2, 2, 1, 1, 1, 1), and their sum.
+PYRAMID_STEPS = tuple(r for r, n in sorted(PYRAMID.items(), reverse=True) for _ in range(n))
+PYRAMID_SUM = sum(PYRAMID_STEPS)
+#: Skill points a sheet may say milestones gave it (``milestone_skills``).
+MILESTONE_SKILLS = (0, 60)
 #: Aspects beyond high concept, trouble and relationship: "two free aspects", at least one
 #: at creation (steps 2 and 9: "any remaining Free Aspects if you wish").
 FREE_ASPECTS = (1, 2)
@@ -73,7 +81,7 @@ class DresdenState(CharacterState):
     escalating: bool = False
     free_from_mantle: bool = True     # free stunts come from the mantle's additional stunts
     scale: tuple[str, ...] = SCALE
-    keys: tuple[str, ...] = ("mantle", "mantle_stunts", "scale")
+    keys: tuple[str, ...] = ("mantle", "mantle_stunts", "scale", "milestone_skills")
     aspect_keys: tuple[str, ...] = ("relationship",)
 
     # -- import ------------------------------------------------------------------------
@@ -133,6 +141,13 @@ class DresdenState(CharacterState):
                               f'scale = "{self.scale[1]}"')
             else:
                 state["scale"] = known[level.strip().casefold()]
+        if "milestone_skills" in data:
+            grown = sheet.integer(data["milestone_skills"], "milestone_skills", MILESTONE_SKILLS,
+                                  "milestone_skills = 1")
+            if grown and ch.kind != "pc":
+                sheet.problem("milestone_skills", "is for player characters only (leave it out)")
+            elif grown:
+                state["milestone_skills"] = grown
         return state
 
     def _mantle(self, sheet, raw, where: str) -> dict | None:
@@ -206,13 +221,41 @@ class DresdenState(CharacterState):
         if "relationship" not in state:
             problems.append(f"aspects.relationship: missing: {ch.name} needs a relationship aspect, a "
                             'connection with another PC; e.g. aspects.relationship = "Owes Ruth a Life"')
-        counts = {r: sum(1 for v in ch.skills.values() if v == r) for r in range(1, 13)}
-        want = {r: PYRAMID.get(r, 0) for r in range(1, 13)}
-        if counts != want:
-            have = ", ".join(f"{n} at {r:+d}" for r, n in sorted(counts.items(), reverse=True) if n) or "none above +0"
-            problems.append(f"skills: {ch.name}'s skills start as a pyramid: one Great (+4), two Good (+3), "
-                            f"three Fair (+2), four Average (+1), all others Mediocre (+0); the sheet has {have}")
+        problems += self._skill_problems(ch)
         return problems
+
+    def _skill_problems(self, ch) -> list[str]:
+        """The pyramid, exactly, at creation; a sheet grown by milestones (``milestone_skills =
+        N``: skill points spent since) is the pyramid raised by N steps, highest first never
+        below the pyramid's ratings ("Improving Skill Ratings"; the column rule itself is the
+        import's check for every system, ``pbp.rules.sheets.column_problems``)."""
+        ratings = sorted((v for v in ch.skills.values() if v > 0), reverse=True)
+        counts = {r: ratings.count(r) for r in range(1, 13)}
+        have = ", ".join(f"{n} at {r:+d}" for r, n in sorted(counts.items(), reverse=True) if n) or "none above +0"
+        grown = ch.system_state.get("milestone_skills", 0)
+        above = sum(ratings) - PYRAMID_SUM
+        if not grown:
+            if counts == {r: PYRAMID.get(r, 0) for r in range(1, 13)}:
+                return []
+            more = (f"; or count the skill points milestones gave with milestone_skills, e.g. milestone_skills = "
+                    f"{above}" if above > 0 else "")
+            return [f"skills: {ch.name}'s skills start as a pyramid: one Great (+4), two Good (+3), "
+                    f"three Fair (+2), four Average (+1), all others Mediocre (+0); the sheet has {have}{more}"]
+        padded = ratings + [0] * max(0, len(PYRAMID_STEPS) - len(ratings))
+        if any(v < p for v, p in zip(padded, PYRAMID_STEPS)):
+            return [f"skills: {ch.name}'s skills ({have}) are not the pyramid grown by one-step raises: highest "
+                    f"first, they are at least the pyramid's {', '.join(f'{p:+d}' for p in PYRAMID_STEPS)}"]
+        if above != grown:
+            return [f"skills: milestone_skills = {grown}, but the skills are {above} step{'s' if above != 1 else ''} "
+                    f"above the pyramid ({have}); e.g. milestone_skills = {max(above, 1)}"]
+        return []
+
+    def record_raises(self, data: dict, points: int) -> None:
+        """A sheet changed at a milestone by ``points`` raises: the sheet counts them, so its
+        check is the grown pyramid's, not creation's."""
+        total = int(data.get("milestone_skills", 0) or 0) + points
+        if total > 0:
+            data["milestone_skills"] = total
 
     def sheet_data(self, ch, data: dict) -> dict:
         """The mantle written inline (a ``[mantle]`` table: the file it came from is not kept),
@@ -243,6 +286,10 @@ class DresdenState(CharacterState):
                 data["mantle_stunts"] = list(state["mantle_stunts"])
         if state.get("scale"):
             data["scale"] = state["scale"]
+        # the skill points milestones gave, from the sheet as it is (the play changes it)
+        above = sum(v for v in ch.skills.values() if v > 0) - PYRAMID_SUM
+        if ch.kind == "pc" and above > 0:
+            data["milestone_skills"] = above
         relationship = state.get("relationship")
         aspects = data.get("aspects", {})
         if relationship and relationship in aspects.get("other", []):
@@ -257,6 +304,47 @@ class DresdenState(CharacterState):
         names none."""
         level = ch.system_state.get("scale") or self.scale[0]
         return (self.scale.index(level) if level in self.scale else 0), level
+
+    # -- scale on aspects ("Aspects and Scale") ------------------------------------------
+    aspect_settings: tuple[str, ...] = ("scale",)
+
+    def scale_named(self, value: str, *, source: str = "", example: str = "") -> str:
+        """The level of scale ``value`` names (any case), or a RulesError listing them."""
+        from pbp.errors import RulesError
+        known = {s.casefold(): s for s in self.scale}
+        level = known.get(" ".join(str(value).split()).casefold())
+        if level is None:
+            raise RulesError(f'"{value}" is not a level of scale ({", ".join(self.scale)})', source=source,
+                             expected="a level of scale", example=example or f"scale {self.scale[1]}")
+        return level
+
+    def set_aspect(self, aspect, key: str, value: str, *, source: str = "", example: str = "") -> tuple[object, object]:
+        """``scale``: the level a situation or zone aspect carries ("Active situation aspects
+        sometimes represent a supernatural effect"); an empty value takes it away. ``example``:
+        the command that would work with a known level (by default ``/aspect set``)."""
+        from pbp.errors import RulesError
+        example = example or f'/aspect set "{aspect.name}" scale={self.scale[1]}'
+        if key != "scale":
+            raise RulesError(f'"{key}" is not a setting of an aspect (settings: scale)', source=source,
+                             expected="scale=LEVEL", example=example)
+        if aspect.kind not in SCALED_KINDS:
+            raise RulesError(f"{aspect.name} is a {aspect.kind.replace('_', ' ')} aspect; scale is for situation "
+                             "aspects (on the scene, a zone or a character), and a character's own scale is on "
+                             "its sheet", source=source, expected="a situation aspect",
+                             example=f'/aspect add "Veiled" scale {self.scale[1]}')
+        before = aspect.system_state.get("scale")
+        after = self.scale_named(value, source=source, example=example) if str(value).strip() else None
+        state = {k: v for k, v in aspect.system_state.items() if k != "scale"}
+        aspect.system_state = {**state, "scale": after} if after else state
+        return before, after
+
+    def aspect_scale(self, aspect) -> tuple[int, str] | None:
+        level = aspect.system_state.get("scale")
+        return (self.scale.index(level), level) if level in self.scale else None
+
+    def aspect_view(self, aspect) -> dict:
+        level = aspect.system_state.get("scale")
+        return {"scale": level} if level else {}
 
     def granted_stunts(self, ch) -> int:
         """The mantle's core stunts are free ("Mark down your mantle's Core Stunts")."""
