@@ -144,3 +144,25 @@ def test_a_boost_used_up_since_is_not_given_back_and_the_undo_says_so(mt, chicag
     said = undo(chicago, "Ruth", who="gm")        # the use: the boost has left play
     assert any("is no longer in play" in x and boost.name in x for x in said)
     assert table(chicago).character("Ruth").fate_points == 3
+
+
+def test_an_aspects_scale_on_a_character_is_in_the_history_and_undone(db, config):
+    """Dresden Files Condensed, "Aspects and Scale" (000_7ba3f797fc1d45d3.txt): "the GM may
+    determine that invoking the aspect grants the additional benefit of its scale". A
+    situation aspect put on Nora carries a level; the GM raises it; the history has the
+    level before and after, and undo puts the old one back."""
+    from pbp.demo import create_sample_campaign
+    from tests.play.table import MailTable
+
+    lakeshore = create_sample_campaign("dfc")
+    mt = MailTable(config)
+    assert mt.post("GM", '/scene start "The Stacks"\n/aspect add "Glamoured" on Nora scale Supernatural\n'
+                   ).status == "applied"
+    raised = mt.post("GM", '/aspect set "Glamoured" scale=Otherworldly\n')
+    assert raised.status == "applied", raised.text
+    row = history(lakeshore, "Nora")[-1]
+    assert (row.how, row.message_id) == ("play", raised.outcome.message_id)
+    assert lines(row) == ['aspects: "Glamoured" {"scale": "Supernatural"} -> {"scale": "Otherworldly"}']
+    undo(lakeshore, "Nora", who="gm")
+    assert {a.name: a.system_state for a in table(lakeshore).aspects if a.owner == "Nora"}["Glamoured"] == \
+        {"scale": "Supernatural"}
