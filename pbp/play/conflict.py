@@ -190,8 +190,8 @@ def attack(post: Post, cmd: c.Attack, actor: Character, target: Character, confl
     if conflict is not None:
         reach = post.play.scene.ranged_reach if post.play.scene is not None else "adjacent"
         try:
-            rc.check_reach(conflict, actor.name, target.name, ranged=kind is not None and kind.name != "melee",
-                           policy=reach, how=f"a {cmd.skill} attack" if kind is not None and kind.name == "mental" else "")
+            rc.check_reach(conflict, actor.name, target.name, ranged=kind is not None and kind.ranged,
+                           policy=reach, how=kind.how(cmd.skill) if kind is not None else "")
         except RulesError as exc:
             exc.source = exc.source or cmd.source
             raise
@@ -239,9 +239,10 @@ def default_defence(post: Post, ch: Character, pending: Pending) -> tuple[str, i
     return best_skill(ch, post.system.defences_against(kind), skill_list(post.table, post.system))
 
 
-def _kind_words(pending: Pending) -> str:
-    return {"melee": "against close combat", "ranged": "against a shot", "mental": "against a mental attack"}.get(
-        pending.attack_kind, "against this attack")
+def _kind_words(post: Post, pending: Pending) -> str:
+    """What a defence is against, in the attack kind's own words (``AttackKind.against``)."""
+    kind = post.system.attack_kinds.get(pending.attack_kind)
+    return kind.against if kind is not None else "against this attack"
 
 
 def _example_aspect(post: Post, ch: Character) -> str:
@@ -259,7 +260,7 @@ def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
             f"  /defend {skill}\n"
             f'  /defend {skill} +invoke "{_example_aspect(post, ch)}"\n'
             f"If you have not answered by {by}, {ch.name} defends with {skill}, {describe(rating)}, "
-            f"the best defence {_kind_words(pending)}, with no invokes.")
+            f"the best defence {_kind_words(post, pending)}, with no invokes.")
     return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
                subject=f"{ch.name}, defend by {by}")
 

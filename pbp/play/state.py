@@ -59,9 +59,9 @@ class Pending:
     roll_id: int | None = None      # the attack's roll in the ledger
     attack_effort: int = 0          # defend: the effort to beat
     attack_skill: str = ""
-    attack_kind: str = "melee"      # melee | ranged | mental (which skills may defend)
+    attack_kind: str = ""           # the system's attack kind (which skills may defend); "": any
     shifts: int = 0                 # absorb: the hit
-    track: str = "physical"
+    track: str = ""                 # the system's track the hit lands on (always given)
     reminded: bool = False
     summary: str = ""               # one line for replies ("the Ghoul's claws, Great (+4)")
 

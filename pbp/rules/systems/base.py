@@ -321,11 +321,34 @@ class StressTable:
 
 @dataclass(frozen=True)
 class AttackKind:
-    """A kind of attack: the stress track it hits and the skills that defend against it."""
+    """A kind of attack: the stress track it hits and the skills that defend against it; and
+    its own words: whether it reaches past the attacker's zone (``ranged``: per the scene's
+    range policy; else close combat, in one's own zone), how a defence ask names what is
+    defended against (``against``), and how an out-of-reach refusal names the attack
+    (``reach_words``, ``{skill}`` the attack's skill; empty: "close combat" or "a shot")."""
 
     name: str
     track: str
     defences: tuple[str, ...]
+    ranged: bool = False
+    against: str = "against this attack"
+    reach_words: str = ""
+
+    def how(self, skill: str) -> str:
+        """The attack as a reach refusal names it ("a Provoke attack"), or "" (close combat, a shot)."""
+        return self.reach_words.format(skill=skill) if self.reach_words else ""
+
+
+def fate_attack_kinds(physical: str, mental: str, melee: tuple[str, ...], ranged: tuple[str, ...],
+                      will: tuple[str, ...]) -> Mapping[str, AttackKind]:
+    """Fate's three kinds of attack (close combat, a shot, a mental attack) on a system's
+    tracks, with the skills that defend against each."""
+    return frozen({
+        "melee": AttackKind("melee", physical, melee, against="against close combat"),
+        "ranged": AttackKind("ranged", physical, ranged, ranged=True, against="against a shot"),
+        "mental": AttackKind("mental", mental, will, ranged=True, against="against a mental attack",
+                             reach_words="a {skill} attack"),
+    })
 
 
 @dataclass(frozen=True)
