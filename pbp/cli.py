@@ -416,7 +416,8 @@ def cmd_roll(args) -> int:
     from pbp.parser import parse_command
     from pbp.rules.actions import resolve
     from pbp.rules.state import Character, Table
-    from pbp.render import faces, ladder
+    from pbp.render import amount, faces
+    from pbp.rules import explain
 
     expr = " ".join(args.expr)
     cmd = parse_command("/roll " + expr)
@@ -425,14 +426,16 @@ def cmd_roll(args) -> int:
         print("error: pbp roll outside a campaign takes dice only, e.g. pbp roll 4dF+2", file=sys.stderr)
         return EXIT_BAD_INPUT
     from pbp.rules.systems import get_system
+    system = get_system(args.system)
     try:
-        res = resolve(cmd, table, _dice(args.dice), "you", get_system(args.system))
+        res = resolve(cmd, table, _dice(args.dice), "you", system)
     except DiceExhausted as exc:
         raise PbpError(f"--dice: {exc}", hint="give one throw of the same dice, e.g. pbp roll 4dF --dice 0++-") from None
     if args.json:
         _print_json(res.to_dict())
     else:
-        print(f"{expr}: {faces(res.effort.dice)} = {ladder(res.effort.total)}")
+        with explain.shown(system):
+            print(f"{expr}: {faces(res.effort.dice)} = {amount(res.effort.total, res.effort)}")
     return 0
 
 
@@ -720,7 +723,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pbp.rules.systems import SYSTEMS
+    from pbp.rules.systems import DEFAULT_SYSTEM, SYSTEMS
 
     p = _Parser(prog="pbp", description="Run Fate-family games by post.", epilog=EXIT_CODES,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -746,7 +749,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = camp.add_parser("create", help="create a campaign")
     s.add_argument("slug", help="a short name for the campaign, used in addresses and --campaign (e.g. chicago)")
     s.add_argument("--name", help="the campaign's name, in every subject (default: the slug)")
-    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS), type=_system_name,
+    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS), type=_system_name,
                    help="the game system, by name or alias (dfc, fc, core...) (default: %(default)s)")
     s.add_argument("--address", help="the table's address (To: of posts), e.g. table+chicago@example.org")
     s.add_argument("--delivery", choices=["relay", "list"], default="relay",
@@ -836,7 +839,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("expr", nargs="+", metavar="DICE", help="dice and modifiers, e.g. 4dF+2 or 2d10 - 1")
     s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
     s.add_argument("--json", action="store_true", help="the result as one JSON object")
-    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS),
+    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS),
                    help="the game system whose dice a skill roll uses (default: %(default)s)")
     s.set_defaults(func=cmd_roll)
 

@@ -36,11 +36,6 @@ def faces(roll) -> str:
     return explain.current().faces(roll)
 
 
-def ladder(n: int) -> str:
-    """"+4 Great" as in the result rows; numbers beyond the ladder stay numbers."""
-    return explain.FATE_EXPLAINER.amount(n)
-
-
 def amount(n: int, effort) -> str:
     """An effort's total as its system counts it (the ladder; a pool's hits)."""
     return explain.current().amount(n, effort)
@@ -379,7 +374,7 @@ class Renderer:
         self.text_env = jinja2.Environment(autoescape=False, **common)
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, brief=brief, changes=change_lines,
+            env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
                                md=markdown_text)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
