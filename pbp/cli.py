@@ -377,10 +377,13 @@ def cmd_sheet(args) -> int:
     from pbp.campaigns import get_campaign
     from pbp.sheets_view import sheet_dict
     from pbp.render import Renderer
+    from pbp.rules import explain
+    from pbp.rules.systems import campaign_system
     from pbp.store import repo
 
     _open(args)
-    table = repo.load_table(get_campaign(args.campaign))
+    campaign = get_campaign(args.campaign)
+    table = repo.load_table(campaign)
     ch = table.character(args.name)
     if ch is None:
         names = ", ".join(sorted(table.characters)) or "none"
@@ -390,7 +393,8 @@ def cmd_sheet(args) -> int:
     if args.json:
         _print_json(sheet)
     else:
-        print(Renderer().sheet(sheet), end="")
+        with explain.shown(campaign_system(campaign)):     # the campaign's words (early Fate's slots)
+            print(Renderer().sheet(sheet), end="")
     return 0
 
 

@@ -50,6 +50,12 @@ def track_label(track: str) -> str:
     return track if track.casefold() in units else f"{track} stress".strip()
 
 
+def slot_text(shifts: int, aspect: str | None) -> str:
+    """A consequence slot on a sheet in the system's words ("2: (free)"; early Fate's
+    "(free), takes the whole hit")."""
+    return explain.current().slot(shifts, aspect)
+
+
 def _boost(name: str) -> str:
     return name if name.casefold().startswith("boost") else f"boost {name}"
 
@@ -378,7 +384,8 @@ class Renderer:
                                md=markdown_text)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
-                               is_action=lambda r: isinstance(r, ActionResult), track_label=track_label)
+                               is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
+                               slot_text=slot_text)
 
     def _markdown(self, name: str, **data) -> str:
         return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))

@@ -104,6 +104,12 @@ class FateExplainer:
         kind to name: "A conflict begins"."""
         return f"A {kind} conflict begins" if len(tracks) > 1 else "A conflict begins"
 
+    # -- the sheet ----------------------------------------------------------------------------
+    def slot(self, shifts: int, aspect: str | None) -> str:
+        """A consequence slot on a sheet, after its severity: what it absorbs and what fills
+        it, "2: (free)", "4: Gaping Chest Wound"."""
+        return f"{shifts}: {aspect or '(free)'}"
+
     def clears(self, noun: str) -> str:
         """What clears at a scene's end: "stress clears" (``noun``: the box model's noun)."""
         return f"{noun} clears"

@@ -126,6 +126,14 @@ class EarlyExplainer(FateExplainer):
     def conflict_begins(self, kind: str, tracks) -> str:
         return f"A conflict begins ({kind} stress)"
 
+    def slot(self, shifts: int, aspect: str | None) -> str:
+        """A consequence takes the whole hit ("a consequence ... absorbs the entire hit"), so
+        a slot shows no number (its ``WHOLE_HIT`` is bookkeeping): "(free), takes the whole
+        hit", or the aspect filling it."""
+        if shifts >= WHOLE_HIT:
+            return aspect or "(free), takes the whole hit"
+        return super().slot(shifts, aspect)
+
 
 OPPOSED_BY = frozen({
     "Stealth": ("Alertness", "Investigation"),
