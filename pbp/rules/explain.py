@@ -115,8 +115,6 @@ class FateExplainer:
         return f"{noun} clears"
 
 
-FATE_EXPLAINER = FateExplainer()
-
 _CURRENT: ContextVar[FateExplainer] = ContextVar("pbp_explainer")
 
 

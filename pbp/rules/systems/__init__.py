@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from pbp.errors import ConfigError
-from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes,
+from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes, Recovery,
                                     StressTable, System, Words, four_fate_dice, or_words)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.systems.fate_core import FATE_CORE
@@ -19,7 +19,7 @@ from pbp.rules.systems.early_fate import EARLY_FATE
 from pbp.rules.systems.dresden_condensed import DRESDEN_FILES_CONDENSED
 
 __all__ = ["AttackKind", "DEFAULT_SYSTEM", "D10_POOL", "DRESDEN_FILES_CONDENSED", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
-           "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
+           "OnePointBoxes", "Recovery", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
            "campaign_system", "get_system", "or_words", "register", "vocabulary"]
 
 #: The product's default campaign system: what ``pbp campaign create``, ``pbp roll`` and
