@@ -40,7 +40,6 @@ from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
 from pbp.rules import harm
-from pbp.rules import explain
 from pbp.rules import turns as rt
 from pbp.rules.actions import DEFENCE_LATER
 from pbp.rules.effort import best_skill
@@ -268,11 +267,12 @@ def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
 # --------------------------------------------------------------------------- defence
 
 
-def what(pending: Pending) -> str:
-    """What a reaction answers, as it stands now (an invoke after the dice may change it)."""
+def what(post: Post, pending: Pending) -> str:
+    """What a reaction answers, as it stands now (an invoke after the dice may change it), in
+    the campaign system's words."""
     if pending.kind == "defend":
         return f"{pending.attacker}'s attack with {pending.attack_skill}, {describe(pending.attack_effort)}"
-    return f"{explain.current().hit(pending.shifts)} from {pending.attacker or 'the GM'}"
+    return f"{post.system.explain.hit(pending.shifts)} from {pending.attacker or 'the GM'}"
 
 
 def _pending_for(post: Post, name: str, kind: str) -> Pending | None:
@@ -299,7 +299,7 @@ def defend(post: Post, cmd: c.Defend, actor: Character):
                          expected="/defend when an attack on you asks for it, or /defend SKILL vs EFFORT",
                          example="/defend Athletics vs Great")
     if cmd.opposition is not None:
-        raise RulesError(f"{what(pending)} is waiting for {actor.name}'s defence: leave out the vs",
+        raise RulesError(f"{what(post, pending)} is waiting for {actor.name}'s defence: leave out the vs",
                          source=cmd.source, example=f"/defend {cmd.skill or 'Athletics'}")
     return answer_defence(post, pending, replace(cmd, opposition=_rolled(pending)), actor.name)
 
@@ -442,7 +442,7 @@ def concede(post: Post, cmd: c.Concede):
         out = rc.concede(conflict, actor.name, bool(waiting), cmd.terms)
     except RulesError as exc:
         if waiting:
-            exc.message = (f"{exc.message} ({what(waiting[0])} waits for your "
+            exc.message = (f"{exc.message} ({what(post, waiting[0])} waits for your "
                            f"/{waiting[0].kind}, #{waiting[0].id})")
             exc.args = (exc.message,)
         exc.source = exc.source or cmd.source
@@ -466,7 +466,7 @@ def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
     hook_changes = [ch for hook in CONFLICT_END for ch in hook(post)]
     effects = list(out.effects)
     for p in list(post.play.pending):
-        effects.append(Effect("dropped", f"{what(p)} on {p.target} is dropped: the conflict is over",
+        effects.append(Effect("dropped", f"{what(post, p)} on {p.target} is dropped: the conflict is over",
                               {"pending": p.id}))
         _close_pending(post, p)
     for who in out.conflict.conceded:
@@ -694,7 +694,7 @@ def conflict_status(post: Post) -> list[str]:
         lines.append(rt.status_line(conflict.turns))
     for p in post.play.pending:
         verb = "defend against" if p.kind == "defend" else "absorb"
-        lines.append(f"Waiting for {p.target} to {verb} {what(p)} (#{p.id}) by {when(p.deadline)}.")
+        lines.append(f"Waiting for {p.target} to {verb} {what(post, p)} (#{p.id}) by {when(p.deadline)}.")
     return lines
 
 
@@ -728,7 +728,7 @@ def conflict_deadlines(post: Post) -> list:
 def _reminder_text(post: Post, pending: Pending) -> str:
     ch = post.find(pending.target)
     ask = _defend_ask(post, pending, ch) if pending.kind == "defend" else _absorb_ask(post, pending, ch)
-    return f"Reminder: {what(pending)} is still waiting for you.\n\n{ask.text}\n"
+    return f"Reminder: {what(post, pending)} is still waiting for you.\n\n{ask.text}\n"
 
 
 def _default(post: Post, pending: Pending):

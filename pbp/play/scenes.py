@@ -114,7 +114,7 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     cleared = [ch for ch in report.changes if ch.what == "consequence" and ch.after is None]
     lines += [f"{ch.subject}'s {ch.before} has healed." for ch in cleared]
     for p in list(play.pending):
-        lines.append(f"{pc.what(p)} on {p.target} is dropped with the scene.")
+        lines.append(f"{pc.what(post, p)} on {p.target} is dropped with the scene.")
         pc._close_pending(post, p)
     play.scene = None
     play.turn_clock = None
