@@ -380,7 +380,8 @@ def cmd_sheet(args) -> int:
     from pbp.store import repo
 
     _open(args)
-    table = repo.load_table(get_campaign(args.campaign))
+    campaign = get_campaign(args.campaign)
+    table = repo.load_table(campaign)
     ch = table.character(args.name)
     if ch is None:
         names = ", ".join(sorted(table.characters)) or "none"
@@ -390,7 +391,11 @@ def cmd_sheet(args) -> int:
     if args.json:
         _print_json(sheet)
     else:
-        print(Renderer().sheet(sheet), end="")
+        from pbp.rules import explain
+        from pbp.rules.systems import campaign_system
+
+        with explain.shown(campaign_system(campaign)):      # a stunt's worth in the system's words
+            print(Renderer().sheet(sheet), end="")
     return 0
 
 

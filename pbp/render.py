@@ -46,6 +46,11 @@ def amount(n: int, effort) -> str:
     return explain.current().amount(n, effort)
 
 
+def worth(bonus: int) -> str:
+    """What a stunt adds, in the words of the system being shown: "+2", "+1 hit"."""
+    return explain.current().worth(bonus)
+
+
 def track_label(track: str) -> str:
     """"physical stress"; a track named like its boxes (the d10 hack's strain, whose box word
     is "strain") is named once: "strain"."""
@@ -380,7 +385,7 @@ class Renderer:
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
             env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, brief=brief, changes=change_lines,
-                               md=markdown_text)
+                               md=markdown_text, worth=worth)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult), track_label=track_label)

@@ -296,6 +296,23 @@ def test_a_d10_pool_campaign_from_the_command_line(tmp_path, monkeypatch, capsys
     assert sheet["mech"]["name"] == "Dock Bravo" and sheet["stress"] == {"strain": [False, False, False]}
 
 
+def test_pbp_sheet_words_a_d10_stunt_in_hits(tmp_path, monkeypatch, capsys):
+    """``pbp sheet`` (text) says what a stunt adds in the campaign's system's words: "+1 hit"
+    in the d10 hack (004_c619695e1641b466.txt, "The Core Mechanic": stunts "grant automatic
+    bonuses" in hits; docs/systems.md)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "scrap", "--name", "The Scrapyard", "--system", "d10",
+                 "--gm", "gm@pbp.localhost", "--address", "table+scrap@pbp.localhost"]) == 0
+    sheets = Path(__file__).resolve().parent / "golden" / "d10_pool_conflict" / "sheets"
+    assert main(["character", "import", *map(str, sorted(sheets.glob("*.toml"))), "--campaign", "scrap"]) == 0
+    capsys.readouterr()
+    assert main(["sheet", "Ruth", "--campaign", "scrap"]) == 0
+    out = capsys.readouterr().out
+    assert "stunt        Knife Fighter: +1 hit to Fight when you attack" in out
+    assert "mech stunt   Servo Fists: +1 hit to Fight when you defend" in out
+
+
 def test_a_dresden_files_condensed_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
     """``pbp campaign create --system dfc``: the sample sheets import under its creation rules
     (their mantle file beside them), ``pbp sheet --json`` carries the mantle, scale and the

@@ -39,6 +39,9 @@ How the text is read here, where it is silent or points to chapters it does not 
   the cockpit (``piloting``, changed by play with ``/mech in`` and ``/mech out``). "while
   they're in the cockpit, both sets apply": the mech's stunts join the pilot's, and its
   aspects may be invoked as the pilot's, while piloting.
+* **Stunts** add hits: +1 hit when the sheet gives no ``bonus`` (as an invoke), at most
+  2 (``stunt_bonus``, ``stunt_bonus_max``); the text says only that stunts "grant
+  automatic bonuses".
 * **Costs** on failures and ties wait for the GM to name them by reply, with a deadline
   default (``costs_by_reply``; :mod:`pbp.play.costs`).
 """
@@ -170,6 +173,9 @@ class PoolExplainer(FateExplainer):
         if res.outcome is not None and res.outcome.value == "fail" and res.effort.total < 0:
             return "catastrophic " + text.replace("fail,", "failure,", 1)
         return text
+
+
+EXPLAIN = PoolExplainer()
 
 
 class StrainBoxes(OnePointBoxes):
@@ -345,7 +351,8 @@ class PoolState(CharacterState):
 
 
 def _stunt_text(s: dict) -> str:
-    what = f": +{s['bonus']} to {s['skill']}" if s["skill"] else ""
+    """"Servo Fists: +1 hit to Fight when you defend", as the sheet's own stunts read."""
+    what = f": {EXPLAIN.worth(s['bonus'])} to {s['skill']}" if s["skill"] else ""
     when = f" when you {s['action']}" if s["skill"] and s["action"] else ""
     return f"{s['name']}{what}{when}"
 
@@ -360,8 +367,14 @@ D10_POOL = replace(
     dice=D10Pool(),
     tiers=D10Tiers(),
     tables=PoolTables(),
-    explain=PoolExplainer(),
+    explain=EXPLAIN,
     invoke_bonus=1,       # "invoking = reroll or +1 hit"
+    # "two ways to gain bonus hits: ASPECTS ... and STUNTS, which can grant automatic
+    # bonuses to your rolls": how many the text leaves to "3 Skills, Approaches, & Stunts",
+    # which it does not contain. A stunt adds +1 hit, as an invoke does; a sheet may give
+    # up to 2 (more would beat most passive oppositions, 1 to 5, on its own).
+    stunt_bonus=1,
+    stunt_bonus_max=2,
     stress=StressTable(steps=((-99, 3), (2, 4), (4, 5))),
     stress_skills=frozen({"strain": "Endure"}),
     attack_kinds=frozen({
