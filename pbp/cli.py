@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from pbp.config import DEFAULT_CONFIG_NAME, Config, load_config
-from pbp.errors import CommandError, DiceExhausted, PbpError, SheetError
+from pbp.errors import CommandError, DiceExhausted, PbpError, RulesError, SheetError
 from pbp.textsafety import shorten
 from pbp.transport.errors import TransportError
 
@@ -417,11 +417,15 @@ def cmd_table(args) -> int:
 
 
 def cmd_roll(args) -> int:
-    """A roll outside any campaign: ``pbp roll 4dF+2`` / ``pbp roll 2d10``."""
+    """A roll outside any campaign, with ``--system``'s dice: ``pbp roll 4dF+2``, ``pbp roll
+    2d10``; ``pbp roll --system d10 6d10`` counts the d10s as hits (a system refuses dice it
+    does not use, as ``/roll`` does)."""
     from pbp.parser import parse_command
+    from pbp.rules import explain
     from pbp.rules.actions import resolve
     from pbp.rules.state import Character, Table
-    from pbp.render import faces, ladder
+    from pbp.rules.systems import get_system
+    from pbp.render import amount, faces
 
     expr = " ".join(args.expr)
     cmd = parse_command("/roll " + expr)
@@ -429,15 +433,22 @@ def cmd_roll(args) -> int:
     if getattr(cmd, "skill", None):
         print("error: pbp roll outside a campaign takes dice only, e.g. pbp roll 4dF+2", file=sys.stderr)
         return EXIT_BAD_INPUT
-    from pbp.rules.systems import get_system
+    system = get_system(args.system)
     try:
-        res = resolve(cmd, table, _dice(args.dice), "you", get_system(args.system))
+        res = resolve(cmd, table, _dice(args.dice), "you", system)
     except DiceExhausted as exc:
-        raise PbpError(f"--dice: {exc}", hint="give one throw of the same dice, e.g. pbp roll 4dF --dice 0++-") from None
+        example = "pbp roll --system d10-pool 6d10 --dice '8 9 3 10 1 5'" if system.dice.name != "4dF" else \
+            "pbp roll 4dF --dice 0++-"
+        raise PbpError(f"--dice: {exc}", hint=f"give one throw of the same dice, e.g. {example}") from None
+    except RulesError as exc:        # the example in the command line's own words
+        if exc.example.startswith("/roll "):
+            exc.example = f"pbp roll --system {system.name} {exc.example.removeprefix('/roll ')}"
+        raise
     if args.json:
         _print_json(res.to_dict())
     else:
-        print(f"{expr}: {faces(res.effort.dice)} = {ladder(res.effort.total)}")
+        with explain.shown(system):     # the faces and the total as the system counts them
+            print(f"{expr}: {faces(res.effort.dice)} = {amount(res.effort.total, res.effort)}")
     return 0
 
 
@@ -841,8 +852,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("expr", nargs="+", metavar="DICE", help="dice and modifiers, e.g. 4dF+2 or 2d10 - 1")
     s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
     s.add_argument("--json", action="store_true", help="the result as one JSON object")
-    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS),
-                   help="the game system whose dice a skill roll uses (default: %(default)s)")
+    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS), type=_system_name,
+                   help="the game system whose dice the roll uses, by name or alias (d10-pool: Nd10 "
+                        "counted as hits; default: %(default)s)")
     s.set_defaults(func=cmd_roll)
 
     s = sub.add_parser("process", help="run saved .eml files through the pipeline")

@@ -149,6 +149,10 @@ class Roll(Command):
     skill: str | None = None
     modifier: int = 0
     actor: str | None = None
+    # The dice were written (``/roll 4dF``, ``/roll 6d10``), not left to the system: a system
+    # whose dice differ refuses written dice it does not use and rolls its own for a skill
+    # (the d10 hack's pool). Not compared: under Fate ``/roll Fight`` is ``/roll 4dF+Fight``.
+    dice_written: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -348,9 +348,10 @@ def _paid(use) -> str:
 
 
 def headline(res: ActionResult) -> str:
-    if res.action == "roll":
-        return f"{res.actor} rolls {res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'}"
     terms = [m for m in res.effort.modifiers if m.source == "skill"]
+    if res.action == "roll":
+        written = res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'
+        return f"{res.actor} rolls {explain.current().rolled(written, terms, res.effort)}"
     skill = explain.current().headline_skill(res.skill or "no skill", terms, res.effort)
     target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
     if target is None and res.opposition is not None:

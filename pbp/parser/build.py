@@ -366,10 +366,12 @@ class Builder(Transformer):
     def dice_roll(self, c):
         fields = _dice(c[0])
         fields["modifier"] = _sum_bonus(c[1:])
+        fields["dice_written"] = True
         return fields
 
     def dice_skill_roll(self, c):
         fields = _dice(c[0])
+        fields["dice_written"] = True
         fields["skill"] = c[1]
         fields["modifier"] = _sum_bonus(c[2:])
         return fields

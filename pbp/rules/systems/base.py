@@ -51,6 +51,18 @@ class FateDice:
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
         return DiceRoll(tuple(dice.fate(4)), "F")
 
+    # -- a plain /roll ---------------------------------------------------------------------
+    def check_plain(self, cmd, sides: str, system: "System") -> None:
+        """Refuse (a RulesError) a ``/roll`` of dice the system does not use; Fate rolls any
+        dice written (``/roll 3d6``)."""
+
+    def plain(self, dice: DiceSource, count: int, sides: str, rating: int, *, written: bool) -> DiceRoll:
+        """The throw of a ``/roll``: the dice written, 4dF unless written otherwise (the
+        rating is added as a term of the effort)."""
+        if sides == "F":
+            return DiceRoll(tuple(dice.fate(count)), "F")
+        return DiceRoll(tuple(dice.die(int(sides), count)), sides)
+
 
 def four_fate_dice(dice: DiceSource) -> DiceRoll:
     """Fate's effort dice: 4dF, -4..+4 (kept for callers that roll without a rating)."""
