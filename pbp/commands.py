@@ -362,6 +362,17 @@ class Veto(Command):
 
 
 @dataclass(frozen=True)
+class Cost(Command):
+    """``/cost #142 minor|severe ["what happens"]`` (GM): a cost on a failure or a tie, in a
+    system whose costs the GM names by reply (the d10 hack); with the text it is named at
+    once, without it it waits for ``/approve #ID "..."`` as a cost the roll owes does."""
+
+    ref: int = 0
+    severity: str = "minor"
+    text: str = ""
+
+
+@dataclass(frozen=True)
 class Detail(Command):
     """``/detail "The guard is my cousin"``: declare a story detail for a fate point; the GM
     approves (the point is spent then) or denies."""

@@ -26,6 +26,7 @@ from pbp.commands import (
     AspectSet,
     Attack,
     ChallengeEnd,
+    Cost,
     ContestEnd,
     ContestSide,
     ContestStart,
@@ -503,6 +504,10 @@ class Builder(Transformer):
         if ref is not None:
             fields["ref"] = _ref(ref)
         return Veto, fields
+
+    def cost(self, c):
+        ref, level, text = c
+        return Cost, {"ref": _ref(ref), "severity": level.value.casefold(), "text": _text(text, "the cost")}
 
     # -- GM: scenes, aspects, conflicts, NPCs
     def scene_start(self, c):
