@@ -891,8 +891,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dir", default="demo", help="where the demo's config, database and Maildirs go "
                                                   "(default: %(default)s; an existing one is used again)")
     s.add_argument("--once", action="store_true", help="handle what is waiting, print the replies, and exit")
-    s.add_argument("--system", default=None, help="the sample table of this game system (fate-condensed: Chicago "
-                                                   "Nights, the default; early-fate: The Docks of Shanghai)")
+    from pbp.samples import samples_help
+
+    s.add_argument("--system", default=None, type=_system_name,
+                   help=f"the sample table of this game system, by name or alias ({samples_help()}; "
+                        "fate-condensed's is the default)")
     s.set_defaults(func=cmd_demo)
     return p
 

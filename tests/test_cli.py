@@ -102,6 +102,13 @@ def test_import_lists_every_problem(table, capsys, tmp_path):
         assert needle in err, needle
 
 
+def build_parser_help(command: str) -> str:
+    from pbp.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command" or getattr(a, "choices", None) and command in a.choices)
+    return sub.choices[command].format_help()
+
+
 def test_roll(capsys):
     assert main(["roll", "4dF+2", "--dice", "+-0+"]) == 0
     assert capsys.readouterr().out.strip() == "4dF+2: [+] [-] [0] [+] = +3 Good"
@@ -292,8 +299,31 @@ def test_the_demo_sets_up_the_early_fate_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "sample campaign 'The Docks of Shanghai' created" in out
     assert "Jet overcomes with Alertness" in out or "Alertness" in out
-    assert main(["demo", "--dir", str(tmp_path / "demo2"), "--system", "fate-core", "--once"]) == 2
-    assert "no sample table for fate-core" in capsys.readouterr().err
+    assert main(["demo", "--dir", str(tmp_path / "demo2"), "--system", "gurps", "--once"]) == 3
+    assert "unknown game system 'gurps'" in capsys.readouterr().err
+
+
+def test_every_registered_system_has_a_sample_table():
+    """``pbp demo --system`` plays every registered system, and ``pbp demo --help`` lists them
+    from demo.SAMPLES."""
+    from pbp.demo import SAMPLES
+    from pbp.rules.systems import SYSTEMS
+    assert set(SAMPLES) == {s.name for s in SYSTEMS.values()}
+    for name in SAMPLES:
+        assert (sample_dir(name) / "campaign.toml").exists() and (sample_dir(name) / "first-post.eml").exists()
+    text = build_parser_help("demo")
+    for name in SAMPLES:
+        assert name in text, name
+
+
+@pytest.mark.parametrize("system, table, line", [
+    ("fate-core", "The Crypt Under St. Agnes", "Ruth overcomes with Notice, Fair (+2)"),
+    ("d10", "The Scrapyard", "Charles overcomes with Study + Carefully, 5 dice"),
+])
+def test_the_demo_sets_up_the_fate_core_and_d10_tables(tmp_path, capsys, system, table, line):
+    assert main(["demo", "--dir", str(tmp_path / "demo"), "--system", system, "--once"]) == 0
+    out = capsys.readouterr().out
+    assert f"sample campaign '{table}' created" in out and line in out
 
 
 def test_a_d10_pool_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
