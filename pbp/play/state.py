@@ -64,6 +64,7 @@ class Pending:
     track: str = "physical"
     reminded: bool = False
     summary: str = ""               # one line for replies ("the Ghoul's claws, Great (+4)")
+    held_by: int | None = None      # absorb: the concession answering the hit (early Fate); no deadline meanwhile
 
 
 @dataclass(frozen=True)

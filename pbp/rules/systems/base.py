@@ -454,6 +454,10 @@ class System:
     # Concessions: "paid" (Fate Condensed: 1 fate point + 1 per consequence at the end) or
     # "refusable" (early Fate: the winner may refuse, the GM rules the terms; pbp.play.concession).
     concession: str = "paid"
+    # Whether a hit waiting for the target's /absorb may be answered by /concede (early Fate:
+    # "Instead of taking a consequence, a character can concede"; pbp.play.concession holds
+    # the hit while the concession is open). Fate Condensed: no, concede before the dice.
+    concede_on_hit: bool = False
     character_state: CharacterState = NO_STATE
     box_model: OnePointBoxes | None = None   # None: one-point or escalating, by ``stress``
     # The lowest and highest passive opposition the system allows (the d10 hack: 1 to 5);
