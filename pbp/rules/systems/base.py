@@ -208,6 +208,13 @@ class CharacterState:
     def read(self, sheet, data: dict, ch) -> dict:
         return {}
 
+    def aspect_roles(self, ch) -> dict[str, str]:
+        """The character's aspects that one of ``aspect_keys`` names, by the aspect's name:
+        the key is the aspect's role on a sheet (Dresden Files Condensed's ``relationship``),
+        where the others show their kind. ``read`` keeps each under its key in the state."""
+        state = ch.system_state or {}
+        return {state[k]: k for k in self.aspect_keys if isinstance(state.get(k), str)}
+
     def granted_stunts(self, ch) -> int:
         """Stunts the character has beyond its free ones without paying refresh (a Dresden
         Files Condensed mantle's core stunts); Fate grants none."""
