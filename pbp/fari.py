@@ -15,9 +15,9 @@ Every section is a label and its blocks (``Text``, ``Skill``, ``PointCounter``,
 sheet (the data :func:`pbp.sheetfile.parse_sheet` reads) plus its play state (fate
 points, marked stress, consequences); everything it cannot map is listed in
 ``FariSheet.unmapped`` (the CLI prints it), never dropped silently. :func:`to_fari` writes
-the newest layout (v6). A system's own sheet keys (``character_state.keys``: Dresden Files
-Condensed's ``mantle``, ``mantle_stunts``, ``scale``, ``milestone_skills``; the d10 hack's
-``approaches`` and ``mech``), which Fari has no place for, ride in a ``PBP`` section, one
+the newest layout (v6). A system's own sheet keys (``character_state.keys``, as its
+``sheet_data`` writes them back: Dresden Files Condensed's ``mantle``, ``mantle_stunts``,
+``scale``, ``milestone_skills``), which Fari has no place for, ride in a ``PBP`` section, one
 ``Text`` block per key whose label is the key and whose value is the key's value as JSON;
 its aspect keys (``relationship``) are blocks of the Aspects section labelled with the key
 (``Relationship``). A stunt's rules (skill, action, bonus, circumstance) ride in its

@@ -216,3 +216,4 @@ def test_a_pbp_section_key_the_system_does_not_have_is_reported():
     sheet = from_fari(doc, get_system("dfc"))
     assert sheet.unmapped == ['"PBP" / "milestone_skills": one is not a JSON value (pbp writes one, e.g. 3 or '
                               '"Mundane")']
+
