@@ -268,6 +268,10 @@ def _fari_play_state(campaign: m.Campaign, name: str, sheet) -> list[str]:
     for severity, track, aspect in sheet.consequences:
         free = [q for q in ch.consequences if q.aspect is None and q.severity.rstrip("2") == severity
                 and (q.track == track or not q.track)]
+        # a condition (Dresden Files Condensed) is taken under its own name: that slot, else none
+        named = [q for q in free if q.condition]
+        if named:
+            free = [q for q in named if q.condition.casefold() == aspect.casefold()]
         slot = next((q for q in free if q.track == track), free[0] if free else None)
         if slot is None:
             lines.append(f'{severity} consequence "{aspect}": {name} has no free {severity} slot for it')

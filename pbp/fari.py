@@ -249,7 +249,8 @@ def from_fari(doc: dict, system: System) -> FariSheet:
                 continue
             if kind == "consequences" and btype == "Text":
                 key = blabel.casefold()
-                severity = next((s for s in SEVERITIES if s in key), None)
+                # a severity, or a kind of condition the system has (DFC's "2 lasting")
+                severity = next((s for s in SEVERITIES + tuple(system.condition_kinds) if s in key), None)
                 track = next((t for t in system.tracks if t.casefold() in key), "")
                 if severity is None:
                     sheet.unmapped.append(f"{where}: {_short(value)} (no severity in the label: mild, moderate, severe)")

@@ -159,8 +159,9 @@ def test_a_grown_dresden_sheet_round_trips_with_its_own_keys(tmp_path, monkeypat
     """Dresden Files Condensed keeps keys Fari has no place for: the mantle, the stunts chosen
     from it, the scale and ``milestone_skills`` (the skill points milestones gave: the text's
     "Improving Skill Ratings", docs/dresden-files-condensed.md), and the relationship aspect.
-    Nora grown by one raise (Rapport to Average) exports to Fari with them, in the PBP section
-    and the Aspects section, and imports back as the same character, grown pyramid included."""
+    Nora grown by one raise (Rapport to Average), her lasting condition taken, exports to Fari
+    with them, in the PBP section and the Aspects section (the condition with the
+    consequences, labelled with its kind), and imports back as the same character."""
     monkeypatch.chdir(tmp_path)
     assert main(["init"]) == 0
     assert main(["campaign", "create", "lake", "--name", "The Lake", "--system", "dfc",
@@ -174,6 +175,14 @@ def test_a_grown_dresden_sheet_round_trips_with_its_own_keys(tmp_path, monkeypat
     assert "Rapport" not in nora.skills
     nora.skills["Rapport"] = 1
     nora.system_state = {**nora.system_state, "milestone_skills": 1}
+    # a taken condition (its aspect is the condition's name) and a mild consequence
+    from pbp.rules.state import Aspect
+    lasting = next(q for q in nora.consequences if q.condition == "Door-Burned")
+    lasting.aspect = "Door-Burned"
+    mild = next(q for q in nora.consequences if q.severity == "mild" and not q.condition)
+    mild.aspect = "Split Knuckles"
+    t.aspects += [Aspect("Door-Burned", kind="consequence", owner="Nora"),
+                  Aspect("Split Knuckles", kind="consequence", owner="Nora")]
     repo.save_table(lake, before, t)
 
     def kept():
@@ -183,6 +192,7 @@ def test_a_grown_dresden_sheet_round_trips_with_its_own_keys(tmp_path, monkeypat
 
     first = kept()
     assert first[0]["milestone_skills"] == 1 and first[0]["scale"] == "Supernatural"
+    assert ("lasting", "physical", "Door-Burned", "Door-Burned") in first[2] and ("mild", "", "Split Knuckles", "") in first[2]
     out = tmp_path / "nora.fari.json"
     capsys.readouterr()
     assert main(["character", "export", "Nora", "--fari", "--out", str(out), "--campaign", "lake"]) == 0
