@@ -157,7 +157,7 @@ def bench_open_roll(n: int = 2000) -> float:
     from pbp.rules.systems import get_system
 
     system = get_system("fate-condensed")
-    table = Table(characters={"Ruth": Character(name="Ruth", player="ruth@x", skills={"Athletics": 3})})
+    table = Table(system=system.name, characters={"Ruth": Character(name="Ruth", player="ruth@x", skills={"Athletics": 3})})
     cmd = Overcome(line=1, source="/overcome Athletics vs Good", skill="Athletics", opposition=Opposition(rating=3))
     config = config_from_dict({})
 

@@ -421,7 +421,7 @@ def cmd_roll(args) -> int:
 
     expr = " ".join(args.expr)
     cmd = parse_command("/roll " + expr)
-    table = Table(characters={"you": Character(name="you", skills={})})
+    table = Table(system=args.system, characters={"you": Character(name="you", skills={})})
     if getattr(cmd, "skill", None):
         print("error: pbp roll outside a campaign takes dice only, e.g. pbp roll 4dF+2", file=sys.stderr)
         return EXIT_BAD_INPUT

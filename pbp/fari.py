@@ -92,6 +92,10 @@ def blocks_of(doc: dict) -> tuple[str, list[tuple[str, list[dict]]]]:
     """The layout's name and its sections as (label, blocks), in the order of the sheet."""
     if not isinstance(doc, dict):
         raise SheetError("not a Fari character: expected a JSON object")
+    kind = doc.get("fariType")      # Fari's own exports say what they hold
+    if kind is not None and kind != "character":
+        raise SheetError(f'this Fari file holds a {kind!r}, not a character: export the character from Fari\'s '
+                         '"Characters" page (a .fari.json file whose "fariType" is "character")')
     pages = doc.get("pages")
     if isinstance(pages, list):
         out: list[tuple[str, list[dict]]] = []
@@ -376,4 +380,5 @@ def to_fari(data: dict, stress: dict[str, list[bool]], consequences, system: Sys
     return {"id": _id(), "name": data["name"], "group": None, "wide": False,
             "pages": [{"id": _id(), "label": "CHARACTER", "rows": [{"columns": [{"sections": left},
                                                                                {"sections": right}]}]}],
-            "version": 6, "lastUpdated": int(time.time()), "playedDuringTurn": False}
+            "version": 6, "lastUpdated": int(time.time()), "playedDuringTurn": False,
+            "fariType": "character"}   # Fari's import takes a file only when it says so (FariEntity.import)

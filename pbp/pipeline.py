@@ -39,7 +39,7 @@ from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
 from pbp.rules import explain
-from pbp.rules.systems import campaign_system, get_system
+from pbp.rules.systems import campaign_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -366,12 +366,13 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     or for a deadline round to ``thread``: the reply that asked, whose subject is
     ``thread_subject_``), then any private ones. Returns what was sent, as the outcome
     lists it."""
-    changed_names = repo.save_table(campaign, post.snapshot, post.table)
+    saved = repo.save_table(campaign, post.snapshot, post.table)
+    changed_names = saved.changed
     if changed_names:   # every sheet change by play goes into the history (pbp character history)
         from pbp.sheetedit import record_play
 
-        record_play(campaign, post.snapshot, post.table, who=post.author.email or "pbp (deadline)",
-                    message_id=source.id if source is not None else None)
+        record_play(campaign, post.snapshot, saved, post.table, who=post.author.email or "pbp (deadline)",
+                    message_id=source.id if source is not None else None, at=post.now)
     faults.reached("mid_transaction")
     prev = repo.last_ledger_hash(campaign)
     for res in results:         # the ledger records each roll under the id it took when made

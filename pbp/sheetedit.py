@@ -17,13 +17,16 @@ is changed in place instead:
 * :func:`set_values` is ``pbp character set NAME key=value...``: the exported sheet with the
   keys changed, applied the same way.
 * Every change by play (a post, see :func:`record_play`) or by hand is a :class:`SheetChange`
-  row: who, when, which message, the sheet before and after. :func:`undo` takes back the
-  last change not yet undone, field by field (only what that change changed, so later
-  changes to other fields stay), and is itself recorded.
+  row: who, when, which message, the sheet before and after: the character's row, its own
+  aspects and the free invokes it holds (:func:`state_of`, :func:`sheet_aspects`).
+  :func:`undo` takes back the last change not yet undone, field by field (only what that
+  change changed, so later changes to other fields stay), the aspects one by one
+  (:func:`_restore_aspects`, :func:`_restore_holds`), and is itself recorded.
 """
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from pbp.errors import ConfigError, SheetError
 from pbp.rules import state as rs
@@ -62,10 +65,37 @@ def _description(campaign: m.Campaign, name: str) -> str:
     return row.description if row is not None else ""
 
 
+def _by_id(item: tuple[int | None, dict]) -> float:
+    return item[0] if item[0] is not None else float("inf")
+
+
+def sheet_aspects(items: list[tuple[int | None, dict]], name: str) -> tuple[list, dict]:
+    """``name``'s own aspects and the free invokes it holds on the others, as the history
+    keeps them: ``aspects``, every aspect on the character (high concept, trouble, the
+    others, a consequence's, a situation aspect put on it), ``[name, kind, hidden, free
+    invokes, system state]`` (the system state: Dresden Files Condensed's scale on it; rows
+    written before it was kept have four items) in the order they came into play; ``holds``, aspect name -> free invokes
+    held on an aspect not its own (a boost, the scene's). ``items``: (storage id, the
+    aspect's stored fields), as :func:`pbp.store.repo.save_table` compares them."""
+    own, holds = [], {}
+    for _, f in sorted(items, key=_by_id):
+        if f["owner"] == name:
+            own.append([f["name"], f["kind"], bool(f["hidden"]), dict(f["free_invokes"]),
+                        dict(f.get("system_state") or {})])
+        elif f["free_invokes"].get(name):
+            holds[f["name"]] = holds.get(f["name"], 0) + f["free_invokes"][name]
+    return own, holds
+
+
+def _items(table: rs.Table) -> list[tuple[int | None, dict]]:
+    return [(a.id, repo._aspect_fields(a)) for a in table.aspects]
+
+
 def state_of(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
-    """Everything a sheet change may touch, as plain data (what the history keeps)."""
+    """Everything a sheet change may touch, as plain data (what the history keeps): the
+    character's row, its aspects and what it holds (:func:`sheet_aspects`), its description."""
     fields = json.loads(repo._dump(repo._character_fields(ch)))
-    fields["aspects"] = [[a.name, a.kind, a.hidden, dict(a.free_invokes)] for a in _own(table, ch.name)]
+    fields["aspects"], fields["holds"] = sheet_aspects(_items(table), ch.name)
     fields["description"] = _description(campaign, ch.name)
     return fields
 
@@ -353,13 +383,80 @@ def _short(v) -> str:
     return text if len(text) <= 70 else text[:67] + "..."
 
 
+def _is_entries(v) -> bool:
+    return isinstance(v, list) and all(isinstance(e, list) and len(e) in (4, 5) for e in v)
+
+
+def _state(entry: list) -> dict:
+    """An aspect entry's system state (none in a row written before it was kept)."""
+    return entry[4] if len(entry) > 4 else {}
+
+
+def pair_aspects(before: list, after: list) -> tuple[list, list, list]:
+    """Two lists of history aspect entries (:func:`sheet_aspects`) paired: the same name
+    and kind, then a renamed one (the same kind, in order). Returns the pairs (before,
+    after), the entries only before (removed) and those only after (added)."""
+    left = list(after)
+    pairs, removed = [], []
+    for b in before:
+        same = next((a for a in left if a[0].casefold() == b[0].casefold() and a[1] == b[1]), None)
+        if same is None:
+            removed.append(b)
+        else:
+            left.remove(same)
+            pairs.append((b, same))
+    for b in list(removed):
+        same = next((a for a in left if a[1] == b[1]), None)
+        if same is not None:
+            left.remove(same)
+            removed.remove(b)
+            pairs.append((b, same))
+    return pairs, removed, left
+
+
+def _free_words(free: dict) -> str:
+    return ", ".join(f"{h} {n}" for h, n in free.items() if n) or "none"
+
+
+def _kind_words(kind: str) -> str:
+    return kind.replace("_", " ")
+
+
+def _aspect_lines(before: list, after: list) -> list[str]:
+    pairs, removed, added = pair_aspects(before, after)
+    out = []
+    for b, a in pairs:
+        if b[0] != a[0]:
+            out.append(f'aspects: "{b[0]}" -> "{a[0]}" ({_kind_words(a[1])})')
+        if b[2] != a[2]:
+            out.append(f'aspects: "{a[0]}" {"hidden" if b[2] else "shown"} -> {"hidden" if a[2] else "shown"}')
+        if b[3] != a[3]:
+            out.append(f'aspects: "{a[0]}" free invokes {_free_words(b[3])} -> {_free_words(a[3])}')
+        if len(b) > 4 and len(a) > 4 and b[4] != a[4]:
+            out.append(f'aspects: "{a[0]}" {_short(b[4])} -> {_short(a[4])}')
+    out += [f'aspects: removed "{b[0]}" ({_kind_words(b[1])}' + (f"; free invokes {_free_words(b[3])})"
+            if any(b[3].values()) else ")") for b in removed]
+    out += [f'aspects: added "{a[0]}" ({_kind_words(a[1])}' + (f"; free invokes {_free_words(a[3])})"
+            if any(a[3].values()) else ")") for a in added]
+    return out
+
+
 def describe_diff(before: dict | None, after: dict | None) -> list[str]:
     if before is None or after is None:
         return ["removed" if after is None else "created"]
     out = []
     for key in dict.fromkeys([*before, *after]):
-        if before.get(key) != after.get(key):
-            out.append(f"{key}: {_short(before.get(key))} -> {_short(after.get(key))}")
+        was, now = before.get(key), after.get(key)
+        if was == now:
+            continue
+        if key == "aspects" and _is_entries(was or []) and _is_entries(now or []):
+            out += _aspect_lines(was or [], now or [])
+        elif key == "holds" and isinstance(was or {}, dict) and isinstance(now or {}, dict):
+            was, now = was or {}, now or {}
+            out += [f'holds: free invokes on "{name}" {was.get(name, 0)} -> {now.get(name, 0)}'
+                    for name in dict.fromkeys([*was, *now]) if was.get(name, 0) != now.get(name, 0)]
+        else:
+            out.append(f"{key}: {_short(was)} -> {_short(now)}")
     return out
 
 
@@ -369,20 +466,105 @@ def history(campaign: m.Campaign, name: str) -> list[m.SheetChange]:
     return [r for r in rows if r.character.casefold() == key]
 
 
-def record_play(campaign: m.Campaign, before: repo.Snapshot, table: rs.Table, *, who: str,
-                message_id: str | None) -> None:
-    """A post's changes to character rows (fate points, stress...), one history row each."""
-    for ch in table.characters.values():
-        was = before.characters.get(ch.name)
-        now = repo._dump(repo._character_fields(ch))
-        if was is not None and was != now:
-            m.SheetChange.create(campaign=campaign, character=ch.name, who=who, how="play", message_id=message_id,
-                                 before=json.loads(was), after=json.loads(now))
+def record_play(campaign: m.Campaign, before: repo.Snapshot, saved: repo.Saved, table: rs.Table, *, who: str,
+                message_id: str | None, at: datetime | None = None) -> None:
+    """A post's changes to sheets, one history row per character whose sheet changed: its
+    row (fate points, stress, consequences...), its own aspects and the free invokes it
+    holds (:func:`sheet_aspects`), the shape ``pbp character set`` records, so
+    :func:`undo` takes it back. Built from what :func:`pbp.store.repo.save_table` compared
+    (``saved``): no row is dumped again, and a character the post did not touch costs nothing.
+    ``at``: the post's time (the pipeline's clock), else now."""
+    names = [n for n in saved.changed if n in before.characters]     # one the post created has no before
+    if not names:
+        return
+    wanted = set(names)
+
+    def mine(f: dict) -> bool:      # an aspect on one of their sheets: owned, or held free invokes on
+        return f["owner"] in wanted or not wanted.isdisjoint(f["free_invokes"])
+
+    touched = {aid: was for aid, was, _ in saved.aspects}
+    now_items = sorted(((a.id, f) for a in table.aspects if mine(f := repo._aspect_fields(a))), key=_by_id)
+    then_items = sorted([(i, f) for i, f in now_items if i not in touched] +
+                        [(i, was) for i, was in touched.items() if was is not None and mine(was)], key=_by_id)
+    for name in names:
+        rows = saved.rows.get(name)
+        was_row = json.loads(rows[0] if rows else before.characters[name])
+        now_row = json.loads(rows[1]) if rows else dict(was_row)
+        then_aspects, then_holds = sheet_aspects(then_items, name)
+        now_aspects, now_holds = sheet_aspects(now_items, name)
+        if rows is None and (then_aspects, then_holds) == (now_aspects, now_holds):
+            continue
+        m.SheetChange.create(campaign=campaign, character=name, who=who, how="play", message_id=message_id,
+                             at=at or m.utcnow(), before={**was_row, "aspects": then_aspects, "holds": then_holds},
+                             after={**now_row, "aspects": now_aspects, "holds": now_holds})
+
+
+def _restore_aspects(table: rs.Table, owner: str, before: list, after: list) -> list[str]:
+    """``owner``'s aspects as a change found them (``before``), where the change made them
+    ``after``: a renamed one gets its old name back, an added one goes, a removed one comes
+    back with the free invokes it had; an aspect's free invokes go back only where the
+    change changed them (those gained since stay). An aspect changed again since is left
+    as it is, and said so."""
+    own = [a for a in table.aspects if a.owner == owner]
+
+    def now_of(entry):
+        return next((a for a in own if a.name.casefold() == entry[0].casefold() and a.kind == entry[1]), None)
+
+    pairs, removed, added = pair_aspects(before, after)
+    notes = []
+    for b, a in pairs:
+        cur = now_of(a)
+        if cur is None:
+            if b != a and now_of(b) is None:
+                notes.append(f'"{a[0]}" has changed since; it is left as it is')
+            continue
+        cur.name, cur.hidden = b[0], b[2]
+        if b[3] != a[3]:
+            cur.free_invokes = dict(b[3])
+        if len(b) > 4 and len(a) > 4 and b[4] != a[4]:
+            cur.system_state = dict(b[4])
+    for b in removed:
+        if now_of(b) is None:
+            table.aspects.append(rs.Aspect(b[0], kind=b[1], owner=owner, hidden=b[2], free_invokes=dict(b[3]),
+                                           system_state=dict(_state(b))))
+    for a in added:
+        cur = now_of(a)
+        if cur is not None:
+            table.aspects.remove(cur)
+            if any(cur.free_invokes.values()):
+                notes.append(f'"{cur.name}" is gone, and the free invokes on it with it ({_free_words(cur.free_invokes)})')
+    return notes
+
+
+def _restore_holds(table: rs.Table, holder: str, before: dict, after: dict) -> list[str]:
+    """The free invokes ``holder`` held on aspects not its own, where the change changed
+    them; a boost left with no free invoke goes (a boost is its one invoke). One that has
+    left play since cannot be given back, and is said so."""
+    notes = []
+    for name in dict.fromkeys([*before, *after]):
+        was = before.get(name, 0)
+        if was == after.get(name, 0):
+            continue
+        cur = next((a for a in table.aspects if a.owner != holder and a.name.casefold() == name.casefold()), None)
+        if cur is None:
+            if was:
+                notes.append(f'"{name}" is no longer in play: the {was} free invoke{"s" if was != 1 else ""} '
+                             f"{holder} held on it cannot be given back")
+            continue
+        free = {h: n for h, n in cur.free_invokes.items() if h != holder}
+        if was:
+            free[holder] = was
+        cur.free_invokes = free
+        if cur.kind == "boost" and not any(free.values()):
+            table.aspects.remove(cur)
+    return notes
 
 
 def undo(campaign: m.Campaign, name: str, *, who: str) -> list[str]:
     """Take back the last change of ``name``'s sheet not undone yet: each field it changed
-    goes back to its value before it (fields it did not change keep their value now)."""
+    goes back to its value before it (fields it did not change keep their value now); its
+    aspects and the free invokes held go back as :func:`_restore_aspects` and
+    :func:`_restore_holds` say."""
     table, ch = _find(campaign, name)
     last = (m.SheetChange.select().where((m.SheetChange.campaign == campaign) & (m.SheetChange.character == ch.name)
                                          & (m.SheetChange.undone == False) & (m.SheetChange.how != "undo"))  # noqa: E712
@@ -397,13 +579,11 @@ def undo(campaign: m.Campaign, name: str, *, who: str) -> list[str]:
             fields[key] = was
     restored = repo.character_to_state({**fields, "id": ch.id})
     table.characters[ch.name] = restored
+    notes = []
     if "aspects" in last.before and last.before["aspects"] != last.after.get("aspects"):
-        wanted = [rs.Aspect(n, kind=k, owner=ch.name, hidden=h) for n, k, h, _ in last.before["aspects"]]
-        _apply_aspects(table, ch.name, wanted)
-        for a in _own(table, ch.name):
-            free = next((f for n, _, _, f in last.before["aspects"] if n == a.name), None)
-            if free is not None and not a.free_invokes:
-                a.free_invokes = dict(free)
+        notes += _restore_aspects(table, ch.name, last.before["aspects"], last.after.get("aspects") or [])
+    if last.before.get("holds", {}) != last.after.get("holds", {}):
+        notes += _restore_holds(table, ch.name, last.before.get("holds") or {}, last.after.get("holds") or {})
     with m.db.atomic():
         repo.save_table(campaign, snap, table)
         if "description" in last.before and last.before["description"] != last.after.get("description"):
@@ -413,7 +593,7 @@ def undo(campaign: m.Campaign, name: str, *, who: str) -> list[str]:
         last.save()
         m.SheetChange.create(campaign=campaign, character=ch.name, who=who, how="undo",
                              before=before_state, after=after_state)
-    return describe_diff(before_state, after_state)
+    return describe_diff(before_state, after_state) + notes
 
 
 # --------------------------------------------------------------------------- list, remove

@@ -208,3 +208,19 @@ def test_no_removal_while_a_conflict_has_them(table, capsys):
     c.save()
     assert main(["character", "remove", "Ruth"]) == 3
     assert "part of the conflict" in capsys.readouterr().err
+
+
+def test_history_shows_an_aspect_renamed_and_undo_takes_it_back(table, capsys):
+    """The history's aspects line names the aspect before and after (not a cut JSON list),
+    and undo restores the name with its free invokes."""
+    t = repo.load_table(campaign())
+    before = repo.snapshot(t)
+    next(a for a in t.aspects if a.owner == "Ruth" and a.kind == "trouble").free_invokes = {"Ghoul": 1}
+    repo.save_table(campaign(), before, t)
+    assert main(["character", "set", "Ruth", "aspects.trouble=Short Fuse"]) == 0
+    capsys.readouterr()
+    main(["character", "history", "Ruth"])
+    assert 'aspects: "Hair-Trigger Temper" -> "Short Fuse" (trouble)' in capsys.readouterr().out
+    assert main(["character", "undo", "Ruth"]) == 0
+    trouble = next(a for a in repo.load_table(campaign()).aspects if a.owner == "Ruth" and a.kind == "trouble")
+    assert (trouble.name, trouble.free_invokes) == ("Hair-Trigger Temper", {"Ghoul": 1})

@@ -116,7 +116,7 @@ def test_an_npcs_approaches_stay_with_the_gm():
 def test_a_fate_condensed_sheet_has_no_system_entries():
     from pbp.rules.state import Character
     ch = Character("Ruth")
-    assert "shown" not in sheet_dict(ch, Table(characters={"Ruth": ch}))
+    assert "shown" not in sheet_dict(ch, Table(system="fate-condensed", characters={"Ruth": ch}))
 
 
 def test_a_conflict_under_the_hack_has_no_kind_to_name():

@@ -34,8 +34,9 @@ from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
 from pbp.play.core import GM, NoteResult, Post, Tell, after_action, deadline_job, handles, on_scene_end, prepare_action, quote, roll_revised, status_line
 from pbp.play.state import Challenge, ChallengeTask
+from pbp.rules.effort import best_skill
 from pbp.rules.ladder import describe
-from pbp.rules.names import and_names, same_name
+from pbp.rules.names import and_names, same_name, skill_list
 from pbp.rules.results import ActionResult, Effect
 
 OUTCOME_WORDS = {"fail": "failure", "tie": "a tie", "success": "success", "style": "success with style"}
@@ -192,10 +193,38 @@ def _task_words(t: ChallengeTask) -> str:
 # --------------------------------------------------------------------------- the board and the end
 
 
+def board(post: Post, ch: Challenge, *, gm: bool) -> dict:
+    """The board as plain data (the ``challenge`` of ``pbp table --json``; the footer's
+    lines, :func:`board_lines`, are written from it). Nothing on it is hidden from the
+    players but the rating an NPC opponent would oppose a task with (``gm``, or the
+    campaign's ``show_npc_skills``; a PC's sheet is the table's to see)."""
+    tasks = []
+    for t in ch.tasks:
+        task = {"n": t.n, "skill": t.skill, "difficulty": t.rating, "opponent": t.opponent, "state": t.state,
+                "by": t.by or None, "helpers": list(t.helpers), "roll": t.roll, "effort": t.effort,
+                "outcome": t.outcome or None, "cost": t.note if t.state == "cost" else None,
+                "note": t.note if t.state == "failed" and t.note else None,
+                "label": _label(t), "text": _task_words(t)}
+        opponent = post.table.character(t.opponent) if t.opponent else None
+        if opponent is not None and (gm or opponent.player or post.flag("show_npc_skills")):
+            skill, rating = best_skill(opponent, post.system.opposing_skills(t.skill),
+                                       skill_list(post.table, post.system))
+            task["opposed_with"] = {"skill": skill or None, "rating": rating}
+        tasks.append(task)
+    return {"name": ch.name, "started_at": ch.started_at.isoformat(), "deadline": ch.deadline.isoformat(),
+            "_deadline": ch.deadline, "who": _allowed(post, ch),
+            "taken": sum(1 for t in ch.tasks if t.state != "open"), "tasks": tasks}
+
+
 def board_lines(post: Post, ch: Challenge) -> list[str]:
-    done = sum(1 for t in ch.tasks if t.state != "open")
-    lines = [f'Challenge "{ch.name}": {done} of {len(ch.tasks)} tasks taken, until {pc.when(ch.deadline)}.']
-    lines += [f"  {_label(t)}: {_task_words(t)}" for t in ch.tasks]
+    return board_text(board(post, ch, gm=False))
+
+
+def board_text(view: dict) -> list[str]:
+    """The board's lines, from its data (:func:`board`)."""
+    lines = [f'Challenge "{view["name"]}": {view["taken"]} of {len(view["tasks"])} tasks taken, '
+             f'until {pc.when(view["_deadline"])}.']
+    lines += [f"  {t['label']}: {t['text']}" for t in view["tasks"]]
     return lines
 
 

@@ -41,7 +41,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from pbp import commands as c
-from pbp.errors import NotAllowedError, RulesError
+from pbp.errors import RulesError
 from pbp.play import conflict as pc
 from pbp.play.core import (GM, Ask, NoteResult, Post, after_action, deadline_job, handles, number_roll, on_scene_end,
                            prepare_action, quote, roll_revised, status_line)
@@ -371,21 +371,59 @@ def _score(contest: Contest) -> str:
 # --------------------------------------------------------------------------- the tally, deadlines, the end
 
 
-def tally_lines(post: Post, contest: Contest) -> list[str]:
-    lines = [f'Contest "{contest.name}", exchange {contest.exchange}, first to {contest.needed} victories '
-             f"(until {pc.when(contest.deadline)}):"]
+def tally(post: Post, contest: Contest, *, gm: bool) -> dict:
+    """The contest as plain data (the ``contest`` of ``pbp table --json``; the footer's
+    lines, :func:`tally_lines`, are written from it): the sides with their intents,
+    victories and this exchange's roll (or forfeit, or what they still owe), the threats,
+    the twist owed. A threat's attack skill's rating is an NPC's skill: only with ``gm``
+    or the campaign's ``show_npc_skills`` (a PC's is the table's to see)."""
+    sides = []
     for i, side in enumerate(contest.sides):
-        won = f"{side.victories} victor{'y' if side.victories == 1 else 'ies'}"
         roll = _roll_of(contest, i)
+        standing = _standing(post, side)
         if roll is None:
-            owes = "owes an overcome" if _standing(post, side) else "all taken out"
+            owes = "owes an overcome" if standing else "all taken out"
         elif roll.effort is None:
             owes = f"forfeited ({roll.why})"
         else:
             owes = f"rolled: {roll.roller}, {describe(roll.effort)}"
-        lines.append(f'  {_side_name(side)} ("{side.intent}"): {won}; this exchange: {owes}')
+        sides.append({"members": list(side.members), "intent": side.intent, "victories": side.victories,
+                      "standing": standing, "owes": roll is None and standing,
+                      "rolled": None if roll is None or roll.effort is None else
+                      {"by": roll.roller, "effort": roll.effort, "outcome": roll.outcome, "roll": roll.roll,
+                       "helpers": list(roll.helpers)},
+                      "forfeited": roll.why if roll is not None and roll.effort is None else None,
+                      "text": owes})
+    threats = []
+    for t in contest.threats:
+        threat = {"name": t.name, "rating": t.rating, "skill": t.skill, "side": _side_of(contest, t.name)}
+        who = post.table.character(t.name) if t.skill is not None else None
+        if who is not None and (gm or who.player or post.flag("show_npc_skills")):
+            found = lookup_skill(who, t.skill, skill_list(post.table, post.system))
+            threat["skill_rating"] = found[1] if found is not None else 0
+        threats.append(threat)
+    twist = None
     if contest.twist_deadline is not None:
-        lines.append(f"  Waiting for the GM's twist (/contest twist) by {pc.when(contest.twist_deadline)}.")
+        twist = {"exchange": contest.twist_exchange, "deadline": contest.twist_deadline.isoformat(),
+                 "_deadline": contest.twist_deadline, "default": DEFAULT_TWIST}
+    return {"name": contest.name, "exchange": contest.exchange, "needed": contest.needed,
+            "difficulty": contest.difficulty, "deadline": contest.deadline.isoformat(), "_deadline": contest.deadline,
+            "sides": sides, "owing": [s["members"] for s in sides if s["owes"]], "threats": threats, "twist": twist}
+
+
+def tally_lines(post: Post, contest: Contest) -> list[str]:
+    return tally_text(tally(post, contest, gm=False))
+
+
+def tally_text(view: dict) -> list[str]:
+    """The tally's lines, from its data (:func:`tally`)."""
+    lines = [f'Contest "{view["name"]}", exchange {view["exchange"]}, first to {view["needed"]} victories '
+             f'(until {pc.when(view["_deadline"])}):']
+    for side in view["sides"]:
+        won = f"{side['victories']} victor{'y' if side['victories'] == 1 else 'ies'}"
+        lines.append(f'  {and_names(side["members"])} ("{side["intent"]}"): {won}; this exchange: {side["text"]}')
+    if view["twist"] is not None:
+        lines.append(f"  Waiting for the GM's twist (/contest twist) by {pc.when(view['twist']['_deadline'])}.")
     return lines
 
 

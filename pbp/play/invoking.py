@@ -613,7 +613,7 @@ def invoke_after(post: Post, cmd: c.InvokeAfter):
     if who.kind != "pc":
         ensure_pool(post)       # an NPC pays from the GM's pool: opened at its first need
     other = None if same_name(invoker, ref.actor) else invoker
-    how = {c.InvokeMode.BONUS: f"for +{post.system.invoke_bonus}", c.InvokeMode.REROLL: "to reroll",
+    how = {c.InvokeMode.BONUS: f"for {post.system.explain.worth(post.system.invoke_bonus)}", c.InvokeMode.REROLL: "to reroll",
            c.InvokeMode.OPPOSE: "to raise the difficulty"}[cmd.invoke.mode]
     whose = "" if other is None else f" on {ref.actor}'s roll"
     by = f"{invoker} invokes {cmd.invoke.aspect} {how}{whose}, after the dice."

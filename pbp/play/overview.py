@@ -14,17 +14,24 @@ and the points NPCs carry for a later scene. ``pbp table`` on the server is the 
 
 The overview is built once as plain data (:func:`overview`, the ``pbp table --json``
 shape) and written out as lines (:func:`overview_lines`), so the mail and the command line
-cannot disagree.
+cannot disagree. An open challenge's board and an open contest's tally are data too
+(:func:`pbp.play.challenges.board`, :func:`pbp.play.contests.tally`, from which the footer's
+lines are written); ``/table`` adds what the footer leaves out (roll ids, the threats, and
+for the GM or with ``show_npc_skills`` the NPCs' ratings).
 """
 from __future__ import annotations
 
 from datetime import timedelta
 
 from pbp import commands as c
+from pbp.play.challenges import board
 from pbp.play.conflict import active, when
+from pbp.play.contests import tally
 from pbp.play.core import GM, NoteResult, Post, after_action, after_post, handles, status_lines
 from pbp.play.economy import gm_pool_text, pool_is_open
 from pbp.play.invoking import kept_open, open_rolls
+from pbp.rules.ladder import describe
+from pbp.rules.names import and_names
 from pbp.rules.results import Effect
 
 SHOWN_KINDS = ("situation", "zone", "boost", "consequence")
@@ -86,6 +93,8 @@ def overview(post: Post, *, gm: bool) -> dict:
         until = roll.rolled_at + timedelta(hours=hours) if hours and hours > 0 else None
         view["open_rolls"].append({"id": roll.ids[-1], "actor": roll.actor, "what": roll.summary,
                                    "until": until.isoformat() if until else None, "_until": until})
+    view["challenge"] = board(post, play.challenge, gm=gm) if play.challenge is not None else None
+    view["contest"] = tally(post, play.contest, gm=gm) if play.contest is not None else None
     view["waiting"] = status_lines(post)
     if gm:
         view["gm_pool"] = {"points": play.ledger.gm_pool if pool_is_open(post) else None,
@@ -96,11 +105,19 @@ def overview(post: Post, *, gm: bool) -> dict:
     return view
 
 
+def _public(value):
+    """``value`` without the keys starting with "_" (kept only for writing it out), at any depth."""
+    if isinstance(value, dict):
+        return {k: _public(v) for k, v in value.items() if not k.startswith("_")}
+    if isinstance(value, list):
+        return [_public(v) for v in value]
+    return value
+
+
 def to_json(view: dict) -> dict:
     """The overview without the values kept only for writing it out."""
-    out = dict(view)
+    out = _public(view)
     out.pop("gm_pool_text", None)
-    out["open_rolls"] = [{k: v for k, v in r.items() if not k.startswith("_")} for r in view["open_rolls"]]
     return out
 
 
@@ -122,6 +139,37 @@ def _aspect_line(a: dict) -> str:
         free = _free_words(a["free_invokes"])
         line = f'"{a["name"]}" {where}' + (f", {a['scale']} scale" if a.get("scale") else "") + (f" ({free})" if free else "")
     return line + (" (hidden)" if a.get("hidden") else "")
+
+
+def _challenge_lines(ch: dict) -> list[str]:
+    """What the board in the footer does not say: who may take the tasks, the rolls' ids,
+    and (for the GM, or with ``show_npc_skills``) what an opponent opposes with."""
+    lines = [f'Challenge "{ch["name"]}": tasks for {and_names(ch["who"]) if ch["who"] else "nobody yet"}.']
+    rolls = [f"task {t['n']} #{t['roll']}" for t in ch["tasks"] if t["roll"] is not None]
+    if rolls:
+        lines.append("  Rolls: " + ", ".join(rolls) + ".")
+    for t in ch["tasks"]:
+        against = t.get("opposed_with")
+        if against is not None and t["state"] == "open":
+            skill = f"{against['skill']}, " if against["skill"] else ""
+            lines.append(f"  Task {t['n']} is opposed by {t['opponent']}: {skill}{describe(against['rating'])}.")
+    return lines
+
+
+def _contest_lines(co: dict) -> list[str]:
+    """What the tally in the footer does not say: the threats, this exchange's rolls' ids."""
+    lines = [f'Contest "{co["name"]}": each side rolls against {describe(co["difficulty"])}.']
+    for t in co["threats"]:
+        if t["skill"] is None:
+            lines.append(f"  Threat: {t['name']}, {describe(t['rating'])}.")
+        else:
+            rating = f", {describe(t['skill_rating'])}" if "skill_rating" in t else ""
+            lines.append(f"  Threat: {t['name']}, attacking with {t['skill']}{rating}.")
+    rolls = [f"#{s['rolled']['roll']} ({and_names(s['members'])})" for s in co["sides"]
+             if s["rolled"] is not None and s["rolled"]["roll"] is not None]
+    if rolls:
+        lines.append("  Rolls this exchange: " + ", ".join(rolls) + ".")
+    return lines
 
 
 def overview_lines(view: dict, *, waiting: bool = True) -> list[str]:
@@ -151,6 +199,10 @@ def overview_lines(view: dict, *, waiting: bool = True) -> list[str]:
     for r in view["open_rolls"]:
         until = f" until {when(r['_until'])}" if r.get("_until") else ""
         lines.append(f"Roll #{r['id']}, {r['what']}, is open for invokes{until}.")
+    if view.get("challenge"):       # the boards themselves are in the footer (``waiting``)
+        lines += _challenge_lines(view["challenge"])
+    if view.get("contest"):
+        lines += _contest_lines(view["contest"])
     if waiting:
         lines += view["waiting"]
     if view.get("gm_pool_text"):

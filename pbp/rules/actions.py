@@ -53,7 +53,7 @@ from pbp.rules.effort import (
 from pbp.rules.invokes import AfterInvoke, Invoking, apply_invokes
 from pbp.rules.ladder import describe
 from pbp.rules.names import (
-    GM, and_names, find_aspect, find_character, find_skill, lookup_skill, quote, same_name, skill_list,
+    and_names, find_aspect, find_character, find_skill, lookup_skill, quote, same_name, skill_list,
 )
 from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,

@@ -141,19 +141,6 @@ def closed_because(facts: RollFacts, now: datetime, window: RollWindow) -> str |
     return None
 
 
-def is_open(facts: RollFacts, now: datetime, window: RollWindow) -> bool:
-    return closed_because(facts, now, window) is None
-
-
-def check_open(facts: RollFacts, now: datetime, window: RollWindow, roll_id: int | None = None) -> None:
-    """Refuse an after-the-dice invoke on a closed roll."""
-    why = closed_because(facts, now, window)
-    if why is not None:
-        name = f"roll #{roll_id}" if roll_id is not None else "that roll"
-        raise RulesError(f"{name} is closed: {why}", expected="an invoke on an open roll, or with the next roll",
-                         example='/attack Ghoul with Fight +invoke "Deep Shadows"')
-
-
 # -- re-running a roll --------------------------------------------------------------------
 
 @dataclass

@@ -156,9 +156,10 @@ def short_matches(typed: str, items: list, names) -> list:
 
 @dataclass
 class Table:
-    """Everything one message may touch: the characters and the aspects in play."""
+    """Everything one message may touch: the characters and the aspects in play, under the
+    campaign's game system (its registered name: no table is of a system by default)."""
 
-    system: str = "fate-condensed"
+    system: str
     characters: dict[str, Character] = field(default_factory=dict)
     aspects: list[Aspect] = field(default_factory=list)
     skill_list: tuple[str, ...] = ()

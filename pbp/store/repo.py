@@ -97,42 +97,61 @@ def table_as_loaded(before: Snapshot) -> rs.Table:
     return rs.Table(system=before.system, characters=characters, aspects=aspects)
 
 
-def save_table(campaign: m.Campaign, before: Snapshot, after: rs.Table) -> list[str]:
+@dataclass(frozen=True)
+class Saved:
+    """What :func:`save_table` compared and wrote, so nothing after it dumps a row again
+    (the sheet history, :func:`pbp.sheetedit.record_play`, reads it)."""
+
+    changed: list[str]                          # the sheets a reply shows (see save_table)
+    rows: dict[str, tuple[str | None, str]]     # name -> (row as loaded, row now), rows that changed
+    aspects: list[tuple[int, dict | None, dict | None]]  # id, fields as loaded (None: new), now (None: gone)
+
+
+def save_table(campaign: m.Campaign, before: Snapshot, after: rs.Table) -> Saved:
     """Write the differences between the loaded table and its state now (changed
-    characters; new, changed and removed aspects; unchanged rows cost no query) and return
-    the names of the characters whose sheet changed, or who own or hold free invokes on an
-    aspect that changed: the sheets a reply shows."""
+    characters; new, changed and removed aspects; unchanged rows cost no query). Returns
+    what it compared (:class:`Saved`): the names of the characters whose sheet changed, or
+    who own or hold free invokes on an aspect that changed (the sheets a reply shows), the
+    changed rows' dumps and the changed aspects' fields before and after."""
     changed: list[str] = []
+    rows: dict[str, tuple[str | None, str]] = {}
     for ch in after.characters.values():
         fields = _character_fields(ch)
         if ch.id is None:
             ch.id = m.Character.create(campaign=campaign, **fields).id
             changed.append(ch.name)
-        elif before.characters.get(ch.name) != _dump(fields):
+            rows[ch.name] = (None, _dump(fields))
+            continue
+        now, was = _dump(fields), before.characters.get(ch.name)
+        if was != now:
             m.Character.update(**fields, updated_at=m.utcnow()).where(m.Character.id == ch.id).execute()
             changed.append(ch.name)
+            rows[ch.name] = (was, now)
 
-    touched: list[dict] = []
+    touched: list[tuple[int, dict | None, dict | None]] = []
     kept: set[int] = set()
     for a in after.aspects:
         fields = _aspect_fields(a)
         if a.id is None:
             a.id = m.Aspect.create(campaign=campaign, **fields).id
-            touched.append(fields)
+            touched.append((a.id, None, fields))
             continue
         kept.add(a.id)
         if before.aspects.get(a.id) != _dump(fields):
             m.Aspect.update(**fields).where(m.Aspect.id == a.id).execute()
-            touched += [fields, before.aspect(a.id)]
+            touched.append((a.id, before.aspect(a.id), fields))
     gone = [aid for aid in before.aspects if aid not in kept]
     if gone:
         m.Aspect.update(active=False).where(m.Aspect.id.in_(gone)).execute()
-        touched += [before.aspect(aid) for aid in gone]
-    for fields in touched:
-        for name in (fields["owner"], *fields["free_invokes"]):
-            if name in after.characters and name not in changed:
-                changed.append(name)
-    return changed
+        touched += [(aid, before.aspect(aid), None) for aid in gone]
+    for _, was, now in touched:
+        for fields in (now, was):
+            if fields is None:
+                continue
+            for name in (fields["owner"], *fields["free_invokes"]):
+                if name in after.characters and name not in changed:
+                    changed.append(name)
+    return Saved(changed, rows, touched)
 
 
 def chain_hash(prev_hash: str, record: dict) -> str:

@@ -58,7 +58,7 @@ class _Endpoint:
     def _check_endpoint(self) -> None:
         kind = self.KIND
         if not isinstance(self.host, str) or not self.host.strip():
-            raise ConfigError(f"{kind}: host is empty", hint=f'set host, e.g. host = "mail.example.org"')
+            raise ConfigError(f"{kind}: host is empty", hint='set host, e.g. host = "mail.example.org"')
         if self.security not in SECURITY_MODES:
             raise ConfigError(
                 f"{kind}: unknown security {self.security!r}",

@@ -80,6 +80,13 @@ def test_not_a_fari_sheet():
         from_fari({"name": "x"}, FC)
 
 
+def test_a_fari_file_of_another_kind_is_refused():
+    from pbp.errors import SheetError
+
+    with pytest.raises(SheetError, match="holds a 'scene', not a character"):
+        from_fari({"fariType": "scene", "name": "Docks", "pages": []}, FC)
+
+
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_each_layout_imports_with_its_play_state(table, tmp_path, capsys, layout):
     path = tmp_path / f"mara-{layout}.fari.json"
@@ -110,6 +117,7 @@ def test_round_trip_import_export_import_is_the_same_character(table, tmp_path, 
     assert main(["character", "export", "Ruth", "--fari", "--out", str(out)]) == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["version"] == 6 and "rows" in doc["pages"][0]
+    assert doc["fariType"] == "character"      # without it the Fari app ignores the file (FariEntity.import)
     assert main(["character", "import", str(out), "--replace"]) == 0
     assert "not imported" not in capsys.readouterr().out
     assert everything("Ruth") == first

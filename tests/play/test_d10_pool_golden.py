@@ -43,7 +43,7 @@ def test_a_whole_d10_pool_conflict(scrapyard, config, update):
     assert "Negative hits: a catastrophic failure" in table.steps[9].text
     assert "Charles's effort goes from -2 to 2" in table.steps[10].text
     # +1 hit after the dice turns the tie into a hit; the same aspect again is refused
-    assert "invokes Ace Pilot of the Ninth for +1, after the dice" in table.steps[13].text
+    assert "invokes Ace Pilot of the Ninth for +1 hit, after the dice" in table.steps[13].text
     assert "the outcome goes from a tie to success" in table.steps[13].text
     assert "already invoked with a fate point on this roll" in table.steps[14].text
     # a hostile invocation: the point goes to the captain at the end of the scene

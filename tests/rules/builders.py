@@ -17,7 +17,7 @@ def make_table() -> Table:
     corpse = Character("Corpse", kind="npc", skills={"Athletics": 0, "Grasping Hands": 2}, fate_points=0)
     ghoul = Character("Ghoul", kind="npc", skills={"Fight": 2, "Athletics": 1, "Notice": 1,
                                                     "Biting People": 3}, fate_points=1)
-    table = Table(characters={c.name: c for c in (ruth, charles, ethan, shoggoth, corpse, ghoul)})
+    table = Table(system="fate-condensed", characters={c.name: c for c in (ruth, charles, ethan, shoggoth, corpse, ghoul)})
     table.aspects += [
         Aspect("Monster Hunter", kind="high_concept", owner="Ruth"),
         Aspect("Hair-Trigger Temper", kind="trouble", owner="Ruth"),

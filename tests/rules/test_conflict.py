@@ -21,7 +21,7 @@ def cellar() -> Table:
     for ch in chars:
         ch.stress = {"physical": [False] * 3, "mental": [False] * 3}
         ch.consequences = consequence_slots(ch, FATE_CONDENSED)
-    return Table(characters={c.name: c for c in chars})
+    return Table(system="fate-condensed", characters={c.name: c for c in chars})
 
 
 def test_concession_pays_one_plus_the_consequences_of_this_conflict():

@@ -28,7 +28,7 @@ def basement() -> Table:
     charles.stress = {"physical": [False] * 3, "mental": [False] * 3}
     charles.consequences = consequence_slots(charles, FATE_CONDENSED)
     ghoul = Character("Ghoul", kind="npc", skills={"Fight": 2, "Athletics": 2, "Physique": 3}, fate_points=1)
-    table = Table(characters={"Charles": charles, "Ghoul": ghoul})
+    table = Table(system="fate-condensed", characters={"Charles": charles, "Ghoul": ghoul})
     table.aspects.append(Aspect("Hungry for Flesh", kind="trouble", owner="Ghoul"))
     return table
 
@@ -112,7 +112,7 @@ def test_a_plan_that_falls_short_is_refused_with_the_options():
     """"you have to absorb all the shifts of the hit to stay in the fight": a short answer is
     refused while something could absorb the hit, and the refusal lists what would."""
     ch = charles_with(3)
-    table = Table(characters={"Charles": ch})
+    table = Table(system="fate-condensed", characters={"Charles": ch})
     with pytest.raises(RulesError) as err:
         absorb(table, ch, "physical", 5, stress=3, system=FATE_CONDENSED)
     assert "must absorb 5 shifts" in err.value.message and "this absorbs 3" in err.value.message
@@ -124,7 +124,7 @@ def test_a_plan_that_falls_short_is_refused_with_the_options():
 def test_wasteful_plans_are_refused_but_a_bigger_consequence_is_a_choice():
     """Every box and consequence in an answer must be needed; taking a severe consequence for
     a 5-shift hit is allowed (nothing smaller was chosen), a severe plus a box is not."""
-    table = Table(characters={"Charles": charles_with(3)})
+    table = Table(system="fate-condensed", characters={"Charles": charles_with(3)})
     ch = table.character("Charles")
     with pytest.raises(RulesError, match="mark 1 stress box, not 2"):
         absorb(table, ch, "physical", 5, stress=2, consequences=[("moderate", "Cracked Ribs")], system=FATE_CONDENSED)
@@ -139,7 +139,7 @@ def test_wasteful_plans_are_refused_but_a_bigger_consequence_is_a_choice():
 def test_filled_slots_and_full_boxes_are_refused():
     """"The boxes are binary—either they're empty and can be used or they're full and can't",
     and a consequence needs an empty slot."""
-    table = Table(characters={"Charles": charles_with(1, filled=("moderate",))})
+    table = Table(system="fate-condensed", characters={"Charles": charles_with(1, filled=("moderate",))})
     ch = table.character("Charles")
     with pytest.raises(RulesError, match="1 free physical stress box, not 2"):
         absorb(table, ch, "physical", 2, stress=2, system=FATE_CONDENSED)
@@ -158,7 +158,7 @@ def test_the_extra_mild_slot_serves_only_its_track():
     physical hits" (000_7ba3f797fc1d45d3.txt): a second mild works for a physical hit, not a
     mental one."""
     ch = charles_with(0, physique=5)
-    table = Table(characters={"Charles": ch})
+    table = Table(system="fate-condensed", characters={"Charles": ch})
     assert [c.severity for c in ch.consequences] == ["mild", "moderate", "severe", "mild2"]
     result = absorb(table, ch, "physical", 4, consequences=[("mild", "Bruised Hip"), ("mild", "Split Lip")], system=FATE_CONDENSED)
     assert result.consequences == (("mild", "Bruised Hip"), ("mild2", "Split Lip"))
@@ -166,7 +166,7 @@ def test_the_extra_mild_slot_serves_only_its_track():
 
     mind = charles_with(0, physique=5)
     mind.stress["mental"] = [True] * 3
-    table = Table(characters={"Charles": mind})
+    table = Table(system="fate-condensed", characters={"Charles": mind})
     with pytest.raises(RulesError, match="mild consequence slot is already filled"):
         absorb(table, mind, "mental", 4, consequences=[("mild", "Shaken"), ("mild", "Rattled")], system=FATE_CONDENSED)
     with pytest.raises(RulesError, match="extra mild slot is for physical hits only, not mental"):
@@ -194,7 +194,7 @@ def test_cheapest_absorption_harms_the_least():
 def test_the_deadline_default_names_placeholders_to_rename():
     """A player who does not answer takes the cheapest absorption; consequences get
     placeholder names flagged for renaming, and the attacker still holds the free invoke."""
-    table = Table(characters={"Charles": charles_with(1)})
+    table = Table(system="fate-condensed", characters={"Charles": charles_with(1)})
     result = absorb_default(table, "Charles", "physical", 5, attacker="Ghoul", system=FATE_CONDENSED)
     assert result.consequences == (("moderate", "Moderate Wound (to be named)"),)
     effect = next(e for e in result.effects if e.kind == "consequence")
@@ -211,7 +211,7 @@ def test_minor_npcs_mark_boxes_or_are_taken_out():
     more shifts than they can absorb with stress, they are simply taken out"."""
     cultist = Character("Cultist", kind="minor", skills={"Fight": 1})
     cultist.stress = {"physical": [False, False]}
-    table = Table(characters={"Cultist": cultist})
+    table = Table(system="fate-condensed", characters={"Cultist": cultist})
     assert npc_plan(cultist, "mental", 2, system=FATE_CONDENSED) == Plan(stress=2, absorbs=2)   # its boxes serve any hit
     result = npc_absorb(table, cultist, "physical", 1, attacker="Ruth", system=FATE_CONDENSED)
     assert cultist.stress["physical"] == [True, False] and not result.taken_out
@@ -226,7 +226,7 @@ def test_major_npcs_take_stress_first_then_the_smallest_consequence():
     """Major NPCs absorb by policy: stress first, then the smallest single consequence that
     covers the rest, else they are taken out."""
     ghoul = Character("Ghoul", kind="npc", skills={"Physique": 0})
-    table = Table(characters={"Ghoul": ghoul})
+    table = Table(system="fate-condensed", characters={"Ghoul": ghoul})
     assert npc_plan(ghoul, "physical", 3, system=FATE_CONDENSED) == Plan(stress=3, absorbs=3)
     assert npc_plan(ghoul, "physical", 4, system=FATE_CONDENSED).describe() == "mild + 2 stress boxes"
     assert npc_plan(ghoul, "physical", 9, system=FATE_CONDENSED).describe() == "severe + 3 stress boxes"
@@ -239,7 +239,7 @@ def test_major_npcs_take_stress_first_then_the_smallest_consequence():
 
 
 def test_hits_on_the_wrong_track_or_after_being_taken_out_are_refused():
-    table = Table(characters={"Charles": charles_with(3)})
+    table = Table(system="fate-condensed", characters={"Charles": charles_with(3)})
     with pytest.raises(RulesError, match="not a stress track"):
         absorb(table, "Charles", "spiritual", 1, stress=1, system=FATE_CONDENSED)
     table.character("Charles").taken_out = True
@@ -294,7 +294,7 @@ def test_any_accepted_absorption_covers_the_hit_and_marks_no_box_twice(case):
     """Invariant of "Stress"/"Consequences": an accepted answer absorbs at least the shifts,
     marks exactly the boxes it names, each a box that was empty, and fills only empty slots."""
     ch, shifts, stress, sevs = case
-    table = Table(characters={"Charles": ch})
+    table = Table(system="fate-condensed", characters={"Charles": ch})
     before = list(ch.stress["physical"])
     filled = [c.aspect for c in ch.consequences]
     plan = [(s, f"Harm {i}") for i, s in enumerate(sevs)]
@@ -320,7 +320,7 @@ def test_any_accepted_absorption_covers_the_hit_and_marks_no_box_twice(case):
 @given(situations())
 def test_the_cheapest_plan_is_always_an_accepted_answer(case):
     ch, shifts, _, _ = case
-    table = Table(characters={"Charles": ch})
+    table = Table(system="fate-condensed", characters={"Charles": ch})
     plan = cheapest_absorption(ch, "physical", shifts, system=FATE_CONDENSED)
     if plan is None:
         assert absorb(table, ch, "physical", shifts, system=FATE_CONDENSED).taken_out

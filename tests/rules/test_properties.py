@@ -17,7 +17,7 @@ faces = st.lists(st.sampled_from([-1, 0, 1]), min_size=4, max_size=4)
 @settings(max_examples=300)
 @given(faces, st.integers(-2, 8), st.integers(-5, 5), st.integers(-4, 10))
 def test_effort_is_faces_plus_skill_plus_modifiers(dice, rating, modifier, vs):
-    table = Table(characters={"Ruth": Character("Ruth", skills={"Fight": rating})})
+    table = Table(system="fate-condensed", characters={"Ruth": Character("Ruth", skills={"Fight": rating})})
     cmd = overcome("Fight", opposition=Opposition(rating=vs), modifier=modifier)
     result = resolve(cmd, table, FixedDice(fate_group(dice)), "Ruth", system=FATE_CONDENSED)
     assert result.effort.total == sum(dice) + rating + modifier

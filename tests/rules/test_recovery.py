@@ -24,7 +24,7 @@ def wounded() -> Table:
     for ch in (charles, ruth):
         ch.stress = {"physical": [False] * 3, "mental": [False] * 3}
         ch.consequences = consequence_slots(ch, FATE_CONDENSED)
-    table = Table(characters={"Charles": charles, "Ruth": ruth})
+    table = Table(system="fate-condensed", characters={"Charles": charles, "Ruth": ruth})
     absorb(table, "Charles", "physical", 5, stress=1, consequences=[("moderate", "Gaping Chest Wound")],
            attacker="Ghoul", system=FATE_CONDENSED)
     absorb(table, "Charles", "physical", 3, stress=1, consequences=[("mild", "Nasty Bite")], attacker="Ghoul", system=FATE_CONDENSED)

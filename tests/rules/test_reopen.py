@@ -20,7 +20,7 @@ from pbp.rules.aspects import add_situation_aspect
 from pbp.rules.dice import DiceMismatch, FixedDice
 from pbp.rules.fate_points import FateLedger, owe_from_result
 from pbp.rules.reopen import (
-    AfterInvoke, OpenRoll, ReplayDice, RollFacts, RollWindow, changes_between, check_open, is_open,
+    AfterInvoke, OpenRoll, ReplayDice, NEXT_ACTION, ROLLER_DONE, RollFacts, RollWindow, changes_between, closed_because,
     reresolve, throws_of,
 )
 from pbp.rules.results import Change, InvokeUse, Modifier, Outcome
@@ -340,11 +340,8 @@ def test_replay_dice_replays_then_draws_fresh():
 def test_a_roll_stays_open_until_the_next_action_done_or_the_window():
     window = RollWindow(timedelta(hours=12))
     facts = RollFacts(rolled_at=NOW)
-    assert is_open(facts, NOW + timedelta(hours=11), window)
-    assert not is_open(facts, NOW + timedelta(hours=12), window)
-    assert not is_open(RollFacts(NOW, next_action_started=True), NOW, window)
-    assert not is_open(RollFacts(NOW, actor_done=True), NOW, window)
-    assert is_open(facts, NOW + timedelta(days=30), RollWindow())
-    with pytest.raises(RulesError, match="roll #12 is closed: its roller said /done") as info:
-        check_open(RollFacts(NOW, actor_done=True), NOW, window, roll_id=12)
-    assert info.value.expected and info.value.example
+    assert closed_because(facts, NOW + timedelta(hours=11), window) is None
+    assert closed_because(facts, NOW + timedelta(hours=12), window) == window.passed
+    assert closed_because(RollFacts(NOW, next_action_started=True), NOW, window) == NEXT_ACTION
+    assert closed_because(RollFacts(NOW, actor_done=True), NOW, window) == ROLLER_DONE
+    assert closed_because(facts, NOW + timedelta(days=30), RollWindow()) is None

@@ -74,6 +74,6 @@ def test_severities_and_harm_names_come_from_the_system():
     ch = Character("Charles", skills={"Physique": 0})
     ch.consequences = consequence_slots(ch, light)
     with pytest.raises(RulesError, match=r'"severe" is not a consequence \(mild, moderate\)') as info:
-        absorb(Table(characters={"Charles": ch}), ch, "physical", 6, consequences=[("severe", "Torn")], system=light)
+        absorb(Table(system="light", characters={"Charles": ch}), ch, "physical", 6, consequences=[("severe", "Torn")], system=light)
     assert info.value.expected == "mild or moderate"
     assert cheapest_absorption(ch, "physical", 4, system=light).command() == '/absorb stress 2 mild "Mild Scrape (to be named)"'

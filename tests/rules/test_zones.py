@@ -80,6 +80,6 @@ def test_bad_maps_and_unknown_zones_name_the_zones():
 def test_zone_aspects_live_on_the_table():
     """Zone aspects are aspects of kind "zone" owned by the zone ("Caustic Slime Covering
     Everything" in the cellar)."""
-    table = Table(aspects=[Aspect("Caustic Slime", kind="zone", owner="Back Woods"),
+    table = Table(system="fate-condensed", aspects=[Aspect("Caustic Slime", kind="zone", owner="Back Woods"),
                            Aspect("Deep Shadows", kind="situation")])
     assert [a.name for a in zone_aspects(table, "back woods")] == ["Caustic Slime"]

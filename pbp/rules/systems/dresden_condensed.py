@@ -28,7 +28,7 @@ What the text adds to Fate Condensed, and how it is read here (docs/dresden-file
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from pbp.rules.systems.base import CharacterState, StressTable, SystemOption, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED

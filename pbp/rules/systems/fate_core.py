@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pbp.rules.advancement import MAJOR, MINOR, Allowance
+from pbp.rules.advancement import MINOR, Allowance
 from pbp.rules.systems.base import StressTable, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 
