@@ -361,6 +361,8 @@ def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]
         except ValueError as e:
             campaign.settings = settings
             raise ConfigError(f"{key}: {e}", hint=hint) from None
-        repo.save_table(campaign, snap, table)
+        saved = repo.save_table(campaign, snap, table)
+        from pbp.sheetedit import record_play     # every sheet change is in the history
+        record_play(campaign, snap, saved, table, who=f"pbp campaign set {key}", message_id=None)
     campaign.save()
     return lines

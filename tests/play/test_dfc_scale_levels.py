@@ -56,6 +56,10 @@ def test_renaming_the_levels_renames_those_in_play_and_every_command_reads_them(
     assert _levels(lakeshore) == {"Marcus": "Mortal", "Nora": "Touched", "Lake Thing": "Fae",
                                   "Warded Stacks": "Touched"}
     assert campaign_system(_campaign(lakeshore)).character_state.scale == tuple(RENAMED.split(", "))
+    # the sheet history has the rename (pbp character history)
+    [row] = m.SheetChange.select().where((m.SheetChange.character == "Nora")
+                                         & (m.SheetChange.who == "pbp campaign set scale_levels"))
+    assert row.before["system_state"]["scale"] == "Supernatural" and row.after["system_state"]["scale"] == "Touched"
     # /aspect add and /aspect set: the campaign's names; an old one is refused with them
     old = mt.post("GM", '/aspect add "Lake Fog" scale Otherworldly\n')
     assert old.status == "rejected"
