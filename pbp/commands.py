@@ -71,6 +71,10 @@ class Opposition:
     rating: int | None = None
     character: str | None = None
     skill: str | None = None
+    #: A defence answering an attack rolled in an earlier mail (``rating`` and ``character``
+    #: both set): the aspect with scale the attacker invoked on the attack, whose level their
+    #: side has (Dresden Files Condensed, "Aspects and Scale"). The parser never sets it.
+    scale_aspect: str | None = None
 
 
 @dataclass(frozen=True)

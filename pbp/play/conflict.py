@@ -230,6 +230,7 @@ def _attack_on_pc(post: Post, cmd: c.Attack, actor: Character, target: Character
     pending = Pending(
         id=post.play.new_id(), kind="defend", target=target.name, attacker=actor.name, deadline=post.deadline(),
         opened_at=post.now, attack_effort=result.effort.total, attack_skill=result.skill or "", roll_id=result.roll_id,
+        attack_scale_aspect=attack_scale_aspect(result),
         attack_kind=kind.name if kind is not None else "any", track=_track(post, result.skill, conflict),
         summary=f"{actor.name}'s attack with {result.skill}, {describe(result.effort.total)}",
     )
@@ -309,7 +310,14 @@ def defend(post: Post, cmd: c.Defend, actor: Character):
 
 
 def _rolled(pending: Pending) -> c.Opposition:
-    return c.Opposition(rating=pending.attack_effort, character=pending.attacker, skill=pending.attack_skill or None)
+    return c.Opposition(rating=pending.attack_effort, character=pending.attacker, skill=pending.attack_skill or None,
+                        scale_aspect=pending.attack_scale_aspect or None)
+
+
+def attack_scale_aspect(result: ActionResult) -> str:
+    """The aspect with scale an attack's first half says its attacker invoked ("" for none):
+    the defence answers the attacker's side at its level (``Opposition.scale_aspect``)."""
+    return next((e.data.get("scale_aspect") or "" for e in result.effects if e.kind == "attack_rolled"), "")
 
 
 def answer_defence(post: Post, pending: Pending, cmd: c.Defend, who: str) -> ActionResult:

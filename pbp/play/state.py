@@ -59,6 +59,7 @@ class Pending:
     roll_id: int | None = None      # the attack's roll in the ledger
     attack_effort: int = 0          # defend: the effort to beat
     attack_skill: str = ""
+    attack_scale_aspect: str = ""   # defend: the aspect with scale the attacker invoked (DFC)
     attack_kind: str = "melee"      # melee | ranged | mental (which skills may defend)
     shifts: int = 0                 # absorb: the hit
     track: str = "physical"

@@ -44,7 +44,7 @@ from typing import Callable, Iterable
 from pbp.commands import (
     ActionCommand, Advantage, Attack, Command, Defend, InvokeMode, Opposition, Overcome, Roll,
 )
-from pbp.errors import RulesError
+from pbp.errors import CommandError, RulesError
 from pbp.rules.bookkeeping import OWN_POINTS, FatePoints, Report, grant_free_invokes
 from pbp.rules.dice import DiceSource
 from pbp.rules.effort import (
@@ -226,9 +226,10 @@ def scale_difference(act: Action, other: str | None) -> tuple[int, str]:
         return 0, ""
     opponent = find_character(act.table, other, source=act.source)
     mine, my_name = side_scale(act)
-    theirs, their_name = state.scale_of(opponent)
-    if act.cmd.scale is not None and mine <= theirs:
-        raise RulesError(f"{act.actor.name} ({my_name}) is not above {opponent.name} ({their_name}) in scale; "
+    known, known_name = opposing_scale(act, opponent, after_the_dice=False)
+    theirs, their_name = opposing_scale(act, opponent)
+    if act.cmd.scale is not None and mine <= known:
+        raise RulesError(f"{act.actor.name} ({my_name}) is not above {opponent.name} ({known_name}) in scale; "
                          "the higher side takes its benefit", source=act.source,
                          expected="the action without +scale", example=act.source.split(" +scale")[0])
     if mine >= theirs:
@@ -236,15 +237,50 @@ def scale_difference(act: Action, other: str | None) -> tuple[int, str]:
     return mine - theirs, f"{their_name} over {my_name}"
 
 
+def opposing_scale(act: Action, opponent: Character, *, after_the_dice: bool = True) -> tuple[int, str]:
+    """The level of the side opposing the actor and how it is named: the opponent's own, or
+    the highest level of an aspect invoked for that side ("Aspects and Scale": "invoking the
+    aspect grants the additional benefit of its scale"): the aspect the attacker invoked on
+    an attack that the actor's defence answers (``Opposition.scale_aspect``), and, after the
+    dice, an ``oppose`` invoke on the actor's roll by someone else (``others``). Named with
+    the aspect (``Legendary (Warded Stacks)``). ``after_the_dice=False``: what the roller knew
+    when writing the roll (a ``+scale`` is judged against it; an oppose invoke after the dice
+    then only takes the benefit away). An aspect no longer in play brings nothing."""
+    state = act.system.character_state
+    level, name = state.scale_of(opponent)
+    aspects: list[Aspect] = []
+    opposition = act.cmd.opposition
+    if (act.name == "defend" and opposition is not None and opposition.scale_aspect
+            and same_name(opposition.character, opponent.name)):
+        try:
+            aspects.append(find_aspect(act.table, opposition.scale_aspect, opponent.name, source=act.source))
+        except CommandError:
+            pass                    # gone from play since the attack (the scene ended)
+    if after_the_dice:
+        aspects += [find_aspect(act.table, o.invoke.aspect, o.invoker or GM, source=act.source)
+                    for o in act.others if o.invoke.mode is InvokeMode.OPPOSE]
+    for aspect in aspects:
+        carried = state.aspect_scale(aspect)
+        if carried is not None and carried[0] > level:
+            level, name = carried[0], f"{carried[1]} ({aspect.name})"
+    return level, name
+
+
 def side_scale(act: Action) -> tuple[int, str]:
     """The level of the actor's side on this roll and how it is named: the actor's own, or
     the highest level of an aspect the actor, or an ally after the dice (``others``),
     invokes on it ("Aspects and Scale": "the GM may determine that invoking the aspect grants
-    the additional benefit of its scale"), named with the aspect (``Supernatural (Veiled)``). An ``if needed`` invoke is judged after the
-    dice, so the scale it would grant is not known before them: refused for an aspect that
+    the additional benefit of its scale"), named with the aspect (``Supernatural (Veiled)``).
+    An ``if needed`` invoke is judged after the dice, so the scale it would grant is not known before them: refused for an aspect that
     would raise the level."""
+    return _side(act)[:2]
+
+
+def _side(act: Action) -> tuple[int, str, str | None]:
+    """:func:`side_scale` and the aspect that set the level (None: the actor's own)."""
     state = act.system.character_state
     level, name = state.scale_of(act.actor)
+    raised_by = None
     invoked = [(i, find_aspect(act.table, i.aspect, act.actor.name, source=act.source)) for i in act.cmd.invokes]
     # an ally's invoke after the dice (``others``): the ally's side is the roller's
     invoked += [(None, find_aspect(act.table, o.invoke.aspect, o.invoker, source=act.source))
@@ -259,8 +295,8 @@ def side_scale(act: Action) -> tuple[int, str]:
                              source=act.source, expected=f"+invoke {quote(aspect.name)} without if needed",
                              example=re.sub(r"\s+if needed(?: for style)?", "", act.source, count=1,
                                             flags=re.IGNORECASE))
-        level, name = carried[0], f"{carried[1]} ({aspect.name})"
-    return level, name
+        level, name, raised_by = carried[0], f"{carried[1]} ({aspect.name})", aspect.name
+    return level, name, raised_by
 
 
 def _scale_invokes(act: Action, name: str, target: Character | None) -> None:
@@ -490,8 +526,11 @@ def _attack_first_half(act: Action, skill: str, rating: int, target: Character) 
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source, act.payer)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=False, others=act.others)
+    # the aspect with scale the attacker invoked: the defence answers the attacker's side at its level
+    raised_by = _side(act)[2] if act.system.character_state.scale_of(act.actor) is not None else None
     act.report.effect("attack_rolled", f"{target.name} defends against an effort of {effort.total}",
-                      target=target.name, attacker=act.actor.name, effort=effort.total)
+                      target=target.name, attacker=act.actor.name, effort=effort.total,
+                      **({"scale_aspect": raised_by} if raised_by else {}))
     return ActionResult(command=act.source, actor=act.actor.name, action="attack", skill=skill, effort=effort,
                         opposition=None, shifts=None, outcome=None, effects=act.report.effects,
                         changes=act.report.changes)

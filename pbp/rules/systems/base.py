@@ -243,6 +243,11 @@ class CharacterState:
                          source=source, expected="an aspect command without it",
                          example=f'/aspect add "{aspect.name}"')
 
+    def setting_example(self, key: str) -> str:
+        """A value of the aspect setting ``key`` that works, for examples in replies (Dresden
+        Files Condensed: the campaign's second level of scale)."""
+        return ""
+
     def aspect_scale(self, aspect) -> tuple[int, str] | None:
         """The level of scale an aspect carries (its index and name), or None: invoking it
         grants none (Dresden Files Condensed, "Aspects and Scale")."""
@@ -387,6 +392,16 @@ class SystemOption:
     description: str
     values: tuple[str, ...]
     apply: object          # (System, str) -> System
+    #: A setting whose values are not a fixed list (Dresden Files Condensed's
+    #: ``scale_levels``): ``check(value)`` gives the value as kept or raises ValueError
+    #: saying what is wrong; ``example`` is a value that works (for the refusal's hint).
+    check: object = None   # (str) -> str
+    example: str = ""
+    #: ``carry(before, after, table)``: the campaign's stored state moved from the system
+    #: ``before`` the change to the one ``after`` it (a renamed level of scale on the
+    #: characters and aspects in play); returns what it changed, one line each, or raises
+    #: ValueError (nothing changes) when it cannot.
+    carry: object = None   # (System, System, Table) -> list[str]
 
 
 _CONFIGURED: dict = {}
