@@ -230,10 +230,10 @@ def _attack_on_pc(post: Post, cmd: c.Attack, actor: Character, target: Character
     pending = Pending(
         id=post.play.new_id(), kind="defend", target=target.name, attacker=actor.name, deadline=post.deadline(),
         opened_at=post.now, attack_effort=result.effort.total, attack_skill=result.skill or "", roll_id=result.roll_id,
-        attack_scale_aspect=attack_scale_aspect(result),
         attack_kind=kind.name if kind is not None else "any", track=_track(post, result.skill, conflict),
         summary=f"{actor.name}'s attack with {result.skill}, {describe(result.effort.total)}",
     )
+    keep_attack_scale(pending, result)
     post.play.pending.append(pending)
     post.ask(_defend_ask(post, pending, target))
     return result
@@ -275,7 +275,9 @@ def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
 def what(pending: Pending) -> str:
     """What a reaction answers, as it stands now (an invoke after the dice may change it)."""
     if pending.kind == "defend":
-        return f"{pending.attacker}'s attack with {pending.attack_skill}, {describe(pending.attack_effort)}"
+        after = (f" (+{pending.attack_scale_after} scale after the roll if it beats the defence)"
+                 if pending.attack_scale_after else "")
+        return f"{pending.attacker}'s attack with {pending.attack_skill}, {describe(pending.attack_effort)}{after}"
     return f"{explain.current().hit(pending.shifts)} from {pending.attacker or 'the GM'}"
 
 
@@ -311,13 +313,19 @@ def defend(post: Post, cmd: c.Defend, actor: Character):
 
 def _rolled(pending: Pending) -> c.Opposition:
     return c.Opposition(rating=pending.attack_effort, character=pending.attacker, skill=pending.attack_skill or None,
-                        scale_aspect=pending.attack_scale_aspect or None)
+                        scale_aspect=pending.attack_scale_aspect or None, scale_after=pending.attack_scale_after,
+                        scale_label=pending.attack_scale_label or None)
 
 
-def attack_scale_aspect(result: ActionResult) -> str:
-    """The aspect with scale an attack's first half says its attacker invoked ("" for none):
-    the defence answers the attacker's side at its level (``Opposition.scale_aspect``)."""
-    return next((e.data.get("scale_aspect") or "" for e in result.effects if e.kind == "attack_rolled"), "")
+def keep_attack_scale(pending: Pending, result: ActionResult) -> None:
+    """What an attack's first half says of its scale, kept for the defence: the aspect with
+    scale its attacker invoked (the defence answers the attacker's side at its level,
+    ``Opposition.scale_aspect``), and a ``+scale after``'s bonus and levels, added to the
+    attack if it beats the defence (``Opposition.scale_after``)."""
+    data = next((e.data for e in result.effects if e.kind == "attack_rolled"), {})
+    pending.attack_scale_aspect = data.get("scale_aspect") or ""
+    pending.attack_scale_after = int(data.get("scale_after") or 0)
+    pending.attack_scale_label = data.get("scale_label") or ""
 
 
 def answer_defence(post: Post, pending: Pending, cmd: c.Defend, who: str) -> ActionResult:
