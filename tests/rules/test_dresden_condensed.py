@@ -489,6 +489,37 @@ def test_scale_after_a_failed_roll_adds_nothing():
     assert scale_terms(result.effort) == [] and result.outcome is Outcome.FAIL
 
 
+@pytest.mark.parametrize("defence, shifts", [("0000", 6), ("+000", 5), ("++00", 0), ("+++0", None)])
+def test_scale_after_on_an_attack_defended_later_is_settled_by_the_defence(defence, shifts):
+    """"+2 per level of difference to the result after the roll, if the roll succeeds", the
+    attack rolled before its defence (by mail): Nora (Otherworldly) attacks the Mundane Thing
+    with Fight Good (+3) 0000 and ``+scale after``: nothing before the roll, the bonus (+4, two
+    levels) goes with the attack. Against the Thing's Athletics Average (+1) with 0000 (+1) or
+    +000 (+2) the attack succeeds and takes it (a 6- or 5-shift hit); ++00 (+3) is a tie, no
+    success; +++0 (+4) holds: it takes nothing."""
+    from pbp.rules.actions import DEFENCE_LATER
+
+    table = scaled_table("Otherworldly", "Mundane")
+    first = Attack(line=1, source="/attack Thing with Fight +scale after", skill="Fight", target="Thing",
+                   opposition=DEFENCE_LATER, scale=ScaleUse("after"))
+    rolled = resolve(first, table, FixedDice("0000"), "Nora", DFC)
+    assert scale_terms(rolled.effort) == [] and rolled.effort.total == 3
+    data = next(e.data for e in rolled.effects if e.kind == "attack_rolled")
+    assert (data["scale_after"], data["scale_label"]) == (4, "Otherworldly over Mundane")
+    answer = Defend(line=1, source="/defend Athletics", skill="Athletics",
+                    opposition=Opposition(rating=3, character="Nora", skill="Fight", scale_after=4,
+                                          scale_label="Otherworldly over Mundane"))
+    result = resolve(answer, table, FixedDice(defence), "Thing", DFC)
+    said = next(e.text for e in result.effects if e.kind == "scale_after")
+    if shifts:
+        assert result.opposition.value == 7 and -result.shifts == shifts and result.outcome is Outcome.FAIL
+        assert "Nora's attack beats Thing's defence, so it takes +4 (2 per level)" in said
+    else:
+        assert result.opposition.value == 3
+        assert result.outcome is (Outcome.TIE if shifts == 0 else Outcome.SUCCESS)
+        assert "does not beat Thing's defence, so it takes nothing" in said
+
+
 @pytest.mark.parametrize("levels, theirs", [(1, "Supernatural"), (2, "Mundane")])
 def test_scale_adds_free_invokes_to_a_successful_advantage(levels, theirs):
     """"1 additional free invoke per level of difference to the results of a successful
