@@ -505,8 +505,8 @@ def _pending_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: Acti
                 p.shifts = shifts
                 notes.append(f"{p.target} now absorbs {post.system.explain.hit(shifts)}.")
         elif p.kind == "defend":
-            from pbp.play.conflict import attack_scale_aspect
-            p.attack_scale_aspect = attack_scale_aspect(new)   # an invoke after the dice may bring scale
+            from pbp.play.conflict import keep_attack_scale
+            keep_attack_scale(p, new)   # an invoke after the dice may bring scale
             if p.attack_effort != new.effort.total:
                 p.attack_effort = new.effort.total
                 notes.append(f"{p.target} now defends against {new.effort.total}.")

@@ -30,10 +30,13 @@ in two halves (``pbp.play.conflict``):
 * ``/attack`` whose opposition is ``DEFENCE_LATER`` (an ``Opposition`` naming nothing,
   which the parser never produces) rolls only the attacker's effort: no outcome, no
   shifts, one "attack_rolled" effect naming the target. ``if needed`` invokes cannot be
-  judged before the defence and are refused.
+  judged before the defence and are refused. A ``+scale after`` (Dresden Files Condensed)
+  adds nothing yet: the effect carries its bonus and levels (``scale_after``,
+  ``scale_label``) for the defence.
 * ``/defend`` against ``Opposition(rating=EFFORT, character=ATTACKER, skill=SKILL)`` (a
   rating *and* a character) answers that attack: the effort is fixed, the attacker is
   named so a hit or a tie's boost goes to them, and SKILL says which defences are allowed.
+  Its ``scale_after`` is added to the attack if it beats the defence (a tie is no success).
 """
 from __future__ import annotations
 
@@ -516,21 +519,22 @@ def _attack_first_half(act: Action, skill: str, rating: int, target: Character) 
                             named=act.cmd.stunts, modifier=act.cmd.modifier, source=act.source)
     mods += team_modifiers(act, skill, rating)
     levels, label = scale_difference(act, target.name)
-    if act.cmd.scale is not None and act.cmd.scale.take == "after":
-        raise RulesError(f"{target.name} defends in a later mail, so pbp cannot tell yet whether the attack "
-                         "succeeds: take scale before the roll", source=act.source,
-                         expected="+scale (+1 per level before the roll)",
-                         example=act.source.replace("+scale after", "+scale"))
-    if levels > 0:
+    # "+2 per level ... after the roll, if the roll succeeds": whether it succeeds is known
+    # when the defence is rolled, so the bonus goes with the attack to the defence
+    after = 2 * levels if levels > 0 and act.cmd.scale is not None and act.cmd.scale.take == "after" else 0
+    if levels > 0 and not after:
         mods.append(Modifier("scale", label, levels))
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source, act.payer)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=False, others=act.others)
     # the aspect with scale the attacker invoked: the defence answers the attacker's side at its level
     raised_by = _side(act)[2] if act.system.character_state.scale_of(act.actor) is not None else None
-    act.report.effect("attack_rolled", f"{target.name} defends against an effort of {effort.total}",
+    waits = (f"; scale after the roll ({label}): +{after} if the attack beats the defence, nothing on a tie"
+             if after else "")
+    act.report.effect("attack_rolled", f"{target.name} defends against an effort of {effort.total}{waits}",
                       target=target.name, attacker=act.actor.name, effort=effort.total,
-                      **({"scale_aspect": raised_by} if raised_by else {}))
+                      **({"scale_aspect": raised_by} if raised_by else {}),
+                      **({"scale_after": after, "scale_label": label} if after else {}))
     return ActionResult(command=act.source, actor=act.actor.name, action="attack", skill=skill, effort=effort,
                         opposition=None, shifts=None, outcome=None, effects=act.report.effects,
                         changes=act.report.changes)
@@ -573,8 +577,31 @@ def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: Sys
     check_permission(act.actor, skill, allowed, "defend", system, source=cmd.source,
                      example=f"/defend {allowed[0]}")
     contest = _contest(act, skill, rating, attack, may_oppose=True)
+    if opposition.scale_after and opposition.rating is not None and opposition.character:
+        contest = _scale_after_the_defence(act, contest, opposition)
     system.tables.defend(act, contest)
     return _result(act, skill, contest)
+
+
+def _scale_after_the_defence(act: Action, contest: Contest, opposition: Opposition) -> Contest:
+    """An attack rolled in an earlier mail with ``+scale after`` ("+2 per level of difference
+    to the result after the roll, if the roll succeeds", Dresden Files Condensed, "Scale"):
+    now that the defence is rolled, the attack succeeds if it beats it (a tie is no success),
+    and then takes its bonus; the reply says which."""
+    bonus, label = opposition.scale_after, opposition.scale_label or "scale"
+    attack = contest.opposition
+    if contest.shifts >= 0:
+        act.report.effect("scale_after", f"scale after the roll ({label}): {attack.character}'s attack does not "
+                          f"beat {act.actor.name}'s defence, so it takes nothing", bonus=0)
+        return contest
+    total = attack.value + bonus
+    raised = OppositionResult(total, f"{attack.label} +{bonus} scale after the roll ({label}) = {describe(total)}",
+                              attack.effort, attack.character)
+    shifts = act.system.tiers.margin(contest.effort.total, total)
+    act.report.effect("scale_after", f"scale after the roll ({label}): {attack.character}'s attack beats "
+                      f"{act.actor.name}'s defence, so it takes +{bonus} (2 per level), {describe(total)}",
+                      bonus=bonus)
+    return Contest(contest.effort, raised, shifts, act.system.tiers.contest_tier(shifts, False))
 
 
 def _rolled_attack(act: Action, opposition: Opposition) -> tuple[OppositionResult, AttackKind | None]:
