@@ -158,6 +158,10 @@ class Roll(Command):
     skill: str | None = None
     modifier: int = 0
     actor: str | None = None
+    # The dice were written (``/roll 4dF``, ``/roll 6d10``), not left to the system: a system
+    # whose dice differ refuses written dice it does not use and rolls its own for a skill
+    # (the d10 hack's pool). Not compared: under Fate ``/roll Fight`` is ``/roll 4dF+Fight``.
+    dice_written: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -364,6 +368,17 @@ class Veto(Command):
     ref: int | None = None
     aspect: str = ""
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class Cost(Command):
+    """``/cost #142 minor|severe ["what happens"]`` (GM): a cost on a failure or a tie, in a
+    system whose costs the GM names by reply (the d10 hack); with the text it is named at
+    once, without it it waits for ``/approve #ID "..."`` as a cost the roll owes does."""
+
+    ref: int = 0
+    severity: str = "minor"
+    text: str = ""
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,8 @@ class RollRecordRef:
     delta: TableDelta = field(default_factory=TableDelta)
     owed: tuple[Owed, ...] = ()     # hostile invokes' points this roll owes (replaced on a re-run)
     summary: str = ""               # "Ruth's attack on the Ghoul", for replies
+    outcome: str = ""               # the roll's outcome as it stands: fail, tie, success, style, or
+                                    # catastrophic (a fail of negative hits); "" before pbp kept it
     harm_target: str = ""           # an NPC the roll hit at once: its harm before and after the hit
     harm_before: dict = field(default_factory=dict)
     harm_after: dict = field(default_factory=dict)

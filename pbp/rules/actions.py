@@ -51,7 +51,7 @@ from pbp.errors import CommandError, RulesError
 from pbp.rules.bookkeeping import OWN_POINTS, FatePoints, Report, grant_free_invokes
 from pbp.rules.dice import DiceSource
 from pbp.rules.effort import (
-    Opponent, best_skill, check_permission, effort_modifiers, passive, roll_effort,
+    Opponent, best_skill, check_permission, effort_modifiers, passive, roll_effort, skill_rating,
 )
 from pbp.rules.invokes import AfterInvoke, Invoking, apply_invokes
 from pbp.rules.ladder import describe
@@ -630,34 +630,38 @@ def _attacker(act: Action, opposition: Opposition, defence: str | None) -> Oppon
 
 def _roll(cmd: Roll, table: Table, dice: DiceSource, actor: str, system: System, **_) -> ActionResult:
     """``/roll 4dF+2``, ``/roll Fight``, ``/roll 3d6``: dice, an optional skill and a
-    modifier; no opposition, so no outcome and no shifts."""
+    modifier; no opposition, so no outcome and no shifts. The system's dice decide what a
+    plain roll throws (``System.dice.plain``): Fate's any dice written, the rating added; the
+    d10 hack's a pool of d10s counted as hits, sized by the skill and approach."""
     if not 1 <= cmd.count <= MAX_DICE:
         raise RulesError(f"roll between 1 and {MAX_DICE} dice, not {cmd.count}", source=cmd.source,
                          example="/roll 4dF+2")
     sides = str(cmd.sides).upper()
+    if sides != "F" and (not sides.isdigit() or not 2 <= int(sides) <= MAX_SIDES):
+        raise RulesError(f"a die has 2 to {MAX_SIDES} sides, not {cmd.sides}", source=cmd.source,
+                         example="/roll 3d6")
+    pool = system.dice
+    pool.check_plain(cmd, sides, system)
     modifiers: list[Modifier] = []
     if cmd.skill:
         character = find_character(table, actor, source=cmd.source)
-        skill, rating = find_skill(character, cmd.skill, skill_list(table, system), source=cmd.source,
+        state = system.character_state
+        name, approach = state.split_skill(cmd.skill)
+        skill, rating = find_skill(character, name, skill_list(table, system), source=cmd.source,
                                    fallback_example="/roll Fight")
         modifiers.append(Modifier("skill", skill, rating))
+        term = state.approach(character, approach, chosen=False, source=cmd.source, skill=skill)
+        if term is not None:       # the pool's second term, named or the character's best
+            modifiers.append(term)
     else:
         character, skill = table.character(actor), None
     if cmd.modifier:
         modifiers.append(Modifier("modifier", "modifier", cmd.modifier))
+    throw = pool.plain(dice, cmd.count, sides, skill_rating(modifiers), written=cmd.dice_written)
     effort = Effort(roller=character.name if character else actor, skill=skill,
-                    rolls=[_throw(cmd, sides, dice)], modifiers=modifiers)
+                    rolls=[throw], modifiers=modifiers, rating_counts=pool.adds_rating)
     return ActionResult(command=cmd.source, actor=effort.roller, action="roll", skill=skill,
                         effort=effort, opposition=None, shifts=None, outcome=None)
-
-
-def _throw(cmd: Roll, sides: str, dice: DiceSource) -> DiceRoll:
-    if sides == "F":
-        return DiceRoll(tuple(dice.fate(cmd.count)), "F")
-    if not sides.isdigit() or not 2 <= int(sides) <= MAX_SIDES:
-        raise RulesError(f"a die has 2 to {MAX_SIDES} sides, not {cmd.sides}", source=cmd.source,
-                         example="/roll 3d6")
-    return DiceRoll(tuple(dice.die(int(sides), cmd.count)), sides)
 
 
 _HANDLERS: tuple[tuple[type, Callable[..., ActionResult]], ...] = (

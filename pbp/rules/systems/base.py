@@ -9,7 +9,8 @@ found in a registry with aliases, ``pbp.rules.systems``). A system decides:
   tiers such as a catastrophic failure);
 * each action's outcome table (``tables``: what a fail, tie, success or style gives);
 * how a result is explained in replies (``explain``: one renderer per part of a result);
-* what an invoke is worth (``invoke_bonus``);
+* what an invoke is worth (``invoke_bonus``) and what a stunt adds (``stunt_bonus``, at most
+  ``stunt_bonus_max``);
 * harm: the tracks and their names (``stress_skills``), the box model (``harm``: one-point
   boxes, or Fate Core's escalating boxes), the consequence slots, the deadline default;
 * the ladder and its words (``ladder``), the skills, and the sheet rules at import;
@@ -49,6 +50,18 @@ class FateDice:
 
     def roll(self, dice: DiceSource, rating: int) -> DiceRoll:
         return DiceRoll(tuple(dice.fate(4)), "F")
+
+    # -- a plain /roll ---------------------------------------------------------------------
+    def check_plain(self, cmd, sides: str, system: "System") -> None:
+        """Refuse (a RulesError) a ``/roll`` of dice the system does not use; Fate rolls any
+        dice written (``/roll 3d6``)."""
+
+    def plain(self, dice: DiceSource, count: int, sides: str, rating: int, *, written: bool) -> DiceRoll:
+        """The throw of a ``/roll``: the dice written, 4dF unless written otherwise (the
+        rating is added as a term of the effort)."""
+        if sides == "F":
+            return DiceRoll(tuple(dice.fate(count)), "F")
+        return DiceRoll(tuple(dice.die(int(sides), count)), sides)
 
 
 def four_fate_dice(dice: DiceSource) -> DiceRoll:
@@ -429,6 +442,11 @@ class System:
     skill_pyramid: Mapping[int, int] = field(default_factory=lambda: frozen({}))
     ladder: Mapping[int, str] = field(default_factory=lambda: LADDER)
     invoke_bonus: int = 2
+    # What a stunt adds, in the system's count (``explain.worth``: Fate's "+2", the d10 hack's
+    # "+1 hit"): ``stunt_bonus`` when a sheet's stunt gives no ``bonus``, and the most a
+    # sheet's stunt may give (pbp.sheetfile reads both at import).
+    stunt_bonus: int = 2
+    stunt_bonus_max: int = 8
     # Character creation: a PC starts at ``starting_refresh`` with ``free_stunts`` stunts
     # free; each further stunt costs 1 refresh, never below ``min_refresh``.
     starting_refresh: int = 3
