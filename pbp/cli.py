@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from pbp.config import DEFAULT_CONFIG_NAME, Config, load_config
-from pbp.errors import CommandError, DiceExhausted, PbpError, SheetError
+from pbp.errors import CommandError, DiceExhausted, PbpError, RulesError, SheetError
 from pbp.textsafety import shorten
 from pbp.transport.errors import TransportError
 
@@ -189,8 +189,9 @@ def cmd_campaign_set(args) -> int:
             if not sep:
                 raise PbpError(f'"{visible(pair)}" is not KEY=VALUE',
                                hint="e.g. pbp campaign set reaction_deadline_hours=24")
-            set_campaign(campaign, key.strip(), value.strip())
+            carried = set_campaign(campaign, key.strip(), value.strip())
             done.append(f"{campaign.slug}: {key.strip()} = {value.strip()}")
+            done += [f"  {line}" for line in carried or ()]
     print("\n".join(done))
     return 0
 
@@ -416,12 +417,15 @@ def cmd_table(args) -> int:
 
 
 def cmd_roll(args) -> int:
-    """A roll outside any campaign: ``pbp roll 4dF+2`` / ``pbp roll 2d10``."""
+    """A roll outside any campaign, with ``--system``'s dice: ``pbp roll 4dF+2``, ``pbp roll
+    2d10``; ``pbp roll --system d10 6d10`` counts the d10s as hits (a system refuses dice it
+    does not use, as ``/roll`` does)."""
     from pbp.parser import parse_command
+    from pbp.rules import explain
     from pbp.rules.actions import resolve
     from pbp.rules.state import Character, Table
+    from pbp.rules.systems import get_system
     from pbp.render import amount, faces
-    from pbp.rules import explain
 
     expr = " ".join(args.expr)
     cmd = parse_command("/roll " + expr)
@@ -429,16 +433,21 @@ def cmd_roll(args) -> int:
     if getattr(cmd, "skill", None):
         print("error: pbp roll outside a campaign takes dice only, e.g. pbp roll 4dF+2", file=sys.stderr)
         return EXIT_BAD_INPUT
-    from pbp.rules.systems import get_system
     system = get_system(args.system)
     try:
         res = resolve(cmd, table, _dice(args.dice), "you", system)
     except DiceExhausted as exc:
-        raise PbpError(f"--dice: {exc}", hint="give one throw of the same dice, e.g. pbp roll 4dF --dice 0++-") from None
+        example = "pbp roll --system d10-pool 6d10 --dice '8 9 3 10 1 5'" if system.dice.name != "4dF" else \
+            "pbp roll 4dF --dice 0++-"
+        raise PbpError(f"--dice: {exc}", hint=f"give one throw of the same dice, e.g. {example}") from None
+    except RulesError as exc:        # the example in the command line's own words
+        if exc.example.startswith("/roll "):
+            exc.example = f"pbp roll --system {system.name} {exc.example.removeprefix('/roll ')}"
+        raise
     if args.json:
         _print_json(res.to_dict())
     else:
-        with explain.shown(system):
+        with explain.shown(system):     # the faces and the total as the system counts them
             print(f"{expr}: {faces(res.effort.dice)} = {amount(res.effort.total, res.effort)}")
     return 0
 
@@ -784,7 +793,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
                                      "show_npc_skills, free_bonuses, hold_out_of_turn; a system's own, "
-                                     "as Dresden Files Condensed's free_stunts and escalating_stress)")
+                                     "as Dresden Files Condensed's free_stunts, escalating_stress and scale_levels)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.set_defaults(func=cmd_campaign_set)
@@ -843,8 +852,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("expr", nargs="+", metavar="DICE", help="dice and modifiers, e.g. 4dF+2 or 2d10 - 1")
     s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
     s.add_argument("--json", action="store_true", help="the result as one JSON object")
-    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS),
-                   help="the game system whose dice a skill roll uses (default: %(default)s)")
+    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS), type=_system_name,
+                   help="the game system whose dice the roll uses, by name or alias (d10-pool: Nd10 "
+                        "counted as hits; default: %(default)s)")
     s.set_defaults(func=cmd_roll)
 
     s = sub.add_parser("process", help="run saved .eml files through the pipeline")
@@ -881,8 +891,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--dir", default="demo", help="where the demo's config, database and Maildirs go "
                                                   "(default: %(default)s; an existing one is used again)")
     s.add_argument("--once", action="store_true", help="handle what is waiting, print the replies, and exit")
-    s.add_argument("--system", default=None, help="the sample table of this game system (fate-condensed: Chicago "
-                                                   "Nights, the default; early-fate: The Docks of Shanghai)")
+    from pbp.samples import samples_help
+
+    s.add_argument("--system", default=None, type=_system_name,
+                   help=f"the sample table of this game system, by name or alias ({samples_help()}; "
+                        "fate-condensed's is the default)")
     s.set_defaults(func=cmd_demo)
     return p
 

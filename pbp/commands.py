@@ -71,6 +71,15 @@ class Opposition:
     rating: int | None = None
     character: str | None = None
     skill: str | None = None
+    #: A defence answering an attack rolled in an earlier mail (``rating`` and ``character``
+    #: both set): the aspect with scale the attacker invoked on the attack, whose level their
+    #: side has (Dresden Files Condensed, "Aspects and Scale"). The parser never sets it.
+    scale_aspect: str | None = None
+    #: The same defence: the attacker's ``+scale after``, the bonus (+2 per level) the attack
+    #: takes if it beats the defence, and the levels' label ("Otherworldly over Supernatural").
+    #: The parser never sets them.
+    scale_after: int = 0
+    scale_label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,6 +158,10 @@ class Roll(Command):
     skill: str | None = None
     modifier: int = 0
     actor: str | None = None
+    # The dice were written (``/roll 4dF``, ``/roll 6d10``), not left to the system: a system
+    # whose dice differ refuses written dice it does not use and rolls its own for a skill
+    # (the d10 hack's pool). Not compared: under Fate ``/roll Fight`` is ``/roll 4dF+Fight``.
+    dice_written: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -355,6 +368,17 @@ class Veto(Command):
     ref: int | None = None
     aspect: str = ""
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class Cost(Command):
+    """``/cost #142 minor|severe ["what happens"]`` (GM): a cost on a failure or a tie, in a
+    system whose costs the GM names by reply (the d10 hack); with the text it is named at
+    once, without it it waits for ``/approve #ID "..."`` as a cost the roll owes does."""
+
+    ref: int = 0
+    severity: str = "minor"
+    text: str = ""
 
 
 @dataclass(frozen=True)

@@ -15,16 +15,12 @@ from pbp.config import load_config
 from pbp.config_template import config_text
 from pbp.daemon import run
 from pbp.rules.systems import DEFAULT_SYSTEM
+from pbp.samples import SAMPLES, TITLES, samples_help  # noqa: F401  (demo.SAMPLES: each system's table)
 from pbp.store import models as m
 from pbp.store.db import open_database
 from pbp.transport.maildir import ensure_maildir
 
 log = logging.getLogger("pbp.demo")
-
-
-SAMPLES = {"fate-condensed": "chicago", "early-fate": "early_fate", "dresden-files-condensed": "dresden"}
-"""The sample table of each system that has its own (``pbp demo --system``); the others play
-the Chicago table's posts on their own rules where its sheets fit them."""
 
 
 def sample_dir(system: str | None = None) -> Path:

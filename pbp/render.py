@@ -41,6 +41,11 @@ def amount(n: int, effort) -> str:
     return explain.current().amount(n, effort)
 
 
+def worth(bonus: int) -> str:
+    """What a stunt adds, in the words of the system being shown: "+2", "+1 hit"."""
+    return explain.current().worth(bonus)
+
+
 def track_label(track: str) -> str:
     """"physical stress"; a track named like its boxes (the d10 hack's strain, whose box word
     is "strain") is named once: "strain"."""
@@ -344,9 +349,10 @@ def _paid(use) -> str:
 
 
 def headline(res: ActionResult) -> str:
-    if res.action == "roll":
-        return f"{res.actor} rolls {res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'}"
     terms = [m for m in res.effort.modifiers if m.source == "skill"]
+    if res.action == "roll":
+        written = res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'
+        return f"{res.actor} rolls {explain.current().rolled(written, terms, res.effort)}"
     skill = explain.current().headline_skill(res.skill or "no skill", terms, res.effort)
     target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
     if target is None and res.opposition is not None:
@@ -381,7 +387,7 @@ class Renderer:
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
             env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
-                               md=markdown_text)
+                               md=markdown_text, worth=worth)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,

@@ -45,7 +45,10 @@ STUNT_KEYS = ("name", "skill", "action", "bonus", "circumstance", "description")
 STRESS_KEYS = ("boxes",)
 
 #: Bounds on every number of a sheet (inclusive). Wider than the rules need (they say what
-#: a PC or a minor NPC may have); these keep monsters possible and absurdities out.
+#: a PC or a minor NPC may have); these keep monsters possible and absurdities out. A
+#: stunt's bonus is counted in the system's terms, so its default and its most are the
+#: system's (``System.stunt_bonus``, ``stunt_bonus_max``: Fate's +2 and 8, the d10 hack's
+#: +1 hit and 2); ``STUNT_BONUS`` is Fate's range.
 SKILL_RATING = (-4, 12)
 STUNT_BONUS = (0, 8)
 STRESS_BOXES = (0, 12)
@@ -123,9 +126,10 @@ def _kind(value) -> str:
 class _Reader:
     """Reads one sheet's values by key, collecting a problem for each bad one."""
 
-    def __init__(self, folder: Path | None = None) -> None:
+    def __init__(self, system: System, folder: Path | None = None) -> None:
         self.problems: list[str] = []
         self.bad: set[str] = set()       # top-level keys that had a problem
+        self.system = system             # the campaign's system (what a stunt is worth)
         self.folder = folder             # the sheet file's folder (a mantle file is found there)
 
     def file(self, key: str, value: str, example: str) -> dict | None:
@@ -204,8 +208,9 @@ class _Reader:
             self.problem(key, "missing" if value is None else "is empty", example)
         return " ".join(unicodedata.normalize("NFC", text).replace("’", "'").split())
 
-    def integer(self, value, key: str, bounds: tuple[int, int], example: str) -> int | None:
-        """A whole number within ``bounds``; None (and a problem) for anything else."""
+    def integer(self, value, key: str, bounds: tuple[int, int], example: str, *, why: str = "") -> int | None:
+        """A whole number within ``bounds``; None (and a problem) for anything else. ``why``
+        says what the bounds mean when a value is out of them."""
         low, high = bounds
         if isinstance(value, bool) or not isinstance(value, int):
             detail = " (without a decimal point)" if isinstance(value, float) and math.isfinite(value) else ""
@@ -213,7 +218,8 @@ class _Reader:
                          example)
             return None
         if not low <= value <= high:
-            self.problem(key, f"{_show(value)} is out of range; expected {low} to {high}", example)
+            self.problem(key, f"{_show(value)} is out of range; expected {low} to {high}"
+                              + (f" ({why})" if why else ""), example)
             return None
         return value
 
@@ -265,7 +271,7 @@ def parse_sheet(data: dict, system: System, *, source: str = "sheet", folder: Pa
     every problem. The form of each value is checked first; the rules (creation, the
     column, refresh against stunts) then read only the parts whose form was right, so a
     problem is not repeated in other words."""
-    r = _Reader(folder)
+    r = _Reader(system, folder)
     state = system.character_state
     data = r.table(data, "", KEYS + state.keys, 'name = "Ruth"')
     name = r.name(data.get("name"), "name", 'name = "Ruth"', required=True)
@@ -368,13 +374,25 @@ def _stunts(r: _Reader, raw, where: str = "stunts") -> list[rs.Stunt]:
             name=r.name(s.get("name"), f"{key}.name", 'name = "Knife Thrower"', required=True),
             skill=r.name(s.get("skill"), f"{key}.skill", 'skill = "Shoot"'),
             action=action.casefold(),
-            bonus=r.integer(s.get("bonus", 2), f"{key}.bonus", STUNT_BONUS, "bonus = 2") or 0,
+            bonus=_stunt_bonus(r, s.get("bonus", r.system.stunt_bonus), f"{key}.bonus"),
             circumstance=r.text(s.get("circumstance"), f"{key}.circumstance",
                                 'circumstance = "when throwing a blade"', limit=MAX_STUNT_TEXT),
             description=r.text(s.get("description"), f"{key}.description",
                                'description = "+2 to attack with Shoot when throwing a blade."', limit=MAX_STUNT_TEXT),
         ))
     return stunts
+
+
+def _stunt_bonus(r: _Reader, value, key: str) -> int:
+    """A stunt's bonus in the system's count: the system's worth when the sheet gives none,
+    at most the system's most ("+1 hit" in the d10 hack, whose text does not say what a
+    stunt adds; docs/systems.md)."""
+    system = r.system
+    explain = system.explain
+    why = (f"a stunt of {system.title or system.name} adds at most {explain.worth(system.stunt_bonus_max)}; "
+           f"without a bonus it adds {explain.worth(system.stunt_bonus)}")
+    return r.integer(value, key, (STUNT_BONUS[0], system.stunt_bonus_max), f"bonus = {system.stunt_bonus}",
+                     why=why) or 0
 
 
 def _stress(r: _Reader, raw, ch: rs.Character, system: System) -> dict[str, list[bool]]:

@@ -27,12 +27,14 @@ def sheet_dict(ch, table) -> dict:
     """The ``pbp sheet --json`` shape (also attached to /sheet results): the GM's view. The
     character's own fields come from the one place that names them
     (:func:`pbp.rules.state.character_view`, in its ``SHEET_LAYOUT``); here are added what the
-    table holds (the character's aspects and the free invokes they hold) and the system's
-    own entries (``character_state.view``)."""
+    table holds (the character's aspects, with the system's role for some, and the free
+    invokes they hold) and the system's own entries (``character_state.view``)."""
     own = character_view(ch)
     entries, shown = _system_view(ch, table, secret=False)
+    roles = _roles(ch, table)
     from_table = {
-        "aspects": [{"name": a.name, "kind": a.kind, "free_invokes": dict(a.free_invokes), "hidden": a.hidden}
+        "aspects": [{"name": a.name, "kind": a.kind, "free_invokes": dict(a.free_invokes), "hidden": a.hidden,
+                     **({"role": roles[a.name]} if a.kind == "character" and a.name in roles else {})}
                     for a in table.aspects if a.owner == ch.name and a.kind != "consequence"],
         "free_invokes_held": {a.name: a.free_for(ch.name) for a in table.aspects if a.free_for(ch.name)},
     }
@@ -49,6 +51,15 @@ def sheet_dict(ch, table) -> dict:
     if shown or entries:
         sheet["shown"] = shown
     return sheet
+
+
+def _roles(ch, table) -> dict[str, str]:
+    """The system's names for some character aspects (Dresden Files Condensed: the
+    relationship aspect), shown instead of their kind."""
+    try:
+        return get_system(table.system).character_state.aspect_roles(ch)
+    except UnknownSystem:
+        return {}
 
 
 def _with_system(ch, table, *, secret: bool) -> dict:

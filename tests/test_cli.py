@@ -102,11 +102,39 @@ def test_import_lists_every_problem(table, capsys, tmp_path):
         assert needle in err, needle
 
 
+def build_parser_help(command: str) -> str:
+    from pbp.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command" or getattr(a, "choices", None) and command in a.choices)
+    return sub.choices[command].format_help()
+
+
 def test_roll(capsys):
     assert main(["roll", "4dF+2", "--dice", "+-0+"]) == 0
     assert capsys.readouterr().out.strip() == "4dF+2: [+] [-] [0] [+] = +3 Good"
     assert main(["roll", "2d10", "--dice", "7 10", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["dice"] == [7, 10]
+
+
+def test_roll_with_the_d10_hacks_dice(capsys):
+    """``pbp roll --system`` takes a name or an alias (as ``campaign create --system``) and
+    rolls that system's dice: in the d10 hack (004_c619695e1641b466.txt, "The Core Mechanic")
+    8-9 a hit, 10 two, 1 takes one away: [8] [9] [3] [10] [1] [5] is 3 hits; Fate's dice are
+    refused with what it rolls and a working example."""
+    for name in ("d10-pool", "d10", "dice-pool", "D10 Pool"):
+        assert main(["roll", "--system", name, "6d10", "--dice", "8 9 3 10 1 5"]) == 0, name
+        assert capsys.readouterr().out.strip() == "6d10: [8] [9] [3] [10] [1] [5] = 3 hits"
+    assert main(["roll", "--system", "d10", "2d10+1", "--dice", "1 1"]) == 0
+    assert capsys.readouterr().out.strip() == "2d10+1: [1] [1] = -1 hit"
+    assert main(["roll", "--system", "d10", "4dF+2"]) == 3
+    err = capsys.readouterr().err
+    assert "error: the d10 dice-pool hack rolls ten-sided dice counted as hits, not 4dF" in err
+    assert "example:  pbp roll --system d10-pool 6d10" in err and "Traceback" not in err
+    assert main(["roll", "--system", "fc", "4dF+2", "--dice", "+-0+"]) == 0      # Fate's, by an alias
+    assert capsys.readouterr().out.strip() == "4dF+2: [+] [-] [0] [+] = +3 Good"
+    with pytest.raises(SystemExit):
+        main(["roll", "--system", "gurps", "3d6"])
+    assert "invalid choice: 'gurps'" in capsys.readouterr().err
 
 
 def test_verify_reports_an_intact_ledger(table, capsys):
@@ -271,8 +299,31 @@ def test_the_demo_sets_up_the_early_fate_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "sample campaign 'The Docks of Shanghai' created" in out
     assert "Jet overcomes with Alertness" in out or "Alertness" in out
-    assert main(["demo", "--dir", str(tmp_path / "demo2"), "--system", "fate-core", "--once"]) == 2
-    assert "no sample table for fate-core" in capsys.readouterr().err
+    assert main(["demo", "--dir", str(tmp_path / "demo2"), "--system", "gurps", "--once"]) == 3
+    assert "unknown game system 'gurps'" in capsys.readouterr().err
+
+
+def test_every_registered_system_has_a_sample_table():
+    """``pbp demo --system`` plays every registered system, and ``pbp demo --help`` lists them
+    from demo.SAMPLES."""
+    from pbp.demo import SAMPLES
+    from pbp.rules.systems import SYSTEMS
+    assert set(SAMPLES) == {s.name for s in SYSTEMS.values()}
+    for name in SAMPLES:
+        assert (sample_dir(name) / "campaign.toml").exists() and (sample_dir(name) / "first-post.eml").exists()
+    text = build_parser_help("demo")
+    for name in SAMPLES:
+        assert name in text, name
+
+
+@pytest.mark.parametrize("system, table, line", [
+    ("fate-core", "The Crypt Under St. Agnes", "Ruth overcomes with Notice, Fair (+2)"),
+    ("d10", "The Scrapyard", "Charles overcomes with Study + Carefully, 5 dice"),
+])
+def test_the_demo_sets_up_the_fate_core_and_d10_tables(tmp_path, capsys, system, table, line):
+    assert main(["demo", "--dir", str(tmp_path / "demo"), "--system", system, "--once"]) == 0
+    out = capsys.readouterr().out
+    assert f"sample campaign '{table}' created" in out and line in out
 
 
 def test_a_d10_pool_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
@@ -294,6 +345,48 @@ def test_a_d10_pool_campaign_from_the_command_line(tmp_path, monkeypatch, capsys
     sheet = json.loads(capsys.readouterr().out)
     assert sheet["approaches"] == {"Boldly": 3, "Carefully": 1, "Cleverly": 0, "Quickly": 2}
     assert sheet["mech"]["name"] == "Dock Bravo" and sheet["stress"] == {"strain": [False, False, False]}
+
+
+def test_pbp_sheet_words_a_d10_stunt_in_hits(tmp_path, monkeypatch, capsys):
+    """``pbp sheet`` (text) says what a stunt adds in the campaign's system's words: "+1 hit"
+    in the d10 hack (004_c619695e1641b466.txt, "The Core Mechanic": stunts "grant automatic
+    bonuses" in hits; docs/systems.md)."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "scrap", "--name", "The Scrapyard", "--system", "d10",
+                 "--gm", "gm@pbp.localhost", "--address", "table+scrap@pbp.localhost"]) == 0
+    sheets = Path(__file__).resolve().parent / "golden" / "d10_pool_conflict" / "sheets"
+    assert main(["character", "import", *map(str, sorted(sheets.glob("*.toml"))), "--campaign", "scrap"]) == 0
+    capsys.readouterr()
+    assert main(["sheet", "Ruth", "--campaign", "scrap"]) == 0
+    out = capsys.readouterr().out
+    assert "stunt        Knife Fighter: +1 hit to Fight when you attack" in out
+    assert "mech stunt   Servo Fists: +1 hit to Fight when you defend" in out
+
+
+def test_a_dresden_files_condensed_campaigns_levels_of_scale_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """``pbp campaign set scale_levels=...`` (issue 10: "a campaign may rename or reorder
+    them"): the levels in play are renamed and said; a bad list is refused with an example;
+    ``pbp sheet --json`` and ``pbp campaign list`` read the campaign's names."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "lake", "--name", "The Lake", "--system", "dfc",
+                 "--gm", "gm@pbp.localhost", "--address", "table+lake@pbp.localhost"]) == 0
+    sheets = [str(p) for p in sorted(sample_dir("dfc").glob("*.toml")) if p.name != "campaign.toml"]
+    assert main(["character", "import", *sheets, "--campaign", "lake"]) == 0
+    capsys.readouterr()
+    assert main(["campaign", "set", "scale_levels=Mortal, Mortal", "--campaign", "lake"]) != 0
+    err = capsys.readouterr().err
+    assert "scale_levels 'Mortal, Mortal': \"Mortal\" is named twice (levels 1 and 2)" in err, err
+    assert 'pbp campaign set scale_levels="Mortal, Touched, Fae, Legendary, Godlike"' in err
+    assert main(["campaign", "set", "scale_levels=Mortal, Touched, Fae, Legendary, Godlike", "--campaign", "lake"]) == 0
+    out = capsys.readouterr().out
+    assert "lake: scale_levels = Mortal, Touched, Fae, Legendary, Godlike" in out
+    assert "  Nora: Supernatural scale is now Touched (level 2)" in out
+    assert main(["sheet", "Nora", "--json", "--campaign", "lake"]) == 0
+    assert json.loads(capsys.readouterr().out)["scale"] == "Touched"
+    assert main(["campaign", "list"]) == 0
+    assert "Mortal, Touched, Fae, Legendary, Godlike" in capsys.readouterr().out
 
 
 def test_a_dresden_files_condensed_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
@@ -349,3 +442,24 @@ def test_the_demo_sets_up_the_dresden_files_condensed_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "sample campaign 'Lakeshore After Dark' created" in out
     assert "Nora" in out and "Lore" in out
+
+
+def test_the_dfc_sheet_labels_the_relationship_aspect(tmp_path, monkeypatch, capsys):
+    """"Create your Relationship Aspect" (000_7ba3f797fc1d45d3.txt, "Summary of Character
+    Creation", step 9): ``pbp sheet`` names it "relationship", where the free aspects say
+    "character"; ``--json`` keeps its kind and adds its role."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "lake", "--name", "The Lake", "--system", "dfc",
+                 "--gm", "gm@pbp.localhost", "--address", "table+lake@pbp.localhost"]) == 0
+    sheets = [str(p) for p in sorted(sample_dir("dfc").glob("*.toml")) if p.name != "campaign.toml"]
+    assert main(["character", "import", *sheets, "--campaign", "lake"]) == 0
+    capsys.readouterr()
+    assert main(["sheet", "Nora", "--campaign", "lake"]) == 0
+    out = capsys.readouterr().out
+    assert "  relationship Owes Marcus a Life\n" in out and "  character    Reads Every Footnote\n" in out
+    assert main(["sheet", "Nora", "--json", "--campaign", "lake"]) == 0
+    aspects = json.loads(capsys.readouterr().out)["aspects"]
+    assert {"name": "Owes Marcus a Life", "kind": "character", "free_invokes": {}, "hidden": False,
+            "role": "relationship"} in aspects
+    assert {"name": "Reads Every Footnote", "kind": "character", "free_invokes": {}, "hidden": False} in aspects

@@ -147,3 +147,67 @@ def test_mech_in_is_refused_where_the_system_has_no_mechs():
     assert (change.before, change.after, ruth.system_state["mech"]["piloting"]) == ("Dock Bravo", "no", False)
     with pytest.raises(RulesError, match="Charles has no mech"):
         D10_POOL.character_state.board(parse_sheet(load("charles"), D10_POOL).character, True, title="x")
+
+
+# -- what a stunt adds (004_c619695e1641b466.txt, "The Core Mechanic": "two ways to gain bonus
+# hits: ASPECTS ... and STUNTS, which can grant automatic bonuses to your rolls"; how many is
+# in "3 Skills, Approaches, & Stunts", which the text does not contain: +1 hit, as an invoke,
+# "ADD 1 HIT", and at most 2; docs/systems.md) ---------------------------------------------
+
+def _without_bonus(data: dict) -> dict:
+    for stunt in data["stunts"] + data["mech"]["stunts"]:
+        stunt.pop("bonus", None)
+    return data
+
+
+def test_a_stunt_without_a_bonus_adds_one_hit():
+    ruth = parse_sheet(_without_bonus(load("ruth")), D10_POOL).character
+    assert [s.bonus for s in ruth.stunts] == [1]
+    assert [s["bonus"] for s in ruth.system_state["mech"]["stunts"]] == [1]
+    assert (D10_POOL.stunt_bonus, D10_POOL.stunt_bonus_max) == (1, 2)
+
+
+def test_fate_keeps_its_plus_two_stunt():
+    """Fate Condensed ("Stunts": "+2 to a skill roll"): a stunt without a bonus adds +2, up to 8."""
+    from pbp.rules.systems import FATE_CONDENSED
+    data = {"name": "Old Tom", "kind": "npc", "skills": {"Fight": 2},
+            "stunts": [{"name": "Brawler", "skill": "Fight", "action": "attack"}]}
+    assert parse_sheet(data, FATE_CONDENSED).character.stunts[0].bonus == 2
+    data["stunts"][0]["bonus"] = 8
+    assert parse_sheet(data, FATE_CONDENSED).character.stunts[0].bonus == 8
+
+
+def test_the_sheet_words_a_stunt_in_hits():
+    """The sheet line of a stunt (the pilot's and the mech's) says "+1 hit", the hack's count
+    (``System.explain.worth``); Fate's says "+2"."""
+    from pbp.render import Renderer
+    from pbp.rules import explain
+    from pbp.rules.systems import FATE_CONDENSED
+    ruth = parse_sheet(_without_bonus(load("ruth")), D10_POOL).character
+    table = Table(system=D10_POOL.name, characters={"Ruth": ruth})
+    with explain.shown(D10_POOL):
+        text = Renderer().sheet(sheet_dict(ruth, table))
+    assert "stunt        Knife Fighter: +1 hit to Fight when you attack" in text
+    assert "mech stunt   Servo Fists: +1 hit to Fight when you defend" in text
+    fc = parse_sheet({"name": "Tom", "kind": "npc", "skills": {"Fight": 2},
+                      "stunts": [{"name": "Brawler", "skill": "Fight", "action": "attack"}]}, FATE_CONDENSED).character
+    with explain.shown(FATE_CONDENSED):
+        text = Renderer().sheet(sheet_dict(fc, Table(system=FATE_CONDENSED.name, characters={"Tom": fc})))
+    assert "stunt        Brawler: +2 to Fight when you attack" in text
+
+
+@pytest.mark.parametrize("where", ["stunts", "mech"])
+def test_a_stunt_above_the_most_is_refused(where):
+    data = load("ruth")
+    stunt = data["stunts"][0] if where == "stunts" else data["mech"]["stunts"][0]
+    stunt["bonus"] = 3
+    key = "stunts[1].bonus" if where == "stunts" else "mech.stunts[1].bonus"
+    found = problems(data)
+    assert (f"{key}: 3 is out of range; expected 0 to 2 (a stunt of the d10 dice-pool hack adds at most "
+            "+2 hits; without a bonus it adds +1 hit); e.g. bonus = 1") in found, found
+
+
+def test_a_stunt_bonus_of_two_hits_is_the_most():
+    data = load("ruth")
+    data["stunts"][0]["bonus"] = 2
+    assert parse_sheet(data, D10_POOL).character.stunts[0].bonus == 2

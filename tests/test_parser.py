@@ -1184,3 +1184,41 @@ def test_absorb_box_keeps_the_word_for_the_system_to_check():
     """``/absorb box 2``: the grammar accepts the word, the campaign's system judges it."""
     assert parse_command("/absorb box 2").unit == "box"
     assert parse_command("/absorb stress 2").unit == "stress"
+
+
+def test_a_roll_says_whether_its_dice_were_written():
+    """A system with dice of its own (the d10 hack's pool) rolls them for ``/roll Fight`` and
+    refuses written dice it does not use, so the command keeps whether dice were written;
+    under Fate ``/roll Fight`` is ``/roll 4dF+Fight`` (the field is not compared)."""
+    assert parse_command("/roll 6d10").dice_written and parse_command("/roll 4dF+Fight").dice_written
+    assert not parse_command("/roll Fight").dice_written and not parse_command("/roll").dice_written
+    assert parse_command("/roll Fight") == made(Roll, "/roll Fight", skill="Fight")
+
+
+@pytest.mark.parametrize("source, fields", [
+    ('/cost #142 minor "the alarm goes off"', dict(ref=142, severity="minor", text="the alarm goes off")),
+    ("/cost #142 minor", dict(ref=142, severity="minor")),
+    ('/COST #3 Severe "reinforcements"', dict(ref=3, severity="severe", text="reinforcements")),
+])
+def test_cost_forms(source, fields):
+    from pbp.commands import Cost
+    assert parse_command(source) == made(Cost, source, **fields)
+
+
+@pytest.mark.parametrize("source, message", [
+    ("/cost 142 minor", "expected the roll's id (#142) after \"cost\", got \"142\""),
+    ("/cost #142 big", 'expected "minor" or "severe" after "#142", got "big"'),
+    ("/cost #142 major", 'expected "minor" or "severe" after "#142", got "major"'),
+    ("/cost #142", 'expected "minor" or "severe" after "#142", but the line ended'),
+])
+def test_cost_errors(source, message):
+    with pytest.raises(CommandSyntaxError) as info:
+        parse_command(source)
+    assert info.value.message == message
+    assert info.value.example == '/cost #142 minor "the alarm goes off"'
+    parse_command(info.value.example)
+
+
+def test_on_tie_cost_still_reads_cost_as_the_outcome_choice():
+    """"cost" is also an outcome choice's word: the contextual lexer reads it as such there."""
+    assert parse_command("/overcome Fight vs 2 on tie cost").choices == (Choice("tie", "cost"),)

@@ -26,6 +26,7 @@ from pbp.commands import (
     AspectSet,
     Attack,
     ChallengeEnd,
+    Cost,
     ContestEnd,
     ContestSide,
     ContestStart,
@@ -366,10 +367,12 @@ class Builder(Transformer):
     def dice_roll(self, c):
         fields = _dice(c[0])
         fields["modifier"] = _sum_bonus(c[1:])
+        fields["dice_written"] = True
         return fields
 
     def dice_skill_roll(self, c):
         fields = _dice(c[0])
+        fields["dice_written"] = True
         fields["skill"] = c[1]
         fields["modifier"] = _sum_bonus(c[2:])
         return fields
@@ -501,6 +504,10 @@ class Builder(Transformer):
         if ref is not None:
             fields["ref"] = _ref(ref)
         return Veto, fields
+
+    def cost(self, c):
+        ref, level, text = c
+        return Cost, {"ref": _ref(ref), "severity": level.value.casefold(), "text": _text(text, "the cost")}
 
     # -- GM: scenes, aspects, conflicts, NPCs
     def scene_start(self, c):

@@ -264,6 +264,8 @@ def _expected_play(expected: set[str], before: list[Token], command: str) -> str
         add('"in" and a zone name')
     if "LEVEL" in expected and says(command, "LEVEL", ""):
         add(says(command, "LEVEL", ""))
+    if "COST_LEVEL" in expected:
+        add(says(command, "COST_LEVEL", '"minor" or "severe"'))
     if "_SKILLS" in expected:
         add("another part (aspects, skills, stress or defend)")
     return _finish_words(phrases, expected, prev)

@@ -25,9 +25,11 @@ answered like a story detail (:class:`pbp.rules.fate_points.DetailRequest` of ki
 """
 from __future__ import annotations
 
-from pbp.play.core import GM, NoteResult, Post, after_action, on_scene_end, roll_revised
-from pbp.play.compels import GmRequest, _retire, open_request, request_kind
-from pbp.play.invoking import roll_ref_of
+from pbp import commands as c
+from pbp.errors import RulesError
+from pbp.play.core import GM, NoteResult, Post, after_action, handles, on_scene_end, roll_revised
+from pbp.play.compels import GmRequest, _retire, open_request, request_kind, request_rules
+from pbp.play.invoking import find_roll, roll_ref_of
 from pbp.rules.bookkeeping import Report, add_boost, create_aspect, grant_free_invokes
 from pbp.rules import fate_points as fp
 from pbp.rules.fate_points import DetailRequest
@@ -64,9 +66,22 @@ def cost_due(post: Post, cmd, actor: str, result: ActionResult) -> None:
     ref = roll_ref_of(post, result)
     what = ref.summary if ref is not None else f"{actor}'s roll"
     opposer = result.opposition.character if result.opposition is not None else None
-    request = DetailRequest(post.play.new_id(), actor, f"a {severity} cost on {what}", post.now, post.deadline(),
-                            kind="cost", data={"severity": severity, "default": default, "roll": result.roll_id,
-                                               "opposer": opposer})
+    request = _open_cost(post, actor, what, severity, default, result.roll_id, opposer)
+    result.effects.append(_note(f"Cost #{request.id} ({severity}) waits for the GM to name it.",
+                                request=request.id, severity=severity))
+
+
+def _cost_request(post: Post, actor: str, what: str, severity: str, default: str, roll: int | None,
+                  opposer: str | None) -> DetailRequest:
+    return DetailRequest(post.play.new_id(), actor, f"a {severity} cost on {what}", post.now, post.deadline(),
+                         kind="cost", data={"severity": severity, "default": default, "roll": roll,
+                                            "opposer": opposer})
+
+
+def _open_cost(post: Post, actor: str, what: str, severity: str, default: str, roll: int | None,
+               opposer: str | None) -> DetailRequest:
+    """Number a cost on ``what`` and ask the GM to name it (the deadline's default after)."""
+    request = _cost_request(post, actor, what, severity, default, roll, opposer)
     example = "the alarm goes off" if severity == "minor" else "reinforcements arrive at once"
     open_request(post, request,
                  f'Cost #{request.id}: {what} comes at a {severity} cost. GM, name it: /approve #{request.id} '
@@ -74,8 +89,69 @@ def cost_due(post: Post, cmd, actor: str, result: ActionResult) -> None:
                  f"{what} comes at a {severity} cost. Name it: /approve #{request.id} \"{example}\" "
                  f"(or /deny #{request.id}: no cost).",
                  unanswered=f"the default applies: {_default_words(default, opposer)}")
-    result.effects.append(_note(f"Cost #{request.id} ({severity}) waits for the GM to name it.",
-                                request=request.id, severity=severity))
+    return request
+
+
+# -- the GM's /cost: a cost on a failure or a tie the result did not owe -----------------------
+
+#: What "/cost #ID SEVERITY" may be put on, by the roll's outcome ("Overcome" and "Attack":
+#: "FAILURE: You fail, sometimes with an additional cost", "there may be an additional cost";
+#: "Defining Costs": "Many failures or ties come with COSTS ... Most costs in the game are
+#: minor, and they typically occur on failures or ties"; a severe cost has "only two ways to
+#: trigger this": a catastrophic failure, or a failure the player turns into a success).
+COSTED = {"fail": ("minor",), "tie": ("minor",), "catastrophic": ("minor", "severe")}
+OUTCOME_WORDS = {"fail": "a failure", "tie": "a tie", "success": "a success", "style": "a success with style",
+                 "catastrophic": "a catastrophic failure"}
+EXAMPLE = '/cost #142 minor "the alarm goes off"'
+
+
+@handles(c.Cost)
+def gm_cost(post: Post, cmd: c.Cost):
+    """``/cost #ROLL minor|severe ["what happens"]``: the GM attaches a cost to an open roll
+    that failed or tied. With the text it is named at once (a cost request approved as it
+    opens); without it, it waits for ``/approve #ID "..."`` with the deadline's default."""
+    post.require_gm("/cost", EXAMPLE)
+    system = post.system
+    if not system.costs_by_reply:
+        raise RulesError(f"{system.title or system.name} leaves costs to the GM's narration: /cost is for a system "
+                         "whose costs the GM names by reply (the d10 dice-pool hack)", source=cmd.source,
+                         expected="the cost told in your reply, or an aspect for it",
+                         example='/aspect add "Alarm Blaring"')
+    why = post.play.closed_rolls.get(str(cmd.ref))
+    if why:
+        raise RulesError(f"roll #{cmd.ref} is closed: {why}; a cost is put on a roll while it is open",
+                         source=cmd.source, expected="the id of an open roll that failed or tied",
+                         example=EXAMPLE.replace("142", str(cmd.ref)),
+                         hint="a roll closes when the next action starts, at /done, or when the invoke window passes")
+    ref = find_roll(post, cmd.ref, None, verb="cost")
+    label = f"roll #{cmd.ref} ({ref.summary})"
+    allowed = COSTED.get(ref.outcome)
+    if allowed is None:
+        what = OUTCOME_WORDS.get(ref.outcome, "a roll whose outcome pbp did not keep")
+        raise RulesError(f"{label} is {what}: a cost comes with a failure or a tie", source=cmd.source,
+                         expected="the id of an open roll that failed or tied", example=EXAMPLE)
+    if cmd.severity not in allowed:
+        raise RulesError(f"{label} is {OUTCOME_WORDS[ref.outcome]}: a severe cost comes only from a catastrophic "
+                         "failure, or from a failure turned into a success (on fail cost)", source=cmd.source,
+                         expected="minor", example=f"/cost #{cmd.ref} minor" + (f' "{cmd.text}"' if cmd.text else ""))
+    ids = set(ref.ids) | ({ref.id} if ref.id is not None else set())
+    waiting = next((d for d in post.play.details if d.kind == "cost" and d.state == "pending"
+                    and d.data.get("roll") in ids), None)
+    if waiting is not None:
+        raise RulesError(f"cost #{waiting.id} already waits on {label}: name it", source=cmd.source,
+                         expected=f"/approve #{waiting.id} and the cost in quotes",
+                         example=f'/approve #{waiting.id} "{cmd.text or "the alarm goes off"}"')
+    opposition = getattr(ref.cmd, "opposition", None)
+    opposer = (opposition.character if opposition is not None else None) or getattr(ref.cmd, "target", None)
+    if not cmd.text:
+        request = _open_cost(post, ref.actor, ref.summary, cmd.severity, cmd.severity, ref.id, opposer)
+        return NoteResult(cmd.source, GM, "cost", text=f"Cost #{request.id} ({cmd.severity}) on {ref.summary} "
+                          f"waits for the GM to name it.")
+    request = _cost_request(post, ref.actor, ref.summary, cmd.severity, cmd.severity, ref.id, opposer)
+    post.play.details.append(request)
+    named = request_rules(request).settle(post, request, "approve", cmd.text)   # named as it opens
+    _retire(post)
+    return named
 
 
 def _note(text: str, **data):

@@ -248,7 +248,7 @@ def _after(post: Post, cmd, actor: str, result) -> None:
         id=result.roll_id, ids=(result.roll_id,), cmd=_pinned(cmd, result), actor=result.actor,
         throws=tuple(throws_of(result)), rolled_at=post.now,
         delta=_delta(before, _marks(post.table, post.play.ledger.gm_pool)), owed=owed,
-        summary=_summary(cmd, result, post.table),
+        summary=_summary(cmd, result, post.table), outcome=outcome_of(result),
     )
     if stash.get("harm"):
         ref.harm_target, ref.harm_before = stash["harm"]
@@ -275,6 +275,16 @@ def _pinned(cmd: ActionCommand, result: ActionResult) -> ActionCommand:
     invokes = tuple(Invoke(u.aspect, c.InvokeMode(u.mode), Payment.FATE_POINT if u.paid_with == "fp" else Payment.FREE)
                     for u in result.effort.invokes if u.paid_with != "skipped" and same_name(u.invoker, result.actor))
     return replace(cmd, invokes=invokes)
+
+
+def outcome_of(result: ActionResult) -> str:
+    """A roll's outcome as its open roll keeps it (``RollRecordRef.outcome``): the tier, or
+    ``catastrophic`` for a failure the system calls one (the d10 hack's negative hits)."""
+    if result.outcome is None:
+        return ""
+    if any(e.kind == "catastrophic" for e in result.effects):
+        return "catastrophic"
+    return result.outcome.value
 
 
 def _summary(cmd, result: ActionResult, table) -> str:
@@ -333,7 +343,9 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
 
 
 def _roll_example(verb: str, roll_id: int) -> str:
-    """A working ``/invoke`` or ``/veto`` on roll ``roll_id``."""
+    """A working ``/invoke``, ``/veto`` or ``/cost`` on roll ``roll_id``."""
+    if verb == "cost":
+        return f'/cost #{roll_id} minor "the alarm goes off"'
     return f'/veto #{roll_id} "Deep Shadows"' if verb == "veto" else f'/invoke "Deep Shadows" on #{roll_id}'
 
 
@@ -469,6 +481,7 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
     ref.cmd, ref.throws, ref.added, ref.vetoed, ref.delta = (new_open.cmd, new_open.throws, new_open.added,
                                                             new_open.vetoed, delta)
     ref.owed = _owe(post, new)
+    ref.outcome = outcome_of(new)
 
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))
     ref.ids = (*ref.ids, number_roll(post, new).roll_id)   # the re-run's own ledger row: a new id of the same roll
@@ -504,9 +517,12 @@ def _pending_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: Acti
             elif shifts != p.shifts:
                 p.shifts = shifts
                 notes.append(f"{p.target} now absorbs {post.system.explain.hit(shifts)}.")
-        elif p.kind == "defend" and p.attack_effort != new.effort.total:
-            p.attack_effort = new.effort.total
-            notes.append(f"{p.target} now defends against {new.effort.total}.")
+        elif p.kind == "defend":
+            from pbp.play.conflict import keep_attack_scale
+            keep_attack_scale(p, new)   # an invoke after the dice may bring scale
+            if p.attack_effort != new.effort.total:
+                p.attack_effort = new.effort.total
+                notes.append(f"{p.target} now defends against {new.effort.total}.")
     old_hits = {e.data.get("target"): e.data.get("shifts", 0) for e in old.effects if e.kind == "hit"}
     waiting = {p.target for p in post.play.pending}
     for target, shifts in old_hits.items():

@@ -59,11 +59,15 @@ class Pending:
     roll_id: int | None = None      # the attack's roll in the ledger
     attack_effort: int = 0          # defend: the effort to beat
     attack_skill: str = ""
+    attack_scale_aspect: str = ""   # defend: the aspect with scale the attacker invoked (DFC)
+    attack_scale_after: int = 0     # defend: the attacker's +scale after, added if the attack succeeds (DFC)
+    attack_scale_label: str = ""    # defend: its levels ("Otherworldly over Supernatural")
     attack_kind: str = ""           # the system's attack kind (which skills may defend); "": any
     shifts: int = 0                 # absorb: the hit
     track: str = ""                 # the system's track the hit lands on (always given)
     reminded: bool = False
     summary: str = ""               # one line for replies ("the Ghoul's claws, Great (+4)")
+    held_by: int | None = None      # absorb: the concession answering the hit (early Fate); no deadline meanwhile
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,8 @@ class RollRecordRef:
     delta: TableDelta = field(default_factory=TableDelta)
     owed: tuple[Owed, ...] = ()     # hostile invokes' points this roll owes (replaced on a re-run)
     summary: str = ""               # "Ruth's attack on the Ghoul", for replies
+    outcome: str = ""               # the roll's outcome as it stands: fail, tie, success, style, or
+                                    # catastrophic (a fail of negative hits); "" before pbp kept it
     harm_target: str = ""           # an NPC the roll hit at once: its harm before and after the hit
     harm_before: dict = field(default_factory=dict)
     harm_after: dict = field(default_factory=dict)

@@ -84,6 +84,11 @@ class FateExplainer:
         """The skill in a result's first line: "Fight, Good (+3)"."""
         return f"{skill}, {describe(terms[0].value)}" if terms else skill
 
+    def rolled(self, written: str, terms, effort) -> str:
+        """What a plain ``/roll`` rolled, in its first line: the command as written ("4dF+2",
+        "Fight")."""
+        return written
+
     # -- outcome ------------------------------------------------------------------------------
     def verdict(self, res) -> str:
         """"success, 2 shifts", "fail, 1 shift short", "tie"; a roll without opposition, its

@@ -39,6 +39,9 @@ How the text is read here, where it is silent or points to chapters it does not 
   the cockpit (``piloting``, changed by play with ``/mech in`` and ``/mech out``). "while
   they're in the cockpit, both sets apply": the mech's stunts join the pilot's, and its
   aspects may be invoked as the pilot's, while piloting.
+* **Stunts** add hits: +1 hit when the sheet gives no ``bonus`` (as an invoke), at most
+  2 (``stunt_bonus``, ``stunt_bonus_max``); the text says only that stunts "grant
+  automatic bonuses".
 * **Costs** on failures and ties wait for the GM to name them by reply, with a deadline
   default (``costs_by_reply``; :mod:`pbp.play.costs`).
 """
@@ -82,6 +85,27 @@ class D10Pool:
         faces = tuple(dice.die(10, rating)) if rating > 0 else ()
         return DiceRoll(faces, "10", value=sum(hits(f) for f in faces))
 
+    # -- a plain /roll: the pool's dice, counted as hits ------------------------------------
+    def check_plain(self, cmd, sides: str, system) -> None:
+        """``/roll 6d10`` (six d10s counted as hits) or ``/roll "Fight Boldly"`` (the pool of
+        the skill and approach); other dice, a skill beside written dice, or no dice at all
+        are refused with what the hack rolls and a working example."""
+        title = system.title or system.name
+        forms = 'Nd10, a pool of N ten-sided dice counted as hits, or a skill and approach ("Fight Boldly")'
+        if cmd.dice_written and sides != "10":
+            raise RulesError(f"{title} rolls ten-sided dice counted as hits, not {cmd.count}d{cmd.sides}",
+                             source=cmd.source, expected=forms, example="/roll 6d10")
+        if cmd.dice_written and cmd.skill:
+            raise RulesError(f"{title} sizes a pool by its skill and approach: roll {cmd.skill} alone, or the dice alone",
+                             source=cmd.source, expected=forms, example=f'/roll "{cmd.skill} Boldly"'
+                             if " " not in cmd.skill else f'/roll "{cmd.skill}"')
+        if not cmd.dice_written and not cmd.skill:
+            raise RulesError(f"{title} has no dice of its own to roll without a pool: name its size or its skill",
+                             source=cmd.source, expected=forms, example="/roll 6d10")
+
+    def plain(self, dice: DiceSource, count: int, sides: str, rating: int, *, written: bool) -> DiceRoll:
+        return self.roll(dice, count if written else rating)
+
 
 class D10Tiers(FateTiers):
     """Fate's four tiers by the margin, and a catastrophic failure below zero hits."""
@@ -97,8 +121,8 @@ class D10Tiers(FateTiers):
 
 
 def hits_text(n: int) -> str:
-    """"1 hit", "3 hits": the hack counts margins and harm in hits."""
-    return f"{n} hit" if n == 1 else f"{n} hits"
+    """"1 hit", "3 hits", "-1 hit": the hack counts margins and harm in hits."""
+    return f"{n} hit" if abs(n) == 1 else f"{n} hits"
 
 
 class PoolTables(FateTables):
@@ -127,7 +151,7 @@ class PoolExplainer(FateExplainer):
     (``[8] [9] [3]``, ``2 hits``), a pool named by its terms and size (``Fight + Boldly, 6
     dice``), passive opposition in hits, margins in hits (``success, 2 hits``), a
     catastrophic failure named as such, strain clearing at a scene's end. A plain ``/roll``
-    (whose rating is added, ``rating_counts``) is shown as Fate's."""
+    counts hits too (``D10Pool.plain``: ``/roll 6d10``, ``/roll "Fight Boldly"``)."""
 
     unit = "hit"
 
@@ -165,11 +189,18 @@ class PoolExplainer(FateExplainer):
             return super().headline_skill(skill, terms, effort)
         return self.skill_words(terms, effort)
 
+    def rolled(self, written: str, terms, effort) -> str:
+        """A pool rolled with ``/roll "Fight Boldly"`` is named by its terms and size."""
+        return self.skill_words(terms, effort) if terms and not effort.rating_counts else written
+
     def verdict(self, res) -> str:
         text = super().verdict(res)
         if res.outcome is not None and res.outcome.value == "fail" and res.effort.total < 0:
             return "catastrophic " + text.replace("fail,", "failure,", 1)
         return text
+
+
+EXPLAIN = PoolExplainer()
 
 
 class StrainBoxes(OnePointBoxes):
@@ -345,7 +376,8 @@ class PoolState(CharacterState):
 
 
 def _stunt_text(s: dict) -> str:
-    what = f": +{s['bonus']} to {s['skill']}" if s["skill"] else ""
+    """"Servo Fists: +1 hit to Fight when you defend", as the sheet's own stunts read."""
+    what = f": {EXPLAIN.worth(s['bonus'])} to {s['skill']}" if s["skill"] else ""
     when = f" when you {s['action']}" if s["skill"] and s["action"] else ""
     return f"{s['name']}{what}{when}"
 
@@ -360,8 +392,14 @@ D10_POOL = replace(
     dice=D10Pool(),
     tiers=D10Tiers(),
     tables=PoolTables(),
-    explain=PoolExplainer(),
+    explain=EXPLAIN,
     invoke_bonus=1,       # "invoking = reroll or +1 hit"
+    # "two ways to gain bonus hits: ASPECTS ... and STUNTS, which can grant automatic
+    # bonuses to your rolls": how many the text leaves to "3 Skills, Approaches, & Stunts",
+    # which it does not contain. A stunt adds +1 hit, as an invoke does; a sheet may give
+    # up to 2 (more would beat most passive oppositions, 1 to 5, on its own).
+    stunt_bonus=1,
+    stunt_bonus_max=2,
     stress=StressTable(steps=((-99, 3), (2, 4), (4, 5))),
     stress_skills=frozen({"strain": "Endure"}),
     attack_kinds=fate_attack_kinds("strain", "strain", melee=("Fight", "Move"), ranged=("Move",), will=("Endure",)),
