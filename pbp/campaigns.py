@@ -289,6 +289,8 @@ SETTINGS = {
     "show_npc_skills": "true: players see NPCs' skills and stunts in /sheet; false (default): only the GM",
     "free_bonuses": "yes: a player's plain +N applies at once; no (default): it waits for the GM",
     "hold_out_of_turn": "yes: an action out of turn waits for its turn; no (default): it is refused",
+    "contest_invoke_next_side": "yes: in a contest of three or more sides, the free invoke a failed advantage gives "
+                                "goes to the next side; no (default): the GM's side holds it",
 }
 
 YES = ("true", "yes", "on", "1")
@@ -324,7 +326,7 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
         if value.lower() not in YES + NO:
             raise ConfigError(f'show_npc_skills "{value}" is not true or false')
         campaign.settings = {**(campaign.settings or {}), key: value.lower() in YES}
-    elif key in ("free_bonuses", "hold_out_of_turn"):
+    elif key in ("free_bonuses", "hold_out_of_turn", "contest_invoke_next_side"):
         campaign.settings = {**(campaign.settings or {}), key: flag_value(key, value)}
     else:
         campaign.settings = {**(campaign.settings or {}), key: hours_value(key, value)}

@@ -776,7 +776,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
-                                     "show_npc_skills, free_bonuses, hold_out_of_turn; a system's own, "
+                                     "show_npc_skills, free_bonuses, hold_out_of_turn, contest_invoke_next_side; "
+                                     "a system's own, "
                                      "as Dresden Files Condensed's free_stunts and escalating_stress)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
