@@ -295,7 +295,7 @@ def cmd_character_edit(args) -> int:
 
     _open(args)
     campaign = get_campaign(args.campaign)
-    text = export_sheet(campaign, args.name)
+    text = export_sheet(campaign, args.name, play=True)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="pbp-sheet-", delete=False, encoding="utf-8") as f:
         f.write(text)

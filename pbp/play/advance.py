@@ -31,7 +31,7 @@ from pbp.rules.ladder import describe
 from pbp.play.compels import GmRequest, open_request, request_kind
 from pbp.rules.advancement import POWER_UP, Allowance, judge
 from pbp.rules.fate_points import DetailRequest
-from pbp.sheetedit import apply_to_table, sheet_data, set_key
+from pbp.sheetedit import PLAY_KEYS, apply_to_table, sheet_data, set_key
 from pbp.sheetfile import parse_sheet
 
 EXAMPLE = "/advance skills.Fight=Good skills.Athletics=Great"
@@ -83,7 +83,7 @@ def _build(post: Post, ch, values, example: str):
     for pair in values:
         key, _, value = pair.partition("=")
         if key in ("description", "player", "kind", "fate_points", "aliases", "milestone_refresh",
-                   "milestone_skills"):
+                   "milestone_skills") or key.split(".")[0] in PLAY_KEYS:
             raise RulesError(f"{key} is not changed at a milestone", expected="skills, aspects, stunts or refresh",
                              example=example)
         try:

@@ -35,3 +35,29 @@ def test_refusals(mt, chicago):
     step = mt.post("GM", "/sheet set Ruth colour=blue")
     assert step.status == "rejected" and 'no sheet key "colour"' in step.text
     assert state_snapshot(chicago) == before
+
+
+def test_the_gm_corrects_stress_and_a_consequence_by_mail(mt, chicago):
+    step = mt.post("GM", '/sheet set Ruth stress.physical.2=true consequences.mild="Bruised Ribs" fate_points=2')
+    assert step.status == "applied", step.text
+    assert "stress:" in step.text and "Bruised Ribs" in step.text and "fate_points: 3 -> 2" in step.text
+    ruth = repo.load_table(chicago).character("Ruth")
+    assert ruth.stress["physical"][:2] == [False, True] and ruth.consequences[0].aspect == "Bruised Ribs"
+    assert any(a.name == "Bruised Ribs" and a.kind == "consequence" for a in repo.load_table(chicago).aspects)
+    row = m.SheetChange.select().order_by(m.SheetChange.id.desc()).first()
+    assert row.how == "play" and row.after["stress"]["physical"][1] is True
+    cleared = mt.post("GM", "/sheet set Ruth consequences.mild= stress.physical=____")
+    assert cleared.status == "applied", cleared.text
+    ruth = repo.load_table(chicago).character("Ruth")
+    assert ruth.consequences[0].aspect is None and not any(ruth.stress["physical"])
+
+
+def test_a_bad_play_value_by_mail_is_refused_with_an_example(mt, chicago):
+    before = state_snapshot(chicago)
+    step = mt.post("GM", "/sheet set Ruth stress.physical=xx")
+    assert step.status == "rejected"
+    assert "stress.physical: 2 boxes written, and Ruth's physical track has 4" in step.text
+    assert "stress.physical=x___" in step.text
+    step = mt.post("GM", '/sheet set Ruth consequences.grave="Gone"')
+    assert step.status == "rejected" and "Ruth has no grave slot (slots: mild, moderate, severe)" in step.text
+    assert state_snapshot(chicago) == before
