@@ -833,6 +833,9 @@ def undo(campaign: m.Campaign, name: str, *, who: str) -> list[str]:
     last = (m.SheetChange.select().where((m.SheetChange.campaign == campaign) & (m.SheetChange.character == ch.name)
                                          & (m.SheetChange.undone == False) & (m.SheetChange.how != "undo"))  # noqa: E712
             .order_by(m.SheetChange.id.desc()).first())
+    if last is not None and last.how == "import":
+        raise ConfigError(f"{ch.name}'s last change is the import that made the character: there is no sheet "
+                          "before it to go back to", hint=f"pbp character remove {ch.name}")
     if last is None or last.before is None or last.after is None:
         raise ConfigError(f"{ch.name} has no change to undo", hint=f"pbp character history {ch.name}")
     before_state = state_of(campaign, table, ch)

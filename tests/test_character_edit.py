@@ -331,3 +331,41 @@ def test_export_has_no_play_table(table, capsys, tmp_path):
     out = tmp_path / "ruth.toml"
     assert main(["character", "export", "Ruth", "--out", str(out)]) == 0
     assert "[play]" not in out.read_text()
+
+
+# -- an import in the history (issue 11 review, item 4) -------------------------------------
+
+
+def test_an_import_is_in_the_history_and_cannot_be_undone(table, capsys):
+    rows = [r for r in m.SheetChange.select() if r.character == "Ruth"]
+    assert [(r.how, r.who, r.before) for r in rows] == [("import", "pbp character import", None)]
+    assert rows[0].after["fate_points"] == 3
+    capsys.readouterr()
+    main(["character", "history", "Ruth"])
+    out = capsys.readouterr().out
+    assert "import by pbp character import" in out and "created" in out
+    assert main(["character", "undo", "Ruth"]) == 3
+    assert "the import that made the character" in capsys.readouterr().err
+
+
+def test_undo_takes_a_replace_back(table, capsys, tmp_path):
+    """--replace resets fate points to refresh and empties stress and consequences; undo
+    puts Ruth's play state back, and the free invoke Charles held on her aspect."""
+    play_some(table, capsys)
+    sheet = tmp_path / "ruth.toml"
+    assert main(["character", "export", "Ruth", "--out", str(sheet)]) == 0
+    sheet.write_text(sheet.read_text().replace("fate_points = 1", "fate_points = 3"))
+    assert main(["character", "import", str(sheet), "--replace"]) == 0
+    replaced = ruth()
+    assert replaced.fate_points == 3 and replaced.stress["physical"] == [False] * 4
+    row = m.SheetChange.select().order_by(m.SheetChange.id.desc()).first()
+    assert (row.how, row.before["fate_points"], row.after["fate_points"]) == ("replace", 1, 3)
+    capsys.readouterr()
+    main(["character", "history", "Ruth"])
+    out = capsys.readouterr().out
+    assert "replace by pbp character import" in out and "fate_points: 1 -> 3" in out
+    assert main(["character", "undo", "Ruth"]) == 0, capsys.readouterr()
+    back = ruth()
+    assert back.fate_points == 1 and back.stress["physical"] == [True, True, False, False]
+    assert back.consequences[0].aspect == "Bruised Ribs"
+    assert knife_free() == {"Charles": 1}

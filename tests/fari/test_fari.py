@@ -161,3 +161,17 @@ def test_a_fari_sheet_without_a_player_says_how_to_give_one(table, tmp_path, cap
     err = capsys.readouterr().err
     assert "player: missing" in err
     assert character("Mara Quill")[1] is None
+
+
+def test_a_fari_import_is_in_the_history_with_its_play_state(table, tmp_path, capsys):
+    """The import's history row is the character as imported, Fari's marked stress and
+    consequence included."""
+    from pbp.store import models as m
+
+    path = tmp_path / "mara.fari.json"
+    path.write_text(json.dumps(LAYOUTS["v6"]()), encoding="utf-8")
+    assert main(["character", "import", str(path), "--player", "mara@pbp.localhost"]) == 0
+    row = m.SheetChange.select().where(m.SheetChange.character == "Mara Quill").get()
+    assert (row.how, row.before) == ("import", None)
+    assert row.after["stress"]["physical"] == [True, False, False, False]
+    assert any(e[0] == "Scraped Knuckles" and e[1] == "consequence" for e in row.after["aspects"])
