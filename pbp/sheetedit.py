@@ -12,7 +12,7 @@ is changed in place instead:
   it: fate points (the exported value is today's; write another to change it), marked
   stress boxes (kept, the track resized when Physique or Will changed), consequences (kept
   in slots that still exist), carried points, taken out, and free invokes (an aspect kept,
-  or a high concept or trouble renamed, keeps them; a removed aspect's are reported). The
+  or renamed, keeps them; a removed aspect's are reported). The
   name cannot change here (posts and the play state refer to it).
 * :func:`set_values` is ``pbp character set NAME key=value...``: the exported sheet with the
   keys changed, applied the same way.
@@ -290,11 +290,15 @@ def apply_to_table(system, table: rs.Table, ch: rs.Character, sheet) -> list[str
 
 def _apply_aspects(table: rs.Table, owner: str, wanted: list[rs.Aspect]) -> list[str]:
     """The character's own aspects as the sheet has them: kept ones keep their free invokes;
-    a renamed high concept or trouble keeps them too; a removed one's are reported."""
+    a renamed one keeps them too: the high concept and the trouble by their kind, another
+    aspect as the history pairs a rename (:func:`pair_aspects`: the aspects gone and those
+    new, of the same kind and both shown or both hidden, in order); a removed one's are
+    reported."""
     old = _own(table, owner)
     notes = []
     keep: list[rs.Aspect] = []
     left = list(old)
+    found: list[rs.Aspect | None] = []
     for w in wanted:
         same = next((a for a in left if a.name.casefold() == w.name.casefold() and
                      (a.kind == w.kind or {a.kind, w.kind} <= set(OWN_KINDS))), None)
@@ -302,6 +306,15 @@ def _apply_aspects(table: rs.Table, owner: str, wanted: list[rs.Aspect]) -> list
             same = next((a for a in left if a.kind == w.kind), None)
         if same is not None:
             left.remove(same)
+        found.append(same)
+    for i, w in enumerate(wanted):
+        if found[i] is None and w.kind == "character":
+            same = next((a for a in left if a.kind == w.kind and a.hidden == w.hidden), None)
+            if same is not None:
+                left.remove(same)
+                found[i] = same
+    for w, same in zip(wanted, found):
+        if same is not None:
             same.name, same.kind, same.hidden = w.name, w.kind, w.hidden
             keep.append(same)
         else:

@@ -195,8 +195,10 @@ def approve_advance(post: Post, request: DetailRequest) -> NoteResult:
     gained = sum(1 for c in verdict.changes if c.kind == "refresh")
     if gained:
         have["refresh"] = 0
-    text = (f"The GM approves advancement #{request.id}: {request.text}. {ch.name} has "
-            f"{_allowance_text(have)} left from the milestone.")
+    left = _allowance_text(have)
+    text = (f"The GM approves advancement #{request.id}: {request.text}. " +
+            (f"{ch.name} has nothing left from the milestone." if left == "nothing left" else
+             f"{ch.name} may still take from the milestone: {left}."))
     if notes:
         text += " " + "; ".join(notes) + "."
     return NoteResult(source, GM, "approve", text=text)

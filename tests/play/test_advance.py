@@ -145,3 +145,33 @@ def test_a_stunt_below_refresh_1_names_what_would_work(mt, chicago):
     rewrite = mt.post("Ruth", example + "\n")
     assert rewrite.status == "applied", rewrite.text
     assert 'stunt "Knife Thrower" rewritten as "Quick Draw"' in rewrite.text
+
+
+def test_the_approval_says_what_is_left_in_plain_words(mt, chicago):
+    """A major milestone's high concept is something Ruth may still take, not something she
+    has; after a minor milestone's one change nothing is left (not "nothing left left")."""
+    mt.post("GM", "/milestone major\n")
+    mt.post("Ruth", "/advance skills.Fight=Good skills.Athletics=Great\n")
+    done = mt.post("GM", "/approve\n")
+    assert "Ruth may still take from the milestone: a new high concept, 1 skill point." in done.text
+    mt.post("Ruth", "/advance skills.Lore=Average\n")          # the skill point, now
+    done = mt.post("GM", "/approve\n")
+    assert "Ruth may still take from the milestone: a new high concept." in done.text
+    mt.post("GM", "/milestone minor\n")
+    mt.post("Ruth", '/advance aspects.trouble="Short Fuse"\n')
+    done = mt.post("GM", "/approve\n")
+    assert "Ruth has nothing left from the milestone." in done.text and "left left" not in done.text
+
+
+def test_a_renamed_other_aspect_keeps_its_free_invokes_like_the_trouble(mt, chicago):
+    t = repo.load_table(chicago)
+    snap = repo.snapshot(t)
+    next(a for a in t.aspects if a.name == "Knife Up My Sleeve").free_invokes = {"Charles": 1}
+    repo.save_table(chicago, snap, t)
+    mt.post("GM", "/milestone minor\n")
+    asked = mt.post("Ruth", '/advance aspects.other="Partner\'s Ghost Still Talks to Me, Blade in My Boot"\n')
+    assert asked.status == "applied", asked.text
+    done = mt.post("GM", "/approve\n")
+    assert done.status == "applied" and "is gone" not in done.text
+    blade = next(a for a in repo.load_table(chicago).aspects if a.name == "Blade in My Boot")
+    assert (blade.kind, blade.free_invokes) == ("character", {"Charles": 1})
