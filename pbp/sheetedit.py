@@ -30,13 +30,14 @@ is changed in place instead:
 """
 from __future__ import annotations
 
+import copy
 import json
 from datetime import datetime
 
 from pbp.errors import ConfigError, SheetError
 from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
-from pbp.rules.sheets import consequence_slots, stress_tracks
+from pbp.rules.sheets import stress_tracks
 from pbp.rules.systems import campaign_system
 from pbp.sheetfile import parse_sheet
 from pbp.store import models as m
@@ -284,7 +285,9 @@ def apply_to_table(system, table: rs.Table, ch: rs.Character, sheet) -> list[str
     ch.refresh, ch.aliases, ch.fate_points = new.refresh, list(new.aliases), new.fate_points
     sizes = stress_tracks(new, system) if new.kind != "minor" else {t: len(b) for t, b in new.stress.items()}
     ch.stress = {t: _resize(ch.stress.get(t, []), n) for t, n in sizes.items()}
-    ch.consequences = _merge_consequences(ch.consequences, consequence_slots(new, system))
+    # the parsed sheet's slots: the system's consequences and, in Dresden Files Condensed,
+    # the mantle's conditions beside or instead of them
+    ch.consequences = _merge_consequences(ch.consequences, [copy.copy(q) for q in new.consequences])
     return _apply_aspects(table, ch.name, sheet.aspects)
 
 
