@@ -295,6 +295,10 @@ def _fari_play_state(campaign: m.Campaign, name: str, sheet) -> list[str]:
     for severity, track, aspect in sheet.consequences:
         free = [q for q in ch.consequences if q.aspect is None and q.severity.rstrip("2") == severity
                 and (q.track == track or not q.track)]
+        # a condition (Dresden Files Condensed) is taken under its own name: that slot, else none
+        named = [q for q in free if q.condition]
+        if named:
+            free = [q for q in named if q.condition.casefold() == aspect.casefold()]
         slot = next((q for q in free if q.track == track), free[0] if free else None)
         if slot is None:
             lines.append(f'{severity} consequence "{aspect}": {name} has no free {severity} slot for it')
@@ -324,19 +328,17 @@ YES = ("true", "yes", "on", "1")
 NO = ("false", "no", "off", "0")
 
 
-def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
-    """Change one campaign setting (``pbp campaign set``); each is checked first."""
+def set_campaign(campaign: m.Campaign, key: str, value: str) -> list[str]:
+    """Change one campaign setting (``pbp campaign set``); each is checked first. Returns
+    what else the change did, one line each (a system's option may carry the stored state
+    over: ``SystemOption.carry``)."""
     options = get_system(campaign.system).options
     if key not in SETTINGS and key not in options:
         raise ConfigError(f'no campaign setting "{key}"',
                           hint="settings: " + ", ".join(f"{k} ({v})" for k, v in
                                                         {**SETTINGS, **{k: o.description for k, o in options.items()}}.items()))
     if key in options:
-        option = options[key]
-        if value.strip().lower() not in option.values:
-            raise ConfigError(f'{key} "{value}" is not {" or ".join(option.values)}',
-                              hint=f"{key}: {option.description}; e.g. pbp campaign set {key}={option.values[-1]}")
-        campaign.settings = {**(campaign.settings or {}), key: value.strip().lower()}
+        return _set_option(campaign, key, options[key], value)
     elif key == "name":
         campaign.name = _checked_name(value)
     elif key == "address":
@@ -358,3 +360,38 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> None:
     else:
         campaign.settings = {**(campaign.settings or {}), key: hours_value(key, value)}
     campaign.save()
+    return []
+
+
+def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]:
+    """A setting the campaign's system reads (``System.options``): one of its values, or
+    what its ``check`` keeps; its ``carry`` then moves the characters and aspects in play to
+    the new system (all or nothing)."""
+    example = option.example or option.values[-1]
+    hint = f"{key}: {option.description}; e.g. pbp campaign set {key}={example}"
+    if option.check is not None:
+        try:
+            chosen = option.check(value)
+        except ValueError as e:
+            raise ConfigError(f"{key} {visible(value, 120)!r}: {e}", hint=hint) from None
+    elif value.strip().lower() in option.values:
+        chosen = value.strip().lower()
+    else:
+        raise ConfigError(f'{key} "{value}" is not {" or ".join(option.values)}', hint=hint)
+    before = campaign_system(campaign)
+    settings = campaign.settings
+    campaign.settings = {**(settings or {}), key: chosen}
+    lines: list[str] = []
+    if option.carry is not None:
+        table = repo.load_table(campaign)
+        snap = repo.snapshot(table)
+        try:
+            lines = option.carry(before, campaign_system(campaign), table)
+        except ValueError as e:
+            campaign.settings = settings
+            raise ConfigError(f"{key}: {e}", hint=hint) from None
+        saved = repo.save_table(campaign, snap, table)
+        from pbp.sheetedit import record_play     # every sheet change is in the history
+        record_play(campaign, snap, saved, table, who=f"pbp campaign set {key}", message_id=None)
+    campaign.save()
+    return lines

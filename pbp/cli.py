@@ -189,8 +189,9 @@ def cmd_campaign_set(args) -> int:
             if not sep:
                 raise PbpError(f'"{visible(pair)}" is not KEY=VALUE',
                                hint="e.g. pbp campaign set reaction_deadline_hours=24")
-            set_campaign(campaign, key.strip(), value.strip())
+            carried = set_campaign(campaign, key.strip(), value.strip())
             done.append(f"{campaign.slug}: {key.strip()} = {value.strip()}")
+            done += [f"  {line}" for line in carried or ()]
     print("\n".join(done))
     return 0
 
@@ -778,7 +779,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
                                      "show_npc_skills, free_bonuses, hold_out_of_turn, contest_invoke_next_side; "
                                      "a system's own, "
-                                     "as Dresden Files Condensed's free_stunts and escalating_stress)")
+                                     "as Dresden Files Condensed's free_stunts, escalating_stress and scale_levels)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)
     s.set_defaults(func=cmd_campaign_set)

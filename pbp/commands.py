@@ -71,6 +71,15 @@ class Opposition:
     rating: int | None = None
     character: str | None = None
     skill: str | None = None
+    #: A defence answering an attack rolled in an earlier mail (``rating`` and ``character``
+    #: both set): the aspect with scale the attacker invoked on the attack, whose level their
+    #: side has (Dresden Files Condensed, "Aspects and Scale"). The parser never sets it.
+    scale_aspect: str | None = None
+    #: The same defence: the attacker's ``+scale after``, the bonus (+2 per level) the attack
+    #: takes if it beats the defence, and the levels' label ("Otherworldly over Supernatural").
+    #: The parser never sets them.
+    scale_after: int = 0
+    scale_label: str | None = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,12 @@ Every section is a label and its blocks (``Text``, ``Skill``, ``PointCounter``,
 sheet (the data :func:`pbp.sheetfile.parse_sheet` reads) plus its play state (fate
 points, marked stress, consequences); everything it cannot map is listed in
 ``FariSheet.unmapped`` (the CLI prints it), never dropped silently. :func:`to_fari` writes
-the newest layout (v6). A stunt's rules (skill, action, bonus, circumstance) ride in its
+the newest layout (v6). A system's own sheet keys (``character_state.keys``, as its
+``sheet_data`` writes them back: Dresden Files Condensed's ``mantle``, ``mantle_stunts``,
+``scale``, ``milestone_skills``), which Fari has no place for, ride in a ``PBP`` section, one
+``Text`` block per key whose label is the key and whose value is the key's value as JSON;
+its aspect keys (``relationship``) are blocks of the Aspects section labelled with the key
+(``Relationship``). A stunt's rules (skill, action, bonus, circumstance) ride in its
 block's ``helperText`` as ``pbp: Shoot | attack | +2 | when throwing a blade`` so a round
 trip keeps them; a Fari stunt without it is read from its text ("+2 to Shoot when you
 attack..."), and one whose skill and bonus cannot be found is kept as text (bonus 0) and
@@ -37,6 +42,8 @@ SEVERITIES = ("mild", "moderate", "severe")
 ACTION_WORDS = (("create an advantage", "advantage"), ("create advantages", "advantage"), ("advantage", "advantage"),
                 ("overcome", "overcome"), ("attack", "attack"), ("defend", "defend"))
 PBP_HELPER = "pbp: "
+#: The section that carries a system's own sheet keys (Fari has no place for them).
+PBP_SECTION = "PBP"
 
 
 @dataclass
@@ -197,6 +204,9 @@ def from_fari(doc: dict, system: System) -> FariSheet:
             if btype in ("Separator", "InfoText") or (btype == "Text" and not str(value or "").strip()
                                                        and kind in ("aspects", "stunts", "consequences", "notes")):
                 continue            # layout, or an empty slot: nothing to carry
+            if label.casefold() == PBP_SECTION.casefold() and btype == "Text":
+                _system_key(sheet, system, blabel, value, where)     # pbp's own section (to_fari writes it)
+                continue
             if btype == "PointCounter" and (meta.get("isMainPointCounter") or _kind(blabel) == "fate"
                                             or kind == "fate") and "refresh" not in blabel.casefold():
                 fate, counter_max = _int(value), _int(meta.get("max"))
@@ -210,6 +220,8 @@ def from_fari(doc: dict, system: System) -> FariSheet:
                     aspects["high_concept"] = str(value).strip()
                 elif key == "trouble" and "trouble" not in aspects:
                     aspects["trouble"] = str(value).strip()
+                elif key.replace(" ", "_") in system.character_state.aspect_keys and key.replace(" ", "_") not in aspects:
+                    aspects[key.replace(" ", "_")] = str(value).strip()      # the system's (DFC's relationship)
                 elif "hidden" in label.casefold():
                     aspects.setdefault("hidden", []).append(str(value).strip())
                 else:
@@ -241,7 +253,8 @@ def from_fari(doc: dict, system: System) -> FariSheet:
                 continue
             if kind == "consequences" and btype == "Text":
                 key = blabel.casefold()
-                severity = next((s for s in SEVERITIES if s in key), None)
+                # a severity, or a kind of condition the system has (DFC's "2 lasting")
+                severity = next((s for s in SEVERITIES + tuple(system.condition_kinds) if s in key), None)
                 track = next((t for t in system.tracks if t.casefold() in key), "")
                 if severity is None:
                     sheet.unmapped.append(f"{where}: {_short(value)} (no severity in the label: mild, moderate, severe)")
@@ -271,6 +284,18 @@ def from_fari(doc: dict, system: System) -> FariSheet:
     if notes:
         data["description"] = "\n\n".join(notes)
     return sheet
+
+
+def _system_key(sheet: FariSheet, system: System, key: str, value, where: str) -> None:
+    """A block of the ``PBP`` section: one of the system's sheet keys, its value JSON."""
+    if key not in system.character_state.keys:
+        keys = ", ".join(system.character_state.keys) or "none"
+        sheet.unmapped.append(f"{where}: not a sheet key of {system.title or system.name} (its keys: {keys})")
+        return
+    try:
+        sheet.data[key] = json.loads(str(value))
+    except json.JSONDecodeError:
+        sheet.unmapped.append(f"{where}: {_short(value)} is not a JSON value (pbp writes one, e.g. 3 or \"Mundane\")")
 
 
 def read_fari(path: str | Path, system: System) -> FariSheet:
@@ -316,6 +341,8 @@ def to_fari(data: dict, stress: dict[str, list[bool]], consequences, system: Sys
         aspect_blocks.append(_block("Text", "High Concept", aspects["high_concept"]))
     if "trouble" in aspects:
         aspect_blocks.append(_block("Text", "Trouble", aspects["trouble"]))
+    aspect_blocks += [_block("Text", key.replace("_", " ").title(), aspects[key])
+                      for key in system.character_state.aspect_keys if aspects.get(key)]
     aspect_blocks += [_block("Text", "Aspect", a) for a in aspects.get("other", [])]
     left = [_section("Aspects", aspect_blocks, visibleOnCard=True)]
     if aspects.get("hidden"):
@@ -336,6 +363,10 @@ def to_fari(data: dict, stress: dict[str, list[bool]], consequences, system: Sys
         notes.append(_block("Text", "Player", data["player"], helperText="the player's address in pbp"))
     if notes:
         left.append(_section("Notes", notes))
+    own = [_block("Text", key, json.dumps(data[key], ensure_ascii=False), helperText="a pbp sheet key, as JSON")
+           for key in system.character_state.keys if key in data]
+    if own:
+        left.append(_section(PBP_SECTION, own))
     skills = sorted(data.get("skills", {}).items(), key=lambda kv: (-kv[1], kv[0]))
     right = [_section("Skills", [_block("Skill", k, str(v), commands=["4dF"]) for k, v in skills], visibleOnCard=True)]
     right.append(_section("Stress", [

@@ -25,6 +25,7 @@ def _system_view(ch, table, *, secret: bool) -> tuple[dict, list]:
 def sheet_dict(ch, table) -> dict:
     """The ``pbp sheet --json`` shape (also attached to /sheet results): the GM's view."""
     aspects = [a for a in table.aspects if a.owner == ch.name and a.kind not in ("consequence",)]
+    roles = _roles(ch, table)
     return {
         "name": ch.name,
         "kind": ch.kind,
@@ -32,7 +33,8 @@ def sheet_dict(ch, table) -> dict:
         "fate_points": ch.fate_points,
         "refresh": ch.refresh,
         "skills": dict(sorted(ch.skills.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "aspects": [{"name": a.name, "kind": a.kind, "free_invokes": dict(a.free_invokes), "hidden": a.hidden}
+        "aspects": [{"name": a.name, "kind": a.kind, "free_invokes": dict(a.free_invokes), "hidden": a.hidden,
+                     **({"role": roles[a.name]} if a.kind == "character" and a.name in roles else {})}
                     for a in aspects],
         "stunts": [{"name": s.name, "skill": s.skill, "action": s.action, "bonus": s.bonus,
                     "circumstance": s.circumstance} for s in ch.stunts],
@@ -47,6 +49,15 @@ def sheet_dict(ch, table) -> dict:
         "free_invokes_held": {a.name: a.free_for(ch.name) for a in table.aspects if a.free_for(ch.name)},
         **_with_system(ch, table, secret=False),
     }
+
+
+def _roles(ch, table) -> dict[str, str]:
+    """The system's names for some character aspects (Dresden Files Condensed: the
+    relationship aspect), shown instead of their kind."""
+    try:
+        return get_system(table.system).character_state.aspect_roles(ch)
+    except UnknownSystem:
+        return {}
 
 
 def _with_system(ch, table, *, secret: bool) -> dict:

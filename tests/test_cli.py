@@ -296,6 +296,31 @@ def test_a_d10_pool_campaign_from_the_command_line(tmp_path, monkeypatch, capsys
     assert sheet["mech"]["name"] == "Dock Bravo" and sheet["stress"] == {"strain": [False, False, False]}
 
 
+def test_a_dresden_files_condensed_campaigns_levels_of_scale_from_the_command_line(tmp_path, monkeypatch, capsys):
+    """``pbp campaign set scale_levels=...`` (issue 10: "a campaign may rename or reorder
+    them"): the levels in play are renamed and said; a bad list is refused with an example;
+    ``pbp sheet --json`` and ``pbp campaign list`` read the campaign's names."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "lake", "--name", "The Lake", "--system", "dfc",
+                 "--gm", "gm@pbp.localhost", "--address", "table+lake@pbp.localhost"]) == 0
+    sheets = [str(p) for p in sorted(sample_dir("dfc").glob("*.toml")) if p.name != "campaign.toml"]
+    assert main(["character", "import", *sheets, "--campaign", "lake"]) == 0
+    capsys.readouterr()
+    assert main(["campaign", "set", "scale_levels=Mortal, Mortal", "--campaign", "lake"]) != 0
+    err = capsys.readouterr().err
+    assert "scale_levels 'Mortal, Mortal': \"Mortal\" is named twice (levels 1 and 2)" in err, err
+    assert 'pbp campaign set scale_levels="Mortal, Touched, Fae, Legendary, Godlike"' in err
+    assert main(["campaign", "set", "scale_levels=Mortal, Touched, Fae, Legendary, Godlike", "--campaign", "lake"]) == 0
+    out = capsys.readouterr().out
+    assert "lake: scale_levels = Mortal, Touched, Fae, Legendary, Godlike" in out
+    assert "  Nora: Supernatural scale is now Touched (level 2)" in out
+    assert main(["sheet", "Nora", "--json", "--campaign", "lake"]) == 0
+    assert json.loads(capsys.readouterr().out)["scale"] == "Touched"
+    assert main(["campaign", "list"]) == 0
+    assert "Mortal, Touched, Fae, Legendary, Godlike" in capsys.readouterr().out
+
+
 def test_a_dresden_files_condensed_campaign_from_the_command_line(tmp_path, monkeypatch, capsys):
     """``pbp campaign create --system dfc``: the sample sheets import under its creation rules
     (their mantle file beside them), ``pbp sheet --json`` carries the mantle, scale and the
@@ -349,3 +374,24 @@ def test_the_demo_sets_up_the_dresden_files_condensed_table(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "sample campaign 'Lakeshore After Dark' created" in out
     assert "Nora" in out and "Lore" in out
+
+
+def test_the_dfc_sheet_labels_the_relationship_aspect(tmp_path, monkeypatch, capsys):
+    """"Create your Relationship Aspect" (000_7ba3f797fc1d45d3.txt, "Summary of Character
+    Creation", step 9): ``pbp sheet`` names it "relationship", where the free aspects say
+    "character"; ``--json`` keeps its kind and adds its role."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "lake", "--name", "The Lake", "--system", "dfc",
+                 "--gm", "gm@pbp.localhost", "--address", "table+lake@pbp.localhost"]) == 0
+    sheets = [str(p) for p in sorted(sample_dir("dfc").glob("*.toml")) if p.name != "campaign.toml"]
+    assert main(["character", "import", *sheets, "--campaign", "lake"]) == 0
+    capsys.readouterr()
+    assert main(["sheet", "Nora", "--campaign", "lake"]) == 0
+    out = capsys.readouterr().out
+    assert "  relationship Owes Marcus a Life\n" in out and "  character    Reads Every Footnote\n" in out
+    assert main(["sheet", "Nora", "--json", "--campaign", "lake"]) == 0
+    aspects = json.loads(capsys.readouterr().out)["aspects"]
+    assert {"name": "Owes Marcus a Life", "kind": "character", "free_invokes": {}, "hidden": False,
+            "role": "relationship"} in aspects
+    assert {"name": "Reads Every Footnote", "kind": "character", "free_invokes": {}, "hidden": False} in aspects

@@ -14,12 +14,17 @@ By mail, each is a numbered request (``pbp.rules.fate_points.DetailRequest``, ki
 ``concession`` and ``taken_out``) answered like the others, by ``/accept``, ``/refuse``,
 ``/approve`` or ``/deny`` with ``#ID`` or in reply to the mail that asked:
 
-* ``/concede "TERMS"`` (when Fate Condensed allows it: before dice are rolled against you)
-  takes the conceder out on those terms at once, but the conflict does not end while the
-  concession is open. Anyone on the other side may ``/refuse`` it (or ``/accept`` it) until the
+* ``/concede "TERMS"`` (when Fate Condensed allows it: before dice are rolled against you;
+  and, where the system's ``concede_on_hit`` says so, "Instead of taking a consequence": when
+  a hit waits for the conceder's ``/absorb``) takes the conceder out on those terms at once,
+  but the conflict does not end while the concession is open. A hit it answers is held with
+  the concession (no deadline of its own meanwhile), and only its inflicter may refuse it
+  ("The character inflicting the stress can refuse the concession").
+* **Stands** (accepted, or unanswered): a held hit is void, never absorbed. Anyone on the other side may ``/refuse`` it (or ``/accept`` it) until the
   campaign's reaction deadline; **unanswered, it stands**. A concession pays nothing by itself
   (the text names no points for it).
-* **Refused**: the conceder is back in the conflict, and the GM rules: ``/approve`` = the terms
+* **Refused**: the conceder is back in the conflict, a held hit is back and waits for their
+  ``/absorb`` with a new reaction deadline (from the refusal), and the GM rules: ``/approve`` = the terms
   were reasonable (the conceder gains 1 fate point, the refuser loses 1, never below 0; an
   NPC's point is carried into its pool); ``/deny`` = not reasonable, no points move.
   **Unanswered by the deadline, no points move** (the text gives the points only "if the GM
@@ -36,7 +41,7 @@ from pbp.play.core import GM, Ask, Post, Tell, on_conceded, on_taken_out
 from pbp.play.compels import request_kind
 from pbp.rules import conflict as rc
 from pbp.rules.fate_points import DetailRequest
-from pbp.rules.names import and_names
+from pbp.rules.names import and_names, same_name
 
 
 def _when(dt) -> str:
@@ -60,11 +65,20 @@ def offer_concession(post: Post, who: str, terms: str) -> bool:
         return False
     side = conflict.side_of(who)
     others = [p for p, s in conflict.sides.items() if s != side and p not in conflict.out()]
+    hits = _hits(post, who)
+    # "The character inflicting the stress can refuse the concession": a concession made
+    # instead of absorbing a hit is the inflicter's to refuse
+    inflicters = [o for o in others if any(same_name(h.attacker, o) for h in hits)]
+    others = inflicters or others
     request = _open(post, "concession", who, terms, {"phase": "offer", "others": others})
+    for h in hits:
+        h.held_by = request.id
     by = _when(request.deadline)
     asked = [o for o in others if post.find(o).player] or [GM]
     said = f': "{terms}"' if terms else ""
-    text = (f"{who} concedes (#{request.id}){said}. "
+    instead = "".join(f" instead of absorbing {pc.what(h)} (#{h.id}), which is void if the concession stands"
+                      for h in hits)
+    text = (f"{who} concedes (#{request.id}){said}{instead}. "
             f"{and_names(others)} may /refuse #{request.id} the concession (or /accept #{request.id} it); "
             f"if nobody refuses by {by}, it stands.")
     post.ask(Ask(ref=f"detail:{request.id}", who=asked[0], text=text, deadline=request.deadline,
@@ -96,7 +110,9 @@ class ConcessionRules:
                                       expected="an answer from the other side", example=f"/{verb} #{request.id}")
             if verb == "accept":
                 request.state = "approved"
+                void = _void_text(post, request)
                 more, changes = _end_text(post)
+                more = void + more
                 return f"{mine[0]} accepts {who}'s concession (#{request.id}): it stands.{more}", changes, True
             return _refuse(post, request, mine[0], reason)
         if not post.author.is_gm:
@@ -124,7 +140,9 @@ class ConcessionRules:
         label = f"concession #{request.id}"
         if request.data.get("phase") == "offer":
             request.state = "approved"
+            void = _void_text(post, request)
             more, changes = _end_text(post)
+            more = void + more
             note = NoteResult(f"(deadline: {label})", GM, "concession", changes=changes,
                               text=f"Nobody refused {request.character}'s {label} by {_when(request.deadline)}: "
                                    f"it stands.{more}")
@@ -153,6 +171,12 @@ def _refuse(post: Post, request: DetailRequest, refuser: str, reason: str):
         post.play.conflict = rc.withdraw_concession(conflict, who)
     request.data = {**request.data, "phase": "ruling", "refuser": refuser}
     request.deadline = post.deadline()
+    back = ""
+    for h in _held(post, request):
+        # the hit is back and waits for the conceder's /absorb, with a deadline from now
+        h.held_by, h.deadline, h.reminded = None, post.deadline(), False
+        pc.ask_absorb(post, h)
+        back += f" The hit is back: {pc.what(h)} (#{h.id}) waits for {who}'s /absorb by {_when(h.deadline)}."
     by = _when(request.deadline)
     terms = f' ("{request.text}")' if request.text else ""
     ask = (f"GM: were {who}'s terms{terms} reasonable? /approve #{request.id}: {who} gains a fate point and "
@@ -165,7 +189,25 @@ def _refuse(post: Post, request: DetailRequest, refuser: str, reason: str):
                        refs=(f"detail:{request.id}",)))
     why = f": {reason}" if reason else ""
     return (f"{refuser} refuses {who}'s concession (#{request.id}){why}. {who} is back in the conflict; the GM "
-            "rules whether the terms were reasonable.", changes, False)
+            f"rules whether the terms were reasonable.{back}", changes, False)
+
+
+def _hits(post: Post, who: str) -> list:
+    """The hits waiting for ``who``'s /absorb that a concession now answers (the system's
+    ``concede_on_hit``; ``pbp.play.conflict.concede`` let it through)."""
+    if not post.system.concede_on_hit:
+        return []
+    return [p for p in post.play.pending
+            if p.kind == "absorb" and p.held_by is None and same_name(p.target, who)]
+
+
+def _held(post: Post, request: DetailRequest) -> list:
+    return [p for p in post.play.pending if p.held_by == request.id]
+
+
+def _void_text(post: Post, request: DetailRequest) -> str:
+    """The concession stands: the hits it answered are void."""
+    return "".join(f" {pc.void_hit(post, h, request.character).text}." for h in _held(post, request))
 
 
 def _end_lists(post: Post) -> tuple[list, list]:

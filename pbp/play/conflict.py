@@ -18,7 +18,11 @@ What a conflict looks like to the table (docs/conflicts.md tells it for players)
   ``/absorb`` the same way; the default is the cheapest absorption with placeholder names.
   A hit nothing can absorb takes the character out at once.
 * ``/concede`` is allowed until the dice are rolled against you: an attack waiting for
-  your defence, or a hit waiting for your absorption, blocks it. The conflict ends by
+  your defence, or a hit waiting for your absorption, blocks it (where the system's
+  ``concede_on_hit`` says so, early Fate's "Instead of taking a consequence, a character can
+  concede", a hit waiting for your absorption may be answered by conceding: the hit is held
+  with the concession, :mod:`pbp.play.concession`; void if it stands, back if it is refused,
+  and void at once where nobody may refuse it). The conflict ends by
   itself when one side is all out or conceded (or by ``/conflict end``); conceders are
   paid then.
 
@@ -229,6 +233,7 @@ def _attack_on_pc(post: Post, cmd: c.Attack, actor: Character, target: Character
         attack_kind=kind.name if kind is not None else "any", track=_track(post, result.skill, conflict),
         summary=f"{actor.name}'s attack with {result.skill}, {describe(result.effort.total)}",
     )
+    keep_attack_scale(pending, result)
     post.play.pending.append(pending)
     post.ask(_defend_ask(post, pending, target))
     return result
@@ -270,13 +275,16 @@ def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
 def what(pending: Pending) -> str:
     """What a reaction answers, as it stands now (an invoke after the dice may change it)."""
     if pending.kind == "defend":
-        return f"{pending.attacker}'s attack with {pending.attack_skill}, {describe(pending.attack_effort)}"
+        after = (f" (+{pending.attack_scale_after} scale after the roll if it beats the defence)"
+                 if pending.attack_scale_after else "")
+        return f"{pending.attacker}'s attack with {pending.attack_skill}, {describe(pending.attack_effort)}{after}"
     return f"{explain.current().hit(pending.shifts)} from {pending.attacker or 'the GM'}"
 
 
 def _pending_for(post: Post, name: str, kind: str) -> Pending | None:
-    """The reaction ``name`` answers: the one the replied-to mail asked for, else the oldest."""
-    mine = [p for p in post.play.pending if p.kind == kind and same_name(p.target, name)]
+    """The reaction ``name`` answers: the one the replied-to mail asked for, else the oldest
+    (a hit held by a concession waits for it, not for an answer)."""
+    mine = [p for p in post.play.pending if p.kind == kind and same_name(p.target, name) and p.held_by is None]
     refs = post.thread_refs()
     for p in mine:
         if f"pending:{p.id}" in refs:
@@ -304,7 +312,20 @@ def defend(post: Post, cmd: c.Defend, actor: Character):
 
 
 def _rolled(pending: Pending) -> c.Opposition:
-    return c.Opposition(rating=pending.attack_effort, character=pending.attacker, skill=pending.attack_skill or None)
+    return c.Opposition(rating=pending.attack_effort, character=pending.attacker, skill=pending.attack_skill or None,
+                        scale_aspect=pending.attack_scale_aspect or None, scale_after=pending.attack_scale_after,
+                        scale_label=pending.attack_scale_label or None)
+
+
+def keep_attack_scale(pending: Pending, result: ActionResult) -> None:
+    """What an attack's first half says of its scale, kept for the defence: the aspect with
+    scale its attacker invoked (the defence answers the attacker's side at its level,
+    ``Opposition.scale_aspect``), and a ``+scale after``'s bonus and levels, added to the
+    attack if it beats the defence (``Opposition.scale_after``)."""
+    data = next((e.data for e in result.effects if e.kind == "attack_rolled"), {})
+    pending.attack_scale_aspect = data.get("scale_aspect") or ""
+    pending.attack_scale_after = int(data.get("scale_after") or 0)
+    pending.attack_scale_label = data.get("scale_label") or ""
 
 
 def answer_defence(post: Post, pending: Pending, cmd: c.Defend, who: str) -> ActionResult:
@@ -359,6 +380,11 @@ def _absorb_ask(post: Post, pending: Pending, ch: Character) -> Ask:
                subject=f"{ch.name}, absorb by {by}")
 
 
+def ask_absorb(post: Post, pending: Pending) -> None:
+    """Ask the target again for a hit waiting for their /absorb (a held hit back in play)."""
+    post.ask(_absorb_ask(post, pending, post.find(pending.target)))
+
+
 def _named(command: str) -> str:
     return command.replace(" (to be named)", "")
 
@@ -368,6 +394,12 @@ def absorb(post: Post, cmd: c.Absorb):
     actor = post.character(cmd.actor, cmd)
     pending = _pending_for(post, actor.name, "absorb")
     if pending is None:
+        held = [p for p in post.play.pending if p.kind == "absorb" and same_name(p.target, actor.name)]
+        if held:
+            raise RulesError(f"{actor.name} conceded instead of absorbing {what(held[0])} (#{held[0].id}): the hit "
+                             f"waits for concession #{held[0].held_by}, void if it stands, back for your /absorb "
+                             "if it is refused", source=cmd.source, expected="an answer to the concession first",
+                             example="/sheet")
         raise RulesError(f"no hit is waiting for {actor.name} to absorb", source=cmd.source,
                          expected="/absorb when pbp asks you to absorb a hit", example="/sheet",
                          hint="/sheet shows your stress and consequences")
@@ -437,6 +469,10 @@ def concede(post: Post, cmd: c.Concede):
         raise RulesError(f"{actor.name} is not in this conflict", source=cmd.source,
                          expected="a participant of the conflict", example=f"/place {quote(actor.name)} in Dock")
     waiting = [p for p in post.play.pending if same_name(p.target, actor.name)]
+    # early Fate: "Instead of taking a consequence, a character can concede" (a hit waiting
+    # for /absorb); an attack waiting for the defence has no hit yet and still blocks it
+    hits = [p for p in waiting if p.kind == "absorb" and post.system.concede_on_hit]
+    waiting = [p for p in waiting if p not in hits]
     try:
         out = rc.concede(conflict, actor.name, bool(waiting), cmd.terms)
     except RulesError as exc:
@@ -450,11 +486,21 @@ def concede(post: Post, cmd: c.Concede):
     _touch(post)
     effects, changes = list(out.effects), list(out.changes)
     held = [fn(post, actor.name, cmd.terms) for fn in CONCEDED]
+    for p in hits:
+        if p.held_by is None:          # no concession holds it (nobody may refuse): void at once
+            effects.append(void_hit(post, p, actor.name))
     if rc.is_over(out.conflict) and not any(held):
         e, ch = end(post, by_gm=False)
         effects += e
         changes += ch
     return _note(cmd.source, actor.name, "concede", effects, changes)
+
+
+def void_hit(post: Post, pending: Pending, who: str) -> Effect:
+    """A hit answered by a concession that stands: it is never absorbed."""
+    _close_pending(post, pending)
+    return Effect("hit_void", f"{who} conceded instead of taking {what(pending)} (#{pending.id}): the hit is "
+                              "void", {"pending": pending.id})
 
 
 def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
@@ -692,6 +738,9 @@ def conflict_status(post: Post) -> list[str]:
     if conflict is not None:
         lines.append(rt.status_line(conflict.turns))
     for p in post.play.pending:
+        if p.held_by is not None:
+            lines.append(f"Held for concession #{p.held_by}: {what(p)} on {p.target} (#{p.id}).")
+            continue
         verb = "defend against" if p.kind == "defend" else "absorb"
         lines.append(f"Waiting for {p.target} to {verb} {what(p)} (#{p.id}) by {when(p.deadline)}.")
     return lines
@@ -709,6 +758,8 @@ def conflict_deadlines(post: Post) -> list:
     for pending in sorted(post.play.pending, key=lambda p: (p.deadline, p.id)):
         if not any(p.id == pending.id for p in post.play.pending):
             continue                                   # closed by an earlier default this round
+        if pending.held_by is not None:
+            continue                                   # a concession answers it (pbp.play.concession)
         if pending.deadline <= post.now:
             results.append(_default(post, pending))
         elif not pending.reminded and pending.deadline - lead <= post.now:

@@ -504,9 +504,12 @@ def _pending_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: Acti
             elif shifts != p.shifts:
                 p.shifts = shifts
                 notes.append(f"{p.target} now absorbs {post.system.explain.hit(shifts)}.")
-        elif p.kind == "defend" and p.attack_effort != new.effort.total:
-            p.attack_effort = new.effort.total
-            notes.append(f"{p.target} now defends against {new.effort.total}.")
+        elif p.kind == "defend":
+            from pbp.play.conflict import keep_attack_scale
+            keep_attack_scale(p, new)   # an invoke after the dice may bring scale
+            if p.attack_effort != new.effort.total:
+                p.attack_effort = new.effort.total
+                notes.append(f"{p.target} now defends against {new.effort.total}.")
     old_hits = {e.data.get("target"): e.data.get("shifts", 0) for e in old.effects if e.kind == "hit"}
     waiting = {p.target for p in post.play.pending}
     for target, shifts in old_hits.items():

@@ -207,7 +207,8 @@ def aspect_add(post: Post, cmd: c.AspectAdd):
     hidden = " (hidden: only the GM knows it)" if cmd.hidden else ""
     scale = ""
     if cmd.scale:
-        fixed = re.sub(r"\bscale\s+(\"[^\"]*\"|\S+)", "scale Supernatural", cmd.source, count=1, flags=re.IGNORECASE)
+        level = post.system.character_state.setting_example("scale")
+        fixed = re.sub(r"\bscale\s+(\"[^\"]*\"|\S+)", f"scale {level}", cmd.source, count=1, flags=re.IGNORECASE)
         _, level = post.system.character_state.set_aspect(aspect, "scale", cmd.scale, source=cmd.source,
                                                           example=fixed)
         changes.append(Change("aspect_scale", aspect.name, None, level, "scale"))
@@ -234,7 +235,8 @@ def aspect_set(post: Post, cmd: c.AspectSet):
     post.require_gm("/aspect set", f'/aspect set "{cmd.name}" scale=Supernatural')
     aspect = _gm_aspect(post, cmd.name, cmd.source)
     state = post.system.character_state
-    example = (f'/aspect set "{aspect.name}" {state.aspect_settings[0]}=Supernatural' if state.aspect_settings
+    example = (f'/aspect set "{aspect.name}" {state.aspect_settings[0]}={state.setting_example(state.aspect_settings[0])}'
+               if state.aspect_settings
                else f'/aspect rename "{aspect.name}" to "{aspect.name} (changed)"')
     changes, said = [], []
     for pair in cmd.values:

@@ -59,11 +59,15 @@ class Pending:
     roll_id: int | None = None      # the attack's roll in the ledger
     attack_effort: int = 0          # defend: the effort to beat
     attack_skill: str = ""
+    attack_scale_aspect: str = ""   # defend: the aspect with scale the attacker invoked (DFC)
+    attack_scale_after: int = 0     # defend: the attacker's +scale after, added if the attack succeeds (DFC)
+    attack_scale_label: str = ""    # defend: its levels ("Otherworldly over Supernatural")
     attack_kind: str = "melee"      # melee | ranged | mental (which skills may defend)
     shifts: int = 0                 # absorb: the hit
     track: str = "physical"
     reminded: bool = False
     summary: str = ""               # one line for replies ("the Ghoul's claws, Great (+4)")
+    held_by: int | None = None      # absorb: the concession answering the hit (early Fate); no deadline meanwhile
 
 
 @dataclass(frozen=True)

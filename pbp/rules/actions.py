@@ -30,10 +30,13 @@ in two halves (``pbp.play.conflict``):
 * ``/attack`` whose opposition is ``DEFENCE_LATER`` (an ``Opposition`` naming nothing,
   which the parser never produces) rolls only the attacker's effort: no outcome, no
   shifts, one "attack_rolled" effect naming the target. ``if needed`` invokes cannot be
-  judged before the defence and are refused.
+  judged before the defence and are refused. A ``+scale after`` (Dresden Files Condensed)
+  adds nothing yet: the effect carries its bonus and levels (``scale_after``,
+  ``scale_label``) for the defence.
 * ``/defend`` against ``Opposition(rating=EFFORT, character=ATTACKER, skill=SKILL)`` (a
   rating *and* a character) answers that attack: the effort is fixed, the attacker is
   named so a hit or a tie's boost goes to them, and SKILL says which defences are allowed.
+  Its ``scale_after`` is added to the attack if it beats the defence (a tie is no success).
 """
 from __future__ import annotations
 
@@ -44,7 +47,7 @@ from typing import Callable, Iterable
 from pbp.commands import (
     ActionCommand, Advantage, Attack, Command, Defend, InvokeMode, Opposition, Overcome, Roll,
 )
-from pbp.errors import RulesError
+from pbp.errors import CommandError, RulesError
 from pbp.rules.bookkeeping import OWN_POINTS, FatePoints, Report, grant_free_invokes
 from pbp.rules.dice import DiceSource
 from pbp.rules.effort import (
@@ -226,9 +229,10 @@ def scale_difference(act: Action, other: str | None) -> tuple[int, str]:
         return 0, ""
     opponent = find_character(act.table, other, source=act.source)
     mine, my_name = side_scale(act)
-    theirs, their_name = state.scale_of(opponent)
-    if act.cmd.scale is not None and mine <= theirs:
-        raise RulesError(f"{act.actor.name} ({my_name}) is not above {opponent.name} ({their_name}) in scale; "
+    known, known_name = opposing_scale(act, opponent, after_the_dice=False)
+    theirs, their_name = opposing_scale(act, opponent)
+    if act.cmd.scale is not None and mine <= known:
+        raise RulesError(f"{act.actor.name} ({my_name}) is not above {opponent.name} ({known_name}) in scale; "
                          "the higher side takes its benefit", source=act.source,
                          expected="the action without +scale", example=act.source.split(" +scale")[0])
     if mine >= theirs:
@@ -236,15 +240,50 @@ def scale_difference(act: Action, other: str | None) -> tuple[int, str]:
     return mine - theirs, f"{their_name} over {my_name}"
 
 
+def opposing_scale(act: Action, opponent: Character, *, after_the_dice: bool = True) -> tuple[int, str]:
+    """The level of the side opposing the actor and how it is named: the opponent's own, or
+    the highest level of an aspect invoked for that side ("Aspects and Scale": "invoking the
+    aspect grants the additional benefit of its scale"): the aspect the attacker invoked on
+    an attack that the actor's defence answers (``Opposition.scale_aspect``), and, after the
+    dice, an ``oppose`` invoke on the actor's roll by someone else (``others``). Named with
+    the aspect (``Legendary (Warded Stacks)``). ``after_the_dice=False``: what the roller knew
+    when writing the roll (a ``+scale`` is judged against it; an oppose invoke after the dice
+    then only takes the benefit away). An aspect no longer in play brings nothing."""
+    state = act.system.character_state
+    level, name = state.scale_of(opponent)
+    aspects: list[Aspect] = []
+    opposition = act.cmd.opposition
+    if (act.name == "defend" and opposition is not None and opposition.scale_aspect
+            and same_name(opposition.character, opponent.name)):
+        try:
+            aspects.append(find_aspect(act.table, opposition.scale_aspect, opponent.name, source=act.source))
+        except CommandError:
+            pass                    # gone from play since the attack (the scene ended)
+    if after_the_dice:
+        aspects += [find_aspect(act.table, o.invoke.aspect, o.invoker or GM, source=act.source)
+                    for o in act.others if o.invoke.mode is InvokeMode.OPPOSE]
+    for aspect in aspects:
+        carried = state.aspect_scale(aspect)
+        if carried is not None and carried[0] > level:
+            level, name = carried[0], f"{carried[1]} ({aspect.name})"
+    return level, name
+
+
 def side_scale(act: Action) -> tuple[int, str]:
     """The level of the actor's side on this roll and how it is named: the actor's own, or
     the highest level of an aspect the actor, or an ally after the dice (``others``),
     invokes on it ("Aspects and Scale": "the GM may determine that invoking the aspect grants
-    the additional benefit of its scale"), named with the aspect (``Supernatural (Veiled)``). An ``if needed`` invoke is judged after the
-    dice, so the scale it would grant is not known before them: refused for an aspect that
+    the additional benefit of its scale"), named with the aspect (``Supernatural (Veiled)``).
+    An ``if needed`` invoke is judged after the dice, so the scale it would grant is not known before them: refused for an aspect that
     would raise the level."""
+    return _side(act)[:2]
+
+
+def _side(act: Action) -> tuple[int, str, str | None]:
+    """:func:`side_scale` and the aspect that set the level (None: the actor's own)."""
     state = act.system.character_state
     level, name = state.scale_of(act.actor)
+    raised_by = None
     invoked = [(i, find_aspect(act.table, i.aspect, act.actor.name, source=act.source)) for i in act.cmd.invokes]
     # an ally's invoke after the dice (``others``): the ally's side is the roller's
     invoked += [(None, find_aspect(act.table, o.invoke.aspect, o.invoker, source=act.source))
@@ -259,8 +298,8 @@ def side_scale(act: Action) -> tuple[int, str]:
                              source=act.source, expected=f"+invoke {quote(aspect.name)} without if needed",
                              example=re.sub(r"\s+if needed(?: for style)?", "", act.source, count=1,
                                             flags=re.IGNORECASE))
-        level, name = carried[0], f"{carried[1]} ({aspect.name})"
-    return level, name
+        level, name, raised_by = carried[0], f"{carried[1]} ({aspect.name})", aspect.name
+    return level, name, raised_by
 
 
 def _scale_invokes(act: Action, name: str, target: Character | None) -> None:
@@ -485,18 +524,22 @@ def _attack_first_half(act: Action, skill: str, rating: int, target: Character) 
                             named=act.cmd.stunts, modifier=act.cmd.modifier, source=act.source)
     mods += team_modifiers(act, skill, rating)
     levels, label = scale_difference(act, target.name)
-    if act.cmd.scale is not None and act.cmd.scale.take == "after":
-        raise RulesError(f"{target.name} defends in a later mail, so pbp cannot tell yet whether the attack "
-                         "succeeds: take scale before the roll", source=act.source,
-                         expected="+scale (+1 per level before the roll)",
-                         example=act.source.replace("+scale after", "+scale"))
-    if levels > 0:
+    # "+2 per level ... after the roll, if the roll succeeds": whether it succeeds is known
+    # when the defence is rolled, so the bonus goes with the attack to the defence
+    after = 2 * levels if levels > 0 and act.cmd.scale is not None and act.cmd.scale.take == "after" else 0
+    if levels > 0 and not after:
         mods.append(Modifier("scale", label, levels))
     effort = roll_effort(act.actor, skill, mods, act.dice, act.system)
     ctx = Invoking(act.table, act.actor, effort, None, act.dice, act.system, act.report, act.source, act.payer)
     apply_invokes(act.cmd.invokes, ctx, may_oppose=False, others=act.others)
-    act.report.effect("attack_rolled", f"{target.name} defends against an effort of {effort.total}",
-                      target=target.name, attacker=act.actor.name, effort=effort.total)
+    # the aspect with scale the attacker invoked: the defence answers the attacker's side at its level
+    raised_by = _side(act)[2] if act.system.character_state.scale_of(act.actor) is not None else None
+    waits = (f"; scale after the roll ({label}): +{after} if the attack beats the defence, nothing on a tie"
+             if after else "")
+    act.report.effect("attack_rolled", f"{target.name} defends against an effort of {effort.total}{waits}",
+                      target=target.name, attacker=act.actor.name, effort=effort.total,
+                      **({"scale_aspect": raised_by} if raised_by else {}),
+                      **({"scale_after": after, "scale_label": label} if after else {}))
     return ActionResult(command=act.source, actor=act.actor.name, action="attack", skill=skill, effort=effort,
                         opposition=None, shifts=None, outcome=None, effects=act.report.effects,
                         changes=act.report.changes)
@@ -539,8 +582,31 @@ def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: Sys
     check_permission(act.actor, skill, allowed, "defend", system, source=cmd.source,
                      example=f"/defend {allowed[0]}")
     contest = _contest(act, skill, rating, attack, may_oppose=True)
+    if opposition.scale_after and opposition.rating is not None and opposition.character:
+        contest = _scale_after_the_defence(act, contest, opposition)
     system.tables.defend(act, contest)
     return _result(act, skill, contest)
+
+
+def _scale_after_the_defence(act: Action, contest: Contest, opposition: Opposition) -> Contest:
+    """An attack rolled in an earlier mail with ``+scale after`` ("+2 per level of difference
+    to the result after the roll, if the roll succeeds", Dresden Files Condensed, "Scale"):
+    now that the defence is rolled, the attack succeeds if it beats it (a tie is no success),
+    and then takes its bonus; the reply says which."""
+    bonus, label = opposition.scale_after, opposition.scale_label or "scale"
+    attack = contest.opposition
+    if contest.shifts >= 0:
+        act.report.effect("scale_after", f"scale after the roll ({label}): {attack.character}'s attack does not "
+                          f"beat {act.actor.name}'s defence, so it takes nothing", bonus=0)
+        return contest
+    total = attack.value + bonus
+    raised = OppositionResult(total, f"{attack.label} +{bonus} scale after the roll ({label}) = {describe(total)}",
+                              attack.effort, attack.character)
+    shifts = act.system.tiers.margin(contest.effort.total, total)
+    act.report.effect("scale_after", f"scale after the roll ({label}): {attack.character}'s attack beats "
+                      f"{act.actor.name}'s defence, so it takes +{bonus} (2 per level), {describe(total)}",
+                      bonus=bonus)
+    return Contest(contest.effort, raised, shifts, act.system.tiers.contest_tier(shifts, False))
 
 
 def _rolled_attack(act: Action, opposition: Opposition) -> tuple[OppositionResult, AttackKind | None]:

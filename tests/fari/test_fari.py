@@ -163,6 +163,79 @@ def test_a_fari_sheet_without_a_player_says_how_to_give_one(table, tmp_path, cap
     assert character("Mara Quill")[1] is None
 
 
+def test_a_grown_dresden_sheet_round_trips_with_its_own_keys(tmp_path, monkeypatch, capsys):
+    """Dresden Files Condensed keeps keys Fari has no place for: the mantle, the stunts chosen
+    from it, the scale and ``milestone_skills`` (the skill points milestones gave: the text's
+    "Improving Skill Ratings", docs/dresden-files-condensed.md), and the relationship aspect.
+    Nora grown by one raise (Rapport to Average), her lasting condition taken, exports to Fari
+    with them, in the PBP section and the Aspects section (the condition with the
+    consequences, labelled with its kind), and imports back as the same character."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "lake", "--name", "The Lake", "--system", "dfc",
+                 "--gm", "gm@pbp.localhost", "--address", "table+lake@pbp.localhost"]) == 0
+    sheets = [str(p) for p in sorted(sample_dir("dfc").glob("*.toml")) if p.name != "campaign.toml"]
+    assert main(["character", "import", *sheets, "--campaign", "lake"]) == 0
+    lake = m.Campaign.get(m.Campaign.slug == "lake")
+    t = repo.load_table(lake)
+    before = repo.snapshot(t)
+    nora = t.character("Nora")
+    assert "Rapport" not in nora.skills
+    nora.skills["Rapport"] = 1
+    nora.system_state = {**nora.system_state, "milestone_skills": 1}
+    # a taken condition (its aspect is the condition's name) and a mild consequence
+    from pbp.rules.state import Aspect
+    lasting = next(q for q in nora.consequences if q.condition == "Door-Burned")
+    lasting.aspect = "Door-Burned"
+    mild = next(q for q in nora.consequences if q.severity == "mild" and not q.condition)
+    mild.aspect = "Split Knuckles"
+    t.aspects += [Aspect("Door-Burned", kind="consequence", owner="Nora"),
+                  Aspect("Split Knuckles", kind="consequence", owner="Nora")]
+    repo.save_table(lake, before, t)
+
+    def kept():
+        t = repo.load_table(lake)
+        ch = t.character("Nora")
+        return sheet_data(lake, t, ch), ch.stress, [(q.severity, q.track, q.aspect, q.condition) for q in ch.consequences]
+
+    first = kept()
+    assert first[0]["milestone_skills"] == 1 and first[0]["scale"] == "Supernatural"
+    assert ("lasting", "physical", "Door-Burned", "Door-Burned") in first[2] and ("mild", "", "Split Knuckles", "") in first[2]
+    out = tmp_path / "nora.fari.json"
+    capsys.readouterr()
+    assert main(["character", "export", "Nora", "--fari", "--out", str(out), "--campaign", "lake"]) == 0
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    sections = {s["label"]: s["blocks"] for row in doc["pages"][0]["rows"] for col in row["columns"]
+                for s in col["sections"]}
+    own = {b["label"]: json.loads(b["value"]) for b in sections["PBP"]}
+    assert own["milestone_skills"] == 1 and own["scale"] == "Supernatural"
+    assert own["mantle_stunts"] == ["Ward Knife"] and own["mantle"]["name"] == "Threshold Warden"
+    assert {"Relationship": "Owes Marcus a Life"}.items() <= {b["label"]: b["value"] for b in sections["ASPECTS"]}.items()
+    assert main(["character", "import", str(out), "--replace", "--campaign", "lake"]) == 0
+    said = capsys.readouterr().out
+    assert "not imported" not in said, said
+    assert kept() == first
+    # and the sheet as Fari reads it, without pbp: the same keys, nothing reported unmapped
+    read = from_fari(doc, get_system("dfc"))
+    assert read.data["milestone_skills"] == 1 and read.data["aspects"]["relationship"] == "Owes Marcus a Life"
+    assert not [u for u in read.unmapped if "PBP" in u], read.unmapped
+
+
+def test_a_pbp_section_key_the_system_does_not_have_is_reported():
+    """A PBP block Fate Condensed has no key for (a Dresden sheet read into a Fate Condensed
+    campaign) is listed as not mapped, with the keys there are; bad JSON likewise."""
+    doc = {"name": "Nora", "version": 6, "pages": [{"rows": [{"columns": [{"sections": [
+        {"label": "PBP", "blocks": [{"type": "Text", "label": "milestone_skills", "value": "1", "meta": {}}]},
+    ]}]}]}]}
+    sheet = from_fari(doc, FC)
+    assert sheet.unmapped == ['"PBP" / "milestone_skills": not a sheet key of Fate Condensed (its keys: none)']
+    assert "milestone_skills" not in sheet.data
+    doc["pages"][0]["rows"][0]["columns"][0]["sections"][0]["blocks"][0]["value"] = "one"
+    sheet = from_fari(doc, get_system("dfc"))
+    assert sheet.unmapped == ['"PBP" / "milestone_skills": one is not a JSON value (pbp writes one, e.g. 3 or '
+                              '"Mundane")']
+
+
 def test_a_fari_import_is_in_the_history_with_its_play_state(table, tmp_path, capsys):
     """The import's history row is the character as imported, Fari's marked stress and
     consequence included."""

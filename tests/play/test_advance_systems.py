@@ -7,7 +7,8 @@ column instead: "When improving a skill rating, you must maintain a "column" str
 step may not have more skills than the step below it." The sample table's Nora (Lore Great;
 Will, Fight Good; Notice, Academics, Athletics Fair; Physique, Empathy, Investigate, Stealth
 Average) advances twice; a raise that breaks the column is refused with the raises that would
-keep it, as Fate Condensed refuses Ruth's Lore. Fate Core and early Fate check the column at
+keep it, as Fate Condensed refuses Ruth's Lore; and the text's own example, Ruth's Lore with a
+saved point, is played on a DFC sheet of hers. Fate Core and early Fate check the column at
 creation too, so their sheets grow the same way (tests below).
 """
 from __future__ import annotations
@@ -173,3 +174,73 @@ def test_the_gm_counts_a_raise_made_by_hand(lakeshore, config):
 def test_other_systems_have_no_milestone_skills(mt, chicago):
     step = mt.post("GM", "/sheet set Ruth milestone_skills=1\n")
     assert step.status == "rejected" and "milestone_skills: unknown key" in step.text
+
+
+RUTH_DFC = '''name = "Ruth"
+player = "ruth@pbp.localhost"
+refresh = 3
+mantle = "mantles/threshold-warden.toml"
+mantle_stunts = ["Ward Knife"]
+
+[aspects]
+high_concept = "Occult Bookshop Owner With a Past"
+trouble = "Can't Leave a Mystery Alone"
+relationship = "Nora Keeps My Secrets"
+other = ["Knows Every Fence in Town"]
+
+[skills]
+Fight = 4
+Athletics = 3
+Will = 3
+Notice = 2
+Physique = 2
+Stealth = 2
+Lore = 1
+Rapport = 1
+Investigate = 1
+Burglary = 1
+'''
+
+
+def test_ruths_lore_with_a_saved_point_under_the_dfc_creation_check(lakeshore, config, tmp_path):
+    """"Improving Skill Ratings" (000_7ba3f797fc1d45d3.txt), on a DFC sheet that starts as the
+    exact pyramid of "Summary of Character Creation" (Great Fight; Good Athletics, Will; Fair
+    Notice, Physique, Stealth; Average Lore, Rapport, Investigate, Burglary): "Ruth wants to
+    increase her Lore from Average (+1) to Fair (+2), but this means she'd have four Fair (+2)
+    skills and only three Average (+1)...that won't do. Luckily, she has saved a second skill
+    point from an earlier milestone, so she also increases her Mediocre (+0) Empathy to Average
+    (+1). Now she has one Great (+4), two Good (+3), four Fair (+2), and four Average (+1)
+    skills." Two major milestones (one skill point each, the first saved); Lore alone is
+    refused with the options; Lore and Empathy together are approved."""
+    (tmp_path / "mantles").mkdir()
+    (tmp_path / "mantles" / "threshold-warden.toml").write_text(
+        (sample_dir("dfc") / "mantles" / "threshold-warden.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "ruth.toml").write_text(RUTH_DFC, encoding="utf-8")
+    import_character(lakeshore, str(tmp_path / "ruth.toml"))
+    mt = MailTable(config)
+    first = mt.post("GM", "/milestone major\n")
+    assert first.status == "applied" and "Ruth: 1 change from the minor list, a new high concept, 1 skill point" \
+        in first.text, first.text
+    before = state_snapshot(lakeshore)
+    alone = mt.post("Ruth", "/advance skills.Lore=Fair\n")
+    assert alone.status == "rejected"
+    assert "4 skills at Fair (+2) but only 3 at Average (+1)" in alone.text
+    assert "raise another skill Mediocre (+0) -> Average (+1) instead" in alone.text
+    assert "or save the skill point for a later milestone" in alone.text
+    assert "example:  /advance skills." in alone.text
+    assert state_snapshot(lakeshore) == before
+    # she saves the point; the next major milestone gives her a second one
+    second = mt.post("GM", "/milestone major\n")
+    assert second.status == "applied" and "Ruth: 1 change from the minor list, a new high concept, 2 skill points" \
+        in second.text, second.text
+    asked = mt.post("Ruth", "/advance skills.Lore=Fair skills.Empathy=Average\n")
+    assert asked.status == "applied", asked.text
+    assert "Ruth asks for Empathy Mediocre (+0) -> Average (+1); Lore Average (+1) -> Fair (+2)" in asked.text
+    done = mt.post("GM", "/approve\n", reply_to=asked)
+    assert done.status == "applied" and "The GM approves advancement #" in done.text, done.text
+    ruth = repo.load_table(m.Campaign.get_by_id(lakeshore.id)).character("Ruth")
+    counts = {r: sum(1 for v in ruth.skills.values() if v == r) for r in (4, 3, 2, 1)}
+    assert counts == {4: 1, 3: 2, 2: 4, 1: 4}         # one Great, two Good, four Fair, four Average
+    # the grown sheet passes DFC's own check again (the GM's fix, export) and says its raises
+    assert mt.post("GM", "/sheet set Ruth fate_points=2\n").status == "applied"
+    assert "milestone_skills = 2" in export_sheet(m.Campaign.get_by_id(lakeshore.id), "Ruth")

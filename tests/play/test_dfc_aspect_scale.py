@@ -121,3 +121,50 @@ def test_another_system_keeps_no_scale_on_aspects(mt, chicago):
     edit = mt.post("GM", '/aspect set "Veiled" scale=Supernatural\n')
     assert edit.status == "rejected" and "Fate Condensed keeps no scale on aspects" in edit.text
     assert state_snapshot(chicago) != before     # only the plain /aspect add applied
+
+
+def test_the_defence_by_mail_answers_the_attackers_side_at_the_level_of_the_aspect_it_invoked(lakeshore, config):
+    """"Aspects and Scale": invoking the aspect "grants the additional benefit of its scale";
+    "Scale": the higher side takes its benefit "on any rolled action against their lesser".
+    A Mundane thug invokes the Otherworldly Warded Stacks (a fate point from the GM's pool) on its
+    attack on Nora (Supernatural): its side is a level above hers, +1. Fight +2, 0000, the
+    invoke +2, scale +1: 5. Her /defend, a mail later, answers that side: no +1 of hers for
+    being above a Mundane attacker (and no ``+scale``: she is not the higher side). Fight +3,
+    0000: 3 against 5, a hit of 2."""
+    mt = MailTable(config)
+    assert mt.post("GM", '/scene start "The Stacks" with "Lake Thing"\n'
+                         '/aspect add "Warded Stacks" scale Otherworldly free 1\n'
+                         '/npc add Thug aspects "Hired Muscle" skills Fight Fair, Athletics Average stress 1\n'
+                         ).status == "applied"
+    assert mt.post("GM", '/conflict start Nora, Thug first Thug\n').status == "applied"
+    hit = mt.post("GM", '/as Thug attack Nora with Fight +invoke "Warded Stacks"\n', dice="0000")
+    assert hit.status == "applied", hit.text
+    assert "scale  Otherworldly (Warded Stacks) over Supernatural" in hit.text, hit.text
+    plus = mt.post("Nora", "/defend Fight +scale\n", dice="0000")
+    assert plus.status == "rejected"
+    assert "Nora (Supernatural) is not above Thug (Otherworldly (Warded Stacks)) in scale" in plus.text, plus.text
+    defence = mt.post("Nora", "/defend Fight\n", dice="0000")
+    assert defence.status == "applied", defence.text
+    assert "vs     Thug's attack (Fight), Superb (+5)" in defence.text
+    assert "scale" not in defence.text.split("=>")[0], defence.text
+    assert "effort                                      +3 Good" in defence.text
+    assert "=> fail, 2 shifts short" in defence.text and "Nora takes a hit of 2 shifts" in defence.text
+
+
+def test_an_invoke_after_the_attacks_dice_carries_its_scale_to_the_defence(lakeshore, config):
+    """The same attack with the Warded Stacks invoked after its dice, before Nora defends:
+    the re-run attack is Fight +2, 0000, +2, +1 (Otherworldly (Warded Stacks) over
+    Supernatural): 5, and the defence waiting on it answers that side, no scale of Nora's."""
+    mt = MailTable(config)
+    mt.post("GM", '/scene start "The Stacks" with "Lake Thing"\n'
+                  '/aspect add "Warded Stacks" scale Otherworldly\n'
+                  '/npc add Thug aspects "Hired Muscle" skills Fight Fair, Athletics Average stress 1\n')
+    mt.post("GM", '/conflict start Nora, Thug first Thug\n')
+    hit = mt.post("GM", "/as Thug attack Nora with Fight\n", dice="0000")
+    assert hit.status == "applied", hit.text
+    late = mt.post("GM", '/as Thug invoke "Warded Stacks"\n', reply_to=hit)
+    assert late.status == "applied", late.text
+    assert "Nora now defends against 5." in late.text, late.text
+    defence = mt.post("Nora", "/defend Fight\n", dice="0000")
+    assert defence.status == "applied", defence.text
+    assert "scale" not in defence.text.split("=>")[0] and "=> fail, 2 shifts short" in defence.text, defence.text

@@ -31,9 +31,10 @@ def test_a_whole_dfc_conflict(lakeshore, config, update):
     # (Otherworldly) attacks Nora (Supernatural), +1; it defends against Marcus (Mundane), +2
     assert "scale  Otherworldly over Supernatural       +1" in text[1]
     assert "scale Otherworldly over Mundane    +2" in text[10]
-    # "+2 per level ... after the roll, if the roll succeeds": unknowable while the defence
-    # waits for a later mail; and the lower side takes no benefit
-    assert "cannot tell yet whether the attack succeeds: take scale before the roll" in text[11]
+    # scale's benefits: "+1 additional free invoke" is for create an advantage, not an attack
+    # ("+2 per level ... after the roll, if the roll succeeds" on an attack defended in a later
+    # mail: tests/play/test_dfc_scale_after.py); and the lower side takes no benefit
+    assert "+scale invokes is for create an advantage (a free invoke per level on a success)" in text[11]
     assert "Nora (Supernatural) is not above Lake Thing (Otherworldly) in scale" in text[16]
     # A mantle stunt: Ward Knife, the Threshold Warden's additional stunt Nora chose
     assert "stunt  Ward Knife                           +2" in text[4]

@@ -176,3 +176,88 @@ def test_a_post_is_read_in_early_fates_words(docks):
     assert '"mild2" is not a consequence in early Fate: mild, moderate or severe' in step.text
     step = docks.post("GM", '/treat Jet "Split Lip" with Endurance')
     assert step.status == "rejected"
+
+
+# "Conceding" (002_3a4e52a093e280aa.txt): "Instead of taking a consequence, a character can
+# concede. ... The character inflicting the stress can refuse the concession" -- early Fate
+# lets a hit waiting for /absorb be answered by /concede (``concede_on_hit``).
+
+def _hit_on_jet(t: MailTable) -> str:
+    """The Brute's Fists Good (+3) ++++ = Fantastic (+7) against Jet's Athletics Good (+3) 0000:
+    a 4-shift hit waits for Jet's /absorb; its id."""
+    assert t.post("GM", "/conflict end\n/conflict start Jet, Mara, Brute, Knifeman first Brute").status == "applied"
+    assert t.post("GM", "/as Brute attack Jet with Fists", dice="++++").status == "applied"
+    step = t.post("Jet", "/defend Athletics", dice="0000")
+    assert "Waiting for Jet to absorb a 4-shift hit from Brute (#" in step.text
+    return step.text.split("from Brute (#")[1].split(")")[0]
+
+
+
+def _concede(t: MailTable, hit: str) -> str:
+    step = t.post("Jet", '/concede "I go over the rail into the harbour"')
+    assert step.status == "applied", step.text
+    assert f"instead of absorbing a 4-shift hit from Brute (#{hit}), which is void if the concession stands" in step.text
+    assert "Brute may /refuse #" in step.text                 # the inflicter, not the Knifeman
+    assert f"Held for concession #" in step.text and f"(#{hit})" in step.text
+    return step.text.split("Jet concedes (#")[1].split(")")[0]
+
+
+def test_a_hit_waiting_for_absorb_may_be_answered_by_conceding_and_it_stands(docks):
+    """Accepted: Jet is out on his terms and the 4-shift hit is void: no box checked, no
+    consequence, and nothing waits for his /absorb."""
+    hit = _hit_on_jet(docks)
+    ref = _concede(docks, hit)
+    assert docks.post("Jet", "/absorb stress 4").status == "rejected"    # the hit waits for the concession
+    step = docks.post("GM", f"/accept #{ref}")
+    assert step.status == "applied", step.text
+    assert f"Brute accepts Jet's concession (#{ref}): it stands." in step.text
+    assert f"Jet conceded instead of taking a 4-shift hit from Brute (#{hit}): the hit is void" in step.text
+    jet = golden.sheet("Jet")
+    assert not any(jet.stress["health"]) and not any(c["aspect"] for c in jet.consequences)
+    assert m.Campaign.get().play["pending"] == []
+
+
+def test_a_held_hit_has_no_deadline_and_is_void_when_the_concession_stands_unanswered(docks):
+    hit = _hit_on_jet(docks)
+    _concede(docks, hit)
+    tick = docks.tick(docks.now + timedelta(days=2))
+    text = "\n".join(r.text for r in tick.replies)
+    assert "the cheapest absorption applies" not in text
+    assert "Nobody refused Jet's concession #" in text and f"(#{hit}): the hit is void" in text
+    assert not any(golden.sheet("Jet").stress["health"])
+
+
+def test_a_refused_concession_puts_the_hit_back_for_absorb(docks):
+    """Refused by the Brute (the GM): Jet is back, the hit waits for /absorb with a new
+    deadline; the GM rules the terms reasonable: Jet +1 fate point, the Brute -1 (none to lose)."""
+    hit = _hit_on_jet(docks)
+    ref = _concede(docks, hit)
+    step = docks.post("GM", f'/refuse #{ref} "He is not getting away that easily"')
+    assert step.status == "applied", step.text
+    assert "Jet is back in the conflict" in step.text
+    assert f"The hit is back: a 4-shift hit from Brute (#{hit}) waits for Jet's /absorb by" in step.text
+    assert f"Jet, absorb the 4-shift health hit from Brute (#{hit})" in step.text
+    assert docks.post("GM", f"/approve #{ref}").status == "applied"
+    assert golden.sheet("Jet").fate_points == 4
+    step = docks.post("Jet", '/absorb mild "Soaked to the Bone"')
+    assert step.status == "applied", step.text
+    assert [c["aspect"] for c in golden.sheet("Jet").consequences if c["aspect"]] == ["Soaked to the Bone"]
+
+
+def test_a_hit_back_from_a_refused_concession_takes_the_default_at_its_new_deadline(docks):
+    hit = _hit_on_jet(docks)
+    ref = _concede(docks, hit)
+    later = docks.now + timedelta(hours=30)          # past the hit's first deadline
+    docks.post("GM", f"/refuse #{ref}", at=later)
+    docks.tick(later + timedelta(hours=1))
+    assert any(p["id"] == int(hit) for p in m.Campaign.get().play["pending"])     # still waiting
+    tick = docks.tick(later + timedelta(days=2))
+    assert any("Jet did not answer by" in r.text and "the cheapest absorption applies" in r.text for r in tick.replies)
+
+
+def test_an_attack_waiting_for_the_defence_still_blocks_a_concession(docks):
+    """No hit yet: "Instead of taking a consequence" needs one; the attack waits for /defend."""
+    assert docks.post("GM", "/conflict end\n/conflict start Jet, Mara, Brute, Knifeman first Brute").status == "applied"
+    docks.post("GM", "/as Brute attack Jet with Fists", dice="++++")
+    step = docks.post("Jet", '/concede "I run"')
+    assert step.status == "rejected" and "cannot concede now" in step.text and "waits for your /defend" in step.text

@@ -233,3 +233,104 @@ def test_an_allys_invoke_after_the_dice_grants_the_rollers_side_its_scale():
                       extra_invokes=[AfterInvoke(Invoke("Veiled", payment=Payment.FREE), invoker="Marcus")])
     assert scale_terms(again.effort) == [("Supernatural (Veiled) over Mundane", 1)]
     assert again.shifts == 2 and before.find_aspect("Veiled").free_for("Marcus") == 0
+
+
+# -- the opposing side's aspects --------------------------------------------------------------
+#
+# "Aspects and Scale": "invoking the aspect grants the additional benefit of its scale", and
+# "Scale": "compare the sides' levels of scale ... They get one of the following benefits on
+# any rolled action against their lesser". An aspect invoked for the side opposing the roller
+# raises that side's level just as one invoked for the roller's side raises the roller's.
+
+def _opposed_by_thing(**kw):
+    from pbp.commands import InvokeMode
+    from pbp.rules.invokes import AfterInvoke
+    return AfterInvoke(Invoke("Veiled", mode=InvokeMode.OPPOSE, payment=Payment.FREE), invoker="Thing")
+
+
+def test_an_opponents_oppose_invoke_raises_the_opposing_sides_level():
+    """Supernatural Nora attacks the Mundane Thing: a level above, +1 before the roll. Fight
+    +3, 0000, +1: 4 against the Thing's Fight +2, 0000: success by 2. After the dice the Thing
+    invokes the Otherworldly Veiled against the roll (``oppose``, its free invoke): its side
+    is now Otherworldly, a level above Nora's, so her +1 is gone and the Thing, whose defence
+    the engine rolls, takes +1 before its roll (the default) besides the oppose's +2: 3
+    against 5, a fail by 2."""
+    table = table_with("Supernatural", "Mundane", level="Otherworldly")
+    table.find_aspect("Veiled").free_invokes["Thing"] = 1
+    cmd = Attack(line=1, source="/attack Thing with Fight", skill="Fight", target="Thing",
+                 opposition=Opposition(character="Thing"))
+    import copy
+    plain = resolve(cmd, copy.deepcopy(table), FixedDice("0000,0000"), "Nora", DFC)
+    assert scale_terms(plain.effort) == [("Supernatural over Mundane", 1)] and plain.shifts == 2
+    opposed = resolve(cmd, table, FixedDice("0000,0000"), "Nora", DFC, others=[_opposed_by_thing()])
+    assert scale_terms(opposed.effort) == []
+    assert scale_terms(opposed.opposition.effort) == [("Otherworldly (Veiled) over Supernatural", 1)]
+    assert opposed.effort.total == 3 and opposed.opposition.value == 5 and opposed.shifts == -2
+    assert opposed.outcome is Outcome.FAIL and table.find_aspect("Veiled").free_for("Thing") == 0
+
+
+def test_an_oppose_invoke_after_a_named_benefit_takes_it_away_without_a_refusal():
+    """Nora wrote ``+scale`` while a level above the Thing; the Thing's oppose invoke of the
+    Otherworldly Veiled after the dice leaves her no benefit to take (the roll stands, the
+    +scale she named is not refused after the fact)."""
+    table = table_with("Supernatural", "Mundane", level="Otherworldly")
+    table.find_aspect("Veiled").free_invokes["Thing"] = 1
+    cmd = Attack(line=1, source="/attack Thing with Fight +scale", skill="Fight", target="Thing",
+                 opposition=Opposition(character="Thing"), scale=ScaleUse("before"))
+    opposed = resolve(cmd, table, FixedDice("0000,0000"), "Nora", DFC, others=[_opposed_by_thing()])
+    assert scale_terms(opposed.effort) == [] and opposed.shifts == -2
+
+
+def test_an_oppose_invoke_below_the_opponents_own_level_brings_no_scale():
+    """The Otherworldly Thing invokes the Supernatural Veiled against Mundane Nora: its side
+    stays Otherworldly, +2 for two levels, and the oppose's +2. Fight +3, 0000 against Fight
+    +2, 0000, +2, +2: a fail by 3."""
+    table = table_with("Mundane", "Otherworldly", level="Supernatural")
+    table.find_aspect("Veiled").free_invokes["Thing"] = 1
+    cmd = Attack(line=1, source="/attack Thing with Fight", skill="Fight", target="Thing",
+                 opposition=Opposition(character="Thing"))
+    opposed = resolve(cmd, table, FixedDice("0000,0000"), "Nora", DFC, others=[_opposed_by_thing()])
+    assert scale_terms(opposed.opposition.effort) == [("Otherworldly over Mundane", 2)] and opposed.shifts == -3
+
+
+def test_the_defence_answers_the_attackers_side_with_the_aspect_it_invoked():
+    """The Mundane Thing attacks Supernatural Nora, invoking the Otherworldly Veiled (its free
+    invoke): its side is a level above hers, +1 before the roll. Fight +2, 0000, +2, +1: an
+    effort of 5, and the attack says which aspect set its level. Nora's defence, in a later
+    mail, answers that side: no scale of hers (Athletics +2, 0000: 2, a hit of 3). Against the
+    Thing's own level she would have been the higher side, +1 (the defence as it was)."""
+    from pbp.commands import Defend
+    table = table_with("Supernatural", "Mundane", level="Otherworldly")
+    table.find_aspect("Veiled").free_invokes["Thing"] = 1
+    first = resolve(Attack(line=1, source="/attack Nora with Fight +invoke Veiled", skill="Fight", target="Nora",
+                           opposition=Opposition(), invokes=(Invoke("Veiled", payment=Payment.FREE),)),
+                    table, FixedDice("0000"), "Thing", DFC)
+    assert scale_terms(first.effort) == [("Otherworldly (Veiled) over Supernatural", 1)]
+    assert first.effort.total == 5
+    [rolled] = [e for e in first.effects if e.kind == "attack_rolled"]
+    assert rolled.data["scale_aspect"] == "Veiled"
+    answer = Opposition(rating=5, character="Thing", skill="Fight", scale_aspect="Veiled")
+    defence = resolve(Defend(line=1, source="/defend Athletics", skill="Athletics", opposition=answer),
+                      table, FixedDice("0000"), "Nora", DFC)
+    assert scale_terms(defence.effort) == [] and defence.effort.total == 2 and defence.shifts == -3
+    own = resolve(Defend(line=1, source="/defend Athletics", skill="Athletics",
+                         opposition=Opposition(rating=5, character="Thing", skill="Fight")),
+                  table, FixedDice("0000"), "Nora", DFC)
+    assert scale_terms(own.effort) == [("Supernatural over Mundane", 1)] and own.effort.total == 3
+    with pytest.raises(RulesError) as refused:
+        resolve(Defend(line=1, source="/defend Athletics +scale", skill="Athletics", opposition=answer,
+                       scale=ScaleUse("before")), table, FixedDice("0000"), "Nora", DFC)
+    assert "Nora (Supernatural) is not above Thing (Otherworldly (Veiled)) in scale" in refused.value.message
+    assert refused.value.example == "/defend Athletics"
+
+
+def test_the_defence_against_an_aspect_gone_from_play_is_against_the_attackers_own_level():
+    """The Veiled left play between the attack and the defence (the scene ended): the
+    attacker's side is at its own level again, and Nora, the higher, takes her +1."""
+    from pbp.commands import Defend
+    table = table_with("Supernatural", "Mundane", level="Otherworldly")
+    table.aspects = []
+    answer = Opposition(rating=5, character="Thing", skill="Fight", scale_aspect="Veiled")
+    defence = resolve(Defend(line=1, source="/defend Athletics", skill="Athletics", opposition=answer),
+                      table, FixedDice("0000"), "Nora", DFC)
+    assert scale_terms(defence.effort) == [("Supernatural over Mundane", 1)]

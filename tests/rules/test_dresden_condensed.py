@@ -295,6 +295,41 @@ def test_a_condition_is_an_aspect_the_inflicter_invokes_once_for_free(tmp_path):
     assert aspect is not None and aspect.owner == "Nora" and aspect.free_invokes == {"Ghoul": 1}
 
 
+def test_a_condition_is_invoked_and_compelled_like_an_aspect(tmp_path):
+    """"you can invoke them, and they can be invoked or compelled against you" ("Conditions"),
+    with fixed dice: the Ghoul's free invoke of Angry on its attack (Fight Fair (+2) 0000 +2 =
+    Great (+4) against Nora's Athletics Fair (+2) 0000 +1 scale, Supernatural over the Mundane
+    Ghoul: 1 shift), for no fate point; Nora's own
+    invoke of it, paid (Lore Great (+4) 0000 +2 = Fantastic (+6) against Superb (+5)); and the
+    GM's compel of it, which Nora accepts for a fate point."""
+    from datetime import datetime, timezone
+
+    from pbp.commands import Invoke, Payment
+    from pbp.rules import compels
+
+    table = conflict_table(tmp_path)
+    absorb(table, "Nora", "physical", 1, consequences=[("fleeting", "Angry")], attacker="Ghoul", system=DFC)
+    nora_ = table.characters["Nora"]
+    points = nora_.fate_points
+    hit = Attack(line=1, source='/attack Nora with Fight +invoke "Angry" free', skill="Fight", target="Nora",
+                 opposition=Opposition(character="Nora", skill="Athletics"),
+                 invokes=(Invoke("Angry", payment=Payment.FREE),))
+    result = resolve(hit, table, FixedDice("0000,0000"), "Ghoul", DFC)
+    assert result.effort.total == 4 and result.shifts == 1
+    assert table.find_aspect("Angry").free_invokes == {} and nora_.fate_points == points
+    with pytest.raises(RulesError, match="Ghoul holds no free invoke on Angry"):      # "for free once"
+        resolve(hit, table, FixedDice("0000,0000"), "Ghoul", DFC)
+    own = Overcome(line=1, source='/overcome Lore vs Superb +invoke "Angry"', skill="Lore",
+                   opposition=Opposition(rating=5), invokes=(Invoke("Angry"),))
+    result = resolve(own, table, FixedDice("0000"), "Nora", DFC)
+    assert result.effort.total == 6 and result.outcome is Outcome.SUCCESS and nora_.fate_points == points - 1
+    now = datetime(2026, 12, 1, tzinfo=timezone.utc)
+    offered = compels.offer(table, 1, "Nora", "Angry", "event", "Nora snaps at the librarian", now)
+    assert offered.compel.aspect == "Angry"
+    compels.accept(offered.compel, table, "Nora", now)
+    assert nora_.fate_points == points
+
+
 def test_a_lasting_condition_cannot_be_taken_unless_both_boxes_are_empty(tmp_path):
     """"You can take a lasting condition only if both of its check boxes are empty"."""
     table = conflict_table(tmp_path)
@@ -452,6 +487,37 @@ def test_scale_after_a_failed_roll_adds_nothing():
                    opposition=Opposition(character="Thing", skill="Will"), scale=ScaleUse("after"))
     result = resolve(cmd, table, FixedDice("----,0000"), "Nora", DFC)
     assert scale_terms(result.effort) == [] and result.outcome is Outcome.FAIL
+
+
+@pytest.mark.parametrize("defence, shifts", [("0000", 6), ("+000", 5), ("++00", 0), ("+++0", None)])
+def test_scale_after_on_an_attack_defended_later_is_settled_by_the_defence(defence, shifts):
+    """"+2 per level of difference to the result after the roll, if the roll succeeds", the
+    attack rolled before its defence (by mail): Nora (Otherworldly) attacks the Mundane Thing
+    with Fight Good (+3) 0000 and ``+scale after``: nothing before the roll, the bonus (+4, two
+    levels) goes with the attack. Against the Thing's Athletics Average (+1) with 0000 (+1) or
+    +000 (+2) the attack succeeds and takes it (a 6- or 5-shift hit); ++00 (+3) is a tie, no
+    success; +++0 (+4) holds: it takes nothing."""
+    from pbp.rules.actions import DEFENCE_LATER
+
+    table = scaled_table("Otherworldly", "Mundane")
+    first = Attack(line=1, source="/attack Thing with Fight +scale after", skill="Fight", target="Thing",
+                   opposition=DEFENCE_LATER, scale=ScaleUse("after"))
+    rolled = resolve(first, table, FixedDice("0000"), "Nora", DFC)
+    assert scale_terms(rolled.effort) == [] and rolled.effort.total == 3
+    data = next(e.data for e in rolled.effects if e.kind == "attack_rolled")
+    assert (data["scale_after"], data["scale_label"]) == (4, "Otherworldly over Mundane")
+    answer = Defend(line=1, source="/defend Athletics", skill="Athletics",
+                    opposition=Opposition(rating=3, character="Nora", skill="Fight", scale_after=4,
+                                          scale_label="Otherworldly over Mundane"))
+    result = resolve(answer, table, FixedDice(defence), "Thing", DFC)
+    said = next(e.text for e in result.effects if e.kind == "scale_after")
+    if shifts:
+        assert result.opposition.value == 7 and -result.shifts == shifts and result.outcome is Outcome.FAIL
+        assert "Nora's attack beats Thing's defence, so it takes +4 (2 per level)" in said
+    else:
+        assert result.opposition.value == 3
+        assert result.outcome is (Outcome.TIE if shifts == 0 else Outcome.SUCCESS)
+        assert "does not beat Thing's defence, so it takes nothing" in said
 
 
 @pytest.mark.parametrize("levels, theirs", [(1, "Supernatural"), (2, "Mundane")])

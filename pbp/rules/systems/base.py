@@ -208,6 +208,13 @@ class CharacterState:
     def read(self, sheet, data: dict, ch) -> dict:
         return {}
 
+    def aspect_roles(self, ch) -> dict[str, str]:
+        """The character's aspects that one of ``aspect_keys`` names, by the aspect's name:
+        the key is the aspect's role on a sheet (Dresden Files Condensed's ``relationship``),
+        where the others show their kind. ``read`` keeps each under its key in the state."""
+        state = ch.system_state or {}
+        return {state[k]: k for k in self.aspect_keys if isinstance(state.get(k), str)}
+
     def granted_stunts(self, ch) -> int:
         """Stunts the character has beyond its free ones without paying refresh (a Dresden
         Files Condensed mantle's core stunts); Fate grants none."""
@@ -235,6 +242,11 @@ class CharacterState:
         raise RulesError(f"an aspect has no {key} here: {key} is not a setting of this system's aspects",
                          source=source, expected="an aspect command without it",
                          example=f'/aspect add "{aspect.name}"')
+
+    def setting_example(self, key: str) -> str:
+        """A value of the aspect setting ``key`` that works, for examples in replies (Dresden
+        Files Condensed: the campaign's second level of scale)."""
+        return ""
 
     def aspect_scale(self, aspect) -> tuple[int, str] | None:
         """The level of scale an aspect carries (its index and name), or None: invoking it
@@ -380,6 +392,16 @@ class SystemOption:
     description: str
     values: tuple[str, ...]
     apply: object          # (System, str) -> System
+    #: A setting whose values are not a fixed list (Dresden Files Condensed's
+    #: ``scale_levels``): ``check(value)`` gives the value as kept or raises ValueError
+    #: saying what is wrong; ``example`` is a value that works (for the refusal's hint).
+    check: object = None   # (str) -> str
+    example: str = ""
+    #: ``carry(before, after, table)``: the campaign's stored state moved from the system
+    #: ``before`` the change to the one ``after`` it (a renamed level of scale on the
+    #: characters and aspects in play); returns what it changed, one line each, or raises
+    #: ValueError (nothing changes) when it cannot.
+    carry: object = None   # (System, System, Table) -> list[str]
 
 
 _CONFIGURED: dict = {}
@@ -454,6 +476,10 @@ class System:
     # Concessions: "paid" (Fate Condensed: 1 fate point + 1 per consequence at the end) or
     # "refusable" (early Fate: the winner may refuse, the GM rules the terms; pbp.play.concession).
     concession: str = "paid"
+    # Whether a hit waiting for the target's /absorb may be answered by /concede (early Fate:
+    # "Instead of taking a consequence, a character can concede"; pbp.play.concession holds
+    # the hit while the concession is open). Fate Condensed: no, concede before the dice.
+    concede_on_hit: bool = False
     character_state: CharacterState = NO_STATE
     box_model: OnePointBoxes | None = None   # None: one-point or escalating, by ``stress``
     # The lowest and highest passive opposition the system allows (the d10 hack: 1 to 5);

@@ -21,10 +21,13 @@ What the text adds to Fate Condensed, and how it is read here (docs/dresden-file
 * **Conditions** ("Conditions"): fleeting (one box), sticky (cleared by a named event) and
   lasting (two boxes, both checked when taken) come with the mantle; a condition may replace
   one of the consequence slots (``replaces``).
-* **Scale** ("Scale"): a character's level, Mundane to Godlike (``SCALE``).
+* **Scale** ("Scale"): a character's level, Mundane to Godlike (``SCALE``); the campaign
+  setting ``scale_levels`` renames or reorders the levels (issue 10), carrying those in play
+  over (``_carry_scale``).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from pbp.rules.systems.base import CharacterState, StressTable, SystemOption, frozen
@@ -76,7 +79,7 @@ class DresdenState(CharacterState):
          "conditions": [{"name": "Winded", "kind": "fleeting", "shifts": 1, "written": 1,
                          "boxes": [false], "track": "", "clears": "", "replaces": ""}]}
 
-    ``escalating`` and ``free_from_mantle`` are the two campaign options (``OPTIONS``)."""
+    ``escalating``, ``free_from_mantle`` and ``scale`` come from the campaign options (``OPTIONS``)."""
 
     escalating: bool = False
     free_from_mantle: bool = True     # free stunts come from the mantle's additional stunts
@@ -338,6 +341,10 @@ class DresdenState(CharacterState):
         aspect.system_state = {**state, "scale": after} if after else state
         return before, after
 
+    def setting_example(self, key: str) -> str:
+        """A value of ``key`` that works in this campaign: its second level of scale."""
+        return self.scale[1] if key == "scale" else ""
+
     def aspect_scale(self, aspect) -> tuple[int, str] | None:
         level = aspect.system_state.get("scale")
         return (self.scale.index(level), level) if level in self.scale else None
@@ -425,6 +432,76 @@ def _three_free(system, value: str):
     return replace(system, free_stunts=3, character_state=replace(system.character_state, free_from_mantle=False))
 
 
+#: A level's name: one word (letters, then letters, digits, - or '), written bare in commands
+#: (``scale Touched``, ``scale=Touched``).
+LEVEL_NAME = re.compile(r"[^\W\d_][\w'-]{0,23}")
+SCALE_EXAMPLE = "Mortal, Touched, Fae, Legendary, Godlike"
+
+
+def scale_levels(value: str) -> str:
+    """``scale_levels``: the campaign's levels of scale, lowest first, comma-separated ("a
+    campaign may rename or reorder them", issue 10); at least two, each one word, no name
+    twice (case aside). Kept as written, ``", "``-joined."""
+    names = [" ".join(n.split()) for n in str(value).split(",")]
+    if not any(names) or names == [""]:
+        raise ValueError("is empty: name the levels, lowest first, separated by commas")
+    for i, name in enumerate(names, start=1):
+        if not name:
+            raise ValueError(f"level {i} is empty (two commas, or one at an end)")
+        if not LEVEL_NAME.fullmatch(name):
+            raise ValueError(f'"{name}" (level {i}) is not one word of letters (a level is written bare in '
+                             "commands, scale LEVEL), up to 24 characters")
+    seen: dict[str, int] = {}
+    for i, name in enumerate(names, start=1):
+        if name.casefold() in seen:
+            raise ValueError(f'"{name}" is named twice (levels {seen[name.casefold()]} and {i}): each level is '
+                             "a different step")
+        seen[name.casefold()] = i
+    if len(names) < 2:
+        raise ValueError(f"names one level ({names[0]}): scale compares two levels at least")
+    return ", ".join(names)
+
+
+def _scale_levels(system, value: str):
+    levels = tuple(n.strip() for n in value.split(","))
+    return replace(system, character_state=replace(system.character_state, scale=levels))
+
+
+def _carry_scale(before, after, table) -> list[str]:
+    """The levels the characters and aspects in play carry, under the new list: a level still
+    in it keeps its name (reordered, it moves with it); one no longer in it takes the name
+    at its old position (renamed). A level whose position the new list does not reach is
+    refused, and nothing changes."""
+    old, new = before.character_state.scale, after.character_state.scale
+    known = {s.casefold(): s for s in new}
+    lines: list[str] = []
+    problems: list[str] = []
+
+    def moved(level: str, who: str) -> str:
+        if level.casefold() in known:
+            return known[level.casefold()]
+        at = old.index(level) if level in old else None
+        if at is None or at >= len(new):
+            where = f", level {at + 1}" if at is not None else ""
+            problems.append(f"{who} carries {level} scale{where}, which the new list ({', '.join(new)}) has no "
+                            f"place for: keep {level} in it" + (f", or give it {at + 1} levels" if at else ""))
+            return level
+        lines.append(f"{who}: {level} scale is now {new[at]} (level {at + 1})")
+        return new[at]
+
+    for ch in table.characters.values():
+        level = ch.system_state.get("scale")
+        if level:
+            ch.system_state = {**ch.system_state, "scale": moved(level, ch.name)}
+    for aspect in table.aspects:
+        level = aspect.system_state.get("scale")
+        if level:
+            aspect.system_state = {**aspect.system_state, "scale": moved(level, f"the aspect {aspect.name}")}
+    if problems:
+        raise ValueError("; ".join(problems))
+    return lines
+
+
 OPTIONS = frozen({
     "free_stunts": SystemOption(
         "Dresden Files Condensed: one (default: one of the mantle's additional stunts is free, the creation "
@@ -432,6 +509,10 @@ OPTIONS = frozen({
     "escalating_stress": SystemOption(
         "Dresden Files Condensed: no (default: one-point boxes, conditions absorb half their DFA value) or "
         "yes (Fate Core's escalating boxes, conditions as DFA gives them)", ("no", "yes"), _escalating),
+    "scale_levels": SystemOption(
+        "Dresden Files Condensed: the levels of scale, lowest first, comma-separated (default: "
+        f"{', '.join(SCALE)}); a level in play keeps its name, or takes the one at its place",
+        (", ".join(SCALE),), _scale_levels, check=scale_levels, example=f'"{SCALE_EXAMPLE}"', carry=_carry_scale),
 })
 
 DRESDEN_FILES_CONDENSED = replace(

@@ -25,7 +25,10 @@ What the text says, and where it lives:
   fate points to demand a different outcome" (``pbp.play.concession``: ``/refuse``).
 * "Conceding": "The character inflicting the stress can refuse the concession; it the GM
   rules that the terms of the concession were reasonable, the conceding character gains 1
-  fate point, and the refusing character loses one fate point" (``pbp.play.concession``).
+  fate point, and the refusing character loses one fate point" (``pbp.play.concession``);
+  "Instead of taking a consequence": a hit waiting for the conceder's /absorb may be answered
+  by conceding (``concede_on_hit``), the hit held with the concession (void if it stands, back
+  for /absorb if it is refused).
 * "Spin" again: spin is style's benefit, so an overcome or a defence with style gives the
   spin instead of also a boost (``EarlyTables``).
 * "Clearing Stress and Consequences": stress and mild consequences at the end of the scene
@@ -175,4 +178,5 @@ EARLY_FATE = replace(
     gm_clears=True,
     spin_bonus=SPIN_BONUS,
     concession="refusable",
+    concede_on_hit=True,
 )
