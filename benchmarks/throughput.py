@@ -448,22 +448,35 @@ def bench_calls(posts: int, systems=SYSTEMS) -> dict[str, float]:
     return out
 
 
-def bench_history(system: str, posts: int, block: int = 195) -> list[tuple[int, float, float, int, int]]:
+def bench_history(system: str, posts: int, block: int = 195,
+                  calls: bool = False) -> list[tuple[int, float, float, int, int, float]]:
     """One campaign, ``posts`` posts: for each block of ``block`` posts (195: 13 whole
-    sessions) the CPU milliseconds and queries per post, and at its end the size of the play
+    sessions) the CPU milliseconds and queries per post (and with ``calls`` the Python
+    function calls per post, which the load cannot move), and at its end the size of the play
     state (JSON characters) and the rows the campaign has written (ledger, sheet history,
     outbox): whether a post's cost grows with the campaign's history."""
+    import cProfile
+    import pstats
+
     from pbp.store import models as m
 
-    campaign = Campaign(system)
+    warm = Campaign(system)          # the process's first posts compile templates, import lazily
+    warm.play(len(warm.script))
+    campaign = Campaign(system)      # the campaign measured, from its first post
     rows = []
     while campaign.done < posts:
         start = campaign.done + 1
+        profile = cProfile.Profile() if calls else None
+        if profile:
+            profile.enable()
         cpu, _, queries = campaign.play(min(block, posts - campaign.done))
+        if profile:
+            profile.disable()
         n = campaign.done - start + 1
         play = len(json.dumps(m.Campaign.get(m.Campaign.slug == campaign.slug).play))
         history = sum(model.select().count() for model in (m.RollRecord, m.SheetChange, m.OutboxMail))
-        rows.append((start, cpu / n * 1000, queries / n, play, history))
+        rows.append((start, cpu / n * 1000, queries / n, play, history,
+                     pstats.Stats(profile).total_calls / n if profile else 0.0))
     return rows
 
 
@@ -478,19 +491,23 @@ def main() -> int:
                     help="exit 1 unless each system's CPU rate is within 10%% of fate-condensed's (median ratio)")
     ap.add_argument("--history", type=int, default=0, metavar="N",
                     help="instead: one campaign of N posts, CPU ms and queries per 195-post block (13 sessions)")
-    ap.add_argument("--calls", action="store_true", help="also count Python function calls per post (cProfile)")
+    ap.add_argument("--calls", action="store_true",
+                    help="also count Python function calls per post (cProfile; with --history too)")
     ap.add_argument("--only-posts", action="store_true", help="skip the parse and reading figures")
     args = ap.parse_args()
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     if args.history:
         for system in systems:
-            rows = bench_history(system, args.history)
-            for start, ms, q, play, history in rows:
-                print(f"history {system}: posts {start}-{start + 194}: {ms:.2f} ms CPU/post, {q:.1f} queries/post; "
-                      f"then play state {play:,} chars, {history:,} rows of ledger, sheet history and outbox")
-            first, last = rows[0], rows[-1]
-            print(f"history {system}: last block at {last[1] / first[1]:.0%} of the first's CPU, "
-                  f"{last[2] - first[2]:+.1f} queries/post")
+            rows = bench_history(system, args.history, calls=args.calls)
+            for start, ms, q, play, history, calls in rows:
+                print(f"history {system}: posts {start}-{start + 194}: {ms:.2f} ms CPU/post, {q:.1f} queries/post"
+                      + (f", {calls:,.0f} calls/post" if calls else "")
+                      + f"; then play state {play:,} chars, {history:,} rows of ledger, sheet history and outbox")
+            first, last = rows[:3], rows[-3:]
+            print(f"history {system}: the last 3 blocks' median CPU/post at "
+                  f"{statistics.median(r[1] for r in last) / statistics.median(r[1] for r in first):.0%} of the first 3's; "
+                  f"queries/post {statistics.mean(r[2] for r in first):.2f} then {statistics.mean(r[2] for r in last):.2f}"
+                  + (f"; calls/post {first[0][5]:,.0f} then {last[-1][5]:,.0f}" if args.calls else ""))
         return 0
     if not args.only_posts:
         simple = bench_simple_parse(args.commands)
