@@ -483,8 +483,8 @@ def bench_history(system: str, posts: int, block: int = 195,
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--commands", type=int, default=50_000)
-    ap.add_argument("--posts", type=int, default=300, help="posts a run, per system (default 300)")
-    ap.add_argument("--repeats", type=int, default=5, help="runs per system, alternating (default 5)")
+    ap.add_argument("--posts", type=int, default=60, help="posts a run, per system (default 60: 4 sessions)")
+    ap.add_argument("--repeats", type=int, default=10, help="runs per system, alternating (default 10)")
     ap.add_argument("--messages", type=int, default=None, help="old name of --posts (0: no whole posts)")
     ap.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated (default: all)")
     ap.add_argument("--check", action="store_true",
