@@ -135,7 +135,7 @@ def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notif
                           hint="give the bot account's mail address: --address pbp-bot@example.org")
     campaign.forum = binding
     campaign.delivery = "relay"
-    campaign.save()
+    _save_changed(campaign)
     return binding
 
 
@@ -359,8 +359,16 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> list[str]:
         campaign.settings = {**(campaign.settings or {}), key: flag_value(key, value)}
     else:
         campaign.settings = {**(campaign.settings or {}), key: hours_value(key, value)}
-    campaign.save()
+    _save_changed(campaign)
     return []
+
+
+def _save_changed(campaign: m.Campaign) -> None:
+    """Write only the fields a setting changed: the CLI's copy of the campaign may be older
+    than the daemon's (a post applied since it was read), and saving the whole row would put
+    its stale play state back."""
+    if campaign.dirty_fields:
+        campaign.save(only=campaign.dirty_fields)
 
 
 def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]:
@@ -393,5 +401,5 @@ def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]
         saved = repo.save_table(campaign, snap, table)
         from pbp.sheetedit import record_play     # every sheet change is in the history
         record_play(campaign, snap, saved, table, who=f"pbp campaign set {key}", message_id=None)
-    campaign.save()
+    _save_changed(campaign)
     return lines
