@@ -1,22 +1,41 @@
 """Throughput of the offline pipeline on these machines.
 
-    python benchmarks/throughput.py [--commands N] [--messages N]   (--messages 0: no whole messages)
+    python benchmarks/throughput.py [--posts N] [--repeats N] [--systems a,b] [--check] [--calls]
+    python benchmarks/throughput.py --history 2200 [--systems fate-condensed]
+    python benchmarks/throughput.py --posts 0        (the parse and reading figures only)
 
 Prints commands parsed per second (the Lark grammar alone), the time to read a 5 MB HTML
-mail (issue 8: well under a second), and whole messages processed
-per second through `pbp process`'s code path: read the mail, parse, resolve, persist to a
-SQLite file, render the reply and write it to the outbox. Target (issue 2): 300 messages/s
-on one core; the parse rate is shown for reference (its old target of 50,000 commands/s
-was retired in issue 15: parsing is about 1% of a post).
+mail (issue 8: well under a second), and whole posts processed per second through
+`pbp process`'s code path: read the mail, parse, resolve, persist to a SQLite file, render
+the reply and write it to the outbox. Target (issue 2): 300 posts/s on one core; the parse
+rate is shown for reference (its old target of 50,000 commands/s was retired in issue 15:
+parsing is about 1% of a post).
+
+Issues 9 and 10: each system's whole posts within 10% of Fate Condensed's. Every system
+plays the same 15-post session (``SESSIONS``: a scene and a conflict, an attack, an invoke
+after the dice, an advantage, an NPC's attack, a defence, an absorb, a compel accepted, the
+next exchange, the scene's end) in its own words on its own table of two PCs and one NPC
+(``TABLES``: pbp/samples, or benchmarks/tables for Fate Core and the d10 hack), with fixed
+dice (``BenchDice``) so that every run plays the same. Rates are measured in CPU time
+(``time.process_time``: this machine is shared, and wall time moves with the load) and in
+wall time; the systems alternate run by run and each is run ``--repeats`` times (best and
+median); the ratio to Fate Condensed is the median of each run's ratio to the Fate Condensed
+run just before it. ``--check`` exits 1 if a ratio is outside 90%-110%. ``--calls`` adds
+Python function calls per post, a measure of the work that the load cannot move.
+``--history N`` plays N posts in one campaign and prints each 195-post block's CPU time and
+queries per post, with the play state's size and the history's rows after it.
 """
 from __future__ import annotations
 
 import argparse
+import gc
+import json
+import statistics
 import sys
 import tempfile
 import time
 import tomllib
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -179,105 +198,353 @@ def bench_open_roll(n: int = 2000) -> float:
     return min(run(True) for _ in range(3)) - min(run(False) for _ in range(3))
 
 
-# A system with its own sample table plays the same kinds of post on it (early Fate's skills
-# are not Fate Condensed's): the GM's scene, an overcome, an attack, an advantage, a defence,
-# a roll, a sheet, the scene's end.
-OWN_TABLE_COMMANDS = {
-    "early-fate": [
-        ("gm@pbp.localhost", '/scene start "Pier 9"\n/aspect add "Slick Planks" free 1'),
-        ("jet@pbp.localhost", "/overcome Alertness vs Fair"),
-        ("jet@pbp.localhost", "/attack Brute with Fists"),
-        ("mara@pbp.localhost", '/advantage Investigation "Loose Crate" vs Fair'),
-        ("mara@pbp.localhost", "/defend Athletics vs Great"),
-        ("mara@pbp.localhost", "/roll 4dF+2"),
-        ("jet@pbp.localhost", "/sheet"),
-        ("gm@pbp.localhost", "/scene end"),
-    ],
-    "dresden-files-condensed": [
-        ("gm@pbp.localhost", '/scene start "The Basement"\n/aspect add "Lake Ice on the Walls" free 1'),
-        ("nora@pbp.localhost", "/overcome Lore vs Fair"),
-        ("nora@pbp.localhost", '/attack "Lake Thing" with Fight'),
-        ("marcus@pbp.localhost", '/advantage Notice "Loose Floorboards" vs Fair'),
-        ("marcus@pbp.localhost", "/defend Athletics vs Great"),
-        ("marcus@pbp.localhost", "/roll 4dF+2"),
-        ("nora@pbp.localhost", "/sheet"),
-        ("gm@pbp.localhost", "/scene end"),
-    ],
+class BenchDice:
+    """The faces a session's post asks for, in order: ``"--00"`` for a 4dF throw, ``"8 3"``
+    for a pool of d10s (cycled to the pool's size); a throw past the list shows 0000 or 5s.
+    Fixed faces make every session play the same on every system (an attack ties, an invoke
+    after the dice turns it into a hit, a defence fails by the shifts the absorb names)."""
+
+    def __init__(self, throws=()):
+        self.throws = list(throws)
+
+    def _next(self, default: str) -> str:
+        return self.throws.pop(0) if self.throws else default
+
+    def fate(self, n: int = 4) -> tuple[int, ...]:
+        faces = self._next("0" * n)
+        assert len(faces) == n, (faces, n)
+        return tuple({"-": -1, "0": 0, "+": 1}[c] for c in faces)
+
+    def die(self, sides: int, n: int) -> tuple[int, ...]:
+        faces = [int(f) for f in self._next("5").split()]
+        return tuple(faces[i % len(faces)] for i in range(n))
+
+
+# One session of play, the same shape on every system, in each system's own words on its own
+# table of two PCs and one NPC: the GM opens a scene and a conflict; A attacks the NPC (a tie),
+# invokes the scene's aspect after the dice (a hit the NPC absorbs); B creates an advantage;
+# the NPC attacks A, A defends (fails by 2) and absorbs; the GM compels A, A accepts; the next
+# exchange: A attacks (a miss), the NPC attacks B, B defends (fails by 1) and absorbs; the GM
+# ends the scene (stress clears, so the next session starts as this one did). 15 posts; each
+# is (who, text, dice). A fate point spent on the invoke comes back with the compel.
+SESSIONS = {
+    "fate-condensed": ("Ruth", "Charles", "Ghoul", [
+        ("GM", '/scene start "The Warehouse"\n/aspect add "Stacked Crates"\n'
+               "/conflict start Ruth, Charles, Ghoul first Ruth", ()),
+        ("Ruth", "/attack Ghoul with Fight\n/next Charles", ("--00", "0000")),   # 2 vs 2: a tie
+        ("Ruth", '/invoke "Stacked Crates"', ()),                                 # +2: a 2-shift hit
+        ("Charles", '/advantage Lore "Cornered" on Ghoul\n/next Ghoul', ("0000", "0000")),
+        ("GM", "/as Ghoul attack Ruth with Fight\n/as Ghoul next Ruth", ("++00",)),
+        ("Ruth", "/defend Athletics", ("-000",)),                                 # 4 vs 2: 2 short
+        ("Ruth", "/absorb stress 2", ()),
+        ("GM", '/compel Ruth "Hair-Trigger Temper" event "Ruth punches the wall and the ghoul hears"', ()),
+        ("Ruth", "/accept", ()),
+        ("Ruth", "/attack Ghoul with Fight\n/next Charles", ("----", "0000")),   # 0 vs 2: a miss
+        ("Charles", "/overcome Athletics vs Fair\n/next Ghoul", ("0000",)),
+        ("GM", "/as Ghoul attack Charles with Fight\n/as Ghoul next Ruth", ("+000",)),
+        ("Charles", "/defend Athletics", ("-000",)),                              # 3 vs 2: 1 short
+        ("Charles", "/absorb stress 1", ()),
+        ("GM", "/conflict end\n/scene end", ()),
+    ]),
+    "fate-core": ("Ruth", "Charles", "Ghoul", [      # escalating boxes: "box N", not "stress N"
+        ("GM", '/scene start "The Crypt"\n/aspect add "Crumbling Pillars"\n'
+               "/conflict start Ruth, Charles, Ghoul first Ruth", ()),
+        ("Ruth", "/attack Ghoul with Fight\n/next Charles", ("--00", "0000")),
+        ("Ruth", '/invoke "Crumbling Pillars"', ()),
+        ("Charles", '/advantage Lore "Cornered" on Ghoul\n/next Ghoul', ("0000", "0000")),
+        ("GM", "/as Ghoul attack Ruth with Fight\n/as Ghoul next Ruth", ("++00",)),
+        ("Ruth", "/defend Athletics", ("-000",)),
+        ("Ruth", "/absorb box 2", ()),
+        ("GM", '/compel Ruth "Hair-Trigger Temper" event "Ruth kicks over a candelabra and the ghoul turns"', ()),
+        ("Ruth", "/accept", ()),
+        ("Ruth", "/attack Ghoul with Fight\n/next Charles", ("----", "0000")),
+        ("Charles", "/overcome Athletics vs Fair\n/next Ghoul", ("0000",)),
+        ("GM", "/as Ghoul attack Charles with Fight\n/as Ghoul next Ruth", ("+000",)),
+        ("Charles", "/defend Athletics", ("-000",)),
+        ("Charles", "/absorb box 1", ()),
+        ("GM", "/conflict end\n/scene end", ()),
+    ]),
+    "early-fate": ("Jet", "Mara", "Brute", [
+        ("GM", '/scene start "Pier 9"\n/aspect add "Slick Planks"\n'
+               "/conflict start Jet, Mara, Brute first Jet", ()),
+        ("Jet", "/attack Brute with Fists\n/next Mara", ("-000", "0000")),
+        ("Jet", '/invoke "Slick Planks"', ()),
+        ("Mara", '/advantage Investigation "Cornered" on Brute\n/next Brute', ("0000", "0000")),
+        ("GM", "/as Brute attack Jet with Fists\n/as Brute next Jet", ("+000",)),
+        ("Jet", "/defend Athletics", ("-000",)),
+        ("Jet", "/absorb stress 2", ()),
+        ("GM", '/compel Jet "Never Backs Down From a Fight" event "Jet squares up to the whole Tong"', ()),
+        ("Jet", "/accept", ()),
+        ("Jet", "/attack Brute with Fists\n/next Mara", ("----", "0000")),
+        ("Mara", "/overcome Athletics vs Fair\n/next Brute", ("0000",)),
+        ("GM", "/as Brute attack Mara with Fists\n/as Brute next Jet", ("0000",)),
+        ("Mara", "/defend Athletics", ("-000",)),
+        ("Mara", "/absorb stress 1", ()),
+        ("GM", "/conflict end\n/scene end", ()),
+    ]),
+    "d10-pool": ("Ruth", "Charles", "Captain", [     # pools of skill + approach d10s; strain
+        ("GM", '/scene start "The Scrapyard"\n/aspect add "Rusting Hulks"\n'
+               '/conflict start Ruth, Charles, "Raider Captain" first Ruth', ()),
+        ("Ruth", '/attack Captain with "Fight Boldly"\n/next Charles', ("5", "8 5 5 5 5")),   # 1 (stunt) vs 1
+        ("Ruth", '/invoke "Rusting Hulks"', ()),
+        ("Charles", '/advantage "Tinker Cleverly" "Cornered" on Captain\n/next Captain', ("8 8 5 5 5", "5")),
+        ("GM", '/as Captain attack Ruth with "Fight Boldly"\n/as Captain next Ruth', ("8 8 5 5 5",)),
+        ("Ruth", '/defend "Move Quickly"', ("5",)),
+        ("Ruth", "/absorb strain 2", ()),
+        ("GM", '/compel Ruth "Reckless When Cornered" event "Dock Bravo charges the crawler alone"', ()),
+        ("Ruth", "/accept", ()),
+        ("Ruth", '/attack Captain with "Fight Boldly"\n/next Charles', ("5", "8 8 5 5 5")),
+        ("Charles", '/overcome "Move Carefully" vs 1\n/next Captain', ("8 8 5 5",)),
+        ("GM", '/as Captain attack Charles with "Fight Boldly"\n/as Captain next Ruth', ("8 5 5 5 5",)),
+        ("Charles", '/defend "Move Carefully"', ("5",)),
+        ("Charles", "/absorb strain 1", ()),
+        ("GM", "/conflict end\n/scene end", ()),
+    ]),
+    "dresden-files-condensed": ("Nora", "Marcus", "Lake Thing", [
+        ("GM", '/scene start "The Basement"\n/aspect add "Lake Ice on the Walls"\n'
+               '/conflict start Nora, Marcus, "Lake Thing" first Nora', ()),
+        ("Nora", '/attack "Lake Thing" with Fight\n/next Marcus', ("+000", "0000")),   # 4 vs 2 + 2 (scale)
+        ("Nora", '/invoke "Lake Ice on the Walls"', ()),
+        ("Marcus", '/advantage Academics "Cornered" on "Lake Thing"\n/next "Lake Thing"', ("+000", "0000")),
+        ("GM", '/as "Lake Thing" attack Nora with Fight\n/as "Lake Thing" next Nora', ("0000",)),
+        ("Nora", "/defend Athletics", ("0000",)),
+        ("Nora", "/absorb stress 2", ()),
+        ("GM", '/compel Nora "Promised My Grandmother I\'d Never Leave It Open" event "Nora goes back for the door"', ()),
+        ("Nora", "/accept", ()),
+        ("Nora", '/attack "Lake Thing" with Fight\n/next Marcus', ("----", "0000")),
+        ("Marcus", "/overcome Athletics vs Fair\n/next \"Lake Thing\"", ("0000",)),
+        ("GM", '/as "Lake Thing" attack Marcus with Fight\n/as "Lake Thing" next Nora', ("--00",)),
+        ("Marcus", "/defend Athletics", ("-000",)),
+        ("Marcus", "/absorb stress 1", ()),
+        ("GM", "/conflict end\n/scene end", ()),
+    ]),
 }
 
+TABLES = {      # each system's table: its sample (pbp/samples) or benchmarks/tables, three sheets
+    "fate-condensed": ("samples:fate-condensed", ["ruth", "charles", "ghoul"]),
+    "fate-core": ("tables/fate-core", ["ruth", "charles", "ghoul"]),
+    "d10-pool": ("tables/d10-pool", ["ruth", "charles", "captain"]),
+    "early-fate": ("samples:early-fate", ["jet", "mara", "brute"]),
+    "dresden-files-condensed": ("samples:dresden-files-condensed", ["nora", "marcus", "lake-thing"]),
+}
+SYSTEMS = tuple(SESSIONS)
 
-def bench_messages(n: int, system: str = "fate-condensed") -> tuple[float, float]:
-    """Whole posts per second on the Chicago table under ``system``. Fate Core has no
-    Academics, so Charles's Academics becomes Crafts there; the posts are the same. A system
-    with its own sample table (early Fate) plays ``OWN_TABLE_COMMANDS`` on it; the d10 hack
-    plays ``D10_COMMANDS`` on its golden table's sheets."""
-    from pbp.campaigns import create_campaign, import_character
-    from pbp.config import config_from_dict
+
+def _table_dir(system: str) -> Path:
     from pbp.demo import sample_dir
-    from pbp.pipeline import Context, process_message
-    from pbp.rules.dice import RandomDice
-    from pbp.store.db import open_database
 
-    tmp = Path(tempfile.mkdtemp())
-    config = config_from_dict({"database": {"url": f"sqlite:///{tmp / 'bench.db'}"}}, base=tmp)
-    open_database(config.database_url)
-    own = system in OWN_TABLE_COMMANDS
-    samples = sample_dir(system) if own else sample_dir()
-    commands = OWN_TABLE_COMMANDS[system] if own else D10_COMMANDS if system == "d10-pool" else MESSAGE_COMMANDS
-    meta = tomllib.loads((samples / "campaign.toml").read_text())
-    campaign = create_campaign(meta["slug"], meta["name"], address=meta["address"], gms=meta["gms"],
-                               system=system)
-    d10 = system == "d10-pool"
-    sheets = (Path(__file__).resolve().parent.parent / "tests/golden/d10_pool_conflict/sheets") if d10 else samples
-    if (sheets / "mantles").is_dir():     # Dresden Files Condensed: the sheets name their mantle file
-        (tmp / "mantles").mkdir(exist_ok=True)
-        for mantle in (sheets / "mantles").glob("*.toml"):
-            (tmp / "mantles" / mantle.name).write_bytes(mantle.read_bytes())
-    for sheet in sorted(sheets.glob("*.toml")):
-        if sheet.name != "campaign.toml":
-            copy = tmp / sheet.name
-            text = sheet.read_text(encoding="utf-8")
-            copy.write_text(text if system != "fate-core" else text.replace("Academics =", "Crafts ="),
-                            encoding="utf-8")
+    where = TABLES[system][0]
+    if where.startswith("samples:"):
+        return sample_dir(where.split(":", 1)[1])
+    return Path(__file__).resolve().parent / where
+
+
+class Campaign:
+    """A fresh SQLite file with ``system``'s table; ``play(n)`` plays n posts of its session
+    (whole sessions over and over) and returns the CPU seconds, wall seconds and queries."""
+
+    def __init__(self, system: str) -> None:
+        from pbp.campaigns import create_campaign, import_character
+        from pbp.config import config_from_dict
+        from pbp.pipeline import Context
+        from pbp.store import models as m
+        from pbp.store.db import open_database
+
+        self.system = system
+        tmp = Path(tempfile.mkdtemp(prefix="pbp-bench-"))
+        config = config_from_dict({"database": {"url": f"sqlite:///{tmp / 'bench.db'}"}}, base=tmp)
+        open_database(config.database_url)
+        self.slug = "bench-" + system
+        self.address = f"table+{self.slug}@pbp.localhost"
+        campaign = create_campaign(self.slug, "Bench", address=self.address,     # one name: one subject length
+                                   gms=["gm@pbp.localhost"], system=system)
+        where = _table_dir(system)
+        if (where / "mantles").is_dir():     # Dresden Files Condensed: the sheets name their mantle file
+            (tmp / "mantles").mkdir(exist_ok=True)
+            for mantle in (where / "mantles").glob("*.toml"):
+                (tmp / "mantles" / mantle.name).write_bytes(mantle.read_bytes())
+        for name in TABLES[system][1]:
+            copy = tmp / f"{name}.toml"
+            copy.write_bytes((where / f"{name}.toml").read_bytes())
             import_character(campaign, str(copy))
-    ctx = Context(config=config, dice=RandomDice())
-    posts = [POST.format(i=i, sender=s, command=c).encode() for i, (s, c) in
-             ((i, commands[i % len(commands)]) for i in range(n))]
-    process_message(POST.format(i="warm", sender=commands[1][0], command="/fp").encode(), ctx)
-    start = time.perf_counter()
-    statuses = {}
-    for raw in posts:
-        out = process_message(raw, ctx)
-        statuses[out.status] = statuses.get(out.status, 0) + 1
-    elapsed = time.perf_counter() - start
-    assert statuses.get("applied", 0) == n, statuses  # every post must apply, or the figure means nothing
-    return n / elapsed, elapsed / n * 1000
+        self.now = datetime(2026, 12, 1, 9, 0)
+        self.ctx = Context(config=config, dice=BenchDice(), clock=lambda: self.now)
+        self.db = m.db.obj
+        self.queries = 0
+        self.done = 0
+        original = self.db.execute_sql
+
+        def counting(sql, params=None, *a, **k):
+            self.queries += 1
+            return original(sql, params, *a, **k)
+
+        self.db.execute_sql = counting
+        a, b, npc, script = SESSIONS[system]
+        self.addresses = {"GM": "gm@pbp.localhost", a: f"{a.lower()}@pbp.localhost",
+                          b: f"{b.lower()}@pbp.localhost"}
+        self.script = script
+
+    def post(self, i: int) -> tuple[bytes, tuple]:
+        who, text, dice = self.script[i % len(self.script)]
+        raw = POST.replace("Chicago Nights <table+chicago@pbp.localhost>", f"Bench <{self.address}>").format(
+            i=f"{self.system}-{i}", sender=self.addresses[who], command=text).encode()
+        return raw, dice
+
+    def play(self, n: int) -> tuple[float, float, int]:
+        from pbp.pipeline import process_message
+
+        posts = [self.post(self.done + k) for k in range(n)]
+        queries, cpu, wall = self.queries, time.process_time(), time.perf_counter()
+        for raw, dice in posts:
+            self.ctx.dice = BenchDice(dice)
+            self.now += timedelta(minutes=1)
+            out = process_message(raw, self.ctx)
+            if out.status != "applied":     # every post must apply, or the figure means nothing
+                raise SystemExit(f"{self.system} post {self.done}: {out.status} {out.errors}")
+            self.done += 1
+        return time.process_time() - cpu, time.perf_counter() - wall, self.queries - queries
 
 
-def main() -> None:
+def bench_systems(posts: int, repeats: int, systems=SYSTEMS) -> dict[str, dict]:
+    """Each system's session on its table, ``posts`` posts a run (after one warm-up session),
+    the systems alternating run by run, ``repeats`` runs each: CPU and wall posts/s (best and
+    median), queries per post, and the ratio to fate-condensed: the median over the runs of
+    each run's ratio (a run of fate-condensed and one of the system follow each other, so a
+    change of load between runs moves both)."""
+    runs: dict[str, list] = {s: [] for s in systems}
+    for _ in range(repeats):
+        for system in systems:
+            campaign = Campaign(system)
+            campaign.play(len(campaign.script))          # warm up: one whole session
+            gc.collect()
+            runs[system].append(campaign.play(posts))
+    out = {}
+    base = runs[systems[0]]
+    for system, rs in runs.items():
+        cpu = sorted(posts / c for c, _, _ in rs)
+        wall = sorted(posts / w for _, w, _ in rs)
+        out[system] = {"cpu_best": cpu[-1], "cpu_median": statistics.median(cpu),
+                       "wall_best": wall[-1], "wall_median": statistics.median(wall),
+                       "queries": rs[0][2] / posts,
+                       "ratio": statistics.median(b[0] / r[0] for r, b in zip(rs, base))}
+    return out
+
+
+def bench_calls(posts: int, systems=SYSTEMS) -> dict[str, float]:
+    """Python function calls per post (``cProfile``'s count): the work a post does, which the
+    machine's load cannot change; a figure to set beside the CPU times."""
+    import cProfile
+    import pstats
+
+    out = {}
+    for system in systems:
+        campaign = Campaign(system)
+        campaign.play(len(campaign.script))
+        profile = cProfile.Profile()
+        profile.enable()
+        campaign.play(posts)
+        profile.disable()
+        out[system] = pstats.Stats(profile).total_calls / posts
+    return out
+
+
+def bench_history(system: str, posts: int, block: int = 195,
+                  calls: bool = False) -> list[tuple[int, float, float, int, int, float]]:
+    """One campaign, ``posts`` posts: for each block of ``block`` posts (195: 13 whole
+    sessions) the CPU milliseconds and queries per post (and with ``calls`` the Python
+    function calls per post, which the load cannot move), and at its end the size of the play
+    state (JSON characters) and the rows the campaign has written (ledger, sheet history,
+    outbox): whether a post's cost grows with the campaign's history."""
+    import cProfile
+    import pstats
+
+    from pbp.store import models as m
+
+    warm = Campaign(system)          # the process's first posts compile templates, import lazily
+    warm.play(len(warm.script))
+    campaign = Campaign(system)      # the campaign measured, from its first post
+    rows = []
+    while campaign.done < posts:
+        start = campaign.done + 1
+        profile = cProfile.Profile() if calls else None
+        if profile:
+            profile.enable()
+        cpu, _, queries = campaign.play(min(block, posts - campaign.done))
+        if profile:
+            profile.disable()
+        n = campaign.done - start + 1
+        play = len(json.dumps(m.Campaign.get(m.Campaign.slug == campaign.slug).play))
+        history = sum(model.select().count() for model in (m.RollRecord, m.SheetChange, m.OutboxMail))
+        rows.append((start, cpu / n * 1000, queries / n, play, history,
+                     pstats.Stats(profile).total_calls / n if profile else 0.0))
+    return rows
+
+
+def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--commands", type=int, default=50_000)
-    ap.add_argument("--messages", type=int, default=2_000)
+    ap.add_argument("--posts", type=int, default=60, help="posts a run, per system (default 60: 4 sessions)")
+    ap.add_argument("--repeats", type=int, default=10, help="runs per system, alternating (default 10)")
+    ap.add_argument("--messages", type=int, default=None, help="old name of --posts (0: no whole posts)")
+    ap.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated (default: all)")
+    ap.add_argument("--check", action="store_true",
+                    help="exit 1 unless each system's CPU rate is within 10%% of fate-condensed's (median ratio)")
+    ap.add_argument("--history", type=int, default=0, metavar="N",
+                    help="instead: one campaign of N posts, CPU ms and queries per 195-post block (13 sessions)")
+    ap.add_argument("--calls", action="store_true",
+                    help="also count Python function calls per post (cProfile; with --history too)")
+    ap.add_argument("--only-posts", action="store_true", help="skip the parse and reading figures")
     args = ap.parse_args()
-    simple = bench_simple_parse(args.commands)
-    mixed = bench_parse(args.commands)
-    print(f"parse  simple '/overcome Investigate vs Fair': {simple:,.0f} commands/s")
-    print(f"parse  mixed (5 command forms):                {mixed:,.0f} commands/s")
-    plain, clients = bench_reading()
-    print(f"read   a short plain post: {plain:.3f} ms; real clients' mails: {clients:.3f} ms each")
-    print(f"read   a 5 MB HTML mail (Outlook thread): {bench_html():.2f} s")
-    print(f"open   keeping a roll open for invokes: {bench_open_roll():.3f} ms extra per action (budget 0.3)")
-    if args.messages <= 0:      # --messages 0: the parse and reading figures only
-        return
-    rates = {}
-    for system in ("fate-condensed", "fate-core", "early-fate", "d10-pool", "dresden-files-condensed"):
-        rate, ms = bench_messages(args.messages, system)
-        rates[system] = rate
-        print(f"process whole messages, {system} (read+parse+resolve+persist+render, SQLite file): "
-              f"{rate:,.0f} messages/s, {ms:.2f} ms each (target 300/s)")
-    for system in ("fate-core", "early-fate", "d10-pool", "dresden-files-condensed"):
-        print(f"        {system} at {rates[system] / rates['fate-condensed']:.0%} of fate-condensed (target within 10%)")
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    if args.history:
+        for system in systems:
+            rows = bench_history(system, args.history, calls=args.calls)
+            for start, ms, q, play, history, calls in rows:
+                print(f"history {system}: posts {start}-{start + 194}: {ms:.2f} ms CPU/post, {q:.1f} queries/post"
+                      + (f", {calls:,.0f} calls/post" if calls else "")
+                      + f"; then play state {play:,} chars, {history:,} rows of ledger, sheet history and outbox")
+            first, last = rows[:3], rows[-3:]
+            print(f"history {system}: the last 3 blocks' median CPU/post at "
+                  f"{statistics.median(r[1] for r in last) / statistics.median(r[1] for r in first):.0%} of the first 3's; "
+                  f"queries/post {statistics.mean(r[2] for r in first):.2f} then {statistics.mean(r[2] for r in last):.2f}"
+                  + (f"; calls/post {first[0][5]:,.0f} then {last[-1][5]:,.0f}" if args.calls else ""))
+        return 0
+    if not args.only_posts:
+        simple = bench_simple_parse(args.commands)
+        mixed = bench_parse(args.commands)
+        print(f"parse  simple '/overcome Investigate vs Fair': {simple:,.0f} commands/s")
+        print(f"parse  mixed (5 command forms):                {mixed:,.0f} commands/s")
+        plain, clients = bench_reading()
+        print(f"read   a short plain post: {plain:.3f} ms; real clients' mails: {clients:.3f} ms each")
+        print(f"read   a 5 MB HTML mail (Outlook thread): {bench_html():.2f} s")
+        print(f"open   keeping a roll open for invokes: {bench_open_roll():.3f} ms extra per action (budget 0.3)")
+    posts = args.posts if args.messages is None else args.messages
+    if posts <= 0:      # --posts 0: the parse and reading figures only
+        return 0
+    systems = ["fate-condensed"] + [s for s in systems if s != "fate-condensed"]   # the base runs first
+    figures = bench_systems(posts, args.repeats, systems)
+    print(f"whole posts (read+parse+resolve+persist+render, SQLite file): the same "
+          f"{len(SESSIONS['fate-condensed'][3])}-post session on each system's table, {posts} posts a run, "
+          f"{args.repeats} runs each, the systems alternating")
+    print("  posts/s by CPU time (best / median) and by wall time (best / median); target 300/s; "
+          "ratio: the median of each run's CPU rate over fate-condensed's run before it, target within 10%")
+    failed = []
+    for system in systems:
+        f = figures[system]
+        print(f"  {system:24} CPU {f['cpu_best']:5.0f} / {f['cpu_median']:5.0f} posts/s "
+              f"({1000 / f['cpu_median']:.2f} ms)  wall {f['wall_best']:5.0f} / {f['wall_median']:5.0f}  "
+              f"{f['queries']:.1f} queries/post  {f['ratio']:4.0%} of fate-condensed")
+        if abs(f["ratio"] - 1) > 0.10:
+            failed.append(f"{system} at {f['ratio']:.0%}")
+    if args.calls:
+        calls = bench_calls(posts, systems)
+        print("  Python function calls per post (cProfile; the work, whatever the load): " + ", ".join(
+            f"{s} {calls[s]:,.0f} ({calls[s] / calls['fate-condensed']:.0%})" for s in systems))
+    if args.check and failed:
+        print("check failed: outside 10% of fate-condensed: " + ", ".join(failed))
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -135,7 +135,7 @@ def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notif
                           hint="give the bot account's mail address: --address pbp-bot@example.org")
     campaign.forum = binding
     campaign.delivery = "relay"
-    campaign.save()
+    _save_changed(campaign)
     return binding
 
 
@@ -155,11 +155,17 @@ def get_campaign(slug: str | None) -> m.Campaign:
 
 
 def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: bool = False,
-                     source: str = "") -> m.Character:
+                     source: str = "", who: str | None = None) -> m.Character:
     """Store a validated sheet, all of it or nothing; a PC's player becomes a member of the
     campaign. Commands match names case-insensitively, so a name that differs from one
     already in the campaign only in case ("RUTH" beside "Ruth") is the same name: refused,
-    or with ``replace`` that character is replaced."""
+    or with ``replace`` that character is replaced. With ``who`` (``pbp character import``
+    gives it) the sheet history gets a row (``how`` "import", before None; or "replace",
+    before the replaced character's state), so ``pbp character history`` shows it and
+    ``pbp character undo`` takes a replace back. Without it (the bundled sample campaign's
+    characters, :mod:`pbp.demo`) the history starts empty."""
+    from pbp.sheetedit import state_of
+
     if not isinstance(sheet, SheetFile):
         source = source or str(sheet)
         sheet = load_sheet(sheet, campaign_system(campaign))
@@ -170,6 +176,10 @@ def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: b
     with m.db.atomic():
         existing = next((row for row in m.Character.select().where(m.Character.campaign == campaign)
                          if row.name.casefold() == ch.name.casefold()), None)
+        was = None
+        if existing is not None and replace and who is not None:
+            old_table = repo.load_table(campaign)
+            was = state_of(campaign, old_table, old_table.characters[existing.name])
         if existing is not None:
             if not replace:
                 twin = "" if existing.name == ch.name else \
@@ -191,19 +201,23 @@ def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: b
             row.save()
         if ch.player and not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == ch.player)).exists():
             add_member(campaign, ch.player, "player")
+        if who is not None:
+            m.SheetChange.create(campaign=campaign, character=ch.name, who=who, how="replace" if was else "import",
+                                 before=was, after=state_of(campaign, table, table.characters[ch.name]))
     return row
 
 
 def import_sheets(campaign: m.Campaign, paths: list[str], *, replace: bool = False,
-                  notes: dict[str, list[str]] | None = None, player: str | None = None
-                  ) -> list[tuple[str, m.Character | SheetError]]:
+                  notes: dict[str, list[str]] | None = None, player: str | None = None,
+                  who: str = "pbp character import") -> list[tuple[str, m.Character | SheetError]]:
     """``pbp character import a.toml b.toml ...``: try every file and say for each what
     became of it (its character, or the SheetError with all its problems). A bad file
     stops nothing else and leaves nothing behind; two files whose names differ only in
     case are both refused, since which one was meant is the GM's call. A Fari file
     (``.json``, :mod:`pbp.fari`) is read as its sheet plus its play state; what of it did not
     map goes into ``notes`` (path -> lines). Fari has no player's address: ``player`` gives
-    it (a sheet pbp exported carries its own)."""
+    it (a sheet pbp exported carries its own). Each import is a row of the sheet history
+    (``who``: :func:`import_character`), a Fari sheet's with its play state on."""
     from pbp.fari import is_fari, read_fari
 
     system = campaign_system(campaign)
@@ -235,15 +249,28 @@ def import_sheets(campaign: m.Campaign, paths: list[str], *, replace: bool = Fal
         if isinstance(sheet, SheetFile):
             try:
                 with m.db.atomic():
-                    sheet = import_character(campaign, sheet, replace=replace, source=path)
+                    sheet = import_character(campaign, sheet, replace=replace, source=path, who=who)
                     if i in fari:
                         lines = _fari_play_state(campaign, sheet.name, fari[i])
                         if notes is not None:
                             notes[path] = lines
+                        _history_after(campaign, sheet.name)
             except SheetError as exc:
                 sheet = exc
         report.append((path, sheet))
     return report
+
+
+def _history_after(campaign: m.Campaign, name: str) -> None:
+    """The import's history row with the state after a Fari sheet's play state went on."""
+    from pbp.sheetedit import state_of
+
+    row = (m.SheetChange.select().where((m.SheetChange.campaign == campaign) & (m.SheetChange.character == name))
+           .order_by(m.SheetChange.id.desc()).first())
+    table = repo.load_table(campaign)
+    if row is not None and row.how in ("import", "replace"):
+        row.after = state_of(campaign, table, table.characters[name])
+        row.save()
 
 
 def _fari_play_state(campaign: m.Campaign, name: str, sheet) -> list[str]:
@@ -293,6 +320,8 @@ SETTINGS = {
     "show_npc_skills": "true: players see NPCs' skills and stunts in /sheet; false (default): only the GM",
     "free_bonuses": "yes: a player's plain +N applies at once; no (default): it waits for the GM",
     "hold_out_of_turn": "yes: an action out of turn waits for its turn; no (default): it is refused",
+    "contest_invoke_next_side": "yes: in a contest of three or more sides, the free invoke a failed advantage gives "
+                                "goes to the next side; no (default): the GM's side holds it",
 }
 
 YES = ("true", "yes", "on", "1")
@@ -326,12 +355,20 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> list[str]:
         if value.lower() not in YES + NO:
             raise ConfigError(f'show_npc_skills "{value}" is not true or false')
         campaign.settings = {**(campaign.settings or {}), key: value.lower() in YES}
-    elif key in ("free_bonuses", "hold_out_of_turn"):
+    elif key in ("free_bonuses", "hold_out_of_turn", "contest_invoke_next_side"):
         campaign.settings = {**(campaign.settings or {}), key: flag_value(key, value)}
     else:
         campaign.settings = {**(campaign.settings or {}), key: hours_value(key, value)}
-    campaign.save()
+    _save_changed(campaign)
     return []
+
+
+def _save_changed(campaign: m.Campaign) -> None:
+    """Write only the fields a setting changed: the CLI's copy of the campaign may be older
+    than the daemon's (a post applied since it was read), and saving the whole row would put
+    its stale play state back."""
+    if campaign.dirty_fields:
+        campaign.save(only=campaign.dirty_fields)
 
 
 def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]:
@@ -364,5 +401,5 @@ def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]
         saved = repo.save_table(campaign, snap, table)
         from pbp.sheetedit import record_play     # every sheet change is in the history
         record_play(campaign, snap, saved, table, who=f"pbp campaign set {key}", message_id=None)
-    campaign.save()
+    _save_changed(campaign)
     return lines

@@ -296,7 +296,7 @@ def cmd_character_edit(args) -> int:
 
     _open(args)
     campaign = get_campaign(args.campaign)
-    text = export_sheet(campaign, args.name)
+    text = export_sheet(campaign, args.name, play=True)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="pbp-sheet-", delete=False, encoding="utf-8") as f:
         f.write(text)
@@ -792,7 +792,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
-                                     "show_npc_skills, free_bonuses, hold_out_of_turn; a system's own, "
+                                     "show_npc_skills, free_bonuses, hold_out_of_turn, contest_invoke_next_side; "
+                                     "a system's own, "
                                      "as Dresden Files Condensed's free_stunts, escalating_stress and scale_levels)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
     s.add_argument("--campaign", help=CAMPAIGN_HELP)

@@ -137,6 +137,12 @@ class Advantage(ActionCommand):
     aspect: str | None = None
     target: str | None = None
     discover: bool = False
+    # A contest's other side (``pbp.play.contests``): who may get the free invoke a failure
+    # gives "the other side". The first holds it, unless the aspect is on another of them
+    # (then its owner); ``GM`` names the GM's side. Never written on the line: the play
+    # layer fills it in. Empty (outside a contest): the aspect's owner if it is not the
+    # actor's, else the GM's side.
+    other_side: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

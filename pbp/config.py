@@ -68,6 +68,7 @@ class Config:
     show_npc_skills: bool = False            # players see NPCs' skills and stunts in /sheet
     free_bonuses: bool = False               # a player's plain +N applies at once (else it waits for the GM)
     hold_out_of_turn: bool = False           # an action out of turn waits for its turn (else it is refused)
+    contest_invoke_next_side: bool = False   # 3+ sides: a failed advantage's free invoke to the next side (else the GM)
     trust_authserv_id: str = ""              # trust Authentication-Results from this host
     discourse: dict | None = None            # the raw [discourse] table (the forum's API); see discourse_settings()
 
@@ -142,7 +143,7 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
                                 '"seen", "none" or "move:FOLDER"', '"move:Done"')},
     "play": {"invoke_window_hours": HOURS, "reaction_deadline_hours": HOURS, "reminder_hours": HOURS,
              "show_npc_skills": BOOL, "free_bonuses": BOOL,
-             "hold_out_of_turn": BOOL},
+             "hold_out_of_turn": BOOL, "contest_invoke_next_side": BOOL},
     "security": {"trust_authserv_id": TEXT},
     "limits": {"max_message_bytes": COUNT, "max_commands": COUNT},
     "imap": {**_SERVER, "mailbox": TEXT, "fetch_batch": COUNT, "poll_interval": SECONDS},
@@ -300,6 +301,7 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         show_npc_skills=play.get("show_npc_skills", defaults["show_npc_skills"]),
         free_bonuses=play.get("free_bonuses", defaults["free_bonuses"]),
         hold_out_of_turn=play.get("hold_out_of_turn", defaults["hold_out_of_turn"]),
+        contest_invoke_next_side=play.get("contest_invoke_next_side", defaults["contest_invoke_next_side"]),
         trust_authserv_id=security.get("trust_authserv_id", defaults["trust_authserv_id"]),
         discourse=discourse,
     )

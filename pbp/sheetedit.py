@@ -12,10 +12,15 @@ is changed in place instead:
   it: fate points (the exported value is today's; write another to change it), marked
   stress boxes (kept, the track resized when Physique or Will changed), consequences (kept
   in slots that still exist), carried points, taken out, and free invokes (an aspect kept,
-  or a high concept or trouble renamed, keeps them; a removed aspect's are reported). The
+  or renamed, keeps them; a removed aspect's are reported). The
   name cannot change here (posts and the play state refer to it).
 * :func:`set_values` is ``pbp character set NAME key=value...``: the exported sheet with the
   keys changed, applied the same way.
+* The play state is corrected with keys of its own (``stress.physical=x__``,
+  ``stress.physical.2=true``, ``consequences.mild="Bruised Ribs"``, ``free_invokes."Deep
+  Shadows"=1``, ``taken_out=no``, ``carried_points=2``; ``fate_points`` is a sheet key), the
+  ``[play]`` table of ``pbp character edit``'s TOML (:func:`play_data`, :func:`apply_play`),
+  and the same keys in ``/sheet set`` by mail.
 * Every change by play (a post, see :func:`record_play`) or by hand is a :class:`SheetChange`
   row: who, when, which message, the sheet before and after: the character's row, its own
   aspects and the free invokes it holds (:func:`state_of`, :func:`sheet_aspects`).
@@ -25,13 +30,14 @@ is changed in place instead:
 """
 from __future__ import annotations
 
+import copy
 import json
 from datetime import datetime
 
 from pbp.errors import ConfigError, SheetError
 from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
-from pbp.rules.sheets import consequence_slots, stress_tracks
+from pbp.rules.sheets import stress_tracks
 from pbp.rules.systems import campaign_system
 from pbp.sheetfile import parse_sheet
 from pbp.store import models as m
@@ -189,9 +195,24 @@ def export_fari(campaign: m.Campaign, name: str) -> str:
     return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
 
 
-def export_sheet(campaign: m.Campaign, name: str) -> str:
+def export_sheet(campaign: m.Campaign, name: str, *, play: bool = False) -> str:
+    """The sheet file of ``name``; with ``play`` (``pbp character edit``) its ``[play]``
+    table too (:func:`play_data`), which an import does not take."""
     table, ch = _find(campaign, name)
-    return to_toml(sheet_data(campaign, table, ch))
+    text = to_toml(sheet_data(campaign, table, ch))
+    return text + (play_toml(play_data(table, ch)) if play else "")
+
+
+def play_toml(play: dict) -> str:
+    """The ``[play]`` table, with a comment on each part's form."""
+    lines = ["", "# The play state: change it here to correct it (only what you change applies).",
+             '# stress: "x" a marked box, "_" an empty one; consequences: the aspect in each slot, "" empty',
+             "# (a condition: true or false); free_invokes: those this character holds, by aspect.", "[play]",
+             f"taken_out = {_value(play['taken_out'])}", f"carried_points = {_value(play['carried_points'])}"]
+    for part in ("stress", "consequences", "free_invokes"):
+        for k, v in play[part].items():
+            lines.append(f"{part}.{_key(k)} = {_value(v)}")
+    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- applying a changed sheet
@@ -222,6 +243,7 @@ def apply_sheet(campaign: m.Campaign, name: str, data: dict, *, who: str, how: s
     words. Refused whole (SheetError) when the sheet breaks a rule; nothing changes then."""
     system = campaign_system(campaign)
     table, ch = _find(campaign, name)
+    data, play = split_play(data)
     sheet = parse_sheet(data, system, source=source)
     new = sheet.character
     if new.name != ch.name:
@@ -230,7 +252,13 @@ def apply_sheet(campaign: m.Campaign, name: str, data: dict, *, who: str, how: s
                          hint="import the renamed character as a new one, and remove the old one")
     before_state = state_of(campaign, table, ch)
     snap = repo.snapshot(table)
+    since = play_data(table, ch) if how == "edit" else None
     notes = apply_to_table(system, table, ch, sheet)
+    try:
+        apply_play(table, ch, play, since=since)
+    except SheetError as exc:
+        raise SheetError(f"{source}: {len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''}",
+                         exc.problems) from None
     with m.db.atomic():
         repo.save_table(campaign, snap, table)
         if ch.player and not m.Member.select().where((m.Member.campaign == campaign) &
@@ -257,17 +285,23 @@ def apply_to_table(system, table: rs.Table, ch: rs.Character, sheet) -> list[str
     ch.refresh, ch.aliases, ch.fate_points = new.refresh, list(new.aliases), new.fate_points
     sizes = stress_tracks(new, system) if new.kind != "minor" else {t: len(b) for t, b in new.stress.items()}
     ch.stress = {t: _resize(ch.stress.get(t, []), n) for t, n in sizes.items()}
-    ch.consequences = _merge_consequences(ch.consequences, consequence_slots(new, system))
+    # the parsed sheet's slots: the system's consequences and, in Dresden Files Condensed,
+    # the mantle's conditions beside or instead of them
+    ch.consequences = _merge_consequences(ch.consequences, [copy.copy(q) for q in new.consequences])
     return _apply_aspects(table, ch.name, sheet.aspects)
 
 
 def _apply_aspects(table: rs.Table, owner: str, wanted: list[rs.Aspect]) -> list[str]:
     """The character's own aspects as the sheet has them: kept ones keep their free invokes;
-    a renamed high concept or trouble keeps them too; a removed one's are reported."""
+    a renamed one keeps them too: the high concept and the trouble by their kind, another
+    aspect as the history pairs a rename (:func:`pair_aspects`: the aspects gone and those
+    new, of the same kind and both shown or both hidden, in order); a removed one's are
+    reported."""
     old = _own(table, owner)
     notes = []
     keep: list[rs.Aspect] = []
     left = list(old)
+    found: list[rs.Aspect | None] = []
     for w in wanted:
         same = next((a for a in left if a.name.casefold() == w.name.casefold() and
                      (a.kind == w.kind or {a.kind, w.kind} <= set(OWN_KINDS))), None)
@@ -275,6 +309,15 @@ def _apply_aspects(table: rs.Table, owner: str, wanted: list[rs.Aspect]) -> list
             same = next((a for a in left if a.kind == w.kind), None)
         if same is not None:
             left.remove(same)
+        found.append(same)
+    for i, w in enumerate(wanted):
+        if found[i] is None and w.kind == "character":
+            same = next((a for a in left if a.kind == w.kind and a.hidden == w.hidden), None)
+            if same is not None:
+                left.remove(same)
+                found[i] = same
+    for w, same in zip(wanted, found):
+        if same is not None:
             same.name, same.kind, same.hidden = w.name, w.kind, w.hidden
             keep.append(same)
         else:
@@ -287,10 +330,229 @@ def _apply_aspects(table: rs.Table, owner: str, wanted: list[rs.Aspect]) -> list
     return notes
 
 
+# --------------------------------------------------------------------------- the play state by hand
+#
+# The GM corrects play state with the same keys everywhere (``pbp character set``, the
+# ``[play]`` table of ``pbp character edit``, ``/sheet set`` by mail): they go into the sheet
+# data's ``play`` table, which the importer never sees (:func:`split_play`), and are applied
+# after the sheet (:func:`apply_play`), only those that differ from the character now.
+
+PLAY_KEYS = ("stress", "consequences", "free_invokes", "taken_out", "carried_points")
+YES, NO = ("true", "yes", "on", "x", "1"), ("false", "no", "off", "_", "0", "")
+MARKS = {"x": True, "X": True, "_": False, "-": False, "o": False, ".": False}
+
+
+def _boxes_text(boxes: list[bool]) -> str:
+    return "".join("x" if b else "_" for b in boxes)
+
+
+def slot_keys(ch: rs.Character) -> list[tuple[str, rs.Consequence]]:
+    """Each consequence slot's key (``consequences.KEY``): a condition's name, else its
+    severity ("mild", "mild2"...); a second slot of the same key is KEY-2."""
+    out, seen = [], {}
+    for q in ch.consequences:
+        base = q.condition or q.severity
+        seen[base.casefold()] = seen.get(base.casefold(), 0) + 1
+        out.append((base if seen[base.casefold()] == 1 else f"{base}-{seen[base.casefold()]}", q))
+    return out
+
+
+def play_data(table: rs.Table, ch: rs.Character) -> dict:
+    """The play state the GM may correct, as the ``[play]`` table of an edited sheet:
+    stress as boxes ("x" marked, "_" empty), each consequence slot's aspect ("" empty),
+    the free invokes the character holds on each aspect, taken out, carried points."""
+    return {"taken_out": ch.taken_out, "carried_points": ch.carried_points,
+            "stress": {t: _boxes_text(b) for t, b in ch.stress.items()},
+            "consequences": {k: (q.aspect or "") for k, q in slot_keys(ch)},
+            "free_invokes": {a.name: a.free_for(ch.name) for a in table.aspects if a.free_for(ch.name)}}
+
+
+def split_play(data: dict) -> tuple[dict, dict]:
+    """A sheet's data without its ``play`` table, and that table (empty when none)."""
+    rest = dict(data)
+    play = rest.pop("play", None) or {}
+    if not isinstance(play, dict):
+        raise SheetError("sheet: 1 problem", ["play: is not a table; write [play] with keys such as "
+                                              'stress.physical = "x__"'])
+    return rest, play
+
+
+def _set_play(data: dict, path: list[str], key: str, value: str) -> None:
+    """``stress.TRACK=x__``, ``stress.TRACK.N=true``, ``consequences.SLOT=TEXT``,
+    ``free_invokes.ASPECT=N``, ``taken_out=yes``, ``carried_points=N`` into ``data["play"]``
+    (checked against the character by :func:`apply_play`)."""
+    play = data.setdefault("play", {})
+    head = path[0]
+    if head in ("taken_out", "carried_points") and len(path) == 1:
+        play[head] = value
+        return
+    if head in ("stress", "consequences", "free_invokes") and len(path) >= 2:
+        name = ".".join(path[1:]) if head != "stress" else path[1]
+        part = play.setdefault(head, {})
+        if head == "stress" and len(path) == 3:
+            part.setdefault(name, {})
+            if isinstance(part[name], dict):
+                part[name][path[2]] = value
+                return
+        if head == "stress" and len(path) > 3:
+            raise ConfigError(f'no sheet key "{key}"', hint="e.g. stress.physical=x__ or stress.physical.2=true")
+        part[name] = value
+        return
+    example = {"stress": "stress.physical=x__", "consequences": 'consequences.mild="Bruised Ribs"',
+               "free_invokes": 'free_invokes."Deep Shadows"=1'}.get(head, f"{head}=0")
+    raise ConfigError(f'no sheet key "{key}"', hint=f"e.g. {example}")
+
+
+def _problem(where: str, what: str, example: str) -> SheetError:
+    return SheetError("play: 1 problem", [f"{where}: {what}; e.g. {example}"])
+
+
+def _flag(where: str, value, example: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if str(value).strip().lower() in YES:
+        return True
+    if str(value).strip().lower() in NO:
+        return False
+    raise _problem(where, f'"{value}" is not yes or no', example)
+
+
+def _count(where: str, value, example: str) -> int:
+    if isinstance(value, bool):
+        raise _problem(where, f"{value} is not a whole number", example)
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise _problem(where, f'"{value}" is not a whole number', example) from None
+    if n < 0 or n > 99:
+        raise _problem(where, f"{n} is not from 0 to 99", example)
+    return n
+
+
+def _stress(ch: rs.Character, track: str, value) -> list[bool]:
+    have = {t.casefold(): t for t in ch.stress}
+    if track.casefold() not in have:
+        tracks = ", ".join(have.values()) or "none"
+        raise _problem(f"stress.{track}", f"{ch.name} has no {track} stress track (tracks: {tracks})",
+                       f"stress.{next(iter(have.values()), 'physical')}=x_")
+    name = have[track.casefold()]
+    boxes = list(ch.stress[name])
+    example = f"stress.{name}={'x' + '_' * (len(boxes) - 1) if boxes else ''}"
+    if isinstance(value, dict):
+        for n, mark in value.items():
+            if not str(n).isdigit() or not 1 <= int(n) <= len(boxes):
+                raise _problem(f"stress.{name}.{n}", f"{ch.name}'s {name} track has boxes 1 to {len(boxes)}",
+                               f"stress.{name}.1=true")
+            boxes[int(n) - 1] = _flag(f"stress.{name}.{n}", mark, f"stress.{name}.{n}=true")
+        return boxes
+    text = str(value).strip().replace("[x]", "x").replace("[ ]", "_").replace(" ", "")
+    if any(c not in MARKS for c in text):
+        raise _problem(f"stress.{name}", f'"{value}" is not boxes: "x" for a marked box, "_" for an empty one',
+                       example)
+    if len(text) != len(boxes):
+        raise _problem(f"stress.{name}", f"{len(text)} box{'es' if len(text) != 1 else ''} written, and "
+                       f"{ch.name}'s {name} track has {len(boxes)}", example)
+    return [MARKS[c] for c in text]
+
+
+def _consequence(table: rs.Table, ch: rs.Character, key: str, value) -> None:
+    slots = slot_keys(ch)
+    found = next((q for k, q in slots if k.casefold() == key.casefold()), None)
+    if found is None:
+        have = ", ".join(k for k, _ in slots) or "none"
+        raise _problem(f"consequences.{key}", f"{ch.name} has no {key} slot (slots: {have})",
+                       f'consequences.{slots[0][0] if slots else "mild"}="Bruised Ribs"')
+    text = str(value).strip()
+    if found.condition:
+        text = found.condition if _flag(f"consequences.{key}", text, f"consequences.{key}=yes") else ""
+    current = next((a for a in table.aspects if a.owner == ch.name and a.kind == "consequence" and found.aspect
+                    and a.name == found.aspect), None)
+    if text == (found.aspect or ""):
+        return
+    if text:
+        clash = next((a for a in table.aspects if a.owner == ch.name and a is not current
+                      and a.name.casefold() == text.casefold()), None)
+        if clash is not None:
+            raise _problem(f"consequences.{key}", f'{ch.name} already has an aspect "{clash.name}"',
+                           f'consequences.{key}="{text} (worse)"')
+    if not text:
+        found.aspect, found.recovering = None, False
+        found.hit_track, found.recovery_scenes_left, found.recovery_sessions_left = "", 0, 0
+        if current is not None:
+            table.aspects.remove(current)
+        return
+    if current is not None:
+        current.name = text             # a rename keeps the aspect's free invokes
+    else:
+        table.aspects.append(rs.Aspect(text, kind="consequence", owner=ch.name))
+    found.aspect = text
+
+
+def _free(table: rs.Table, ch: rs.Character, name: str, value) -> None:
+    example = f'free_invokes."{name}"=1'
+    n = _count(f'free_invokes."{name}"', value, example)
+    matches = [a for a in table.aspects if a.name.casefold() == name.casefold()]
+    if not matches:
+        known = ", ".join(sorted({a.name for a in table.aspects if not a.hidden})) or "none"
+        raise _problem(f'free_invokes."{name}"', f"no aspect {name} is in play (aspects: {known})", example)
+    aspect = next((a for a in matches if a.free_for(ch.name)), matches[0])
+    if aspect.kind == "boost" and n > 1:
+        raise _problem(f'free_invokes."{aspect.name}"', "a boost has one free invoke", f'free_invokes."{aspect.name}"=1')
+    if n == aspect.free_for(ch.name):
+        return
+    if n:
+        aspect.free_invokes[ch.name] = n
+    else:
+        aspect.free_invokes.pop(ch.name, None)
+        if aspect.kind == "boost" and not any(aspect.free_invokes.values()):
+            table.aspects.remove(aspect)
+
+
+def apply_play(table: rs.Table, ch: rs.Character, play: dict, *, since: dict | None = None) -> None:
+    """The ``play`` table's values on ``ch``; raises SheetError naming the key, what was
+    expected and an example (nothing is half-applied: callers apply it to a copy they
+    throw away on error, or before saving). ``since``: the play state the values were
+    written from (an edited sheet's), so only what the GM changed applies."""
+    since = since or {}
+    unknown = [k for k in play if k not in PLAY_KEYS]
+    if unknown:
+        raise _problem(f"play.{unknown[0]}", "unknown key; keys: " + ", ".join(PLAY_KEYS), 'stress.physical = "x__"')
+
+    def changed(part: str, key: str | None = None) -> bool:
+        if key is None:
+            return part not in since or since[part] != play[part]
+        return key not in (since.get(part) or {}) or since[part][key] != play[part][key]
+
+    if "taken_out" in play and changed("taken_out"):
+        ch.taken_out = _flag("taken_out", play["taken_out"], "taken_out=no")
+    if "carried_points" in play and changed("carried_points"):
+        ch.carried_points = _count("carried_points", play["carried_points"], "carried_points=1")
+    examples = {"stress": 'stress.physical = "x__"', "consequences": 'consequences.mild = "Bruised Ribs"',
+                "free_invokes": 'free_invokes."Deep Shadows" = 1'}
+    for part in ("stress", "consequences", "free_invokes"):
+        values = play.get(part) or {}
+        if not isinstance(values, dict):
+            raise _problem(part, "is not a table of keys", examples[part])
+        for key, value in values.items():
+            if not changed(part, key):
+                continue
+            if part == "stress":
+                boxes = _stress(ch, key, value)
+                ch.stress[next(t for t in ch.stress if t.casefold() == key.casefold())] = boxes
+            elif part == "consequences":
+                _consequence(table, ch, key, value)
+            else:
+                _free(table, ch, key, value)
+
+
 # --------------------------------------------------------------------------- pbp character set
 
 
 def _set_key(data: dict, key: str, value: str) -> None:
+    parts = _key_parts(key)
+    if parts and parts[0] in PLAY_KEYS:
+        _set_play(data, parts, key, value)
+        return
     path = key.split(".", 1)
     if len(path) == 2 and path[0] == "skills":
         skills = data.setdefault("skills", {})
@@ -328,7 +590,25 @@ def _set_key(data: dict, key: str, value: str) -> None:
     raise ConfigError(f'no sheet key "{key}"', hint="keys: refresh, milestone_refresh, fate_points, player, kind, "
                       "milestone_skills (Dresden Files Condensed), "
                       "description, aliases, skills.SKILL, aspects.high_concept, aspects.trouble, aspects.other, "
-                      "aspects.hidden, stunts.NAME (pbp character edit for the rest)")
+                      "aspects.hidden, stunts.NAME; the play state: stress.TRACK=x__, stress.TRACK.N=true, "
+                      "consequences.SLOT=TEXT, free_invokes.ASPECT=N, taken_out=yes, carried_points=N "
+                      "(pbp character edit for the rest)")
+
+
+def _key_parts(key: str) -> list[str]:
+    """``free_invokes."Deep Shadows"`` -> ["free_invokes", "Deep Shadows"]: dots split the
+    key except inside quotes."""
+    parts, cur, quoted = [], "", False
+    for c in key:
+        if c == '"':
+            quoted = not quoted
+        elif c == "." and not quoted:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += c
+    parts.append(cur)
+    return [p.strip() for p in parts]
 
 
 def _set_stunt(data: dict, name: str, value: str) -> None:
@@ -569,6 +849,9 @@ def undo(campaign: m.Campaign, name: str, *, who: str) -> list[str]:
     last = (m.SheetChange.select().where((m.SheetChange.campaign == campaign) & (m.SheetChange.character == ch.name)
                                          & (m.SheetChange.undone == False) & (m.SheetChange.how != "undo"))  # noqa: E712
             .order_by(m.SheetChange.id.desc()).first())
+    if last is not None and last.how == "import":
+        raise ConfigError(f"{ch.name}'s last change is the import that made the character: there is no sheet "
+                          "before it to go back to", hint=f"pbp character remove {ch.name}")
     if last is None or last.before is None or last.after is None:
         raise ConfigError(f"{ch.name} has no change to undo", hint=f"pbp character history {ch.name}")
     before_state = state_of(campaign, table, ch)

@@ -225,3 +225,148 @@ def test_history_shows_an_aspect_renamed_and_undo_takes_it_back(table, capsys):
     assert main(["character", "undo", "Ruth"]) == 0
     trouble = next(a for a in repo.load_table(campaign()).aspects if a.owner == "Ruth" and a.kind == "trouble")
     assert (trouble.name, trouble.free_invokes) == ("Hair-Trigger Temper", {"Ghoul": 1})
+
+
+# -- the play state by hand (issue 11 review, item 3) ---------------------------------------
+
+
+def test_set_corrects_the_play_state_in_the_history_and_undo_takes_it_back(table, capsys):
+    play_some(table, capsys)
+    assert main(["character", "set", "Ruth", "stress.physical=x___", "stress.mental.1=true",
+                 "consequences.mild=Cracked Ribs", "free_invokes.Knife Up My Sleeve=0", "carried_points=2"]) == 0
+    out = capsys.readouterr().out
+    assert "stress:" in out and "Cracked Ribs" in out
+    r = ruth()
+    assert r.stress["physical"] == [True, False, False, False] and r.stress["mental"][0] is True
+    assert r.consequences[0].aspect == "Cracked Ribs" and r.carried_points == 2
+    assert any(a.name == "Cracked Ribs" and a.kind == "consequence" and a.owner == "Ruth"
+               for a in repo.load_table(campaign()).aspects)
+    assert r.fate_points == 1                          # untouched
+    main(["character", "history", "Ruth"])
+    assert "physical [x][x][ ][ ] -> mental [x][ ][ ][ ] physical [x][ ][ ][ ]" in capsys.readouterr().out
+    assert main(["character", "undo", "Ruth"]) == 0
+    r = ruth()
+    assert r.stress["physical"][:2] == [True, True] and r.stress["mental"][0] is False
+    assert r.consequences[0].aspect == "Bruised Ribs" and r.carried_points == 0
+
+
+def test_set_clears_a_consequence_and_takes_out(table, capsys):
+    play_some(table, capsys)
+    assert main(["character", "set", "Ruth", "consequences.mild=", "taken_out=yes"]) == 0
+    r = ruth()
+    assert r.consequences[0].aspect is None and r.taken_out is True
+    assert main(["character", "set", "Ruth", "taken_out=no"]) == 0 and ruth().taken_out is False
+
+
+def test_free_invokes_held_on_a_scene_aspect(table, capsys):
+    from pbp.rules.state import Aspect
+
+    t = repo.load_table(campaign())
+    snap = repo.snapshot(t)
+    t.aspects.append(Aspect("Deep Shadows"))
+    repo.save_table(campaign(), snap, t)
+    assert main(["character", "set", "Ruth", "free_invokes.Deep Shadows=2"]) == 0
+    shadows = next(a for a in repo.load_table(campaign()).aspects if a.name == "Deep Shadows")
+    assert shadows.free_invokes == {"Ruth": 2}
+    assert main(["character", "undo", "Ruth"]) == 0
+    shadows = next(a for a in repo.load_table(campaign()).aspects if a.name == "Deep Shadows")
+    assert shadows.free_invokes == {}
+
+
+@pytest.mark.parametrize("pair, words", [
+    ("stress.physical=xx", "2 boxes written, and Ruth's physical track has 4; e.g. stress.physical=x___"),
+    ("stress.physical=xyz_", '"xyz_" is not boxes'),
+    ("stress.spirit=x", "Ruth has no spirit stress track (tracks: physical, mental)"),
+    ("stress.physical.9=true", "Ruth's physical track has boxes 1 to 4"),
+    ("stress.physical.1=maybe", '"maybe" is not yes or no'),
+    ("consequences.extreme=Gone", "Ruth has no extreme slot (slots: mild, moderate, severe)"),
+    ("consequences.mild=Hair-Trigger Temper", 'Ruth already has an aspect "Hair-Trigger Temper"'),
+    ("free_invokes.Nowhere=1", "no aspect Nowhere is in play"),
+    ("free_invokes.Knife Up My Sleeve=-1", "-1 is not from 0 to 99"),
+    ("carried_points=lots", '"lots" is not a whole number'),
+    ("taken_out=perhaps", '"perhaps" is not yes or no'),
+])
+def test_bad_play_values_name_the_place_and_change_nothing(table, capsys, pair, words):
+    play_some(table, capsys)
+    before = repo.snapshot(repo.load_table(campaign()))
+    rows = m.SheetChange.select().count()
+    assert main(["character", "set", "Ruth", pair]) == 3
+    err = capsys.readouterr().err
+    assert words in err and "e.g." in err and "Traceback" not in err
+    assert repo.snapshot(repo.load_table(campaign())) == before and m.SheetChange.select().count() == rows
+
+
+def test_edit_has_a_play_table_and_applies_what_changed(table, capsys, tmp_path, monkeypatch):
+    play_some(table, capsys)
+    editor = tmp_path / "ed.sh"
+    editor.write_text("#!/bin/sh\ncp \"$1\" " + str(tmp_path / "seen.toml") + "\n"
+                      "sed -i 's/^stress.physical = \"xx__\"/stress.physical = \"xxx_\"/; "
+                      "s/^consequences.mild = \"Bruised Ribs\"/consequences.mild = \"\"/' \"$1\"\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    assert main(["character", "edit", "Ruth"]) == 0, capsys.readouterr()
+    seen = (tmp_path / "seen.toml").read_text()
+    assert "[play]" in seen and 'stress.physical = "xx__"' in seen and 'consequences.mild = "Bruised Ribs"' in seen
+    assert 'free_invokes."Knife Up My Sleeve"' not in seen      # Charles holds that one, not Ruth
+    r = ruth()
+    assert r.stress["physical"] == [True, True, True, False] and r.consequences[0].aspect is None
+    assert r.fate_points == 1 and knife_free() == {"Charles": 1}
+    assert main(["character", "undo", "Ruth"]) == 0
+    assert ruth().stress["physical"] == [True, True, False, False] and ruth().consequences[0].aspect == "Bruised Ribs"
+
+
+def test_edit_refuses_a_bad_play_value_and_keeps_the_file(table, capsys, tmp_path, monkeypatch):
+    editor = tmp_path / "ed.sh"
+    editor.write_text("#!/bin/sh\nsed -i 's/^stress.physical = \"____\"/stress.physical = \"x\"/' \"$1\"\n")
+    editor.chmod(editor.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    assert main(["character", "edit", "Ruth"]) == 3
+    err = capsys.readouterr().err
+    assert "stress.physical: 1 box written" in err and "the edited sheet is kept in" in err
+    assert ruth().stress["physical"] == [False] * 4
+
+
+def test_export_has_no_play_table(table, capsys, tmp_path):
+    out = tmp_path / "ruth.toml"
+    assert main(["character", "export", "Ruth", "--out", str(out)]) == 0
+    assert "[play]" not in out.read_text()
+
+
+# -- an import in the history (issue 11 review, item 4) -------------------------------------
+
+
+def test_an_import_is_in_the_history_and_cannot_be_undone(table, capsys):
+    rows = [r for r in m.SheetChange.select() if r.character == "Ruth"]
+    assert [(r.how, r.who, r.before) for r in rows] == [("import", "pbp character import", None)]
+    assert rows[0].after["fate_points"] == 3
+    capsys.readouterr()
+    main(["character", "history", "Ruth"])
+    out = capsys.readouterr().out
+    assert "import by pbp character import" in out and "created" in out
+    assert main(["character", "undo", "Ruth"]) == 3
+    assert "the import that made the character" in capsys.readouterr().err
+
+
+def test_undo_takes_a_replace_back(table, capsys, tmp_path):
+    """--replace resets fate points to refresh and empties stress and consequences; undo
+    puts Ruth's play state back, and the free invoke Charles held on her aspect."""
+    play_some(table, capsys)
+    sheet = tmp_path / "ruth.toml"
+    assert main(["character", "export", "Ruth", "--out", str(sheet)]) == 0
+    sheet.write_text(sheet.read_text().replace("fate_points = 1", "fate_points = 3"))
+    assert main(["character", "import", str(sheet), "--replace"]) == 0
+    replaced = ruth()
+    assert replaced.fate_points == 3 and replaced.stress["physical"] == [False] * 4
+    row = m.SheetChange.select().order_by(m.SheetChange.id.desc()).first()
+    assert (row.how, row.before["fate_points"], row.after["fate_points"]) == ("replace", 1, 3)
+    capsys.readouterr()
+    main(["character", "history", "Ruth"])
+    out = capsys.readouterr().out
+    assert "replace by pbp character import" in out and "fate_points: 1 -> 3" in out
+    assert main(["character", "undo", "Ruth"]) == 0, capsys.readouterr()
+    back = ruth()
+    assert back.fate_points == 1 and back.stress["physical"] == [True, True, False, False]
+    assert back.consequences[0].aspect == "Bruised Ribs"
+    assert knife_free() == {"Charles": 1}

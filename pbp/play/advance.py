@@ -31,7 +31,7 @@ from pbp.rules.ladder import describe
 from pbp.play.compels import GmRequest, open_request, request_kind
 from pbp.rules.advancement import POWER_UP, Allowance, judge
 from pbp.rules.fate_points import DetailRequest
-from pbp.sheetedit import apply_to_table, sheet_data, set_key
+from pbp.sheetedit import PLAY_KEYS, apply_to_table, sheet_data, set_key
 from pbp.sheetfile import parse_sheet
 
 EXAMPLE = "/advance skills.Fight=Good skills.Athletics=Great"
@@ -83,14 +83,16 @@ def _build(post: Post, ch, values, example: str):
     for pair in values:
         key, _, value = pair.partition("=")
         if key in ("description", "player", "kind", "fate_points", "aliases", "milestone_refresh",
-                   "milestone_skills"):
+                   "milestone_skills") or key.split(".")[0] in PLAY_KEYS:
             raise RulesError(f"{key} is not changed at a milestone", expected="skills, aspects, stunts or refresh",
                              example=example)
         try:
             set_key(data, key, value)
         except ConfigError as exc:
             raise RulesError(str(exc), expected=exc.hint or "a sheet key and its value", example=example) from None
-    extra = max(0, len(data.get("stunts", [])) - post.system.free_stunts)
+    state = post.system.character_state
+    free = state.granted_stunts(ch) + state.free_stunts(ch, post.system)
+    extra = max(0, len(data.get("stunts", [])) - free)
     base = post.system.starting_refresh - extra
     if any(v.startswith("refresh=") for v in values):
         data["milestone_refresh"] = int(data["refresh"]) - base
@@ -98,6 +100,7 @@ def _build(post: Post, ch, values, example: str):
         data["refresh"] = base + int(data.get("milestone_refresh", 0) or 0)
     if not data.get("milestone_refresh"):
         data.pop("milestone_refresh", None)
+    _refresh_floor(post, ch, before, data, example)
     have = post.play.advances.get(ch.name) or {}
     verdict = judge(before, data, _allowance(have), int(have.get("skill_points", 0)), post.system.skills)
     if verdict.problems:        # first: a broken column is told with the raises that would work
@@ -109,6 +112,30 @@ def _build(post: Post, ch, values, example: str):
         raise RulesError(f"{exc}: " + "; ".join(exc.problems), expected="a sheet the rules allow",
                          example=example) from None
     return sheet, verdict
+
+
+def _refresh_floor(post: Post, ch, before: dict, data: dict, example: str) -> None:
+    """A stunt bought past the free slots costs 1 refresh, never below the system's minimum
+    ("Remember, you can't go below 1 refresh"): refused with what would work instead."""
+    least = post.system.min_refresh
+    if int(data.get("refresh", least)) >= least:
+        return
+    old = {s["name"].casefold() for s in before.get("stunts", [])}
+    came = [s for s in data.get("stunts", []) if s["name"].casefold() not in old]
+    if not came:
+        return
+    have = [s["name"] for s in before.get("stunts", [])]
+    new = came[0]
+    rewrite = (f'/advance stunts.{quote(have[0])}= stunts.{quote(new["name"])}="{new.get("description", "")}"'
+               if have else example)
+    short = least - int(data.get("refresh", least))
+    raise RulesError(f"{ch.name} has refresh {before.get('refresh')} and no free stunt slot left: buying "
+                     f"{new['name']} costs 1 refresh, which would leave refresh {data.get('refresh')}; a player "
+                     f"character keeps at least {least}: drop {short} stunt{'s' if short != 1 else ''}",
+                     expected="what would work: rewrite one of the stunts as the new one instead (drop one as you "
+                              "add it, one change from the minor list), or, at a major milestone with the GM's "
+                              "power-up, take its point of refresh (refresh=N) and spend it on the stunt",
+                     example=rewrite)
 
 
 @handles(c.Advance)
@@ -168,8 +195,10 @@ def approve_advance(post: Post, request: DetailRequest) -> NoteResult:
     gained = sum(1 for c in verdict.changes if c.kind == "refresh")
     if gained:
         have["refresh"] = 0
-    text = (f"The GM approves advancement #{request.id}: {request.text}. {ch.name} has "
-            f"{_allowance_text(have)} left from the milestone.")
+    left = _allowance_text(have)
+    text = (f"The GM approves advancement #{request.id}: {request.text}. " +
+            (f"{ch.name} has nothing left from the milestone." if left == "nothing left" else
+             f"{ch.name} may still take from the milestone: {left}."))
     if notes:
         text += " " + "; ".join(notes) + "."
     return NoteResult(source, GM, "approve", text=text)

@@ -32,6 +32,7 @@ from pbp.errors import NotAllowedError, RulesError
 from pbp.play.conflict import when
 from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, status_line
 from pbp.play.economy import ensure_pool
+from pbp.play.state import forget_oldest
 from pbp.rules import compels as rc
 from pbp.rules import fate_points as fp
 from pbp.rules.compels import Compel, CompelKind, CompelState
@@ -151,8 +152,7 @@ def _retire(post: Post) -> None:
                 play.reminded_details.remove(d.id)
     play.compels = [x for x in play.compels if x.is_open]
     play.details = [d for d in play.details if d.state == "pending"]
-    while len(play.settled) > SETTLED_KEPT:
-        play.settled.pop(next(iter(play.settled)))
+    forget_oldest(play.settled, SETTLED_KEPT)
 
 
 @handles(c.Compel)

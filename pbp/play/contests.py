@@ -13,7 +13,9 @@ Advantages in a Contest" in 000_7ba3f797fc1d45d3.txt).
   making your overcome roll"); targets defend as for any advantage.
 * **An advantage that fails** costs the side its overcome this exchange, unless it was
   written ``on fail cost``: then the aspect is made and the other side gets its free invoke
-  ("succeed at a cost ... by giving the other side a free invoke instead"). The choice is
+  ("succeed at a cost ... by giving the other side a free invoke instead"): its member the
+  aspect is on, else its first standing member (:func:`other_side`, which also says what
+  three or more sides do). The choice is
   made ahead, on the line, because a question by mail would hold the exchange up.
 * **The deadline** (the exchange's ``hours``, default the reaction deadline): a side that
   has not rolled by then forfeits its overcome (the documented default), and the exchange
@@ -225,6 +227,8 @@ def _side_roll(post: Post, cmd, actor: str):
                          f"{_side_words(contest.sides[side])}: in a contest only allies help", source=cmd.source,
                          expected="helpers from the roller's own side", example=f"/overcome {quote(cmd.skill)}")
     _stash(post)[actor.casefold()] = (side, type(cmd).__name__)
+    if isinstance(cmd, c.Advantage):
+        cmd = replace(cmd, other_side=other_side(post, contest, side))
     if isinstance(cmd, c.Overcome):
         wanted = contest.difficulty
         if cmd.opposition is not None and cmd.opposition.rating != wanted:
@@ -234,6 +238,30 @@ def _side_roll(post: Post, cmd, actor: str):
         if cmd.opposition is None:
             cmd = replace(cmd, opposition=c.Opposition(rating=wanted))
     return cmd
+
+
+def other_side(post: Post, contest: Contest, side: int) -> tuple[str, ...]:
+    """Who may hold the free invoke a side's failed advantage gives "the other side"
+    (:attr:`pbp.commands.Advantage.other_side`): the other side's members still standing,
+    in the order named, the first holding it unless the aspect is on another of them. With
+    no other side (a side against threats alone) the GM's side holds it. With three or more
+    sides the rules do not say which: the GM's side holds it (the GM may ``/give`` it on),
+    unless the campaign's ``contest_invoke_next_side`` gives it to the next side in the
+    order of ``/contest start`` (after the last, the first)."""
+    def members(i: int) -> list[str]:
+        s = contest.sides[i]
+        return [m for m in s.members if not (post.table.character(m) and post.table.character(m).taken_out)]
+
+    others = [i for i in range(len(contest.sides)) if i != side and members(i)]
+    everyone = [m for i in others for m in members(i)]
+    if not others:
+        return (GM,)
+    if len(others) == 1:
+        return tuple(everyone)
+    if post.flag("contest_invoke_next_side"):
+        nxt = min(others, key=lambda i: (i - side) % len(contest.sides))
+        return tuple(members(nxt)) + tuple(m for m in everyone if m not in members(nxt))
+    return (GM, *everyone)
 
 
 @after_action

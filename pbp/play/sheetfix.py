@@ -3,6 +3,9 @@
 The same change as ``pbp character set`` on the server (:mod:`pbp.sheetedit`): the sheet
 with the keys changed is checked with the import's rules, and only the differences apply;
 the play state (fate points unless set, marked stress, consequences, free invokes) stays.
+The play state has keys of its own (``stress.physical=x__``, ``stress.physical.2=true``,
+``consequences.mild="Bruised Ribs"``, ``free_invokes."Deep Shadows"=1``, ``taken_out=no``,
+``carried_points=2``), applied after the sheet (:func:`pbp.sheetedit.apply_play`).
 The post's changes go into the sheet history like any post's. By mail, the keys that live
 outside the character's row or change who is a member (``description``, ``player``,
 ``kind``) are left to the server's ``pbp character set``.
@@ -12,7 +15,7 @@ from __future__ import annotations
 from pbp import commands as c
 from pbp.errors import ConfigError, RulesError, SheetError
 from pbp.play.core import GM, NoteResult, Post, handles, quote
-from pbp.sheetedit import apply_to_table, describe_diff, set_key, sheet_data
+from pbp.sheetedit import apply_play, apply_to_table, describe_diff, play_data, set_key, sheet_data, split_play
 from pbp.sheetfile import parse_sheet
 
 SERVER_ONLY = ("description", "player", "kind")
@@ -34,19 +37,37 @@ def sheet_set(post: Post, cmd: c.SheetSet):
             set_key(data, key, value)
         except ConfigError as exc:
             raise RulesError(str(exc), expected=exc.hint or "a sheet key and its value", example=example) from None
+    data, play = split_play(data)
     try:
         sheet = parse_sheet(data, post.system, source=f"{ch.name}'s sheet")
     except SheetError as exc:
         raise RulesError(f"{exc}: " + "; ".join(exc.problems), expected="a sheet the rules allow",
                          example=example) from None
-    before = {"skills": dict(ch.skills), "refresh": ch.refresh, "fate_points": ch.fate_points,
-              "aliases": list(ch.aliases), "aspects": sorted(a.name for a in post.table.aspects if a.owner == ch.name
-                                                             and a.kind in ("high_concept", "trouble", "character") and not a.hidden)}
+    before = _seen(post, ch)
     notes = apply_to_table(post.system, post.table, ch, sheet)
-    after = {"skills": dict(ch.skills), "refresh": ch.refresh, "fate_points": ch.fate_points,
-             "aliases": list(ch.aliases), "aspects": sorted(a.name for a in post.table.aspects if a.owner == ch.name
-                                                            and a.kind in ("high_concept", "trouble", "character") and not a.hidden)}
+    try:
+        apply_play(post.table, ch, play)
+    except SheetError as exc:
+        raise RulesError("; ".join(exc.problems), expected="the play state as the sheet has it (/sheet "
+                         f"{quote(ch.name)})", example=example.replace("fate_points=4", "stress.physical=x__")) from None
+    after = _seen(post, ch)
     said = describe_diff(before, after) + notes
-    hidden = any(v.startswith("aspects.hidden=") for v in cmd.values)   # the GM alone is told of those
+    # the GM alone is told of hidden aspects, and of free invokes on one
+    hidden = any(v.startswith("aspects.hidden=") for v in cmd.values) or any(
+        a.hidden and a.name in (play.get("free_invokes") or {}) for a in post.table.aspects)
     text = f"The GM fixes {ch.name}'s sheet: " + ("; ".join(said) if said else "nothing changes") + "."
     return NoteResult(cmd.source, GM, "sheet_set", text=text, gm_only=hidden)
+
+
+def _seen(post: Post, ch) -> dict:
+    """What the reply tells of a sheet: the sheet's own values, its known aspects and the
+    play state the GM may correct (:func:`pbp.sheetedit.play_data`)."""
+    play = play_data(post.table, ch)
+    hidden = {a.name for a in post.table.aspects if a.hidden}
+    return {"skills": dict(ch.skills), "refresh": ch.refresh, "fate_points": ch.fate_points,
+            "aliases": list(ch.aliases),
+            "aspects": sorted(a.name for a in post.table.aspects if a.owner == ch.name
+                              and a.kind in ("high_concept", "trouble", "character") and not a.hidden),
+            "stress": play["stress"], "consequences": play["consequences"],
+            "free_invokes": {k: v for k, v in play["free_invokes"].items() if k not in hidden},
+            "taken_out": play["taken_out"], "carried_points": play["carried_points"]}

@@ -359,8 +359,7 @@ class PlayState:
             for rid in h.ids:
                 self.closed_rolls[str(rid)] = why
                 self.forget_thread_refs(f"roll:{rid}")
-        while len(self.closed_rolls) > CLOSED_KEPT:
-            self.closed_rolls.pop(next(iter(self.closed_rolls)))
+        forget_oldest(self.closed_rolls, CLOSED_KEPT)
         return closed
 
     def forget_thread_refs(self, ref: str) -> None:
@@ -371,6 +370,14 @@ class PlayState:
                 self.threads[key] = refs
             else:
                 del self.threads[key]
+
+
+def forget_oldest(kept: dict, most: int) -> None:
+    """Keep the ``most`` newest entries of a dict keyed by id (``"142"``): the oldest are the
+    lowest ids, not the first keys, for the play state comes back from JSON with its keys
+    sorted as strings ("100" before "99")."""
+    while len(kept) > most:
+        kept.pop(min(kept, key=int))
 
 
 def load_play(data: dict | None) -> PlayState:

@@ -476,10 +476,15 @@ def _first_hidden(table: Table, owner: str | None) -> Aspect | None:
 
 
 def _enemy(act: Action, contest: Contest, owner: str | None) -> str | None:
-    """Who benefits when the advantage goes wrong: the opposing roller, else the character
-    the aspect is on (if it is not the actor), else nobody named: the GM's side."""
+    """Who benefits when the advantage goes wrong: the opposing roller; else, in a contest
+    (``Advantage.other_side``), the other side's member the aspect is on, or the first of
+    them; else the character the aspect is on (if it is not the actor); else nobody named:
+    the GM's side (:meth:`pbp.rules.tables.FateTables.enemy_free_invoke` gives it to ``GM``)."""
     if contest.opposition.character:
         return contest.opposition.character
+    others = getattr(act.cmd, "other_side", ())
+    if others:
+        return next((m for m in others if owner and same_name(m, owner)), others[0])
     if owner and not same_name(owner, act.actor.name):
         return owner
     return None

@@ -5,7 +5,9 @@ Dresden Files Condensed ("Advancement", 000_7ba3f797fc1d45d3.txt) and Fate Conde
 * a **minor milestone** (end of a session) allows one of: switch the ranks of two skills
   (or replace an Average skill with one not on the sheet, which is the same exchange of
   ratings with a Mediocre skill), rewrite one stunt, buy a new stunt for 1 refresh (never
-  below 1), rewrite one aspect other than the high concept;
+  below 1; pbp's reading: a sheet with a free stunt slot left fills it first, as the
+  creation rules let a player "fill them in as you play"), rewrite one aspect other than
+  the high concept;
 * a **major milestone** (end of an arc) allows one thing from the minor list, and also
   rewriting the high concept, and raising one skill by one step ("even from Mediocre
   (+0) to Average (+1)"); the GM may offer a point of refresh and a second skill step
@@ -196,9 +198,11 @@ def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, sk
                                      fixes=fixes)
             problems.append("the sheet must keep its column: " + "; ".join(broken) + ". What would work: "
                             + "; ".join(options))
-    changes += _stunt_changes(before.get("stunts", []), after.get("stunts", []))
-    changes += _aspect_changes(before.get("aspects", {}), after.get("aspects", {}))
     gained = int(after.get("milestone_refresh", 0) or 0) - int(before.get("milestone_refresh", 0) or 0)
+    spent = int(before.get("refresh", 0) or 0) + gained - int(after.get("refresh", 0) or 0)
+    changes += _stunt_changes(before.get("stunts", []), after.get("stunts", []), spent,
+                              int(before.get("refresh", 0) or 0) + gained)
+    changes += _aspect_changes(before.get("aspects", {}), after.get("aspects", {}))
     if gained:
         changes.append(Change("refresh", f"refresh +{gained} from the milestone"))
         if gained > allowance.refresh:
@@ -215,17 +219,34 @@ def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, sk
     return Verdict(changes, problems, points, lateral, fixes[0] if points and problems and fixes else None)
 
 
-def _stunt_changes(before: list[dict], after: list[dict]) -> list[Change]:
+def _stunt_changes(before: list[dict], after: list[dict], paid: int = 0, refresh: int = 0) -> list[Change]:
+    """The stunts rewritten, bought and dropped. A bought stunt fills a free stunt slot while
+    the sheet has one (the creation rules: "three free stunt slots ... you may fill them in
+    as you play"), and past them costs 1 refresh ("Purchase a new stunt by spending 1
+    refresh"): ``paid`` of the bought ones do, from ``refresh``."""
     old = {s["name"].casefold(): s for s in before}
     new = {s["name"].casefold(): s for s in after}
     gone = [old[k] for k in old if k not in new]
     came = [new[k] for k in new if k not in old]
     changed = [new[k] for k in new if k in old and new[k] != old[k]]
     out = [Change("stunt_rewrite", f'stunt "{s["name"]}" rewritten', lateral=1) for s in changed]
+    bought = came[len(gone):]
+    free = max(0, len(bought) - max(0, paid))
+    costs = {id(c): i >= free for i, c in enumerate(bought)}
+    at = {"refresh": refresh}
+
+    def buy(c: dict) -> Change:
+        if not costs.get(id(c)):
+            return Change("stunt_bought", f'new stunt "{c["name"]}" in a free stunt slot (refresh stays {refresh})',
+                          lateral=1)
+        at["refresh"] -= 1
+        return Change("stunt_bought", f'new stunt "{c["name"]}" for 1 refresh (refresh {at["refresh"] + 1} -> '
+                                      f'{at["refresh"]})', lateral=1)
+
     return out + _paired(
         gone, came,
         lambda g, c: Change("stunt_rewrite", f'stunt "{g["name"]}" rewritten as "{c["name"]}"', lateral=1),
-        lambda c: Change("stunt_bought", f'new stunt "{c["name"]}" for 1 refresh', lateral=1),
+        buy,
         lambda g: Change("stunt_rewrite", f'stunt "{g["name"]}" dropped', lateral=1))
 
 

@@ -178,12 +178,16 @@ class FateTables:
                           aspect=aspect.name, holder=holder, count=n)
 
     def enemy_free_invoke(self, act: "Action", aspect: Aspect, enemy: str | None) -> None:
-        if enemy:
-            grant_free_invokes(act.report, aspect, enemy, 1)
-            text = f"{enemy} gets a free invoke on {aspect.name}"
-        else:
-            text = f"the GM's side gets a free invoke on {aspect.name}"
-        act.report.effect("enemy_free_invoke", text, aspect=aspect.name, holder=enemy, count=1)
+        """The other side's free invoke: ``enemy`` holds it; with no one named (against a
+        difficulty, on the scene or the actor's own sheet) the GM's side does, as after
+        ``/aspect add ... free 1``, so the GM can spend it (``/invoke``) or pass it on
+        (``/give``)."""
+        from pbp.rules.names import GM      # names imports the systems, which import these tables
+
+        holder = enemy or GM
+        grant_free_invokes(act.report, aspect, holder, 1)
+        text = (f"{enemy} gets" if enemy and enemy != GM else "the GM's side gets") + f" a free invoke on {aspect.name}"
+        act.report.effect("enemy_free_invoke", text, aspect=aspect.name, holder=holder, count=1)
 
     # -- attack -------------------------------------------------------------------------------
     def attack(self, act: "Action", contest: "Contest", target: "Character") -> None:

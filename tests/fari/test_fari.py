@@ -235,3 +235,16 @@ def test_a_pbp_section_key_the_system_does_not_have_is_reported():
     assert sheet.unmapped == ['"PBP" / "milestone_skills": one is not a JSON value (pbp writes one, e.g. 3 or '
                               '"Mundane")']
 
+
+def test_a_fari_import_is_in_the_history_with_its_play_state(table, tmp_path, capsys):
+    """The import's history row is the character as imported, Fari's marked stress and
+    consequence included."""
+    from pbp.store import models as m
+
+    path = tmp_path / "mara.fari.json"
+    path.write_text(json.dumps(LAYOUTS["v6"]()), encoding="utf-8")
+    assert main(["character", "import", str(path), "--player", "mara@pbp.localhost"]) == 0
+    row = m.SheetChange.select().where(m.SheetChange.character == "Mara Quill").get()
+    assert (row.how, row.before) == ("import", None)
+    assert row.after["stress"]["physical"] == [True, False, False, False]
+    assert any(e[0] == "Scraped Knuckles" and e[1] == "consequence" for e in row.after["aspects"])

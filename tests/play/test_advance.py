@@ -102,3 +102,76 @@ def test_a_stunt_bought_below_refresh_1_is_refused(mt, chicago):
     assert asked.status == "rejected"
     assert "which would leave refresh 0" in asked.text and "keeps at least 1: drop 1 stunt" in asked.text
     assert state_snapshot(chicago) == before
+
+
+def test_a_stunt_bought_past_the_free_slots_costs_1_refresh(mt, chicago):
+    """"Purchase a new stunt by spending 1 refresh" (000_7ba3f797fc1d45d3.txt, "Minor
+    Milestones"), read with the creation rules' "three free stunt slots ... you may fill
+    them in as you play": Ruth has Knife Thrower and two free slots; with three stunts the
+    fourth costs 1 refresh, and the reply says so."""
+    fix = mt.post("GM", '/sheet set Ruth stunts.Brawler="Fight attack +2" stunts.Sprinter="Athletics overcome +2"\n')
+    assert fix.status == "applied", fix.text
+    assert ruth(chicago).refresh == 3 and len(ruth(chicago).stunts) == 3
+    mt.post("GM", "/milestone minor\n")
+    asked = mt.post("Ruth", '/advance stunts."Quick Draw"="Shoot attack +2 when drawing first"\n')
+    assert asked.status == "applied", asked.text
+    assert 'new stunt "Quick Draw" for 1 refresh (refresh 3 -> 2)' in asked.text
+    done = mt.post("GM", "/approve\n")
+    assert done.status == "applied", done.text
+    after = ruth(chicago)
+    assert after.refresh == 2 and [s.name for s in after.stunts][-1] == "Quick Draw"
+    assert "(refresh 2)" in mt.post("Ruth", "/sheet\n").text
+
+
+def test_a_stunt_in_a_free_slot_costs_no_refresh_and_says_so(mt, chicago):
+    """A free stunt slot left (Ruth has one stunt of three free): the new stunt fills it."""
+    mt.post("GM", "/milestone minor\n")
+    asked = mt.post("Ruth", '/advance stunts."Quick Draw"="Shoot attack +2 when drawing first"\n')
+    assert 'new stunt "Quick Draw" in a free stunt slot (refresh stays 3)' in asked.text
+    assert "for 1 refresh" not in asked.text
+    assert mt.post("GM", "/approve\n").status == "applied"
+    assert ruth(chicago).refresh == 3
+
+
+def test_a_stunt_below_refresh_1_names_what_would_work(mt, chicago):
+    mt.post("GM", '/sheet set Ruth stunts.Brawler="Fight attack +2" stunts.Sprinter="Athletics overcome +2" '
+                  'stunts.Watchful="Notice defend +2" stunts.Hunch="Investigate advantage +2" refresh=1\n')
+    mt.post("GM", "/milestone minor\n")
+    asked = mt.post("Ruth", '/advance stunts."Quick Draw"="Shoot attack +2 when drawing first"\n')
+    assert asked.status == "rejected"
+    assert "rewrite one of the stunts as the new one instead" in asked.text
+    example = '/advance stunts."Knife Thrower"= stunts."Quick Draw"="Shoot attack +2 when drawing first"'
+    assert example in asked.text
+    rewrite = mt.post("Ruth", example + "\n")
+    assert rewrite.status == "applied", rewrite.text
+    assert 'stunt "Knife Thrower" rewritten as "Quick Draw"' in rewrite.text
+
+
+def test_the_approval_says_what_is_left_in_plain_words(mt, chicago):
+    """A major milestone's high concept is something Ruth may still take, not something she
+    has; after a minor milestone's one change nothing is left (not "nothing left left")."""
+    mt.post("GM", "/milestone major\n")
+    mt.post("Ruth", "/advance skills.Fight=Good skills.Athletics=Great\n")
+    done = mt.post("GM", "/approve\n")
+    assert "Ruth may still take from the milestone: a new high concept, 1 skill point." in done.text
+    mt.post("Ruth", "/advance skills.Lore=Average\n")          # the skill point, now
+    done = mt.post("GM", "/approve\n")
+    assert "Ruth may still take from the milestone: a new high concept." in done.text
+    mt.post("GM", "/milestone minor\n")
+    mt.post("Ruth", '/advance aspects.trouble="Short Fuse"\n')
+    done = mt.post("GM", "/approve\n")
+    assert "Ruth has nothing left from the milestone." in done.text and "left left" not in done.text
+
+
+def test_a_renamed_other_aspect_keeps_its_free_invokes_like_the_trouble(mt, chicago):
+    t = repo.load_table(chicago)
+    snap = repo.snapshot(t)
+    next(a for a in t.aspects if a.name == "Knife Up My Sleeve").free_invokes = {"Charles": 1}
+    repo.save_table(chicago, snap, t)
+    mt.post("GM", "/milestone minor\n")
+    asked = mt.post("Ruth", '/advance aspects.other="Partner\'s Ghost Still Talks to Me, Blade in My Boot"\n')
+    assert asked.status == "applied", asked.text
+    done = mt.post("GM", "/approve\n")
+    assert done.status == "applied" and "is gone" not in done.text
+    blade = next(a for a in repo.load_table(chicago).aspects if a.name == "Blade in My Boot")
+    assert (blade.kind, blade.free_invokes) == ("character", {"Charles": 1})

@@ -65,8 +65,52 @@ def test_an_advantage_failed_at_a_cost_keeps_the_sides_roll(mt, chicago):
     mt.post("GM", '/contest start Chase Ruth, Charles "escape" vs Ghoul "a meal"')
     step = mt.post("Ruth", '/advantage Athletics "Slick Stones" vs Great on fail cost', dice="0000")
     assert step.status == "applied" and "forfeit" not in step.text.split("Contest")[0]
-    assert "the GM's side gets a free invoke on Slick Stones" in step.text
+    assert "Ghoul gets a free invoke on Slick Stones" in step.text
+    assert held("Slick Stones") == {"Ghoul": 1}
     assert mt.post("Charles", "/overcome Athletics", dice="0000").status == "applied"
+
+
+def held(name):
+    return m.Aspect.get(m.Aspect.name == name).free_invokes
+
+
+def test_in_a_race_the_other_racer_holds_the_free_invoke(mt, chicago):
+    """"giving the other side a free invoke instead" (Creating Advantages in a Contest,
+    000_7ba3f797fc1d45d3.txt): in a PC-vs-PC race the other side is Charles, not the GM.
+    Ruth's Athletics +2 with 0000 is Fair (+2) against Great (+3): a failure."""
+    mt.post("GM", RACE)
+    step = mt.post("Ruth", '/advantage Athletics "Tailwind" vs Great on fail cost', dice="0000")
+    assert step.status == "applied" and "Charles gets a free invoke on Tailwind" in step.text
+    assert "GM's side" not in step.text.split("Contest")[0]
+    assert held("Tailwind") == {"Charles": 1}
+    # Charles spends it on his own overcome: 0000 + Athletics +1, +2 for the invoke
+    used = mt.post("Charles", '/overcome Athletics +invoke "Tailwind"', dice="0000")
+    assert used.status == "applied" and held("Tailwind") == {}
+
+
+def test_a_failed_advantage_on_an_ally_still_goes_to_the_other_side(mt, chicago):
+    """The aspect on Ruth's own side-mate: the other side (the Ghoul), never the ally, gets it."""
+    mt.post("GM", '/contest start Chase Ruth, Charles "escape" vs Ghoul "a meal"')
+    mt.post("Ruth", '/advantage Athletics "Second Wind" on Charles vs Great on fail cost', dice="0000")
+    assert held("Second Wind") == {"Ghoul": 1}
+
+
+def test_three_sides_the_gm_holds_it_unless_the_next_side_is_set(mt, chicago):
+    """Three sides: the rules say "the other side"; pbp's documented choice is the GM's side
+    (who may /give it on), or with contest_invoke_next_side the next side in order."""
+    from pbp.campaigns import set_campaign
+
+    mt.post("GM", RACE + ' vs Ethan "first to the docks"')
+    step = mt.post("Ruth", '/advantage Athletics "Tailwind" vs Great on fail cost', dice="0000")
+    assert "the GM's side gets a free invoke on Tailwind" in step.text
+    assert held("Tailwind") == {"GM": 1}
+    given = mt.post("GM", '/give "Tailwind" Ethan')
+    assert given.status == "applied" and held("Tailwind") == {"Ethan": 1}
+    set_campaign(m.Campaign.get_by_id(chicago.id), "contest_invoke_next_side", "yes")
+    step = mt.post("Charles", '/advantage Athletics "Crosswind" vs Epic on fail cost', dice="0000")
+    assert "Ethan gets a free invoke on Crosswind" in step.text and held("Crosswind") == {"Ethan": 1}
+    step = mt.post("Ethan", '/advantage Athletics "Headwind" vs Epic on fail cost', dice="0000")
+    assert held("Headwind") == {"Ruth": 1}          # after the last side, the first
 
 
 def test_the_difficulty_is_the_contests(mt, chicago):

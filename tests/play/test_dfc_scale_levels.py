@@ -145,3 +145,16 @@ def test_the_default_list_is_the_system_itself(lakeshore):
     set_campaign(_campaign(lakeshore), "scale_levels", "Mundane, Supernatural, Otherworldly, Legendary, Godlike")
     from pbp.rules.systems import get_system
     assert campaign_system(_campaign(lakeshore)) is get_system("dfc")
+
+
+def test_a_setting_from_a_stale_copy_keeps_what_play_saved_since(lakeshore):
+    """``pbp campaign set`` reads the campaign, the daemon applies a post, then the setting
+    is saved: only the setting's own field is written, so the post's play state stays."""
+    stale = _campaign(lakeshore)
+    fresh = _campaign(lakeshore)
+    fresh.play = {**(fresh.play or {}), "probe": 1}
+    fresh.save()
+    set_campaign(stale, "scale_levels", RENAMED)
+    after = _campaign(lakeshore)
+    assert after.play.get("probe") == 1
+    assert (after.settings or {}).get("scale_levels")

@@ -43,8 +43,9 @@ def test_an_approved_rename_is_in_the_history_and_undo_brings_the_old_aspect_bac
     assert (row.how, row.who, row.message_id) == ("play", "gm@pbp.localhost", approved.outcome.message_id)
     assert row.at == mt.now                              # when: the post's time, by the table's clock
     said = lines(row)
-    # the rename drops the free invoke on the old aspect (docs/sheets.md); the history says so
-    assert said == [f'aspects: "{KNIFE}" -> "{BLADE}" (character)', f'aspects: "{BLADE}" free invokes Charles 1 -> none']
+    # the renamed aspect keeps its free invoke, as a renamed trouble does (docs/sheets.md)
+    assert said == [f'aspects: "{KNIFE}" -> "{BLADE}" (character)']
+    assert own(chicago)[BLADE] == ("character", {"Charles": 1})
     assert row.before["aspects"] != row.after["aspects"]
     assert [e[0] for e in row.after["aspects"] if e[1] == "character"] == [GHOST, BLADE]
 

@@ -45,11 +45,12 @@ def test_new_aspect_fail_at_a_cost_gives_the_enemy_the_invoke(table):
 
 
 def test_new_scene_aspect_fail_at_a_cost_against_a_difficulty_goes_to_the_gm(table):
-    """No opposing character and a scene aspect: the GM's side holds the invoke, which no
-    sheet records."""
+    """No opposing character and a scene aspect: the GM's side holds the invoke, recorded
+    as ``/aspect add ... free 1`` records it (held by GM), so the GM can spend or /give it."""
     result = molotov(table, 2, Choice("fail", "cost"), target=None, aspect="Smoke Everywhere")
-    assert effect(result, "enemy_free_invoke").data == {"aspect": "Smoke Everywhere", "holder": None, "count": 1}
-    assert table.find_aspect("Smoke Everywhere").free_invokes == {}
+    assert effect(result, "enemy_free_invoke").data == {"aspect": "Smoke Everywhere", "holder": "GM", "count": 1}
+    assert effect(result, "enemy_free_invoke").text == "the GM's side gets a free invoke on Smoke Everywhere"
+    assert table.find_aspect("Smoke Everywhere").free_invokes == {"GM": 1}
     assert table.find_aspect("Smoke Everywhere").owner is None
 
 
@@ -97,8 +98,8 @@ def test_known_aspect_fail_gives_the_owner_a_free_invoke(table):
 
 def test_known_scene_aspect_fail_against_a_difficulty_goes_to_the_gm(table):
     result = molotov(table, 2, aspect="Deep Shadows", target=None)
-    assert effect(result, "enemy_free_invoke").data["holder"] is None
-    assert table.find_aspect("Deep Shadows").free_invokes == {}
+    assert effect(result, "enemy_free_invoke").data["holder"] == "GM"
+    assert table.find_aspect("Deep Shadows").free_invokes == {"GM": 1}
 
 
 @pytest.mark.parametrize("vs, outcome, count", [(1, Outcome.TIE, 1), (0, Outcome.SUCCESS, 1), (-2, Outcome.STYLE, 2)])
