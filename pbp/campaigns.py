@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from pbp.errors import ConfigError, SheetError
-from pbp.rules.systems import campaign_system, get_system
+from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.settingvalues import flag_value, hours_value
 from pbp.sheetfile import SheetFile, load_sheet, parse_sheet
 from pbp.store import models as m
@@ -35,7 +35,7 @@ def _checked_address(address: str, what: str = "the campaign address") -> str:
     return address
 
 
-def create_campaign(slug: str, name: str, *, system: str = "fate-condensed", address: str | None = None,
+def create_campaign(slug: str, name: str, *, system: str = DEFAULT_SYSTEM, address: str | None = None,
                     delivery: str = "relay", gms: list[str] = (), players: list[str] = ()) -> m.Campaign:
     if not SLUG.fullmatch(slug):
         shown = visible(slug, 80)

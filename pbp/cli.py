@@ -378,6 +378,8 @@ def cmd_sheet(args) -> int:
     from pbp.campaigns import get_campaign
     from pbp.sheets_view import sheet_dict
     from pbp.render import Renderer
+    from pbp.rules import explain
+    from pbp.rules.systems import campaign_system
     from pbp.store import repo
 
     _open(args)
@@ -392,10 +394,7 @@ def cmd_sheet(args) -> int:
     if args.json:
         _print_json(sheet)
     else:
-        from pbp.rules import explain
-        from pbp.rules.systems import campaign_system
-
-        with explain.shown(campaign_system(campaign)):      # a stunt's worth in the system's words
+        with explain.shown(campaign_system(campaign)):     # the campaign's words (early Fate's slots)
             print(Renderer().sheet(sheet), end="")
     return 0
 
@@ -737,7 +736,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from pbp.rules.systems import SYSTEMS
+    from pbp.rules.systems import DEFAULT_SYSTEM, SYSTEMS
 
     p = _Parser(prog="pbp", description="Run Fate-family games by post.", epilog=EXIT_CODES,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -763,7 +762,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = camp.add_parser("create", help="create a campaign")
     s.add_argument("slug", help="a short name for the campaign, used in addresses and --campaign (e.g. chicago)")
     s.add_argument("--name", help="the campaign's name, in every subject (default: the slug)")
-    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS), type=_system_name,
+    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS), type=_system_name,
                    help="the game system, by name or alias (dfc, fc, core...) (default: %(default)s)")
     s.add_argument("--address", help="the table's address (To: of posts), e.g. table+chicago@example.org")
     s.add_argument("--delivery", choices=["relay", "list"], default="relay",
@@ -854,7 +853,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("expr", nargs="+", metavar="DICE", help="dice and modifiers, e.g. 4dF+2 or 2d10 - 1")
     s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
     s.add_argument("--json", action="store_true", help="the result as one JSON object")
-    s.add_argument("--system", default="fate-condensed", choices=sorted(SYSTEMS), type=_system_name,
+    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS), type=_system_name,
                    help="the game system whose dice the roll uses, by name or alias (d10-pool: Nd10 "
                         "counted as hits; default: %(default)s)")
     s.set_defaults(func=cmd_roll)

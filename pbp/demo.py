@@ -14,6 +14,7 @@ from pbp.campaigns import create_campaign, import_character
 from pbp.config import load_config
 from pbp.config_template import config_text
 from pbp.daemon import run
+from pbp.rules.systems import DEFAULT_SYSTEM
 from pbp.samples import SAMPLES, TITLES, samples_help  # noqa: F401  (demo.SAMPLES: each system's table)
 from pbp.store import models as m
 from pbp.store.db import open_database
@@ -32,7 +33,7 @@ def sample_dir(system: str | None = None) -> Path:
             known = ", ".join(sorted(SAMPLES))
             raise ValueError(f"no sample table for {name} (samples: {known})")
         return Path(str(resources.files("pbp.samples") / SAMPLES[name]))
-    return Path(str(resources.files("pbp.samples") / "chicago"))
+    return Path(str(resources.files("pbp.samples") / SAMPLES[DEFAULT_SYSTEM]))
 
 
 def create_sample_campaign(system: str | None = None):

@@ -39,7 +39,7 @@ from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import ActionResult
 from pbp.rules import explain
-from pbp.rules.systems import campaign_system
+from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -48,6 +48,12 @@ from pbp.textsafety import is_addr_spec, shorten
 from pbp.views import public_sheets, shows_anything, views
 
 log = logging.getLogger("pbp.pipeline")
+
+#: The system a reply is explained under before its post is routed to a campaign (a
+#: stranger's mail, a post no campaign takes, a failure before routing): the product's
+#: default campaign system, named here rather than assumed by ``explain`` (docs/systems.md,
+#: "Before a campaign is known"). Once routed, the campaign's own system (``_process_post``).
+UNROUTED = get_system(DEFAULT_SYSTEM)
 
 GM_ONLY = "GM-only"
 
@@ -151,7 +157,7 @@ def process_message(
     real size when ``raw`` holds only its headers (an IMAP fetch of an oversized mail)."""
     started = time.perf_counter()
     try:
-        with explain.shown():     # Fate's words until routed; then the campaign's system's (_process)
+        with explain.shown(UNROUTED):     # until routed; then the campaign's system's (_process)
             outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
                                campaign_slug=campaign_slug, size=size)
     except (OperationalError, InterfaceError):
@@ -181,7 +187,9 @@ def _internal_error(post: Posted, ctx, exc: Exception, *, mailbox=None, uidvalid
         members = [Author(**row) for row in _MEMBERS(campaign.id)] if campaign is not None else []
         if campaign is not None and any(mb.email == post.author for mb in members):
             base.campaign = campaign.slug
-            reply = _reply_to_author(post, "error", ctx.renderer.error(mail=post, campaign=campaign, errors=[error]))
+            # the failed post's own block is gone: explain under its campaign's system
+            with explain.shown(campaign_system(campaign)):
+                reply = _reply_to_author(post, "error", ctx.renderer.error(mail=post, campaign=campaign, errors=[error]))
             base.replies = _send([reply], campaign, post.id, ctx)
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
@@ -203,7 +211,7 @@ def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None
     :func:`process_message` does, it never raises for anything a poster can cause."""
     started = time.perf_counter()
     try:
-        with explain.shown():     # Fate's words until routed; then the campaign's system's (_process_post)
+        with explain.shown(UNROUTED):     # until routed; then the campaign's system's (_process_post)
             outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later

@@ -36,11 +36,6 @@ def faces(roll) -> str:
     return explain.current().faces(roll)
 
 
-def ladder(n: int) -> str:
-    """"+4 Great" as in the result rows; numbers beyond the ladder stay numbers."""
-    return explain.FATE_EXPLAINER.amount(n)
-
-
 def amount(n: int, effort) -> str:
     """An effort's total as its system counts it (the ladder; a pool's hits)."""
     return explain.current().amount(n, effort)
@@ -58,6 +53,12 @@ def track_label(track: str) -> str:
 
     units = {u.casefold() for u in vocabulary().units}
     return track if track.casefold() in units else f"{track} stress".strip()
+
+
+def slot_text(shifts: int, aspect: str | None) -> str:
+    """A consequence slot on a sheet in the system's words ("2: (free)"; early Fate's
+    "(free), takes the whole hit")."""
+    return explain.current().slot(shifts, aspect)
 
 
 def _boost(name: str) -> str:
@@ -385,11 +386,12 @@ class Renderer:
         self.text_env = jinja2.Environment(autoescape=False, **common)
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, ladder=ladder, describe=describe, signed=signed, brief=brief, changes=change_lines,
+            env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
                                md=markdown_text, worth=worth)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
-                               is_action=lambda r: isinstance(r, ActionResult), track_label=track_label)
+                               is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
+                               slot_text=slot_text)
 
     def _markdown(self, name: str, **data) -> str:
         return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))

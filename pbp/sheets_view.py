@@ -8,6 +8,7 @@ is decided where replies are made (:mod:`pbp.views`).
 """
 from __future__ import annotations
 
+from pbp.rules.state import SHEET_DEFAULTS, SHEET_LAYOUT, character_view
 from pbp.rules.systems import UnknownSystem, get_system
 
 
@@ -23,32 +24,33 @@ def _system_view(ch, table, *, secret: bool) -> tuple[dict, list]:
 
 
 def sheet_dict(ch, table) -> dict:
-    """The ``pbp sheet --json`` shape (also attached to /sheet results): the GM's view."""
-    aspects = [a for a in table.aspects if a.owner == ch.name and a.kind not in ("consequence",)]
+    """The ``pbp sheet --json`` shape (also attached to /sheet results): the GM's view. The
+    character's own fields come from the one place that names them
+    (:func:`pbp.rules.state.character_view`, in its ``SHEET_LAYOUT``); here are added what the
+    table holds (the character's aspects, with the system's role for some, and the free
+    invokes they hold) and the system's own entries (``character_state.view``)."""
+    own = character_view(ch)
+    entries, shown = _system_view(ch, table, secret=False)
     roles = _roles(ch, table)
-    return {
-        "name": ch.name,
-        "kind": ch.kind,
-        "player": ch.player,
-        "fate_points": ch.fate_points,
-        "refresh": ch.refresh,
-        "skills": dict(sorted(ch.skills.items(), key=lambda kv: (-kv[1], kv[0]))),
+    from_table = {
         "aspects": [{"name": a.name, "kind": a.kind, "free_invokes": dict(a.free_invokes), "hidden": a.hidden,
                      **({"role": roles[a.name]} if a.kind == "character" and a.name in roles else {})}
-                    for a in aspects],
-        "stunts": [{"name": s.name, "skill": s.skill, "action": s.action, "bonus": s.bonus,
-                    "circumstance": s.circumstance} for s in ch.stunts],
-        "stress": {k: list(v) for k, v in ch.stress.items()},
-        "consequences": [{"severity": q.severity, "aspect": q.aspect, "shifts": q.shifts,
-                          "recovering": q.recovering, **({"track": q.track} if q.track else {}),
-                          **({"condition": q.condition} if q.condition else {})}
-                         for q in ch.consequences],
-        "conditions": [],
-        "taken_out": ch.taken_out,
-        "carried_points": ch.carried_points,
+                    for a in table.aspects if a.owner == ch.name and a.kind != "consequence"],
         "free_invokes_held": {a.name: a.free_for(ch.name) for a in table.aspects if a.free_for(ch.name)},
-        **_with_system(ch, table, secret=False),
     }
+    sheet = {}
+    for key in SHEET_LAYOUT:
+        if key in own:
+            sheet[key] = own[key]
+        elif key in from_table:
+            sheet[key] = from_table[key]
+        elif key in SHEET_DEFAULTS:
+            sheet[key] = entries.get(key, SHEET_DEFAULTS[key]())
+    sheet.update((k, v) for k, v in own.items() if k not in sheet)
+    sheet.update(entries)
+    if shown or entries:
+        sheet["shown"] = shown
+    return sheet
 
 
 def _roles(ch, table) -> dict[str, str]:

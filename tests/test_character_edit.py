@@ -201,8 +201,9 @@ def test_list_remove_and_remove_member(table, capsys):
 def test_no_removal_while_a_conflict_has_them(table, capsys):
     from pbp.play.state import PlayState, dump_play
     from pbp.rules.conflict import start_conflict
+    from pbp.rules.systems import FATE_CONDENSED
     t = repo.load_table(campaign())
-    play = PlayState(conflict=start_conflict(t, ["Ruth", "Ghoul"], "Ruth"))
+    play = PlayState(conflict=start_conflict(t, ["Ruth", "Ghoul"], "Ruth", tracks=FATE_CONDENSED.tracks))
     c = campaign()
     c.play = dump_play(play)
     c.save()

@@ -76,7 +76,7 @@ def offer_concession(post: Post, who: str, terms: str) -> bool:
     by = _when(request.deadline)
     asked = [o for o in others if post.find(o).player] or [GM]
     said = f': "{terms}"' if terms else ""
-    instead = "".join(f" instead of absorbing {pc.what(h)} (#{h.id}), which is void if the concession stands"
+    instead = "".join(f" instead of absorbing {pc.what(post, h)} (#{h.id}), which is void if the concession stands"
                       for h in hits)
     text = (f"{who} concedes (#{request.id}){said}{instead}. "
             f"{and_names(others)} may /refuse #{request.id} the concession (or /accept #{request.id} it); "
@@ -176,7 +176,7 @@ def _refuse(post: Post, request: DetailRequest, refuser: str, reason: str):
         # the hit is back and waits for the conceder's /absorb, with a deadline from now
         h.held_by, h.deadline, h.reminded = None, post.deadline(), False
         pc.ask_absorb(post, h)
-        back += f" The hit is back: {pc.what(h)} (#{h.id}) waits for {who}'s /absorb by {_when(h.deadline)}."
+        back += f" The hit is back: {pc.what(post, h)} (#{h.id}) waits for {who}'s /absorb by {_when(h.deadline)}."
     by = _when(request.deadline)
     terms = f' ("{request.text}")' if request.text else ""
     ask = (f"GM: were {who}'s terms{terms} reasonable? /approve #{request.id}: {who} gains a fate point and "

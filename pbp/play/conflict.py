@@ -44,7 +44,6 @@ from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
 from pbp.rules import harm
-from pbp.rules import explain
 from pbp.rules import turns as rt
 from pbp.rules.actions import DEFENCE_LATER
 from pbp.rules.effort import best_skill
@@ -194,8 +193,8 @@ def attack(post: Post, cmd: c.Attack, actor: Character, target: Character, confl
     if conflict is not None:
         reach = post.play.scene.ranged_reach if post.play.scene is not None else "adjacent"
         try:
-            rc.check_reach(conflict, actor.name, target.name, ranged=kind is not None and kind.name != "melee",
-                           policy=reach, how=f"a {cmd.skill} attack" if kind is not None and kind.name == "mental" else "")
+            rc.check_reach(conflict, actor.name, target.name, ranged=kind is not None and kind.ranged,
+                           policy=reach, how=kind.how(cmd.skill) if kind is not None else "")
         except RulesError as exc:
             exc.source = exc.source or cmd.source
             raise
@@ -244,9 +243,10 @@ def default_defence(post: Post, ch: Character, pending: Pending) -> tuple[str, i
     return best_skill(ch, post.system.defences_against(kind), skill_list(post.table, post.system))
 
 
-def _kind_words(pending: Pending) -> str:
-    return {"melee": "against close combat", "ranged": "against a shot", "mental": "against a mental attack"}.get(
-        pending.attack_kind, "against this attack")
+def _kind_words(post: Post, pending: Pending) -> str:
+    """What a defence is against, in the attack kind's own words (``AttackKind.against``)."""
+    kind = post.system.attack_kinds.get(pending.attack_kind)
+    return kind.against if kind is not None else "against this attack"
 
 
 def _example_aspect(post: Post, ch: Character) -> str:
@@ -264,7 +264,7 @@ def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
             f"  /defend {skill}\n"
             f'  /defend {skill} +invoke "{_example_aspect(post, ch)}"\n'
             f"If you have not answered by {by}, {ch.name} defends with {skill}, {describe(rating)}, "
-            f"the best defence {_kind_words(pending)}, with no invokes.")
+            f"the best defence {_kind_words(post, pending)}, with no invokes.")
     return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
                subject=f"{ch.name}, defend by {by}")
 
@@ -272,13 +272,14 @@ def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
 # --------------------------------------------------------------------------- defence
 
 
-def what(pending: Pending) -> str:
-    """What a reaction answers, as it stands now (an invoke after the dice may change it)."""
+def what(post: Post, pending: Pending) -> str:
+    """What a reaction answers, as it stands now (an invoke after the dice may change it), in
+    the campaign system's words."""
     if pending.kind == "defend":
         after = (f" (+{pending.attack_scale_after} scale after the roll if it beats the defence)"
                  if pending.attack_scale_after else "")
         return f"{pending.attacker}'s attack with {pending.attack_skill}, {describe(pending.attack_effort)}{after}"
-    return f"{explain.current().hit(pending.shifts)} from {pending.attacker or 'the GM'}"
+    return f"{post.system.explain.hit(pending.shifts)} from {pending.attacker or 'the GM'}"
 
 
 def _pending_for(post: Post, name: str, kind: str) -> Pending | None:
@@ -306,7 +307,7 @@ def defend(post: Post, cmd: c.Defend, actor: Character):
                          expected="/defend when an attack on you asks for it, or /defend SKILL vs EFFORT",
                          example="/defend Athletics vs Great")
     if cmd.opposition is not None:
-        raise RulesError(f"{what(pending)} is waiting for {actor.name}'s defence: leave out the vs",
+        raise RulesError(f"{what(post, pending)} is waiting for {actor.name}'s defence: leave out the vs",
                          source=cmd.source, example=f"/defend {cmd.skill or 'Athletics'}")
     return answer_defence(post, pending, replace(cmd, opposition=_rolled(pending)), actor.name)
 
@@ -396,7 +397,7 @@ def absorb(post: Post, cmd: c.Absorb):
     if pending is None:
         held = [p for p in post.play.pending if p.kind == "absorb" and same_name(p.target, actor.name)]
         if held:
-            raise RulesError(f"{actor.name} conceded instead of absorbing {what(held[0])} (#{held[0].id}): the hit "
+            raise RulesError(f"{actor.name} conceded instead of absorbing {what(post, held[0])} (#{held[0].id}): the hit "
                              f"waits for concession #{held[0].held_by}, void if it stands, back for your /absorb "
                              "if it is refused", source=cmd.source, expected="an answer to the concession first",
                              example="/sheet")
@@ -477,7 +478,7 @@ def concede(post: Post, cmd: c.Concede):
         out = rc.concede(conflict, actor.name, bool(waiting), cmd.terms)
     except RulesError as exc:
         if waiting:
-            exc.message = (f"{exc.message} ({what(waiting[0])} waits for your "
+            exc.message = (f"{exc.message} ({what(post, waiting[0])} waits for your "
                            f"/{waiting[0].kind}, #{waiting[0].id})")
             exc.args = (exc.message,)
         exc.source = exc.source or cmd.source
@@ -499,7 +500,7 @@ def concede(post: Post, cmd: c.Concede):
 def void_hit(post: Post, pending: Pending, who: str) -> Effect:
     """A hit answered by a concession that stands: it is never absorbed."""
     _close_pending(post, pending)
-    return Effect("hit_void", f"{who} conceded instead of taking {what(pending)} (#{pending.id}): the hit is "
+    return Effect("hit_void", f"{who} conceded instead of taking {what(post, pending)} (#{pending.id}): the hit is "
                               "void", {"pending": pending.id})
 
 
@@ -511,7 +512,7 @@ def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
     hook_changes = [ch for hook in CONFLICT_END for ch in hook(post)]
     effects = list(out.effects)
     for p in list(post.play.pending):
-        effects.append(Effect("dropped", f"{what(p)} on {p.target} is dropped: the conflict is over",
+        effects.append(Effect("dropped", f"{what(post, p)} on {p.target} is dropped: the conflict is over",
                               {"pending": p.id}))
         _close_pending(post, p)
     for who in out.conflict.conceded:
@@ -739,10 +740,10 @@ def conflict_status(post: Post) -> list[str]:
         lines.append(rt.status_line(conflict.turns))
     for p in post.play.pending:
         if p.held_by is not None:
-            lines.append(f"Held for concession #{p.held_by}: {what(p)} on {p.target} (#{p.id}).")
+            lines.append(f"Held for concession #{p.held_by}: {what(post, p)} on {p.target} (#{p.id}).")
             continue
         verb = "defend against" if p.kind == "defend" else "absorb"
-        lines.append(f"Waiting for {p.target} to {verb} {what(p)} (#{p.id}) by {when(p.deadline)}.")
+        lines.append(f"Waiting for {p.target} to {verb} {what(post, p)} (#{p.id}) by {when(p.deadline)}.")
     return lines
 
 
@@ -778,7 +779,7 @@ def conflict_deadlines(post: Post) -> list:
 def _reminder_text(post: Post, pending: Pending) -> str:
     ch = post.find(pending.target)
     ask = _defend_ask(post, pending, ch) if pending.kind == "defend" else _absorb_ask(post, pending, ch)
-    return f"Reminder: {what(pending)} is still waiting for you.\n\n{ask.text}\n"
+    return f"Reminder: {what(post, pending)} is still waiting for you.\n\n{ask.text}\n"
 
 
 def _default(post: Post, pending: Pending):

@@ -385,8 +385,9 @@ def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:
                 ch = post.table.character(member)
                 if ch is None or ch.taken_out:
                     continue
+                # a threat's hit lands on the system's first track (Fate Condensed: physical)
                 effects, more = pc.land_hit(post, harm.Hit(member, shifts, attacker=t.name), t.skill or "",
-                                            track="physical")
+                                            track=post.system.tracks[0])
                 out.extend(effects)
                 changes.extend(more)
     return out

@@ -34,6 +34,7 @@ from pbp.rules.sheets import name_problems
 from pbp.rules.names import same_name
 from pbp.rules.results import Change
 from pbp.rules.state import Aspect, Character
+from pbp.rules.systems.base import and_words
 from pbp.rules.zones import RANGE_POLICIES, ZoneMap
 from pbp.textsafety import unsafe_text
 
@@ -113,7 +114,7 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     cleared = [ch for ch in report.changes if ch.what == "consequence" and ch.after is None]
     lines += [f"{ch.subject}'s {ch.before} has healed." for ch in cleared]
     for p in list(play.pending):
-        lines.append(f"{pc.what(p)} on {p.target} is dropped with the scene.")
+        lines.append(f"{pc.what(post, p)} on {p.target} is dropped with the scene.")
         pc._close_pending(post, p)
     play.scene = None
     play.turn_clock = None
@@ -158,8 +159,9 @@ def milestone(post: Post, cmd: c.Milestone) -> NoteResult:
     allowed = ("\n  Each player may now ask for their changes with /advance (e.g. /advance skills.Fight=Good "
                "skills.Athletics=Great); the GM approves them.\n  " + "\n  ".join(grant(post, cmd.level, cmd.power)))
     if cmd.level == "major":
-        report = recovery.major_milestone(post.table)
-        lines = ["A major milestone: moderate and severe consequences in recovery clear."]
+        report = recovery.major_milestone(post.table, post.system)
+        cleared = post.system.milestone_clears
+        lines = [f"A major milestone: {and_words(cleared) if cleared else 'no'} consequences in recovery clear."]
         lines += [f"{ch.subject}'s {ch.before} has healed." for ch in report.changes
                   if ch.what == "consequence" and ch.after is None]
         lines += [e.text for e in report.effects]

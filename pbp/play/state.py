@@ -62,9 +62,9 @@ class Pending:
     attack_scale_aspect: str = ""   # defend: the aspect with scale the attacker invoked (DFC)
     attack_scale_after: int = 0     # defend: the attacker's +scale after, added if the attack succeeds (DFC)
     attack_scale_label: str = ""    # defend: its levels ("Otherworldly over Supernatural")
-    attack_kind: str = "melee"      # melee | ranged | mental (which skills may defend)
+    attack_kind: str = ""           # the system's attack kind (which skills may defend); "": any
     shifts: int = 0                 # absorb: the hit
-    track: str = "physical"
+    track: str = ""                 # the system's track the hit lands on (always given)
     reminded: bool = False
     summary: str = ""               # one line for replies ("the Ghoul's claws, Great (+4)")
     held_by: int | None = None      # absorb: the concession answering the hit (early Fate); no deadline meanwhile

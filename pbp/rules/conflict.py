@@ -39,17 +39,13 @@ from pbp.rules.systems.base import or_words
 from pbp.rules.turns import TurnOrder, join, remove, start_order, take_move
 from pbp.rules.zones import ZoneMap
 
-KINDS = ("physical", "mental")
-"""Fate's tracks, which are the kinds of conflict; a campaign's are ``System.tracks``."""
-
-
 @dataclass(frozen=True)
 class Conflict:
     """One conflict in progress."""
 
     sides: Mapping[str, str]                                 # participant -> side
     turns: TurnOrder
-    kind: str = "physical"
+    kind: str                                                # one of the system's tracks
     zones: ZoneMap | None = None
     consequences_taken: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     conceded: tuple[str, ...] = ()
@@ -81,12 +77,14 @@ class ConflictOutcome:
 
 # -- starting and recording ----------------------------------------------------------------
 
-def start_conflict(table: Table, participants: Iterable[str], first: str, *, kind: str = "physical",
-                   tracks: tuple[str, ...] = KINDS, sides: Mapping[str, str] | None = None,
+def start_conflict(table: Table, participants: Iterable[str], first: str, *, tracks: tuple[str, ...],
+                   kind: str = "", sides: Mapping[str, str] | None = None,
                    zones: ZoneMap | None = None, concession_paid: bool = True) -> Conflict:
     """A conflict between ``participants`` (names as the table spells them); ``first`` acts
     first. ``sides`` maps a participant to a side name; unlisted ones go by kind. ``kind`` is
-    one of the system's ``tracks``."""
+    one of the system's ``tracks`` (``System.tracks``; "": the first, the kind a conflict has
+    when none is named)."""
+    kind = kind or tracks[0]
     if kind not in tracks:
         have = or_words(tracks)
         raise RulesError(f'a conflict is {have}, not "{kind}"', expected=have,

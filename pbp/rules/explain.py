@@ -6,7 +6,7 @@ case; the d10 hack's ``PoolExplainer`` (``pbp.rules.systems.d10_pool``) shows d1
 counts hits.
 
 The pipeline opens :func:`shown` with the campaign's system for each post and each
-campaign's deadlines (with the system's ladder, :func:`pbp.rules.ladder.shown`), so the
+campaign's deadlines (a post not routed yet: the default campaign system, ``DEFAULT_SYSTEM``) (with the system's ladder, :func:`pbp.rules.ladder.shown`), so the
 renderer (``pbp.render``) and the play modules ask :func:`current` and never name a system.
 """
 from __future__ import annotations
@@ -109,19 +109,33 @@ class FateExplainer:
         kind to name: "A conflict begins"."""
         return f"A {kind} conflict begins" if len(tracks) > 1 else "A conflict begins"
 
+    # -- the sheet ----------------------------------------------------------------------------
+    def slot(self, shifts: int, aspect: str | None) -> str:
+        """A consequence slot on a sheet, after its severity: what it absorbs and what fills
+        it, "2: (free)", "4: Gaping Chest Wound"."""
+        return f"{shifts}: {aspect or '(free)'}"
+
     def clears(self, noun: str) -> str:
         """What clears at a scene's end: "stress clears" (``noun``: the box model's noun)."""
         return f"{noun} clears"
 
 
-FATE_EXPLAINER = FateExplainer()
+_CURRENT: ContextVar[FateExplainer] = ContextVar("pbp_explainer")
 
-_CURRENT: ContextVar[FateExplainer] = ContextVar("pbp_explainer", default=FATE_EXPLAINER)
+
+class NoSystemShown(RuntimeError):
+    """A result was explained outside any system's :func:`shown` block: a bug in pbp (every
+    entry point names the system it answers under), never a reply in some other system's
+    words."""
 
 
 def current() -> FateExplainer:
-    """The explainer of the system whose post is being answered (Fate's outside one)."""
-    return _CURRENT.get()
+    """The explainer of the system whose post is being answered; outside a :func:`shown`
+    block there is none, and asking is an error (no system is assumed)."""
+    try:
+        return _CURRENT.get()
+    except LookupError:
+        raise NoSystemShown("a result is explained outside a system's explain.shown(system) block") from None
 
 
 def show(system) -> None:
@@ -132,13 +146,14 @@ def show(system) -> None:
 
 
 @contextmanager
-def shown(system=None) -> Iterator[None]:
+def shown(system) -> Iterator[None]:
     """Within the block, replies explain results as ``system`` does and name values with its
-    ladder; None: Fate's explainer and the full ladder (until a post is routed)."""
-    explainer = FATE_EXPLAINER if system is None else system.explain
-    token = _CURRENT.set(explainer)
+    ladder. There is no default: a post not routed yet to a campaign is answered under the
+    product's default campaign system, which the pipeline names
+    (``pbp.rules.systems.DEFAULT_SYSTEM``; docs/systems.md, "Before a campaign is known")."""
+    token = _CURRENT.set(system.explain)
     try:
-        with _ladder.shown(_ladder.LADDER if system is None else system.ladder):
+        with _ladder.shown(system.ladder):
             yield
     finally:
         _CURRENT.reset(token)

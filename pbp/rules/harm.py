@@ -68,7 +68,7 @@ class Hit:
     target: str
     shifts: int
     attacker: str | None = None
-    track: str = "physical"
+    track: str = ""     # "": not chosen yet (where it lands: the attack skill's or the conflict's)
 
 
 @dataclass(frozen=True)
@@ -127,15 +127,16 @@ class _Slot:
 
 # -- reading the sheet ---------------------------------------------------------------------
 
-def hits(result: ActionResult, track: str = "physical") -> list[Hit]:
-    """The hits an attack or a failed defence dealt (its "hit" effects)."""
+def hits(result: ActionResult, track: str = "") -> list[Hit]:
+    """The hits an attack or a failed defence dealt (its "hit" effects), on ``track`` ("":
+    left to where they land, ``hit_track``)."""
     return [Hit(e.data["target"], e.data["shifts"], e.data.get("attacker"), track)
             for e in result.effects if e.kind == "hit"]
 
 
-def hit_track(skill: str | None, system: System, default: str = "physical") -> str:
+def hit_track(skill: str | None, system: System, default: str = "") -> str:
     """The stress track an attack skill hits (Provoke: mental); free-form NPC skills hit the
-    conflict's own kind, ``default``."""
+    conflict's own kind, ``default`` (none, or not the system's: its first track)."""
     kind = system.attack_kind(system.skill_named(skill) or skill) if skill else None
     if kind is not None:
         return kind.track
@@ -284,7 +285,7 @@ def npc_absorb(table: Table, character: Character | str, track: str, shifts: int
 
 
 def take_out(table: Table, character: Character | str, *, attacker: str | None = None,
-             track: str = "physical", shifts: int = 0) -> AbsorbResult:
+             track: str, shifts: int = 0) -> AbsorbResult:
     """A character who does not absorb a hit (or whom the story removes) is taken out."""
     return _taken_out(table, _character(table, character, ""), track, shifts, attacker)
 

@@ -17,7 +17,11 @@ How the rules are read here:
   between scenes clears at the end of the next scene too. The consequence counts the scene
   ends it still needs (``recovery_scenes_left``: 2 when treated during a scene, else 1);
   moderates count session ends the same way (``recovery_sessions_left``). Severes wait for
-  ``major_milestone``, which also clears moderates in recovery.
+  ``major_milestone``, which also clears moderates in recovery. These clocks and the
+  difficulties are the system's (``System.recovery``, one ``Recovery`` per severity or kind
+  of condition; Fate Condensed's ``FATE_RECOVERY`` is the ordinary case, Dresden Files
+  Condensed adds its lasting conditions): ``start_recovery`` sets the clock a severity waits
+  on, and ``end_scene`` and ``end_session`` count down whatever clock a slot has.
 * A tie on the treatment roll is the overcome's tie: success at a minor cost (the roll's own
   "cost_minor" effect asks the GM to name it). A failure does not start recovery.
 * Another skill than the usual one may be named (Lore for a curse): the GM allowed the roll.
@@ -53,18 +57,21 @@ TREATED = (Outcome.TIE, Outcome.SUCCESS, Outcome.STYLE)
 
 def treatment_difficulty(consequence: Consequence | str, *, self_treatment: bool = False,
                          system: System) -> int:
-    """The consequence's own shifts (mild 2, moderate 4, severe 6), +2 to treat yourself."""
-    if isinstance(consequence, Consequence) and consequence.severity in system.condition_treatment:
-        base = system.condition_treatment[consequence.severity]     # a lasting condition: Great (+4)
+    """The system's treatment difficulty for the severity (``System.recovery``; Fate
+    Condensed: the consequence's own shifts, mild 2, moderate 4, severe 6; a lasting
+    condition: Great (+4)), +2 to treat yourself."""
+    severity = consequence.severity if isinstance(consequence, Consequence) else consequence
+    rec = system.recovery_of(severity)
+    if rec is not None and rec.difficulty is not None:
+        base = rec.difficulty
     elif isinstance(consequence, Consequence):
         base = consequence.shifts
     else:
-        slots = dict(system.consequence_slots)
-        key = "mild" if consequence == "mild2" else consequence
-        if key not in slots:
+        base = system.slot_shifts(consequence)
+        if base is None:
+            slots = system.severities
             raise RulesError(f'"{consequence}" is not a consequence severity ({", ".join(slots)})',
-                             expected=or_words(tuple(slots)), example='/absorb stress 1 mild "Nasty Bite"')
-        base = slots[key]
+                             expected=or_words(slots), example=f'/absorb {system.harm.word} 1 {slots[0]} "Nasty Bite"')
     return base + (SELF_TREATMENT if self_treatment else 0)
 
 
@@ -86,11 +93,12 @@ def check_treatment(table: Table, healer: str, patient: str, consequence: str,
         raise RulesError(f"{system.title or system.name} has no treatment: {clears + ' consequences clear at the end of the scene, ' if clears else ''}"
                          "the others when the GM says", expected="the GM clearing the consequence",
                          example=f'/aspect remove "{slot.aspect}"' if system.gm_clears else "/scene end")
-    if slot.condition and slot.severity not in system.condition_treatment:
+    if slot.condition and system.recovery_of(slot.severity) is None:
+        treated = tuple(k for k in system.condition_kinds if system.recovery_of(k) is not None)
         clears = "at the end of the scene" if slot.severity in system.scene_clears else \
             "when the GM says its event has come (/aspect remove)"
         raise RulesError(f"{slot.aspect} is a {slot.severity} condition: it needs no treatment and clears {clears}",
-                         expected="a consequence or a lasting condition",
+                         expected=f"a consequence or a {or_words(treated)} condition" if treated else "a consequence",
                          example=f'/aspect remove "{slot.aspect}"' if slot.severity in system.gm_clears_kinds else "/scene end")
     if slot.recovering:
         raise RulesError(f"{slot.aspect} is already recovering; it needs time now, not treatment",
@@ -117,8 +125,8 @@ def treat(table: Table, healer: str, patient: str, consequence: str, result: Act
         r.effect("not_treated", f"{slot.aspect} is not treated; it does not start to recover",
                  patient=patient, aspect=slot.aspect)
         return r
-    return start_recovery(table, patient, slot.aspect, rename=rename, scene_in_progress=scene_in_progress,
-                          session_in_progress=session_in_progress, report=r)
+    return start_recovery(table, patient, slot.aspect, rename=rename, system=system,
+                          scene_in_progress=scene_in_progress, session_in_progress=session_in_progress, report=r)
 
 
 def roll_treatment(cmd: Treat, table: Table, dice: DiceSource, actor: str, system: System, *,
@@ -137,29 +145,30 @@ def roll_treatment(cmd: Treat, table: Table, dice: DiceSource, actor: str, syste
     return result
 
 
-def start_recovery(table: Table, patient: str, consequence: str, *, rename: str = "",
+def start_recovery(table: Table, patient: str, consequence: str, *, system: System, rename: str = "",
                    scene_in_progress: bool = True, session_in_progress: bool = True,
                    report: Report | None = None) -> Report:
-    """Start a consequence's clock (after a successful treatment, or at a major milestone)."""
+    """Start a consequence's clock (after a successful treatment, or at a major milestone):
+    the system's ``recovery`` says which clock its severity waits on."""
     r = report or Report()
     ch = find_character(table, patient)
     slot = find_consequence(ch, consequence)
+    rec = system.recovery_of(slot.severity)
+    if rec is None:
+        raise RulesError(f"{slot.aspect} is a {slot.severity} {'condition' if slot.condition else 'consequence'}: "
+                         f"{system.title or system.name} does not treat it",
+                         expected=f"a {or_words(tuple(system.recovery))} one", example="/sheet")
     if rename and rename.strip().casefold() != slot.aspect.casefold():
         rename_consequence(table, ch, slot.aspect, rename, r)
     slot.recovering = True
     r.change("recovering", f"{slot.aspect} ({ch.name})", False, True)
-    base = "mild" if slot.severity == "mild2" else slot.severity
-    if base == "mild":
+    if rec.clock == "scene":
         slot.recovery_scenes_left = 2 if scene_in_progress else 1
-        when = "after one full scene"
-    elif base in ("moderate", "lasting"):
+    elif rec.clock == "session":
         # a lasting condition: "When recovery begins, erase one check box. Erase the second
         # one (and recover from it fully) after one more full session."
         slot.recovery_sessions_left = 2 if session_in_progress else 1
-        when = "after one full session"
-    else:
-        when = "at the next major milestone"
-    r.effect("treated", f"{slot.aspect} on {ch.name} is recovering; it clears {when}",
+    r.effect("treated", f"{slot.aspect} on {ch.name} is recovering; it clears {rec.when}",
              patient=ch.name, aspect=slot.aspect, severity=slot.severity,
              **({} if rename else {"rename": True}))
     return r
@@ -179,7 +188,7 @@ def end_scene(table: Table, keep: Iterable[str] = (), clears: tuple[str, ...] = 
         if ch.taken_out:
             ch.taken_out = False
             r.change("taken_out", ch.name, True, False, "a new scene")
-        _tick(table, ch, ("mild", "mild2"), "recovery_scenes_left", "recovered for a full scene", r)
+        _tick(table, ch, "recovery_scenes_left", "recovered for a full scene", r)
         for slot in ch.consequences:
             if slot.aspect and slot.severity in clears:
                 clear_consequence(table, ch, slot, r, "the scene ended")
@@ -194,20 +203,23 @@ def end_scene(table: Table, keep: Iterable[str] = (), clears: tuple[str, ...] = 
 
 
 def end_session(table: Table) -> Report:
-    """Clear moderate consequences that recovered for a full session."""
+    """Clear consequences on a session clock (Fate Condensed: moderate) that recovered for a
+    full session."""
     r = Report()
     for ch in table.characters.values():
-        _tick(table, ch, ("moderate", "lasting"), "recovery_sessions_left", "recovered for a full session", r)
+        _tick(table, ch, "recovery_sessions_left", "recovered for a full session", r)
     return r
 
 
-def major_milestone(table: Table) -> Report:
-    """Clear moderate and severe consequences in recovery; list the untreated ones, which may
+def major_milestone(table: Table, system: System) -> Report:
+    """Clear the consequences the system's major milestone clears (Fate Condensed: moderate
+    and severe, ``System.milestone_clears``) in recovery; list the untreated ones, which may
     now begin recovery (``start_recovery``) and be renamed."""
     r = Report()
+    clears = system.milestone_clears
     for ch in table.characters.values():
         for slot in ch.consequences:
-            if not slot.aspect or slot.severity not in ("moderate", "severe"):
+            if not slot.aspect or slot.severity not in clears:
                 continue
             if slot.recovering:
                 clear_consequence(table, ch, slot, r, "cleared at a major milestone")
@@ -239,9 +251,11 @@ def _clear_stress(ch: Character, r: Report) -> None:
             r.change("stress", f"{ch.name} ({track})", before, "[ ]" * len(boxes), "the scene ended")
 
 
-def _tick(table: Table, ch: Character, severities: tuple[str, ...], counter: str, why: str, r: Report) -> None:
+def _tick(table: Table, ch: Character, counter: str, why: str, r: Report) -> None:
+    """Count down the clock ``start_recovery`` set on each recovering slot (the system chose
+    the clock from the slot's severity then)."""
     for slot in ch.consequences:
-        if not slot.aspect or not slot.recovering or slot.severity not in severities:
+        if not slot.aspect or not slot.recovering or getattr(slot, counter) <= 0:
             continue
         left = getattr(slot, counter)
         if left > 1:

@@ -45,7 +45,6 @@ from typing import Iterable, Sequence
 
 from pbp.commands import ActionCommand, Command, Invoke, InvokeMode, Payment
 from pbp.errors import DiceExhausted, RulesError
-from pbp.rules import explain
 from pbp.rules.actions import resolve
 from pbp.rules.bookkeeping import OWN_POINTS, FatePoints
 from pbp.rules.dice import DiceMismatch, DiceSource
@@ -304,14 +303,14 @@ class Difference:
     text: str
 
 
-def changes_between(old: ActionResult, new: ActionResult, explainer=None) -> list[Difference]:
+def changes_between(old: ActionResult, new: ActionResult, explainer) -> list[Difference]:
     """What the re-run changed: the numbers, the outcome, the hit, the story effects, and
     the sheets (each (what, subject) compared by where it ended up). The margin and the hit
-    are said in the system's words (``explainer``, a system's ``explain``; by default the
-    one of the post being answered, :func:`pbp.rules.explain.current`)."""
+    are said in the system's words (``explainer``, the system's ``explain``: always given,
+    no system is assumed)."""
     diffs: list[Difference] = []
     actor = new.actor
-    words = explainer if explainer is not None else explain.current()
+    words = explainer
 
     def number(what: str, subject: str, a, b, text: str) -> None:
         if a != b:

@@ -106,10 +106,53 @@ def stored_fields() -> tuple[str, ...]:
 def character_record(ch: Character) -> dict:
     """A character as its stored, JSON-shaped fields."""
     record = {}
-    for name in stored_fields():
+    for name in (f.name for f in fields(ch) if f.name != "id"):     # stored_fields(), of ch's own class
         value = getattr(ch, name)
         record[name] = [dict(vars(v)) for v in value] if name in _NESTED else value  # flat dataclasses
     return record
+
+
+# How a character shows on a sheet (``pbp sheet --json``, /sheet; pbp.sheets_view): every
+# stored field as its record holds it, but for the rules below. A new field shows on the
+# sheet with no change anywhere else (after the layout's last entry) unless named here.
+#
+# SHEET_LAYOUT: the order of the sheet's entries; a name that is not a field (aspects,
+# conditions, free_invokes_held) is filled by the view from the table or the system.
+SHEET_LAYOUT = ("name", "kind", "player", "fate_points", "refresh", "skills", "aspects", "stunts", "stress",
+                "consequences", "conditions", "taken_out", "carried_points", "free_invokes_held")
+# Stored fields the sheet leaves out: the names a player may type (the parser's), and the
+# system's own state, which the system shows (``System.character_state.view``).
+SHEET_HIDDEN = ("aliases", "system_state")
+# Entries every sheet has, which the system's view fills where it has them (Dresden Files
+# Condensed's conditions).
+SHEET_DEFAULTS = {"conditions": list}
+# Within a stunt or a consequence: keys left out (a stunt's description is the sheet file's
+# prose; a slot's hit track and recovery clocks are the engine's bookkeeping), keys shown
+# only when set, and the keys shown first.
+_ITEM_VIEW = {
+    "stunts": {"hidden": ("description",), "when_set": (), "first": ()},
+    "consequences": {"hidden": ("hit_track", "recovery_scenes_left", "recovery_sessions_left"),
+                     "when_set": ("track", "condition"), "first": ("severity", "aspect", "shifts", "recovering")},
+}
+
+
+def _item_view(item: dict, rules: dict) -> dict:
+    keys = [*rules["first"], *(k for k in item if k not in rules["first"])]
+    return {k: item[k] for k in keys if k not in rules["hidden"] and (k not in rules["when_set"] or item[k])}
+
+
+def character_view(ch: Character) -> dict:
+    """A character's own fields as its sheet shows them (``SHEET_LAYOUT``), built from
+    :func:`character_record`: skills best first, stunts and consequences by ``_ITEM_VIEW``,
+    ``SHEET_HIDDEN`` left out. The entries that are not fields are the view's to fill."""
+    record = character_record(ch)
+    for name, rules in _ITEM_VIEW.items():
+        record[name] = [_item_view(item, rules) for item in record[name]]
+    record["skills"] = dict(sorted(record["skills"].items(), key=lambda kv: (-kv[1], kv[0])))
+    record["stress"] = {k: list(v) for k, v in record["stress"].items()}
+    shown = [k for k in record if k not in SHEET_HIDDEN]
+    order = [k for k in SHEET_LAYOUT if k in record] + [k for k in shown if k not in SHEET_LAYOUT]
+    return {k: record[k] for k in order}
 
 
 def character_from_record(row: dict) -> Character:

@@ -21,6 +21,8 @@ from peewee import (
     TextField,
 )
 
+from pbp.rules.systems import DEFAULT_SYSTEM
+
 db = DatabaseProxy()
 
 
@@ -46,7 +48,7 @@ class BaseModel(Model):
 class Campaign(BaseModel):
     slug = CharField(unique=True)
     name = CharField()
-    system = CharField(default="fate-condensed")
+    system = CharField(default=DEFAULT_SYSTEM)    # the product's default campaign system
     address = CharField(null=True)          # the table's address (To: of posts, From: of replies)
     delivery = CharField(default="relay")   # "relay" | "list"
     forum = JSONField(null=True, default=dict)   # a Discourse category it plays in (pbp.forum.bymail); {} or NULL: none

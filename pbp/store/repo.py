@@ -74,7 +74,7 @@ class Snapshot:
     characters: dict[str, str]      # name -> fields
     ids: dict[str, int | None]      # name -> storage id
     aspects: dict[int, str]         # storage id -> fields
-    system: str = "fate-condensed"  # the campaign's system (which reads the characters' own state)
+    system: str                     # the campaign's system (which reads the characters' own state)
 
     def aspect(self, aspect_id: int) -> dict:
         return json.loads(self.aspects[aspect_id])

@@ -31,7 +31,7 @@ def test_concession_pays_one_plus_the_consequences_of_this_conflict():
     table = cellar()
     charles = table.character("Charles")
     charles.consequences[0].aspect = "Sprained Wrist"          # from an earlier conflict
-    conflict = start_conflict(table, ["Charles", "Ruth", "Ghoul"], first="Ghoul")
+    conflict = start_conflict(table, ["Charles", "Ruth", "Ghoul"], first="Ghoul", tracks=FATE_CONDENSED.tracks)
     assert conflict.sides == {"Charles": "pcs", "Ruth": "pcs", "Ghoul": "npcs"}
     hit = absorb(table, "Charles", "physical", 5, stress=1, consequences=[("moderate", "Gaping Chest Wound")],
                  attacker="Ghoul", system=FATE_CONDENSED)
@@ -51,7 +51,7 @@ def test_concession_only_before_the_dice_are_rolled_against_you():
     """"You must concede before your opponent rolls the dice. You can't wait to see the outcome
     of the dice and concede when it's obvious you can't win"."""
     table = cellar()
-    conflict = start_conflict(table, ["Charles", "Ghoul"], first="Ghoul")
+    conflict = start_conflict(table, ["Charles", "Ghoul"], first="Ghoul", tracks=FATE_CONDENSED.tracks)
     with pytest.raises(RulesError, match="dice have already been rolled against Charles") as err:
         concede(conflict, "Charles", dice_rolled_against=True)
     assert err.value.expected and err.value.hint
@@ -64,7 +64,7 @@ def test_the_taken_out_cannot_concede():
     """Charles, taken out by the ghoul's Legendary hit, "has no choice but to accept the terms
     laid before him"."""
     table = cellar()
-    conflict = start_conflict(table, ["Charles", "Ghoul"], first="Ghoul")
+    conflict = start_conflict(table, ["Charles", "Ghoul"], first="Ghoul", tracks=FATE_CONDENSED.tracks)
     for boxes in table.character("Charles").stress.values():
         boxes[:] = [True] * 3
     out = absorb(table, "Charles", "physical", 13, consequences=[("severe", "x")], attacker="Ghoul", system=FATE_CONDENSED)
@@ -81,7 +81,7 @@ def test_ending_a_conflict_pays_conceders_and_hostile_invokes():
     for the concession. The GM also pays out fate points owed to players for hostile invokes
     that happened during the conflict." (000_7ba3f797fc1d45d3.txt)"""
     table = cellar()
-    conflict = start_conflict(table, ["Charles", "Ruth", "Ghoul"], first="Ruth")
+    conflict = start_conflict(table, ["Charles", "Ruth", "Ghoul"], first="Ruth", tracks=FATE_CONDENSED.tracks)
     invoke = ActionResult("/as Ghoul attack Ruth", "Ghoul", "attack", "Fight", Effort("Ghoul", "Fight"), None, 2, None,
                           effects=[Effect("hostile_invoke", "...", {"owner": "Ruth", "fate_points": 1})])
     conflict = record_hostile_invokes(conflict, invoke)
@@ -102,7 +102,7 @@ def test_ending_a_conflict_pays_conceders_and_hostile_invokes():
 
 def test_the_gm_may_end_a_conflict_early():
     table = cellar()
-    conflict = start_conflict(table, ["Charles", "Ghoul"], first="Ghoul")
+    conflict = start_conflict(table, ["Charles", "Ghoul"], first="Ghoul", tracks=FATE_CONDENSED.tracks)
     done = end_conflict(conflict, table, by_gm=True)
     assert done.conflict.ended and done.changes == [] and done.effects[0].data["winner"] is None
 
@@ -110,18 +110,18 @@ def test_the_gm_may_end_a_conflict_early():
 def test_a_conflict_needs_two_sides_and_a_kind():
     table = cellar()
     with pytest.raises(RulesError, match="two sides"):
-        start_conflict(table, ["Charles", "Ruth"], first="Ruth")
-    rivals = start_conflict(table, ["Charles", "Ruth"], first="Ruth", sides={"ruth": "rivals"}, kind="mental")
+        start_conflict(table, ["Charles", "Ruth"], first="Ruth", tracks=FATE_CONDENSED.tracks)
+    rivals = start_conflict(table, ["Charles", "Ruth"], first="Ruth", sides={"ruth": "rivals"}, kind="mental", tracks=FATE_CONDENSED.tracks)
     assert rivals.sides == {"Charles": "pcs", "Ruth": "rivals"} and rivals.kind == "mental"
     with pytest.raises(RulesError, match="physical or mental"):
-        start_conflict(table, ["Charles", "Ghoul"], first="Ghoul", kind="social")
+        start_conflict(table, ["Charles", "Ghoul"], first="Ghoul", kind="social", tracks=FATE_CONDENSED.tracks)
 
 
 def test_moves_and_reach_in_a_conflict():
     """Movement comes with the turn; close combat reaches one's own zone."""
     table = cellar()
     zones = ZoneMap.build(["Cellar", "Stairs"], [("Cellar", "Stairs")]).place("Charles", "Stairs").place("Ghoul", "Cellar")
-    conflict = start_conflict(table, ["Charles", "Ghoul"], first="Charles", zones=zones)
+    conflict = start_conflict(table, ["Charles", "Ghoul"], first="Charles", zones=zones, tracks=FATE_CONDENSED.tracks)
     with pytest.raises(RulesError, match="out of reach of close combat"):
         check_reach(conflict, "Charles", "Ghoul", ranged=False)
     check_reach(conflict, "Charles", "Ghoul", ranged=True)

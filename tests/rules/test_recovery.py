@@ -120,7 +120,7 @@ def test_a_mild_consequence_clears_after_a_full_scene_after_treatment():
 
 def test_treated_between_scenes_the_next_scene_is_the_full_one():
     table = wounded()
-    start_recovery(table, "Charles", "Nasty Bite", rename="Bandaged Bite", scene_in_progress=False)
+    start_recovery(table, "Charles", "Nasty Bite", rename="Bandaged Bite", scene_in_progress=False, system=FATE_CONDENSED)
     end_scene(table)
     assert table.character("Charles").consequences[0].aspect is None
 
@@ -129,7 +129,7 @@ def test_a_moderate_consequence_clears_after_a_full_session():
     """"Moderate consequences ... taking a full session after treatment to clear"; scenes do
     not clear it."""
     table = wounded()
-    start_recovery(table, "Charles", "Gaping Chest Wound", rename="Stitched Up")
+    start_recovery(table, "Charles", "Gaping Chest Wound", rename="Stitched Up", system=FATE_CONDENSED)
     for _ in range(3):
         end_scene(table)
     end_session(table)
@@ -145,13 +145,13 @@ def test_a_severe_consequence_clears_at_a_major_milestone_after_treatment():
     for _ in range(2):
         end_scene(table)
         end_session(table)
-    report = major_milestone(table)
+    report = major_milestone(table, FATE_CONDENSED)
     assert slot(table, "Ruth", "Seen Too Much")
     assert [e.kind for e in report.effects] == ["may_recover", "may_recover"]
-    start_recovery(table, "Ruth", "Seen Too Much", rename="Nightmares Fading")
+    start_recovery(table, "Ruth", "Seen Too Much", rename="Nightmares Fading", system=FATE_CONDENSED)
     end_session(table)
     assert slot(table, "Ruth", "Nightmares Fading").recovering
-    major_milestone(table)
+    major_milestone(table, FATE_CONDENSED)
     assert table.character("Ruth").consequences[2].aspect is None
     assert table.find_aspect("Nightmares Fading") is None
 
@@ -162,3 +162,82 @@ def test_an_untreated_consequence_never_clears_by_time():
         end_scene(table)
         end_session(table)
     assert [c.aspect for c in table.character("Charles").consequences] == ["Nasty Bite", "Gaping Chest Wound", None]
+
+
+# -- recovery is the system's (System.recovery) ---------------------------------------------
+
+def _house_system():
+    """A house system whose severities have other names and other clocks: a scratch heals a
+    full session after treatment, a wound and a scar wait for a major milestone, and a scar
+    is treated against Epic (+7) whatever it absorbed."""
+    from dataclasses import replace
+
+    from pbp.rules.systems.base import Recovery
+    return replace(FATE_CONDENSED, name="house-recovery",
+                   consequence_slots=(("scratch", 2), ("wound", 4), ("scar", 6)),
+                   recovery={"scratch": Recovery("session"),
+                             "wound": Recovery("milestone", major_milestone=True),
+                             "scar": Recovery("milestone", difficulty=7, major_milestone=True)})
+
+
+def _house_table(system):
+    charles = Character("Charles", skills={"Academics": 3})
+    ruth = Character("Ruth", skills={"Academics": 4})
+    for ch in (charles, ruth):
+        ch.stress = {"physical": [False] * 3, "mental": [False] * 3}
+        ch.consequences = consequence_slots(ch, system)
+    table = Table(system="fate-condensed", characters={"Charles": charles, "Ruth": ruth})
+    absorb(table, "Charles", "physical", 2, consequences=[("scratch", "Grazed")], attacker="Ghoul", system=system)
+    absorb(table, "Charles", "physical", 6, consequences=[("scar", "Clawed Face")], attacker="Ghoul", system=system)
+    return table
+
+
+def test_the_systems_recovery_table_names_the_severities_and_their_difficulties():
+    house = _house_system()
+    assert [treatment_difficulty(s, system=house) for s in ("scratch", "wound", "scar")] == [2, 4, 7]
+    assert treatment_difficulty(slot(_house_table(house), "Charles", "Clawed Face"), self_treatment=True,
+                                system=house) == 9
+    with pytest.raises(RulesError) as err:
+        treatment_difficulty("mild", system=house)
+    assert "scratch, wound or scar" in str(err.value.expected)
+
+
+def test_a_session_clock_from_the_system_not_from_the_word_mild():
+    """The house scratch is absorbed like a mild one but waits a full session: scene ends do
+    not clear it, the second session end does (treated during the session)."""
+    house = _house_system()
+    table = _house_table(house)
+    report = roll_treatment(treat_cmd("Charles", "Grazed", rename="Plastered"), table, FixedDice("0+00"), "Ruth",
+                            system=house)
+    assert "it clears after one full session" in [e.text for e in report.effects if e.kind == "treated"][0]
+    for _ in range(3):
+        end_scene(table)
+    assert slot(table, "Charles", "Plastered").recovering
+    end_session(table)
+    assert slot(table, "Charles", "Plastered").recovering
+    end_session(table)
+    assert table.character("Charles").consequences[0].aspect is None
+
+
+def test_a_major_milestone_clears_what_the_system_says():
+    """The house scar is treated against its own Epic (+7) and clears at the major milestone;
+    Fate Condensed's words (moderate, severe) play no part."""
+    house = _house_system()
+    table = _house_table(house)
+    with pytest.raises(RulesError):       # an overcome vs Fantastic is not enough for the scar
+        from pbp.rules.recovery import treat
+        from pbp.rules.actions import resolve
+        from pbp.commands import Opposition, Overcome
+        weak = resolve(Overcome(line=1, source="/overcome", skill="Academics", opposition=Opposition(rating=6),
+                                actor="Ruth"), table, FixedDice("++++"), "Ruth", house)
+        treat(table, "Ruth", "Charles", "Clawed Face", weak, system=house)
+    report = roll_treatment(treat_cmd("Charles", "Clawed Face", rename="Healing Scar"), table, FixedDice("++++"),
+                            "Ruth", system=house)
+    assert report.opposition.value == 7 and report.outcome is Outcome.SUCCESS
+    for _ in range(2):
+        end_scene(table)
+        end_session(table)
+    assert slot(table, "Charles", "Healing Scar").recovering
+    assert FATE_CONDENSED.milestone_clears == ("moderate", "severe") and house.milestone_clears == ("wound", "scar")
+    major_milestone(table, house)
+    assert [c.aspect for c in table.character("Charles").consequences] == ["Grazed", None, None]

@@ -60,7 +60,7 @@ def test_a_vetoed_invoke_recomputing_a_hit():
     assert table.character("Ruth").fate_points == 3
     assert again.changes == [] and "hostile_invoke" not in effects(again)
     assert owe_from_result(FateLedger(), again) == []
-    said = [d.text for d in changes_between(hit, again)]
+    said = [d.text for d in changes_between(hit, again, FATE_CONDENSED.explain)]
     assert "the hit goes from 4 to 2 shifts" in said
     assert "Ruth: fate points 2 -> 3" in said
     assert "the outcome goes from success with style to success" in said
@@ -129,7 +129,7 @@ def test_an_added_bonus_is_the_original_plus_two():
     again = reresolve(cmd, copy.deepcopy(before), throws_of(result), "Ruth", extra_invokes=[Invoke("Monster Hunter")], system=FATE_CONDENSED)
     assert again.effort.total == result.effort.total + 2
     assert effect(again, "hit").data["shifts"] == 3
-    assert [d.text for d in changes_between(result, again) if d.what == "hit"] == ["the hit goes from 1 to 3 shifts"]
+    assert [d.text for d in changes_between(result, again, FATE_CONDENSED.explain) if d.what == "hit"] == ["the hit goes from 1 to 3 shifts"]
 
 
 def test_the_same_aspect_once_per_roll_across_original_and_added():
@@ -313,7 +313,7 @@ def test_changes_between_a_result_and_itself_is_empty():
     cmd = attack("Ghoul", "Fight")
     before, _, result = rolled(cmd, "0000,0000")
     again = reresolve(cmd, copy.deepcopy(before), throws_of(result), "Ruth", system=FATE_CONDENSED)
-    assert changes_between(result, again) == []
+    assert changes_between(result, again, FATE_CONDENSED.explain) == []
 
 
 # -- dice -----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from pbp.errors import ConfigError
-from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes,
+from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes, Recovery,
                                     StressTable, System, Words, four_fate_dice, or_words)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.systems.fate_core import FATE_CORE
@@ -18,9 +18,14 @@ from pbp.rules.systems.d10_pool import D10_POOL
 from pbp.rules.systems.early_fate import EARLY_FATE
 from pbp.rules.systems.dresden_condensed import DRESDEN_FILES_CONDENSED
 
-__all__ = ["AttackKind", "D10_POOL", "DRESDEN_FILES_CONDENSED", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
-           "OnePointBoxes", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
+__all__ = ["AttackKind", "DEFAULT_SYSTEM", "D10_POOL", "DRESDEN_FILES_CONDENSED", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
+           "OnePointBoxes", "Recovery", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
            "campaign_system", "get_system", "or_words", "register", "vocabulary"]
+
+#: The product's default campaign system: what ``pbp campaign create``, ``pbp roll`` and
+#: ``create_campaign`` use when no ``--system`` is given, and the words of a reply written
+#: before a post is routed to a campaign (a stranger's mail, a post no campaign takes).
+DEFAULT_SYSTEM = "fate-condensed"
 
 _SYSTEMS: dict[str, System] = {}
 _ALIASES: dict[str, str] = {}

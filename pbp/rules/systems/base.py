@@ -346,11 +346,34 @@ class StressTable:
 
 @dataclass(frozen=True)
 class AttackKind:
-    """A kind of attack: the stress track it hits and the skills that defend against it."""
+    """A kind of attack: the stress track it hits and the skills that defend against it; and
+    its own words: whether it reaches past the attacker's zone (``ranged``: per the scene's
+    range policy; else close combat, in one's own zone), how a defence ask names what is
+    defended against (``against``), and how an out-of-reach refusal names the attack
+    (``reach_words``, ``{skill}`` the attack's skill; empty: "close combat" or "a shot")."""
 
     name: str
     track: str
     defences: tuple[str, ...]
+    ranged: bool = False
+    against: str = "against this attack"
+    reach_words: str = ""
+
+    def how(self, skill: str) -> str:
+        """The attack as a reach refusal names it ("a Provoke attack"), or "" (close combat, a shot)."""
+        return self.reach_words.format(skill=skill) if self.reach_words else ""
+
+
+def fate_attack_kinds(physical: str, mental: str, melee: tuple[str, ...], ranged: tuple[str, ...],
+                      will: tuple[str, ...]) -> Mapping[str, AttackKind]:
+    """Fate's three kinds of attack (close combat, a shot, a mental attack) on a system's
+    tracks, with the skills that defend against each."""
+    return frozen({
+        "melee": AttackKind("melee", physical, melee, against="against close combat"),
+        "ranged": AttackKind("ranged", physical, ranged, ranged=True, against="against a shot"),
+        "mental": AttackKind("mental", mental, will, ranged=True, against="against a mental attack",
+                             reach_words="a {skill} attack"),
+    })
 
 
 @dataclass(frozen=True)
@@ -379,6 +402,51 @@ class Words:
             return tuple(dict.fromkeys(a + b))
         return Words(union(self.tracks, other.tracks), union(self.severities, other.severities),
                      union(self.units, other.units), conditions=union(self.conditions, other.conditions))
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """How a treated consequence (or condition) of one severity recovers
+    (``System.recovery``, read by ``pbp.rules.recovery``): the clock it waits on once
+    treatment starts it ("scene": it clears after one full scene; "session": after one full
+    session; "milestone": at the next major milestone), the treatment difficulty (None: the
+    slot's own shifts, Fate Condensed's "Fair (+2) for mild, Great (+4) for moderate,
+    Fantastic (+6) for severe"), and whether a major milestone clears it once it is
+    recovering (and lets an untreated one begin recovery)."""
+
+    clock: str
+    difficulty: int | None = None
+    major_milestone: bool = False
+
+    CLOCKS = ("scene", "session", "milestone")
+    WHEN = {"scene": "after one full scene", "session": "after one full session",
+            "milestone": "at the next major milestone"}
+
+    def __post_init__(self):
+        if self.clock not in self.CLOCKS:
+            raise ValueError(f"a recovery clock is one of {self.CLOCKS}, not {self.clock!r}")
+
+    @property
+    def when(self) -> str:
+        return self.WHEN[self.clock]
+
+
+#: Fate Condensed, "Recovering from Conflicts" and "Major Milestones": a mild consequence
+#: clears a full scene after treatment, a moderate one a full session after, a severe one
+#: at a major milestone, which also clears moderates in recovery. The extra mild slot (Fate
+#: Core's Superb Physique or Will) recovers as mild does.
+FATE_RECOVERY = {
+    "mild": Recovery("scene"),
+    "mild2": Recovery("scene"),
+    "moderate": Recovery("session", major_milestone=True),
+    "severe": Recovery("milestone", major_milestone=True),
+}
+
+
+def and_words(words) -> str:
+    """``moderate and severe``; ``mild, moderate and severe``."""
+    items = list(words)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def or_words(words, quote: str = "") -> str:
@@ -486,9 +554,12 @@ class System:
     # (a sticky condition's named event).
     condition_kinds: tuple[str, ...] = ()
     gm_clears_kinds: tuple[str, ...] = ()
-    # Which condition kinds recover by treatment (an overcome against at least this), one
-    # full session after it begins (Dresden Files Condensed's lasting conditions).
-    condition_treatment: Mapping[str, int] = field(default_factory=lambda: frozen({}))
+    # How each severity (or kind of condition) recovers once treated: its clock, the
+    # treatment difficulty and whether a major milestone clears it (``Recovery``; Fate
+    # Condensed's ``FATE_RECOVERY`` by default). A kind of condition not named here needs no
+    # treatment (Dresden Files Condensed treats only lasting conditions: Great (+4), then a
+    # full session).
+    recovery: Mapping[str, Recovery] = field(default_factory=lambda: frozen(FATE_RECOVERY))
     # Spin: 3+ shifts hold a +N for a later action (early Fate: +1; 0: no spin).
     spin_bonus: int = 0
     # Concessions: "paid" (Fate Condensed: 1 fate point + 1 per consequence at the end) or
@@ -591,6 +662,22 @@ class System:
     @property
     def severities(self) -> tuple[str, ...]:
         return tuple(s for s, _ in self.consequence_slots)
+
+    def slot_shifts(self, severity: str) -> int | None:
+        """The shifts a consequence of ``severity`` absorbs (the extra mild as mild), or None."""
+        slots = dict(self.consequence_slots)
+        return slots.get("mild" if severity == "mild2" else severity)
+
+    def recovery_of(self, severity: str) -> Recovery | None:
+        """How a treated consequence or condition of ``severity`` recovers; None: it is not
+        treated (it clears at the scene's end or when the GM says)."""
+        return self.recovery.get(severity)
+
+    @property
+    def milestone_clears(self) -> tuple[str, ...]:
+        """The severities a major milestone clears once in recovery (Fate Condensed:
+        moderate and severe)."""
+        return tuple(s for s, r in self.recovery.items() if r.major_milestone)
 
     def stress_boxes(self, rating: int) -> int:
         return self.stress.boxes(rating)

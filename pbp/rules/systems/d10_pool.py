@@ -53,7 +53,7 @@ from pbp.errors import RulesError
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import Change, DiceRoll, Modifier, Outcome
 from pbp.rules.state import Stunt
-from pbp.rules.systems.base import (AttackKind, CharacterState, FateTiers, OnePointBoxes, StressTable,
+from pbp.rules.systems.base import (fate_attack_kinds, CharacterState, FateTiers, OnePointBoxes, StressTable,
                                     frozen)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.explain import FateExplainer
@@ -402,11 +402,7 @@ D10_POOL = replace(
     stunt_bonus_max=2,
     stress=StressTable(steps=((-99, 3), (2, 4), (4, 5))),
     stress_skills=frozen({"strain": "Endure"}),
-    attack_kinds=frozen({
-        "melee": AttackKind("melee", "strain", ("Fight", "Move")),
-        "ranged": AttackKind("ranged", "strain", ("Move",)),
-        "mental": AttackKind("mental", "strain", ("Endure",)),
-    }),
+    attack_kinds=fate_attack_kinds("strain", "strain", melee=("Fight", "Move"), ranged=("Move",), will=("Endure",)),
     attack_skills=frozen({"Fight": "melee", "Shoot": "ranged", "Sway": "mental"}),
     opposed_by=frozen({"Sneak": ("Notice",), "Notice": ("Sneak",), "Sway": ("Endure",), "Fight": ("Fight", "Move"),
                        "Move": ("Move",), "Shoot": ("Move",), "Tinker": ("Tinker",), "Study": ("Sneak",)}),

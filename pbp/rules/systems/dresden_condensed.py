@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from pbp.rules.systems.base import CharacterState, StressTable, SystemOption, frozen
+from pbp.rules.systems.base import CharacterState, Recovery, StressTable, SystemOption, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 
 #: "five potential levels of scale: Mundane, Supernatural, Otherworldly, Legendary, and Godlike".
@@ -528,6 +528,6 @@ DRESDEN_FILES_CONDENSED = replace(
     # against "a passive opposition of at least Great (+4)" (/treat), then a full session.
     scene_clears=("fleeting",),
     gm_clears_kinds=("sticky",),
-    condition_treatment=frozen({"lasting": 4}),
+    recovery=frozen({**FATE_CONDENSED.recovery, "lasting": Recovery("session", difficulty=4)}),
     options=OPTIONS,
 )

@@ -56,7 +56,7 @@ from math import ceil
 from types import MappingProxyType
 
 from pbp.rules.results import Outcome
-from pbp.rules.systems.base import AttackKind, FateTiers, StressTable, frozen
+from pbp.rules.systems.base import FateTiers, StressTable, fate_attack_kinds, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.explain import FateExplainer
 from pbp.rules.tables import FateTables
@@ -129,6 +129,14 @@ class EarlyExplainer(FateExplainer):
     def conflict_begins(self, kind: str, tracks) -> str:
         return f"A conflict begins ({kind} stress)"
 
+    def slot(self, shifts: int, aspect: str | None) -> str:
+        """A consequence takes the whole hit ("a consequence ... absorbs the entire hit"), so
+        a slot shows no number (its ``WHOLE_HIT`` is bookkeeping): "(free), takes the whole
+        hit", or the aspect filling it."""
+        if shifts >= WHOLE_HIT:
+            return aspect or "(free), takes the whole hit"
+        return super().slot(shifts, aspect)
+
 
 OPPOSED_BY = frozen({
     "Stealth": ("Alertness", "Investigation"),
@@ -160,11 +168,8 @@ EARLY_FATE = replace(
     stress_skills=frozen({"health": "Endurance", "composure": "Resolve"}),
     consequence_slots=(("mild", WHOLE_HIT), ("moderate", WHOLE_HIT), ("severe", WHOLE_HIT)),
     consequences_in_order=True,
-    attack_kinds=frozen({
-        "melee": AttackKind("melee", "health", ("Athletics", "Fists", "Weapons")),
-        "ranged": AttackKind("ranged", "health", ("Athletics",)),
-        "mental": AttackKind("mental", "composure", ("Resolve",)),
-    }),
+    attack_kinds=fate_attack_kinds("health", "composure", melee=("Athletics", "Fists", "Weapons"),
+                                   ranged=("Athletics",), will=("Resolve",)),
     attack_skills=frozen({"Fists": "melee", "Weapons": "melee", "Guns": "ranged", "Intimidation": "mental"}),
     opposed_by=OPPOSED_BY,
     default_opposition=("Athletics", "Alertness", "Resolve"),

@@ -1,7 +1,7 @@
 """Fate Condensed (000_7ba3f797fc1d45d3.txt): the ordinary case every hook defaults to."""
 from __future__ import annotations
 
-from pbp.rules.systems.base import AttackKind, StressTable, System, frozen
+from pbp.rules.systems.base import StressTable, System, fate_attack_kinds, frozen
 
 SKILLS = (
     "Academics", "Athletics", "Burglary", "Contacts", "Crafts", "Deceive", "Drive",
@@ -29,11 +29,8 @@ OPPOSED_BY = frozen({
     "Drive": ("Drive",),
 })
 
-ATTACK_KINDS = frozen({
-    "melee": AttackKind("melee", "physical", ("Athletics", "Fight")),
-    "ranged": AttackKind("ranged", "physical", ("Athletics",)),
-    "mental": AttackKind("mental", "mental", ("Will",)),
-})
+ATTACK_KINDS = fate_attack_kinds("physical", "mental", melee=("Athletics", "Fight"), ranged=("Athletics",),
+                                 will=("Will",))
 
 FATE_CONDENSED = System(
     name="fate-condensed",
