@@ -18,9 +18,9 @@ next exchange, the scene's end) in its own words on its own table of two PCs and
 (``TABLES``: pbp/samples, or benchmarks/tables for Fate Core and the d10 hack), with fixed
 dice (``BenchDice``) so that every run plays the same. Rates are measured in CPU time
 (``time.process_time``: this machine is shared, and wall time moves with the load) and in
-wall time; the systems alternate run by run and each is run ``--repeats`` times (best and
-median); the ratio to Fate Condensed is the median of each run's ratio to the Fate Condensed
-run just before it. ``--check`` exits 1 if a ratio is outside 90%-110%. ``--calls`` adds
+wall time; the systems alternate run by run, in an order that turns each round, and each is
+run ``--repeats`` times (best and median); the ratio to Fate Condensed is the median of each
+run's ratio to the Fate Condensed run of the same round. ``--check`` exits 1 if a ratio is outside 90%-110%. ``--calls`` adds
 Python function calls per post, a measure of the work that the load cannot move.
 ``--history N`` plays N posts in one campaign and prints each 195-post block's CPU time and
 queries per post, with the play state's size and the history's rows after it.
@@ -409,11 +409,12 @@ def bench_systems(posts: int, repeats: int, systems=SYSTEMS) -> dict[str, dict]:
     """Each system's session on its table, ``posts`` posts a run (after one warm-up session),
     the systems alternating run by run, ``repeats`` runs each: CPU and wall posts/s (best and
     median), queries per post, and the ratio to fate-condensed: the median over the runs of
-    each run's ratio (a run of fate-condensed and one of the system follow each other, so a
-    change of load between runs moves both)."""
+    each run's ratio (the runs of one round are close in time, so a change of load between
+    rounds moves both; the order turns each round, so none always runs first)."""
     runs: dict[str, list] = {s: [] for s in systems}
-    for _ in range(repeats):
-        for system in systems:
+    for n in range(repeats):
+        # the order turns each round, so no system always runs first (or right after another)
+        for system in systems[n % len(systems):] + systems[:n % len(systems)]:
             campaign = Campaign(system)
             campaign.play(len(campaign.script))          # warm up: one whole session
             gc.collect()
@@ -527,7 +528,7 @@ def main() -> int:
           f"{len(SESSIONS['fate-condensed'][3])}-post session on each system's table, {posts} posts a run, "
           f"{args.repeats} runs each, the systems alternating")
     print("  posts/s by CPU time (best / median) and by wall time (best / median); target 300/s; "
-          "ratio: the median of each run's CPU rate over fate-condensed's run before it, target within 10%")
+          "ratio: the median of each run's CPU rate over fate-condensed's in the same round, target within 10%")
     failed = []
     for system in systems:
         f = figures[system]
