@@ -3,6 +3,7 @@ table set up with the command line."""
 from __future__ import annotations
 
 import textwrap
+from contextlib import contextmanager
 from datetime import datetime
 
 FIXED_NOW = datetime(2026, 11, 29, 18, 0, 0)
@@ -51,3 +52,23 @@ def plain_text(msg) -> str:
     long = [line for line in wire.splitlines() if len(line) > 78 and " " in line.strip()]
     assert not long, f"lines longer than 78 characters: {long}"
     return unflow(wire.replace("\r\n", "\n"))
+
+
+@contextmanager
+def counting_queries(counts: list[int]):
+    """Count the SQL statements the store runs into ``counts[-1]``: the caller appends a 0
+    before each step it measures (a post, a session's post)."""
+    from pbp.store import models as m
+
+    db = m.db.obj
+    original = db.execute_sql
+
+    def counting(sql, params=None, *a, **k):
+        counts[-1] += 1
+        return original(sql, params, *a, **k)
+
+    db.execute_sql = counting
+    try:
+        yield counts
+    finally:
+        db.execute_sql = original

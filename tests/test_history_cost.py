@@ -6,7 +6,7 @@ from __future__ import annotations
 from pbp.pipeline import process_message
 from pbp.store import models as m
 from pbp.store import repo
-from tests.helpers import eml, make_ctx
+from tests.helpers import counting_queries, eml, make_ctx
 
 TIE = "/overcome Athletics vs Good on tie boost\n"     # Ruth's Good (+3) and 0000: a tie, a boost
 
@@ -27,20 +27,10 @@ def test_a_post_that_changes_a_sheet_dumps_each_row_twice(chicago, config, monke
 
 def test_the_queries_of_a_post_do_not_grow_with_the_history(chicago, config):
     counts = []
-    db = m.db.obj
-    original = db.execute_sql
-
-    def counting(sql, params=None, *a, **k):
-        counts[-1] += 1
-        return original(sql, params, *a, **k)
-
-    db.execute_sql = counting
-    try:
+    with counting_queries(counts):
         for i in range(41):
             counts.append(0)
             out = process_message(eml(TIE, message_id=f"grow-{i}@t"), make_ctx(config, "0000"))
             assert out.status == "applied", out.errors
-    finally:
-        db.execute_sql = original
     assert m.SheetChange.select().count() == 41          # each post changed Ruth's sheet: a boost held
     assert counts[1] == counts[40], counts

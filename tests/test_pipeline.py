@@ -10,7 +10,7 @@ import pytest
 from pbp.pipeline import process_message
 from pbp.store import models as m
 from pbp.store import repo
-from tests.helpers import FIXED_NOW, eml, make_ctx, plain_text
+from tests.helpers import FIXED_NOW, counting_queries, eml, make_ctx, plain_text
 
 
 def sheet(campaign, name):
@@ -206,23 +206,11 @@ def test_ledger_is_hash_chained_and_tamper_evident(chicago, config):
 
 def test_message_cost_does_not_grow_with_history(chicago, config):
     """The queries one post makes are the same after 1 and after 60 earlier posts."""
-    from peewee import SqliteDatabase
-
     counts = []
-    db = m.db.obj
-    original = db.execute_sql
-
-    def counting(sql, params=None, *a, **k):
-        counts[-1] += 1
-        return original(sql, params, *a, **k)
-
-    db.execute_sql = counting
-    try:
+    with counting_queries(counts):
         for i in range(61):
             counts.append(0)
             process_message(eml("/overcome Investigate vs Fair\n", message_id=f"h{i}@t"), make_ctx(config, "0+00"))
-    finally:
-        db.execute_sql = original
     assert counts[1] == counts[60], counts
 
 

@@ -11,7 +11,7 @@ import json
 from pbp.pipeline import process_message
 from pbp.play import compels, state
 from pbp.store import models as m
-from tests.helpers import eml, make_ctx
+from tests.helpers import counting_queries, eml, make_ctx
 
 SESSION = [     # (sender, post, dice): Ruth's tie becomes a hit with an invoke after the dice
     ("gm", '/scene start "The Warehouse"\n/aspect add "Stacked Crates"\n'
@@ -42,17 +42,9 @@ def _shape(play: dict) -> dict:
 def _play(config, sessions: int, counts: list[int] | None = None, tag: str = "s"):
     """Play the session ``sessions`` times; each session's queries per post, and the play
     state's shape and size after it."""
-    db = m.db.obj
-    original = db.execute_sql
-
-    def counting(sql, params=None, *a, **k):
-        counts[-1] += 1
-        return original(sql, params, *a, **k)
-
     per_session, shapes, sizes = [], [], []
     counts = []
-    db.execute_sql = counting
-    try:
+    with counting_queries(counts):
         for s in range(sessions):
             counts.clear()
             for i, (who, body, dice) in enumerate(SESSION):
@@ -64,8 +56,6 @@ def _play(config, sessions: int, counts: list[int] | None = None, tag: str = "s"
             play = m.Campaign.get().play
             shapes.append(_shape(play))
             sizes.append(len(json.dumps(play)))
-    finally:
-        db.execute_sql = original
     return per_session, shapes, sizes
 
 

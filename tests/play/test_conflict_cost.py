@@ -2,23 +2,15 @@
 order, reactions and zones are one JSON document, the table is two queries."""
 from __future__ import annotations
 
-from pbp.store import models as m
+from tests.helpers import counting_queries
 
 
 def test_queries_per_post_do_not_grow_with_the_conflict(mt, chicago):
     counts: list[int] = []
-    db = m.db.obj
-    original = db.execute_sql
-
-    def counting(sql, params=None, *a, **k):
-        counts[-1] += 1
-        return original(sql, params, *a, **k)
-
     mt.post("GM", "/scene start Alley zones Street, Roof borders Street-Roof\n/place Ruth in Street\n"
                   "/place Ghoul in Street\n/conflict start Ruth, Ghoul first Ruth\n")
     measured = []
-    db.execute_sql = counting
-    try:
+    with counting_queries(counts):
         for exchange in range(12):
             counts.append(0)
             step = mt.post("Ruth", "/attack Ghoul with Fight\n/next Ghoul\n", dice="0000,++++")   # a miss
@@ -29,6 +21,4 @@ def test_queries_per_post_do_not_grow_with_the_conflict(mt, chicago):
             step = mt.post("Ruth", "/defend Fight\n", dice="0000")                               # no hit
             assert step.status == "applied", step.text
             measured.append(tuple(counts[-3:]))
-    finally:
-        db.execute_sql = original
     assert measured[1] == measured[-1], measured
