@@ -27,6 +27,16 @@ def harbour(db):
 
 
 @pytest.fixture
+def scrapyard(db):
+    """The d10 hack's table of tests/golden/d10_pool_conflict (Ruth, Charles, the raiders)."""
+    campaign = create_campaign("scrap", "The Scrapyard", system="d10-pool", address="table+scrap@pbp.localhost",
+                               gms=["gm@pbp.localhost"])
+    for sheet in sorted((GOLDEN / "d10_pool_conflict" / "sheets").glob("*.toml")):
+        import_character(campaign, str(sheet))
+    return campaign
+
+
+@pytest.fixture
 def update(request):
     """Whether ``pytest --update-golden`` asks the golden tests to rewrite their transcripts."""
     return request.config.getoption("--update-golden")

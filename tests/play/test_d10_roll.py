@@ -7,19 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from pbp.campaigns import create_campaign, import_character
-from tests.play import golden
 from tests.play.conftest import state_snapshot
 from tests.play.table import MailTable
-
-
-@pytest.fixture
-def scrapyard(db):
-    campaign = create_campaign("scrap", "The Scrapyard", system="d10-pool", address="table+scrap@pbp.localhost",
-                               gms=["gm@pbp.localhost"])
-    for sheet in sorted((golden.GOLDEN / "d10_pool_conflict" / "sheets").glob("*.toml")):
-        import_character(campaign, str(sheet))
-    return campaign
 
 
 def test_nd10_is_counted_as_hits(scrapyard, config):

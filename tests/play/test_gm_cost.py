@@ -12,23 +12,12 @@ from datetime import timedelta
 
 import pytest
 
-from pbp.campaigns import create_campaign, import_character
 from pbp.store import models as m
-from tests.play import golden
 from tests.play.conftest import state_snapshot
 from tests.play.table import MailTable
 
 FAIL = ('/overcome "Study Carefully" vs 4\n', "8 2 2 2 2")      # Study 2 + Carefully 3: 1 hit vs 4, a failure
 SUCCESS = ('/overcome "Study Carefully" vs 1\n', "8 9 2 2 2")   # 2 hits vs 1: a success
-
-
-@pytest.fixture
-def scrapyard(db):
-    campaign = create_campaign("scrap", "The Scrapyard", system="d10-pool", address="table+scrap@pbp.localhost",
-                               gms=["gm@pbp.localhost"])
-    for sheet in sorted((golden.GOLDEN / "d10_pool_conflict" / "sheets").glob("*.toml")):
-        import_character(campaign, str(sheet))
-    return campaign
 
 
 def _fail(t: MailTable):

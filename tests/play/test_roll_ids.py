@@ -12,7 +12,6 @@ from datetime import timedelta
 import pytest
 
 from pbp import pipeline
-from pbp.campaigns import create_campaign, import_character
 from pbp.demo import create_sample_campaign
 from pbp.errors import RulesError
 from pbp.parser import parse_command
@@ -24,7 +23,6 @@ from pbp.rules.results import ActionResult
 from pbp.store import models as m
 from pbp.store import repo
 from tests.helpers import FIXED_NOW, make_ctx
-from tests.play import golden
 from tests.play.conftest import state_snapshot
 from tests.play.table import MailTable
 
@@ -102,15 +100,6 @@ def test_a_bonus_request_names_its_roll_before_the_ledger(mt, chicago, before_le
     (request,) = seen["play"].details
     assert request.kind == "bonus" and request.data["roll"] == roll and request.id == roll + 1
     assert shown(step) == [roll] and f"bonus request #{request.id}" in step.text
-
-
-@pytest.fixture
-def scrapyard(db):
-    campaign = create_campaign("scrap", "The Scrapyard", system="d10-pool", address="table+scrap@pbp.localhost",
-                               gms=["gm@pbp.localhost"])
-    for sheet in sorted((golden.GOLDEN / "d10_pool_conflict" / "sheets").glob("*.toml")):
-        import_character(campaign, str(sheet))
-    return campaign
 
 
 def test_a_cost_request_names_its_roll_before_the_ledger(scrapyard, config, before_ledger):
