@@ -14,7 +14,6 @@ from pbp.store import models as m
 pytest_plugins = ["tests.rig.fixtures"]
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
 FIXED_NOW = datetime(2026, 11, 29, 18, 0, 0)
 
 

@@ -6,7 +6,7 @@ the ``bot`` account's username) reads the mails Discourse's mailing-list mode se
 for each new post of that category. What they look like (``From`` the forum's notification
 address with the poster's name as display name, ``Reply-To`` a reply-key address,
 ``Message-ID <topic/T/P.RANDOM@host>``, ``List-ID``, ``Auto-Submitted: auto-generated``,
-``Precedence: list``) is in ../shared/design/forum.md; so is what Discourse refuses when
+``Precedence: list``) is in docs/forum.md; so is what Discourse refuses when
 a reply comes in by mail (:func:`refusals` encodes it, and every forum mail pbp writes is
 checked against it).
 
@@ -284,7 +284,7 @@ MIN_POST_LENGTH = 20
 def refusals(raw: bytes, *, bot: str) -> list[str]:
     """Why Discourse's mail receiver (reply-by-email, ``block_auto_generated_emails`` on)
     would refuse or cut ``raw`` as a reply from the ``bot`` account, as listed in
-    ../shared/design/forum.md: empty when it would take it whole."""
+    docs/forum.md: empty when it would take it whole."""
     import email
     import email.policy
 

@@ -1,7 +1,7 @@
 """A Discourse client on httpx: poll new posts, read one post or a topic, reply, message privately.
 
 The operations it uses are those of Discourse's published API description
-(``shared/testdata/discourse/openapi.json``); tests validate every request it builds and every
+(``tests/data/discourse/openapi.json``); tests validate every request it builds and every
 response it reads against that description:
 
     GET  /posts.json?before=ID    latest posts site-wide, newest first (the poll)

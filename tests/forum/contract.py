@@ -1,6 +1,6 @@
 """Discourse's published API description as a test seam: not a server, a contract.
 
-``Contract`` reads ``shared/testdata/discourse/openapi.json`` and checks an ``httpx.Request``
+``Contract`` reads ``tests/data/discourse/openapi.json`` (see its README and LICENSE) and checks an ``httpx.Request``
 against the operation its method and path name: no undeclared query parameter, declared
 parameters (path, query, header) present when required and of their schema's type, the JSON
 body valid against the request schema (which is strict: ``additionalProperties: false``).
@@ -28,7 +28,7 @@ import httpx
 from jsonschema import Draft202012Validator
 
 REPO = Path(__file__).resolve().parents[2]
-SPEC = REPO.parent / "shared" / "testdata" / "discourse" / "openapi.json"
+SPEC = REPO / "tests" / "data" / "discourse" / "openapi.json"
 
 
 class ContractViolation(AssertionError):
@@ -61,7 +61,7 @@ class Exchange:
 @cache
 def load_spec() -> dict:
     if not SPEC.is_file():
-        raise FileNotFoundError(f"{SPEC} is missing: the project's shared/ folder must sit beside the repository")
+        raise FileNotFoundError(f"{SPEC} is missing: it is part of the repository (tests/data/): restore it with git checkout")
     return json.loads(SPEC.read_text(encoding="utf-8"))
 
 

@@ -1,5 +1,5 @@
 """Mails as Discourse's mailing-list mode sends them, built from the header set in
-../shared/design/forum.md (lib/email/message_builder.rb, message_id_service.rb), and the
+docs/forum.md (Discourse's lib/email/message_builder.rb, message_id_service.rb), and the
 receiver's refusal rules for what pbp sends back (receiver.rb), written here on their own
 so the adapter's own guard is checked against them, not against itself."""
 from __future__ import annotations

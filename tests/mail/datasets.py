@@ -1,6 +1,6 @@
 """Where the shared reply-trimmer data lives, and how to plant commands into its cases.
 
-The data (``<repo>/../shared/testdata/reply-trimmer``, see its README) holds 64 real reply
+The data (``tests/data/reply-trimmer``, see its README and LICENSE) holds 64 real reply
 bodies: ``emails/NAME.txt`` as received, ``trimmed/NAME.txt`` the author's new text and
 ``elided/NAME.txt`` what is cut away. The elided files were written by Discourse's trimmer
 after it had joined wrapped attributions and rewritten quote markers (``Richard>`` and
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-REPLY_TRIMMER = REPO.parent / "shared" / "testdata" / "reply-trimmer"
+REPLY_TRIMMER = REPO / "tests" / "data" / "reply-trimmer"
 
 NEW_COMMAND = "/overcome Fight vs Fair"
 OLD_COMMAND = "/attack Ghoul with Fight"

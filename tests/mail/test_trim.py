@@ -21,7 +21,7 @@ from .datasets import (
 CASES = case_names()
 if not CASES:  # missing data fails the run at collection: a clone without it must not pass
     raise RuntimeError(f"reply-trimmer test data not found at {REPLY_TRIMMER}: "
-                       "the project's shared/ folder must sit beside the repository (see README)")
+                       "it is part of the repository (tests/data/): restore it with git checkout")
 
 
 def test_the_shared_data_is_all_there():

@@ -1,5 +1,5 @@
 """Rules fixes found in play, each through whole posts, citing the rule text
-(/work/shared/rules, Fate Condensed) where one applies."""
+(001_0095f60d590caa10.txt, Fate Condensed; docs/rules-texts.md) where one applies."""
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,6 @@
 """A private Dovecot for tests: its own config, folder, ports and users; nothing from /etc.
 
-Facts this relies on (see docs in /work/shared/design/mail-test-rig.md): every folder must be
+Facts this relies on (measured when the rig was built; docs/testing.md): every folder must be
 traversable by Dovecot's unprivileged users (so not under pytest's 0700 ``tmp_path``), unix
 socket paths must stay short, mail belongs to a non-root uid, and ``auth_failure_delay = 0``
 plus a disabled anvil auth penalty keep wrong-password tests (and every login after them)

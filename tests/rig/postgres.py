@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL cluster on loopback for the tests (see shared/design/mail-test-rig.md).
+"""A throwaway PostgreSQL cluster on loopback for the tests (docs/testing.md).
 
 Runs as the ``postgres`` user (PostgreSQL refuses root), in a world-traversable temp dir,
 with fsync off; about 1 s to start, 0.1 s to stop.
