@@ -116,6 +116,7 @@ def _parsed_mutants(limit: int) -> list[str]:
     return lines[:limit]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("in_conflict", [False, True], ids=["no scene", "in a conflict"])
 def test_every_play_error_has_expected_and_an_example_that_parses(chicago, config, in_conflict):
     from pbp.pipeline import process_message

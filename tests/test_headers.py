@@ -197,6 +197,7 @@ _header_bytes = st.binary(min_size=0, max_size=300).map(lambda b: b.replace(b"\r
 _numbers = iter(range(10**9))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(subject=st.text(max_size=600),
        # the post's own id stays one id (no brackets or spaces: else copies collide as duplicates)

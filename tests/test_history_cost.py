@@ -3,6 +3,8 @@ built from what ``repo.save_table`` compared, so a post dumps each row twice (it
 then the comparison) and no more, and its queries stay the same however long the history."""
 from __future__ import annotations
 
+import pytest
+
 from pbp.pipeline import process_message
 from pbp.store import models as m
 from pbp.store import repo
@@ -25,6 +27,7 @@ def test_a_post_that_changes_a_sheet_dumps_each_row_twice(chicago, config, monke
         assert m.SheetChange.select().where(m.SheetChange.message_id == f"dump-{i}@t").count() == 1
 
 
+@pytest.mark.slow
 def test_the_queries_of_a_post_do_not_grow_with_the_history(chicago, config):
     counts = []
     with counting_queries(counts):

@@ -1019,6 +1019,7 @@ def test_random_unicode_only_gives_commands_or_syntax_errors(text):
     outcome("/" + text)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fragment_lines)
 def test_random_token_sequences_only_give_commands_or_syntax_errors(text):
@@ -1079,12 +1080,14 @@ def mutate(source: str, changes: list[tuple[str, int, str]]) -> str:
     return "/" + " ".join(words)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(near_misses)
 def test_near_misses_of_play_commands(line):
     outcome(line)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(play_lines)
 def test_random_play_token_sequences_only_give_commands_or_syntax_errors(text):

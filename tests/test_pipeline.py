@@ -204,6 +204,7 @@ def test_ledger_is_hash_chained_and_tamper_evident(chicago, config):
     assert repo.verify_ledger(chicago) == [f"roll #{row.id}: contents do not match its hash"]
 
 
+@pytest.mark.slow
 def test_message_cost_does_not_grow_with_history(chicago, config):
     """The queries one post makes are the same after 1 and after 60 earlier posts."""
     counts = []
@@ -261,6 +262,7 @@ def test_unverified_member_post_is_refused_with_a_reply_when_a_trusted_authserv_
     assert process_message(signed, make_ctx(strict)).status == "applied"
 
 
+@pytest.mark.slow
 def test_play_state_does_not_grow_with_history(chicago, config):
     """The per-campaign play document (read and written by every post) stays the same size
     over a long run of posts: closed rolls leave the thread map, old records are bounded

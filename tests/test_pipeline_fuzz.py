@@ -3,6 +3,8 @@ valid or not, is applied or refused with a reply, and never hits an internal err
 points, stress and free invokes stay within their bounds."""
 from __future__ import annotations
 
+import pytest
+
 import itertools
 
 from hypothesis import HealthCheck, given, settings
@@ -67,6 +69,7 @@ faces = st.lists(st.sampled_from("+-0"), min_size=4, max_size=4).map("".join)
 _numbers = itertools.count()
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(posts=st.lists(st.tuples(post, st.lists(faces, min_size=8, max_size=8).map(",".join)), min_size=5, max_size=25))
 def test_random_play_never_hits_an_internal_error(chicago, config, posts):

@@ -6,6 +6,8 @@ exchange, the scene's end) played again and again costs each post the same queri
 play state the campaign carries from post to post is the same size after each session."""
 from __future__ import annotations
 
+import pytest
+
 import json
 
 from pbp.pipeline import process_message
@@ -59,6 +61,7 @@ def _play(config, sessions: int, counts: list[int] | None = None, tag: str = "s"
     return per_session, shapes, sizes
 
 
+@pytest.mark.slow
 def test_a_session_costs_the_same_however_long_the_history(chicago, config, monkeypatch):
     """The play state keeps only the latest closed rolls and settled compels (50 each; 4 here,
     so that the cap is reached in a short test): after that, session 8 costs each post the
@@ -74,6 +77,7 @@ def test_a_session_costs_the_same_however_long_the_history(chicago, config, monk
     assert abs(sizes[7] - sizes[4]) < 40, sizes           # only the ids' digits may differ
 
 
+@pytest.mark.slow
 def test_the_latest_closed_rolls_are_kept_when_ids_pass_99(chicago, config, monkeypatch):
     """The play state's JSON comes back with its keys sorted as strings ("100" before "99"):
     the rolls and compels forgotten are still the oldest, so an invoke on a roll that closed a

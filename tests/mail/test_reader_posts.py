@@ -71,6 +71,7 @@ def assert_only_new_ran(step, before: int) -> None:
     assert sorted(step.replies[0].to) == sorted({mb.email for mb in m.Member.select()})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ATTRIBUTIONS))
 def test_prose_above_a_command_above_any_attribution(table, name):
     """Prose beginning with "On", a number, or holding an @, right above the command that

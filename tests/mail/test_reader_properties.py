@@ -4,6 +4,8 @@ is. The mails go through the whole reader (MIME, HTML where chosen, trimming) an
 command finder the pipeline uses."""
 from __future__ import annotations
 
+import pytest
+
 import html
 
 from hypothesis import HealthCheck, given, settings
@@ -53,6 +55,7 @@ def _raw(body: str, as_html: bool, attribution: str, old: list[str]) -> bytes:
     return (head + "Content-Type: text/html; charset=utf-8\n\n" + doc).encode()
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mails())
 def test_the_new_command_is_found_once_and_the_quoted_one_never(mail):

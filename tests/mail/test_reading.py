@@ -314,6 +314,7 @@ _MIME = st.fixed_dictionaries({
 })
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_MIME, min_size=1, max_size=4))
 def test_any_mime_structure_gives_a_mail(parts):
@@ -331,6 +332,6 @@ def test_any_mime_structure_gives_a_mail(parts):
 def test_a_huge_mail_is_read_in_linear_time():
     prose = "Ruth walks on. /roll 4dF\n" * 20_000 + "\nOn Mon, 3 Jun 2024 at 10:00, GM <gm@x.org> wrote:\n"
     raw = b"From: r@x.org\nContent-Type: text/plain\n\n" + (prose + "> old\n" * 20_000).encode()
-    start = time.perf_counter()
+    start = time.process_time()
     read_message(raw)
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5

@@ -241,6 +241,7 @@ _OLD_TAILS = [
 ]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(author=st.lists(_AUTHOR_LINE, max_size=25), old=st.lists(_AUTHOR_LINE, max_size=20),
        tail=st.sampled_from(_OLD_TAILS))

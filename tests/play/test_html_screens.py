@@ -73,6 +73,7 @@ def png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
 def test_html_replies_fit_400_pixels(request, config, case, tmp_path):
     request.getfixturevalue(CASES[case])

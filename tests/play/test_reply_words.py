@@ -21,6 +21,7 @@ def test_no_internal_words_in_the_replies(case):
     assert not found, f"{case}: {found}"
 
 
+@pytest.mark.slow
 def test_a_scenes_end_fits_on_a_phone_screen(chicago, config):
     table, _ = golden.play("whole_conflict", config)
     (end,) = [r for step in table.steps for r in step.replies if "ends: stress clears" in r.text]

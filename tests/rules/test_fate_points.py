@@ -356,6 +356,7 @@ class Game:
         return {"Ruth": "Hair-Trigger Temper", "Ghoul": "Hungry"}.get(who, "Deep Shadows")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(ops, max_size=40))
 def test_fate_points_move_only_by_documented_sources_and_sinks(sequence):
