@@ -12,8 +12,6 @@ nearest enclosing module (``import pbp.a.missing`` is about ``pbp.a``)."""
 import ast
 from pathlib import Path
 
-import pytest
-
 import pbp
 
 ROOT = Path(pbp.__file__).parent
@@ -129,7 +127,6 @@ def describe(graph: dict[str, dict[str, list[str]]], component: list[str]) -> st
 GRAPH = import_graph(ROOT)
 
 
-@pytest.mark.xfail(strict=True, reason="5 circles on main (issue 22); broken one by one")
 def test_no_import_circles():
     found = circles(GRAPH)
     assert not found, f"{len(found)} import circle(s) in pbp:\n" + "\n".join(

@@ -24,16 +24,32 @@ The allowances are data on the system (``System.milestones``): Fate Core has a
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 
 from pbp.rules.ladder import describe
 
 
-def column_problems(skills):
-    from pbp.rules.sheets import column_problems as check   # sheets imports the systems, which import this
+def column_problems(skills: dict[str, int]) -> list[str]:
+    """The column rule: each step may not have more skills than the step below it.
 
-    return check(skills)
+    The starting pyramid (one Great, two Good, three Fair, four Average) obeys it, and so
+    does every sheet grown by milestones; Mediocre is "all other skills", so Average is
+    never limited by the step below.
+    """
+    counts = Counter(r for r in skills.values() if r > 0)
+    if not counts:
+        return []
+    problems = []
+    for rating in range(2, max(counts) + 1):
+        if counts[rating] > counts[rating - 1]:
+            problems.append(
+                f"{counts[rating]} skill{'s' if counts[rating] > 1 else ''} at {describe(rating)} but only "
+                f"{counts[rating - 1]} at {describe(rating - 1)}: each step may not have more skills "
+                "than the step below it"
+            )
+    return problems
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pbp.rules.bookkeeping import add_boost, create_aspect, grant_free_invokes, reveal
+from pbp.rules.naming import GM
 from pbp.rules.outcomes import shifts_text
 from pbp.rules.results import Outcome
 from pbp.rules.state import Aspect
@@ -182,8 +183,6 @@ class FateTables:
         difficulty, on the scene or the actor's own sheet) the GM's side does, as after
         ``/aspect add ... free 1``, so the GM can spend it (``/invoke``) or pass it on
         (``/give``)."""
-        from pbp.rules.names import GM      # names imports the systems, which import these tables
-
         holder = enemy or GM
         grant_free_invokes(act.report, aspect, holder, 1)
         text = (f"{enemy} gets" if enemy and enemy != GM else "the GM's side gets") + f" a free invoke on {aspect.name}"
