@@ -479,7 +479,7 @@ def _enemy(act: Action, contest: Contest, owner: str | None) -> str | None:
     """Who benefits when the advantage goes wrong: the opposing roller; else, in a contest
     (``Advantage.other_side``), the other side's member the aspect is on, or the first of
     them; else the character the aspect is on (if it is not the actor); else nobody named:
-    the GM's side (:meth:`pbp.rules.tables.FateTables.enemy_free_invoke` gives it to ``GM``)."""
+    the GM's side (:meth:`pbp.rules.outcome_tables.FateTables.enemy_free_invoke` gives it to ``GM``)."""
     if contest.opposition.character:
         return contest.opposition.character
     others = getattr(act.cmd, "other_side", ())
