@@ -26,7 +26,7 @@ from pbp.rules.results import Outcome
 from pbp.rules.state import Aspect
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbp.rules.actions import Action, Contest
+    from pbp.rules.actions import Action, RollNumbers
     from pbp.rules.state import Character
 
 
@@ -189,7 +189,7 @@ class FateTables:
         act.report.effect("enemy_free_invoke", text, aspect=aspect.name, holder=holder, count=1)
 
     # -- attack -------------------------------------------------------------------------------
-    def attack(self, act: "Action", contest: "Contest", target: "Character") -> None:
+    def attack(self, act: "Action", contest: "RollNumbers", target: "Character") -> None:
         """"Atacar": fail = nothing; tie = a boost; success = a hit of the shifts; style = the
         hit, or ("on style boost") a hit one shift smaller and a boost."""
         who, r, shifts = act.actor.name, act.report, contest.shifts
@@ -206,7 +206,7 @@ class FateTables:
                           "hit traded for it")
 
     # -- defend -------------------------------------------------------------------------------
-    def defend(self, act: "Action", contest: "Contest") -> None:
+    def defend(self, act: "Action", contest: "RollNumbers") -> None:
         """"Defender" against an attack: fail = a hit of the missing shifts; tie = as the
         attacker's tie, a boost for the attacker; success = no hit; style = no hit and a boost."""
         who, r = act.actor.name, act.report
