@@ -4,12 +4,14 @@ from __future__ import annotations
 import re
 
 from pbp.errors import ConfigError, SheetError
+from pbp.members import _checked_address, _checked_username, add_member
 from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.settingvalues import flag_value, hours_value
+from pbp.sheetedit import record_play, state_of
 from pbp.sheetfile import SheetFile, load_sheet, parse_sheet
 from pbp.store import models as m
 from pbp.store import repo
-from pbp.textsafety import is_addr_spec, unsafe_text, visible
+from pbp.textsafety import unsafe_text, visible
 
 SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 
@@ -23,16 +25,6 @@ def _checked_name(name: str) -> str:
     if problem:
         raise ConfigError(problem, hint='e.g. --name "Chicago Nights"')
     return name
-
-
-def _checked_address(address: str, what: str = "the campaign address") -> str:
-    """A table or member address as kept: a bare addr-spec, lower-cased (it is written
-    into From, To and the SMTP envelope)."""
-    address = address.strip().lower()
-    if not is_addr_spec(address):
-        raise ConfigError(f'{what} "{visible(address, 80)}" is not a '
-                          "plain mail address", hint="e.g. table+chicago@example.org (no name, no <>, no spaces)")
-    return address
 
 
 def create_campaign(slug: str, name: str, *, system: str = DEFAULT_SYSTEM, address: str | None = None,
@@ -59,36 +51,8 @@ def create_campaign(slug: str, name: str, *, system: str = DEFAULT_SYSTEM, addre
     return campaign
 
 
-def add_member(campaign: m.Campaign, email: str, role: str = "player", display_name: str = "",
-               forum_username: str | None = None) -> m.Member:
-    """A member by their address; ``forum_username`` is their name on the campaign's forum
-    (posts there are theirs when the poster's name is it); given again, it is changed."""
-    if role not in ("player", "gm"):
-        raise ConfigError(f'role "{role}" is not player or gm')
-    email = _checked_address(email, "the GM address" if role == "gm" else "the player address")
-    username = _checked_username(forum_username) if forum_username else None
-    member, created = m.Member.get_or_create(campaign=campaign, email=email,
-                                              defaults={"role": role, "display_name": display_name,
-                                                        "forum_username": username})
-    if not created and (member.role != role or (username and member.forum_username != username)):
-        member.role = role
-        member.forum_username = username or member.forum_username
-        member.save()
-    return member
-
-
-#: a Discourse username: letters, digits, dashes, dots and underscores (its own rule)
-FORUM_USERNAME = re.compile(r"[\w.-]{1,60}")
 #: a host name (the forum's site, a List-ID)
 HOST = re.compile(r"(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+")
-
-
-def _checked_username(name: str) -> str:
-    name = name.strip().lstrip("@")
-    if not FORUM_USERNAME.fullmatch(name):
-        raise ConfigError(f'forum username "{visible(name, 80)}" is not a Discourse username',
-                          hint="letters, digits, dashes, dots and underscores, e.g. --forum-username ruth_k")
-    return name
 
 
 def forum_from_url(url: str) -> tuple[str, str, int | None]:
@@ -164,8 +128,6 @@ def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: b
     before the replaced character's state), so ``pbp character history`` shows it and
     ``pbp character undo`` takes a replace back. Without it (the bundled sample campaign's
     characters, :mod:`pbp.demo`) the history starts empty."""
-    from pbp.sheetedit import state_of
-
     if not isinstance(sheet, SheetFile):
         source = source or str(sheet)
         sheet = load_sheet(sheet, campaign_system(campaign))
@@ -263,8 +225,6 @@ def import_sheets(campaign: m.Campaign, paths: list[str], *, replace: bool = Fal
 
 def _history_after(campaign: m.Campaign, name: str) -> None:
     """The import's history row with the state after a Fari sheet's play state went on."""
-    from pbp.sheetedit import state_of
-
     row = (m.SheetChange.select().where((m.SheetChange.campaign == campaign) & (m.SheetChange.character == name))
            .order_by(m.SheetChange.id.desc()).first())
     table = repo.load_table(campaign)
@@ -399,7 +359,6 @@ def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]
             campaign.settings = settings
             raise ConfigError(f"{key}: {e}", hint=hint) from None
         saved = repo.save_table(campaign, snap, table)
-        from pbp.sheetedit import record_play     # every sheet change is in the history
         record_play(campaign, snap, saved, table, who=f"pbp campaign set {key}", message_id=None)
     _save_changed(campaign)
     return lines

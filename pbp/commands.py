@@ -192,7 +192,7 @@ class TableView(Command):
 
 
 @dataclass(frozen=True)
-class FatePoints(Command):
+class FpCommand(Command):
     """The ``/fp`` forms, one type each: :class:`FpShow`, :class:`FpSpend`, and the GM's
     :class:`FpGive` and :class:`FpTake`."""
 
@@ -200,26 +200,26 @@ class FatePoints(Command):
 
 
 @dataclass(frozen=True)
-class FpShow(FatePoints):
+class FpShow(FpCommand):
     """``/fp [show] [NAME]``: how many fate points (yours, or NAME's)."""
 
 
 @dataclass(frozen=True)
-class FpSpend(FatePoints):
+class FpSpend(FpCommand):
     """``/fp spend ["reason"]``: spend one of your own."""
 
     reason: str = ""
 
 
 @dataclass(frozen=True)
-class FpGive(FatePoints):
+class FpGive(FpCommand):
     """``/fp give NAME [N]`` (GM): N fate points more for NAME."""
 
     amount: int = 1
 
 
 @dataclass(frozen=True)
-class FpTake(FatePoints):
+class FpTake(FpCommand):
     """``/fp take NAME [N]`` (GM): N fate points fewer for NAME."""
 
     amount: int = 1

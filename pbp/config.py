@@ -13,15 +13,16 @@ Every option is shown, commented, in config.example.toml.
 """
 from __future__ import annotations
 
-import difflib
 import math
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from pbp.errors import ConfigError
+from pbp.forum.settings import DiscourseSettings
 from pbp.textsafety import is_addr_spec
-from pbp.settingvalues import MAX_HOURS, hours_value
+from pbp.transport.settings import ImapSettings, SmtpSettings
+from pbp.settingvalues import MAX_HOURS, did_you_mean, hours_value
 
 DEFAULT_CONFIG_NAME = "pbp.toml"
 
@@ -76,23 +77,17 @@ class Config:
         """The IMAP connection settings for one mailbox, password resolved now."""
         from dataclasses import replace
 
-        from pbp.transport.settings import ImapSettings
-
         if not self.imap:
             raise ConfigError("no [imap] section", hint="see config.example.toml")
         return replace(ImapSettings.from_config(self.imap, environ=environ), mailbox=mailbox)
 
     def discourse_settings(self, environ=None):
         """The forum API's settings (docs/forum.md, path 2), the key resolved now."""
-        from pbp.forum.settings import DiscourseSettings
-
         if not self.discourse:
             raise ConfigError("no [discourse] section", hint="see config.example.toml and docs/forum.md")
         return DiscourseSettings.from_config(self.discourse, environ=environ)
 
     def smtp_settings(self, environ=None):
-        from pbp.transport.settings import SmtpSettings
-
         if not self.smtp:
             raise ConfigError("no [smtp] section", hint="see config.example.toml")
         return SmtpSettings.from_config(self.smtp, environ=environ)
@@ -164,14 +159,6 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
 PATH_KEYS = ("ca_file", "password_file", "api_key_file", "webhook_secret_file")
 
 
-def did_you_mean(word: str, choices) -> str:
-    """ "did you mean poll_seconds?" for a near miss, else the list of what there is."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    if close:
-        return f"did you mean {close[0]}?"
-    return "known: " + ", ".join(sorted(choices))
-
-
 def check_keys(data: dict) -> list[tuple[str, str]]:
     """Every unknown section or key and every value of the wrong kind, as (problem, hint)."""
     problems: list[tuple[str, str]] = []
@@ -221,8 +208,6 @@ def _server(data: dict, name: str, rel) -> dict | None:
     for key in PATH_KEYS:
         if key in table:
             table[key] = str(rel(table[key]))
-    from pbp.transport.settings import ImapSettings, SmtpSettings
-
     cls = ImapSettings if name == "imap" else SmtpSettings
     probe = {k: v for k, v in table.items() if k not in ("password_env", "password_file")}
     cls.from_config({**probe, "password_env": "PBP_CONFIG_CHECK"}, environ={"PBP_CONFIG_CHECK": "-"})
@@ -316,8 +301,6 @@ def _discourse(data: dict, rel) -> dict | None:
     for key in PATH_KEYS:
         if key in table:
             table[key] = str(rel(table[key]))
-    from pbp.forum.settings import DiscourseSettings
-
     probe = {k: v for k, v in table.items() if k not in DiscourseSettings.SECRET_KEYS}
     secrets = {"webhook_secret_env": "PBP_CONFIG_CHECK"} if "webhook_port" in table else {}
     DiscourseSettings.from_config({**probe, "api_key_env": "PBP_CONFIG_CHECK", **secrets},

@@ -37,7 +37,7 @@ import re
 from dataclasses import dataclass
 
 from pbp import commands as c
-from pbp.posts import Post
+from pbp.posts import NeutralPost
 from pbp.store import models as m
 from pbp.store.prepared import Select
 from pbp.textsafety import strip_invisible
@@ -79,7 +79,7 @@ def counts(commands: list[c.Command]) -> bool:
                for cmd in commands)
 
 
-def fingerprint(campaign_id: int, author: str, post: Post, lines: list[tuple[int, str]],
+def fingerprint(campaign_id: int, author: str, post: NeutralPost, lines: list[tuple[int, str]],
                 commands: list[c.Command]) -> dict:
     """The ``copy_key`` and ``forward_key`` columns for a post about to be applied (None
     for a post without commands that count)."""
@@ -91,7 +91,7 @@ def fingerprint(campaign_id: int, author: str, post: Post, lines: list[tuple[int
     return {"copy_key": copy_key, "forward_key": _forward_key(campaign_id, author, texts)}
 
 
-def find_copy(campaign_id: int, author: str, post: Post, lines: list[tuple[int, str]],
+def find_copy(campaign_id: int, author: str, post: NeutralPost, lines: list[tuple[int, str]],
               keys: dict) -> Copy | None:
     """The earlier applied post that this one copies or forwards, if any. ``keys`` is its
     :func:`fingerprint`; what the post carries of others is its adapter's

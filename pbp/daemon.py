@@ -36,7 +36,7 @@ from typing import Callable
 
 from pbp import faults
 from pbp.config import Config, MailboxBinding
-from pbp.delivery import Backoff, OutboxSender, deliver_outbox
+from pbp.delivery import Backoff, OutboxSender, deliver_outbox, make_forum, make_sender
 from pbp.leases import STANDBY_SECONDS, Leases, campaign_writes, exclusively, shared
 from pbp.pipeline import Context, process_message
 from pbp.rules.dice import DiceSource, RandomDice
@@ -76,33 +76,6 @@ def make_inbox(config: Config, binding: MailboxBinding, environ=None):
     from pbp.transport.imap import ImapInbox
 
     return ImapInbox(config.imap_settings(binding.name, environ=environ))
-
-
-def make_sender(config: Config, environ=None, forum=None):
-    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), the
-    rows its adapter wrote go to the forum (:class:`pbp.forum.byapi.ForumSender`)."""
-    if config.transport == "maildir":
-        from pbp.transport.maildir import MaildirSender
-
-        mail = MaildirSender(config.maildir.outbox)
-    else:
-        from pbp.transport.smtp import SmtpSender
-
-        mail = SmtpSender(config.smtp_settings(environ=environ))
-    if forum is None:
-        return mail
-    from pbp.forum.byapi import ForumSender
-
-    return ForumSender(mail, forum)
-
-
-def make_forum(config: Config, environ=None):
-    """The Discourse API client of the ``[discourse]`` section, or None."""
-    if not config.discourse:
-        return None
-    from pbp.forum.discourse import DiscourseClient
-
-    return DiscourseClient(config.discourse_settings(environ=environ))
 
 
 # --------------------------------------------------------------------------- watching a mailbox

@@ -29,6 +29,7 @@ from datetime import datetime, timedelta
 from typing import Callable
 
 from pbp import faults
+from pbp.config import Config
 from pbp.errors import PbpError
 from pbp.leases import claim
 from pbp.store import models as m
@@ -209,6 +210,33 @@ def _refused(row: m.OutboxMail, exc: BaseException, now: datetime) -> None:
                 + ("; fix the address, then `pbp outbox --retry`" if permanent else ""))
 
 
+def make_sender(config: Config, environ=None, forum=None):
+    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), the
+    rows its adapter wrote go to the forum (:class:`pbp.forum.byapi.ForumSender`)."""
+    if config.transport == "maildir":
+        from pbp.transport.maildir import MaildirSender
+
+        mail = MaildirSender(config.maildir.outbox)
+    else:
+        from pbp.transport.smtp import SmtpSender
+
+        mail = SmtpSender(config.smtp_settings(environ=environ))
+    if forum is None:
+        return mail
+    from pbp.forum.byapi import ForumSender
+
+    return ForumSender(mail, forum)
+
+
+def make_forum(config: Config, environ=None):
+    """The Discourse API client of the ``[discourse]`` section, or None."""
+    if not config.discourse:
+        return None
+    from pbp.forum.discourse import DiscourseClient
+
+    return DiscourseClient(config.discourse_settings(environ=environ))
+
+
 def deliver_outbox(config, *, sender=None, clock=m.utcnow, on_sent: Callable | None = None,
                    limit: int = BATCH) -> int:
     """Send every due reply now, over one connection (``pbp process``, ``pbp tick``,
@@ -217,8 +245,6 @@ def deliver_outbox(config, *, sender=None, clock=m.utcnow, on_sent: Callable | N
     if not rows:
         return 0
     if sender is None:
-        from pbp.daemon import make_forum, make_sender
-
         sender = make_sender(config, forum=make_forum(config))
     sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent))
     if problem is not None:

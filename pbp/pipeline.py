@@ -2,7 +2,7 @@
 authorise, parse, resolve, persist, render.
 
 The pipeline speaks neutral posts and replies (:mod:`pbp.posts`): an adapter turns what
-arrived into a :class:`~pbp.posts.Post` (the mail adapter, :mod:`pbp.mail.adapter`; a
+arrived into a :class:`~pbp.posts.NeutralPost` (the mail adapter, :mod:`pbp.mail.adapter`; a
 forum's list mail, :mod:`pbp.forum.bymail`), and every reply the pipeline makes, whichever
 way a post ends, goes through :func:`_send`, where the adapter for its thread writes it
 (:func:`pbp.mail.compose.write_mail`, :func:`pbp.forum.bymail.write_forum_mail`) into the
@@ -30,7 +30,7 @@ from pbp.mail import adapter as mail_adapter
 from pbp.mail.adapter import read_mail as read_within_limits  # noqa: F401 (its earlier name)
 from pbp.mail.compose import write_mail
 from pbp.parser import find_commands, find_near_commands, parse_lines
-from pbp.posts import Audience, Post as Posted, Reply, ThreadRef
+from pbp.posts import Audience, NeutralPost, Reply, ThreadRef
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours, finish_post
 from pbp.play.invoking import open_roll_ids
@@ -69,7 +69,7 @@ class Context:
 
 
 @dataclass
-class Outcome:
+class PostOutcome:
     """What processing one message produced; ``to_dict`` is the ``--json`` contract."""
 
     message_id: str
@@ -118,7 +118,7 @@ def _campaign(slug: str) -> m.Campaign | None:
     return m.Campaign(**rows[0]) if rows else None
 
 
-def route(post: Posted, *, campaign_slug: str | None = None) -> m.Campaign | None:
+def route(post: NeutralPost, *, campaign_slug: str | None = None) -> m.Campaign | None:
     """Which campaign a post is for: the one its adapter found (a forum binding), the
     mailbox's binding, a plus-address (``table+slug@``), the campaign's own address, or the
     only campaign there is."""
@@ -151,9 +151,9 @@ def process_message(
     uid: int | None = None,
     campaign_slug: str | None = None,
     size: int | None = None,
-) -> Outcome:
+) -> PostOutcome:
     """Run one raw message through the whole pipeline. Never raises for anything a sender
-    can cause; the returned :class:`Outcome` says what happened. ``size`` is the mail's
+    can cause; the returned :class:`PostOutcome` says what happened. ``size`` is the mail's
     real size when ``raw`` holds only its headers (an IMAP fetch of an oversized mail)."""
     started = time.perf_counter()
     try:
@@ -170,15 +170,15 @@ def process_message(
     return outcome
 
 
-def _internal_error(post: Posted, ctx, exc: Exception, *, mailbox=None, uidvalidity=None, uid=None,
-                    campaign_slug=None) -> Outcome:
+def _internal_error(post: NeutralPost, ctx, exc: Exception, *, mailbox=None, uidvalidity=None, uid=None,
+                    campaign_slug=None) -> PostOutcome:
     """Record a post that pbp failed on (its transaction rolled back: nothing changed), so
     it is not retried forever, and tell its author, if a member, that it was not applied."""
     error = CommandError(f"pbp could not process this post ({type(exc).__name__}); nothing was applied",
                          expected="the GM or the operator to look at pbp's log",
                          example="send the post again later, or without the command that failed")
     error_dict = {**error.to_dict(), "type": "InternalError"}
-    base = Outcome(message_id=post.id, campaign=None, author=post.author, status="rejected",
+    base = PostOutcome(message_id=post.id, campaign=None, author=post.author, status="rejected",
                    errors=[error_dict], reason=f"internal error: {exc}")
     record = dict(message_id=post.id, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
                   author=post.author, subject=post.subject)
@@ -195,7 +195,7 @@ def _internal_error(post: Posted, ctx, exc: Exception, *, mailbox=None, uidvalid
     return base
 
 
-def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -> Outcome:
+def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -> PostOutcome:
     if mailbox is not None and uid is not None and uidvalidity is not None:
         found = _SEEN_UID(mailbox, uidvalidity, uid)
         if found:
@@ -206,7 +206,7 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
                          where=dict(mailbox=mailbox, uidvalidity=uidvalidity, uid=uid))
 
 
-def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None, where: dict | None = None) -> Outcome:
+def process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None = None, where: dict | None = None) -> PostOutcome:
     """Resolve one post whichever adapter read it (a forum post the daemon polled): as
     :func:`process_message` does, it never raises for anything a poster can cause."""
     started = time.perf_counter()
@@ -222,8 +222,8 @@ def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None
     return outcome
 
 
-def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None,
-                  where: dict | None = None) -> Outcome:
+def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None = None,
+                  where: dict | None = None) -> PostOutcome:
     """Resolve one post whichever adapter read it: duplicates, policy, routing,
     authorisation, parsing, copies, then the commands in one transaction. ``where`` is
     where the source keeps it (a mailbox's UIDVALIDITY and UID), recorded with it."""
@@ -231,7 +231,7 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
     if found:
         return _answer_duplicate(m.Message.get_by_id(found[0]["id"]), post, ctx)
 
-    base = Outcome(message_id=post.id, campaign=None, author=post.author, status="ignored")
+    base = PostOutcome(message_id=post.id, campaign=None, author=post.author, status="ignored")
     record = dict({"mailbox": None, "uidvalidity": None, "uid": None, **(where or {})}, message_id=post.id,
                   author=post.author, subject=post.subject, received_at=ctx.clock())
 
@@ -292,7 +292,7 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
         return _reject(base, record, post, campaign, member, ctx, [exc])
 
 
-def reader_notes(mail: Posted) -> list[str]:
+def reader_notes(mail: NeutralPost) -> list[str]:
     """What the result reply says about lines of the new text that look like commands but
     were not read as ones (``／roll``, ``/ roll``): a post that applies nothing is then
     never silent about the command its author meant."""
@@ -308,7 +308,7 @@ def _as_command(line: str) -> str:
 BARE_ANSWERS = ("approve", "deny", "accept", "refuse")
 
 
-def _bare_answer(mail: Posted, campaign: m.Campaign) -> tuple[int, str] | None:
+def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | None:
     """A reply to one of pbp's mails about a compel or story detail whose first line is just
     "approve", "deny", "accept" or "refuse" (any case, a trailing "." or "!" allowed) is read
     as that slash command: GMs answer from a phone. Anywhere else such a word is prose."""
@@ -324,9 +324,9 @@ def _bare_answer(mail: Posted, campaign: m.Campaign) -> tuple[int, str] | None:
     return None
 
 
-def _apply(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, member: Author,
+def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campaign, member: Author,
            members: list[Author], commands: list[c.Command], ctx: Context, keys: dict,
-           notes: list[str] = ()) -> Outcome:
+           notes: list[str] = ()) -> PostOutcome:
     """Resolve every command against the campaign's table and play state; the caller's
     transaction makes it all-or-nothing (a command an earlier one made moot is skipped
     with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
@@ -366,7 +366,7 @@ def read_post(campaign: m.Campaign, ctx: Context) -> Post:
 
 
 def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
-                 source: Posted | None, commands: list[c.Command] | None, relay: bool,
+                 source: NeutralPost | None, commands: list[c.Command] | None, relay: bool,
                  thread: ThreadRef | None = None, thread_subject_: str | None = None,
                  notes: list[str] = ()) -> list[dict]:
     """Persist what a post (or a deadline round) changed, record its rolls in the ledger
@@ -435,7 +435,7 @@ _OUR_SUBJECT = Select(lambda message_id: m.OutboxMail.select(m.OutboxMail.subjec
                       .where(m.OutboxMail.message_id == message_id))
 
 
-def thread_subject(mail: Posted) -> str:
+def thread_subject(mail: NeutralPost) -> str:
     """The subject the mail's thread began with: that of the thread's first mail
     (References' first id, else In-Reply-To) when pbp has it, else the mail's own. Replies
     keep it, so the table's thread is not renamed by a player answering a private mail
@@ -465,7 +465,7 @@ def _table_sheets(post: Post, changed_names: list[str]) -> list[dict]:
     return public_sheets(pairs)
 
 
-def _only_for_gm(seen, post: Post, sheets: list, source: Posted | None, commands, relay: bool) -> bool:
+def _only_for_gm(seen, post: Post, sheets: list, source: NeutralPost | None, commands, relay: bool) -> bool:
     """A post whose every result is for the GM alone (a hidden aspect added, the GM's
     /sheet), with no prose to relay and nothing else to tell: the table gets no mail."""
     if not seen.table or any(shows_anything(r) for r in seen.table) or post.asks or sheets:
@@ -510,14 +510,14 @@ def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
 # --------------------------------------------------------------------------- other outcomes
 
 
-def _finish(base: Outcome, record: dict, campaign) -> Outcome:
+def _finish(base: PostOutcome, record: dict, campaign) -> PostOutcome:
     """Record a message that needs no reply (ignored), so a second copy is a duplicate."""
     with m.db.atomic():
         m.Message.create(**record, campaign=campaign, status=base.status, result=base.to_dict())
     return base
 
 
-def _reject(base, record, mail, campaign, member, ctx, errors: list[CommandError]) -> Outcome:
+def _reject(base, record, mail, campaign, member, ctx, errors: list[CommandError]) -> PostOutcome:
     base.status = "rejected"
     base.errors = [e.to_dict() for e in errors]
     with m.db.atomic():
@@ -542,7 +542,7 @@ def _status_after_error(campaign, member, ctx) -> list[str]:
         return []
 
 
-def _answer_stranger(base, record, mail, campaign, ctx) -> Outcome:
+def _answer_stranger(base, record, mail, campaign, ctx) -> PostOutcome:
     """A stranger gets one polite reply a day, then silence; a From that is not a plain
     addr-spec gets none (nothing is ever written to an address pbp cannot vouch for)."""
     base.status = "rejected"
@@ -562,7 +562,7 @@ def _answer_stranger(base, record, mail, campaign, ctx) -> Outcome:
     return base
 
 
-def _answer_unverified(base, record, mail, campaign, member, ctx, reason: str) -> Outcome:
+def _answer_unverified(base, record, mail, campaign, member, ctx, reason: str) -> PostOutcome:
     """A post in a member's name that the receiving server did not authenticate
     (``[security] trust_authserv_id``): nothing applies, and the member is told why. The
     notice goes only to the registered address, never to one the sender chose, so it
@@ -603,9 +603,9 @@ def _notice_due(key: str, now: datetime, every: timedelta) -> bool:
     return True
 
 
-def _stored(message: m.Message, status: str, reason: str = "") -> Outcome:
+def _stored(message: m.Message, status: str, reason: str = "") -> PostOutcome:
     stored = dict(message.result or {})
-    return Outcome(
+    return PostOutcome(
         message_id=message.message_id,
         campaign=stored.get("campaign"),
         author=message.author,
@@ -617,7 +617,7 @@ def _stored(message: m.Message, status: str, reason: str = "") -> Outcome:
     )
 
 
-def _answer_duplicate(seen: m.Message, mail: Posted, ctx: Context) -> Outcome:
+def _answer_duplicate(seen: m.Message, mail: NeutralPost, ctx: Context) -> PostOutcome:
     """A resent copy never rolls again. Its author, if a member, gets the original result
     back; another member who sends a mail with the same Message-ID (they can read it in
     References) is told only that the id was taken: the original may be a private error
@@ -629,7 +629,7 @@ def _answer_duplicate(seen: m.Message, mail: Posted, ctx: Context) -> Outcome:
     if not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == mail.author)).exists():
         return outcome
     if mail.author != seen.author:
-        outcome = Outcome(message_id=mail.id, campaign=campaign.slug, author=mail.author, status="duplicate",
+        outcome = PostOutcome(message_id=mail.id, campaign=campaign.slug, author=mail.author, status="duplicate",
                           reason="this Message-ID was first used by another sender; nothing was read or applied")
         kind, original = "not_yours", None
     else:
@@ -638,8 +638,8 @@ def _answer_duplicate(seen: m.Message, mail: Posted, ctx: Context) -> Outcome:
         return _send_duplicate_note(outcome, mail, campaign, ctx, kind, seen, original, seen.message_id)
 
 
-def _answer_copy(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, copy: copies.Copy,
-                 ctx: Context) -> Outcome:
+def _answer_copy(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campaign, copy: copies.Copy,
+                 ctx: Context) -> PostOutcome:
     """An edited copy or a forward of an earlier post: nothing is applied, the original
     result goes back to the author alone (its own content, never another member's), and
     the copy is recorded so that it, resent, is a duplicate too."""
@@ -663,8 +663,8 @@ def _first_reply(message_id: str):
     return m.OutboxMail.select().where(m.OutboxMail.source_id == message_id).order_by(m.OutboxMail.id).first()
 
 
-def _send_duplicate_note(outcome: Outcome, mail: Posted, campaign, ctx: Context, kind: str, seen: m.Message,
-                         original, source_id: str) -> Outcome:
+def _send_duplicate_note(outcome: PostOutcome, mail: NeutralPost, campaign, ctx: Context, kind: str, seen: m.Message,
+                         original, source_id: str) -> PostOutcome:
     """The note to the sender alone, threaded to the post they sent (inside the caller's
     transaction)."""
     body = ctx.renderer.duplicate(mail=mail, campaign=campaign, seen=seen, original=original, kind=kind)
@@ -672,7 +672,7 @@ def _send_duplicate_note(outcome: Outcome, mail: Posted, campaign, ctx: Context,
     return outcome
 
 
-def _reply_to_author(post: Posted, kind: str, body: tuple[str, str], *, to: str | None = None,
+def _reply_to_author(post: NeutralPost, kind: str, body: tuple[str, str], *, to: str | None = None,
                      thread_subject: str | None = None) -> Reply:
     """A reply for the post's author alone (an error, a note, the stranger's notice),
     threaded to the post; ``to`` when it must go to the member's registered address."""

@@ -1,7 +1,7 @@
 """The neutral values the pipeline speaks: a post that came in and a reply to go out.
 
 They name no MIME, no Message-ID header and no mailbox. An adapter turns what it reads
-into a :class:`Post` (the mail adapter, :mod:`pbp.mail.adapter`: raw bytes, with its loop,
+into a :class:`NeutralPost` (the mail adapter, :mod:`pbp.mail.adapter`: raw bytes, with its loop,
 auto-reply and sender policy; the Discourse-by-mail adapter, :mod:`pbp.forum.bymail`: a
 forum's mailing-list mail) and turns each :class:`Reply` the pipeline makes into what its
 transport carries (a MIME mail with threading headers, a forum post). The pipeline
@@ -54,7 +54,7 @@ class Forwarded:
 
 
 @dataclass(frozen=True)
-class Post:
+class NeutralPost:
     """One post as the pipeline reads it.
 
     ``author`` is the key the campaign's members are matched by (a mail address, or for a

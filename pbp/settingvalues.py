@@ -7,6 +7,7 @@ is expected and an example that works.
 """
 from __future__ import annotations
 
+import difflib
 import math
 
 from pbp.errors import ConfigError
@@ -57,3 +58,11 @@ def flag_value(key: str, value: object) -> bool:
 def _shown(value: object) -> str:
     text = str(value)
     return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
+def did_you_mean(word: str, choices) -> str:
+    """ "did you mean poll_seconds?" for a near miss, else the list of what there is."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if close:
+        return f"did you mean {close[0]}?"
+    return "known: " + ", ".join(sorted(choices))

@@ -35,6 +35,7 @@ import json
 from datetime import datetime
 
 from pbp.errors import ConfigError, SheetError
+from pbp.members import add_member
 from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
 from pbp.rules.sheets import stress_tracks
@@ -263,8 +264,6 @@ def apply_sheet(campaign: m.Campaign, name: str, data: dict, *, who: str, how: s
         repo.save_table(campaign, snap, table)
         if ch.player and not m.Member.select().where((m.Member.campaign == campaign) &
                                                      (m.Member.email == ch.player)).exists():
-            from pbp.campaigns import add_member
-
             add_member(campaign, ch.player, "player")
         if sheet.description != before_state["description"]:
             m.Character.update(description=sheet.description).where(

@@ -3,7 +3,7 @@ REST API (and its webhooks).
 
 Read in this order:
 
-    bymail.py     a bound category's mailing-list mail -> a neutral ``pbp.posts.Post``; the
+    bymail.py     a bound category's mailing-list mail -> a neutral ``pbp.posts.NeutralPost``; the
                   table's answer -> a reply-by-email mail Discourse accepts (docs/forum.md)
     models.py     what an adapter yields (``InboundPost``) and takes (``OutboundReply``): the
                   neutral value objects the coming post-speaking pipeline will consume
@@ -15,7 +15,7 @@ Read in this order:
     webhook.py    the webhook signature check and ``post_created``/``post_edited`` to ``InboundPost``
     webhook_server.py  ``pbp run`` serving the webhook on ``[discourse] webhook_port``
 
-    byapi.py      a polled ``InboundPost`` -> a ``pbp.posts.Post``; a ``Reply`` -> the JSON of an
+    byapi.py      a polled ``InboundPost`` -> a ``pbp.posts.NeutralPost``; a ``Reply`` -> the JSON of an
                   ``OutboundReply`` in the outbox, posted by ``ForumSender``; the daemon polls
                   (``Daemon.poll_forum``). See docs/forum.md.
 """

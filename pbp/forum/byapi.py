@@ -1,7 +1,7 @@
 """Discourse by its REST API (path 2 of docs/forum.md) as a post adapter of the pipeline.
 
 Inbound (:func:`post_from`): an :class:`~pbp.forum.models.InboundPost` the client polled
-becomes a :class:`~pbp.posts.Post` of the campaign bound to its category
+becomes a :class:`~pbp.posts.NeutralPost` of the campaign bound to its category
 (``Campaign.forum["category_id"]`` on the ``[discourse]`` site). Its id is the one the mail
 path gives the same post (``topic/T/P@site``; a topic's first post ``topic/T@site``), so a
 post seen both ways rolls once. The author is the member whose ``forum_username`` is the
@@ -25,10 +25,10 @@ import uuid
 from dataclasses import replace
 
 from pbp.config import Config
-from pbp.forum.models import Audience as ForumAudience
+from pbp.forum.models import ForumAudience
 from pbp.forum.models import InboundPost, OutboundReply
 from pbp.mail.compose import reply_mail_subject, write_mail
-from pbp.posts import Audience, Post, Reply, ThreadRef, Written
+from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, Written
 from pbp.store import models as m
 from pbp.transport.base import SendReceipt
 
@@ -62,7 +62,7 @@ def post_id(inbound: InboundPost) -> str:
     return f"topic/{inbound.topic_id}/{inbound.post_id}@{inbound.site}"
 
 
-def post_from(inbound: InboundPost, config: Config, *, bot: str = "") -> Post:
+def post_from(inbound: InboundPost, config: Config, *, bot: str = "") -> NeutralPost:
     campaign = campaign_for(inbound, config)
     member = None
     if campaign is not None:
@@ -76,7 +76,7 @@ def post_from(inbound: InboundPost, config: Config, *, bot: str = "") -> Post:
         ignored = "the bot's own post"
     elif inbound.edited:
         ignored = f"an edit (version {inbound.version}) of a post: an edit is never rolled"
-    return Post(
+    return NeutralPost(
         source=SOURCE,
         id=post_id(inbound),
         author=member.email if member is not None else f"{inbound.username} (forum)",

@@ -11,7 +11,7 @@ a reply comes in by mail (:func:`refusals` encodes it, and every forum mail pbp 
 checked against it).
 
 Inbound (:func:`read_forum_mail`): a mail whose ``List-ID`` is a bound category's and whose
-``From`` is the forum's own domain becomes a :class:`~pbp.posts.Post` whose id is the post's
+``From`` is the forum's own domain becomes a :class:`~pbp.posts.NeutralPost` whose id is the post's
 (``topic/T/P@site``, without the random part: every copy of a post, and an edit notice of
 it, is the same post and rolls once), whose author is the member that the poster's name maps
 to (``Member.forum_username``, else the member's display name), and whose text is the raw
@@ -35,7 +35,7 @@ from pbp.config import Config
 from pbp.mail.compose import campaign_sender, checked_recipients, reply_headers, reply_mail_subject, write_mail
 from pbp.mail.reading import Mail
 from pbp.policy import sender_unverified
-from pbp.posts import Audience, Post, Reply, ThreadRef, Written
+from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, Written
 from pbp.store import models as m
 from pbp.textsafety import MAX_NAME, header_text, is_addr_spec
 
@@ -122,7 +122,7 @@ def _member_for(campaign: m.Campaign, name: str) -> m.Member | None:
 # --------------------------------------------------------------------------- inbound
 
 
-def read_forum_mail(mail: Mail, config: Config) -> Post | None:
+def read_forum_mail(mail: Mail, config: Config) -> NeutralPost | None:
     """The post a bound forum's list mail carries, or None when the mail is not one (it
     then goes the mail adapter's way, whose loop guard refuses list and auto-generated mail)."""
     ident = list_id(mail)
@@ -148,7 +148,7 @@ def read_forum_mail(mail: Mail, config: Config) -> Post | None:
         ignored = "a forum mail without a reply address (not a post pbp can answer)"
     quiet = "" if member is not None else f"a forum post by {name or 'someone unnamed'}, who is no member"
     root = f"topic/{topic}@{key[2]}" if key else None
-    return Post(
+    return NeutralPost(
         source=SOURCE,
         id=post_id,
         author=member.email if member is not None else f"{name or 'unknown'} (forum)",

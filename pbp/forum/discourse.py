@@ -44,7 +44,7 @@ import httpx
 from pbp.transport.settings import tls_context
 
 from .errors import ForumRateLimited, ForumRefused, ForumResponseError, ForumUnavailable
-from .models import Audience, InboundPost, OutboundReply, SentPost
+from .models import ForumAudience, InboundPost, OutboundReply, SentPost
 from .retry import rate_limit_wait
 from .settings import DiscourseSettings
 
@@ -70,7 +70,7 @@ class Poll:
 
 def reply_body(reply: OutboundReply) -> dict[str, Any]:
     """The JSON body of ``POST /posts.json`` for a reply: in the topic, or a private message."""
-    if reply.audience is Audience.TABLE:
+    if reply.audience is ForumAudience.TABLE:
         body: dict[str, Any] = {"topic_id": reply.topic_id, "raw": reply.raw}
         if reply.reply_to_post_number is not None:
             body["reply_to_post_number"] = reply.reply_to_post_number

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 
-class Audience(enum.Enum):
+class ForumAudience(enum.Enum):
     """Who may read a reply: everyone at the table, or one person privately."""
 
     TABLE = "table"     # a reply in the table's topic
@@ -63,7 +63,7 @@ class OutboundReply:
     a private answer cannot land in the table's topic by mistake.
     """
 
-    audience: Audience
+    audience: ForumAudience
     raw: str
     topic_id: int | None = None
     reply_to_post_number: int | None = None
@@ -71,11 +71,11 @@ class OutboundReply:
     title: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.audience, Audience):
+        if not isinstance(self.audience, ForumAudience):
             raise ValueError(f"audience must be an Audience, not {self.audience!r}")
         if not isinstance(self.raw, str) or not self.raw.strip():
             raise ValueError("a reply needs some text")
-        if self.audience is Audience.TABLE:
+        if self.audience is ForumAudience.TABLE:
             if not _positive(self.topic_id):
                 raise ValueError("a reply to the table needs the topic id")
             if self.recipient is not None:
@@ -90,7 +90,7 @@ class OutboundReply:
 
     @property
     def private(self) -> bool:
-        return self.audience is not Audience.TABLE
+        return self.audience is not ForumAudience.TABLE
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from pbp.errors import ConfigError
+from pbp.settingvalues import did_you_mean
 from pbp.transport.secrets import resolve_secret
 from pbp.transport.settings import checked_ca_file, is_loopback
 
@@ -125,8 +126,6 @@ class DiscourseSettings:
         known = {f.name for f in fields(cls)} - {"api_key", "webhook_secret"}
         unknown = sorted(set(table) - known - cls.SECRET_KEYS)
         if unknown:
-            from pbp.config import did_you_mean
-
             raise ConfigError(f"{KIND}: unknown setting(s): {', '.join(unknown)}",
                               hint=did_you_mean(unknown[0], known | cls.SECRET_KEYS))
         values = {key: value for key, value in table.items() if key in known}

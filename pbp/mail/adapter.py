@@ -1,4 +1,4 @@
-"""The mail adapter's inbound half: raw bytes in, a neutral :class:`~pbp.posts.Post` out.
+"""The mail adapter's inbound half: raw bytes in, a neutral :class:`~pbp.posts.NeutralPost` out.
 
 Everything that is mail and not play lives here or below: MIME and charsets
 (:mod:`pbp.mail.reading`), the loop, auto-reply and bounce policy and sender
@@ -12,7 +12,7 @@ from pbp.config import Config
 from pbp.mail.forwards import attached_ids, forwarded_inline
 from pbp.mail.reading import Mail, read_headers, read_message
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
-from pbp.posts import Forwarded, Post, ThreadRef
+from pbp.posts import Forwarded, NeutralPost, ThreadRef
 
 SOURCE = "mail"
 
@@ -35,12 +35,12 @@ def routes(mail: Mail) -> tuple[str, ...]:
     return tuple(a.lower() for a in (*mail.to, *mail.cc, *extra))
 
 
-def post_from_mail(mail: Mail, raw: bytes, config: Config) -> Post:
+def post_from_mail(mail: Mail, raw: bytes, config: Config) -> NeutralPost:
     """The post a mail is: its author is the From address, its id the Message-ID, its
     thread In-Reply-To and References; ``ignored`` when pbp must never answer it (its own
     mail, an auto-reply, a bounce)."""
     inline, sender = forwarded_inline(mail)
-    return Post(
+    return NeutralPost(
         source=SOURCE,
         id=mail.message_id,
         author=mail.from_addr,
@@ -58,7 +58,7 @@ def post_from_mail(mail: Mail, raw: bytes, config: Config) -> Post:
     )
 
 
-def read_post(raw: bytes, config: Config, size: int | None = None) -> Post:
+def read_post(raw: bytes, config: Config, size: int | None = None) -> NeutralPost:
     """Raw bytes to the post they carry: a forum's list mail when a campaign is bound to
     that forum (:mod:`pbp.forum.bymail`), else a mail."""
     mail = read_mail(raw, config, size)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pbp import commands as c
 from pbp.play.core import GM, NoteResult, Post, handles
+from pbp.play.economy import gm_pool_text   # the pool's bookkeeping lives there
 from pbp.rules import conflict as rc
 from pbp.rules.fate_points import adjust_fate_points, spend_fate_point
 from pbp.sheets_view import sheet_dict, table_sheet
@@ -41,8 +42,6 @@ def fp_spend(post: Post, cmd: c.FpSpend):
 @handles(c.FpShow)
 def fp_show(post: Post, cmd: c.FpShow):
     if post.author.is_gm and not cmd.character:
-        from pbp.play.economy import gm_pool_text   # the pool's bookkeeping lives there
-
         return NoteResult(cmd.source, GM, "fp", text=gm_pool_text(post), gm_only=True)
     ch = post.character(cmd.character, cmd, for_reading=True)
     s = "s" if ch.fate_points != 1 else ""

@@ -20,17 +20,17 @@ and status lines as story details (:mod:`pbp.play.compels`).
 """
 from __future__ import annotations
 
-from pbp.play.core import GM, NoteResult, Post
+from pbp.play.core import GM, NoteResult, Post, on_bonus_held
 from pbp.play.compels import GmRequest, open_request, request_kind
+from pbp.play.invoking import open_roll_ids, open_rolls, revise, roll_ref_of
 from pbp.rules import aspects as ra
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.results import ActionResult, Effect
 
 
+@on_bonus_held
 def ask_for_bonus(post: Post, cmd, actor: str, result: ActionResult, bonus: int) -> None:
     """The action rolled without the player's ``+bonus``; ask the GM for it."""
-    from pbp.play.invoking import roll_ref_of
-
     ref = roll_ref_of(post, result)
     what = ref.summary if ref is not None else f"{actor}'s roll"
     request = DetailRequest(post.play.new_id(), actor, f"+{bonus} on {what}", post.now, post.deadline(),
@@ -46,8 +46,6 @@ def ask_for_bonus(post: Post, cmd, actor: str, result: ActionResult, bonus: int)
 
 def approve_bonus(post: Post, request: DetailRequest):
     """Re-run the open roll with the approved bonus; a closed roll keeps its result."""
-    from pbp.play.invoking import open_rolls, revise
-
     roll, bonus = request.data.get("roll"), int(request.data.get("bonus", 0))
     ref = next((r for r in open_rolls(post) if roll in r.ids), None)
     if ref is None:
@@ -62,8 +60,6 @@ def approve_bonus(post: Post, request: DetailRequest):
 
 def bonus_still_open(post: Post, request: DetailRequest) -> bool:
     """Whether a bonus request's roll is still open."""
-    from pbp.play.invoking import open_roll_ids
-
     roll = request.data.get("roll")
     return roll is None or roll in open_roll_ids(post.play)
 

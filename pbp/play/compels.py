@@ -2,7 +2,7 @@
 the bonuses, aspect changes and costs that wait for the GM (:mod:`pbp.play.bonuses`,
 :mod:`pbp.play.costs`). docs/compels.md tells it for players. In short:
 
-* **Compels** are :class:`pbp.rules.compels.Compel` state machines with an id (#N) and a
+* **Compels** are :class:`pbp.rules.compels.CompelRecord` state machines with an id (#N) and a
   thread. The GM's compel is offered to the target's player, who replies ``/accept`` (a
   new fate point) or ``/refuse`` (an event costs a point and cannot be refused at zero; a
   decision is free). A player's compel on another character costs the proposer a point
@@ -29,13 +29,13 @@ from datetime import timedelta
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
-from pbp.play.conflict import when
 from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, status_line
+from pbp.play.dates import when
 from pbp.play.economy import ensure_pool
 from pbp.play.state import forget_oldest
 from pbp.rules import compels as rc
 from pbp.rules import fate_points as fp
-from pbp.rules.compels import Compel, CompelKind, CompelState
+from pbp.rules.compels import CompelRecord, CompelKind, CompelState
 from pbp.rules.fate_points import DetailRequest
 from pbp.rules.names import same_name
 from pbp.rules.results import Effect
@@ -48,15 +48,15 @@ already accepted" can be said; the play state does not grow with history."""
 # --------------------------------------------------------------------------- compels
 
 
-def _ref(compel: Compel) -> str:
+def _ref(compel: CompelRecord) -> str:
     return f"compel:{compel.id}"
 
 
-def _kind_words(compel: Compel) -> str:
+def _kind_words(compel: CompelRecord) -> str:
     return compel.kind.value
 
 
-def _describe(compel: Compel) -> str:
+def _describe(compel: CompelRecord) -> str:
     who = "The GM" if compel.proposer == GM else compel.proposer
     on = f"{compel.target}'s aspect \"{compel.aspect}\""
     if compel.self_compel:
@@ -68,7 +68,7 @@ def _describe(compel: Compel) -> str:
     return f'{head}:\n  "{compel.text}"'
 
 
-def _answer_text(compel: Compel, table=None) -> str:
+def _answer_text(compel: CompelRecord, table=None) -> str:
     who = compel.answerer
     refuse = ("/refuse to avoid it by paying a fate point" if compel.kind is CompelKind.EVENT
               else "/refuse to decline it at no cost (a decision)")
@@ -79,7 +79,7 @@ def _answer_text(compel: Compel, table=None) -> str:
             f"{refuse}.\nIf nobody answers by {when(compel.deadline)}, the compel is accepted.")
 
 
-def _approve_text(compel: Compel) -> str:
+def _approve_text(compel: CompelRecord) -> str:
     if compel.self_compel:
         default = "the self-compel is denied"
     else:
@@ -114,7 +114,7 @@ def _same_party(party: str, author: str) -> bool:
     return party == author if GM in (party, author) else same_name(party, author)
 
 
-def _tell_waiting(compel: Compel, party: str, table=None) -> Tell:
+def _tell_waiting(compel: CompelRecord, party: str, table=None) -> Tell:
     if compel.state is CompelState.AWAITING_GM:
         return Tell(to=(GM,), subject=f"Compel #{compel.id} needs your approval",
                     text=f"{_describe(compel)}\n{_approve_text(compel)}\n", refs=(_ref(compel),))
@@ -122,7 +122,7 @@ def _tell_waiting(compel: Compel, party: str, table=None) -> Tell:
                 text=f"{_describe(compel)}\n{_answer_text(compel, table)}\n", refs=(_ref(compel),))
 
 
-def _state_word(compel: Compel) -> str:
+def _state_word(compel: CompelRecord) -> str:
     return {CompelState.AWAITING_GM: "waiting for the GM", CompelState.OFFERED: "offered",
             CompelState.ACCEPTED: "accepted", CompelState.REFUSED: "refused", CompelState.DENIED: "denied",
             CompelState.WITHDRAWN: "withdrawn"}[compel.state]
@@ -363,7 +363,7 @@ def _closed(post: Post, request: DetailRequest) -> None:
 def _answerable(post: Post, verb: str, item) -> bool:
     """Whether this post's author may give ``verb`` to ``item`` now."""
     gm = post.author.is_gm
-    if isinstance(item, Compel):
+    if isinstance(item, CompelRecord):
         if not item.is_open:
             return False
         if verb in ("accept", "refuse"):
@@ -465,7 +465,7 @@ def answer(post: Post, cmd: c.Answer):
                       effects=[Effect("compel", text, {"compel": item.id, "state": t.after.value, "verb": cmd.verb})])
 
 
-def _transition(post: Post, compel: Compel, verb: str, by: str, reason: str) -> rc.Transition:
+def _transition(post: Post, compel: CompelRecord, verb: str, by: str, reason: str) -> rc.Transition:
     table, now, ledger = post.table, post.now, post.play.ledger
     if compel.npc_target:
         ensure_pool(post)

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
-from pbp.play.core import GM, Ask, Post, Tell, on_conceded, on_taken_out
+from pbp.play.core import GM, Ask, NoteResult, Post, Tell, on_conceded, on_taken_out
 from pbp.play.compels import request_kind
 from pbp.rules import conflict as rc
 from pbp.rules.fate_points import DetailRequest
@@ -135,8 +135,6 @@ class ConcessionRules:
 
     @staticmethod
     def expire(post: Post, request: DetailRequest) -> list:
-        from pbp.play.core import NoteResult
-
         label = f"concession #{request.id}"
         if request.data.get("phase") == "offer":
             request.state = "approved"

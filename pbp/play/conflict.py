@@ -32,7 +32,7 @@ act this exchange (the ``status_line`` below), and with what pbp waits for.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from pbp import commands as c
 from pbp.errors import RulesError
@@ -40,6 +40,7 @@ from pbp.play.core import (
     CONCEDED, CONFLICT_END, GM, TAKEN_OUT, Ask, NoteResult, Post, Tell, after_post, deadline_job, handles, quote,
     resolve_action, status_line,
 )
+from pbp.play.dates import when
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
@@ -57,11 +58,6 @@ TURN_REF = "turn"
 
 
 # --------------------------------------------------------------------------- small helpers
-
-
-def when(dt: datetime) -> str:
-    """A deadline as players read it: "Tue 1 Dec 18:00 UTC"."""
-    return f"{dt:%a} {dt.day} {dt:%b %H:%M} UTC"
 
 
 def active(post: Post) -> rc.Conflict | None:

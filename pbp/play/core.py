@@ -285,6 +285,20 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
         "costs.cost_after_revision",
         "spin.spin_follows",
     ),
+    # fn(post, cmd, actor, result, bonus): after the after_action steps, when a player's plain
+    # +N was held back from the roll (:func:`held_bonus`)
+    "bonus_held": (
+        "bonuses.ask_for_bonus",        # the GM approves the +N, and the roll is re-run with it
+    ),
+    # fn(post, cmd, exc) -> a result, or None: an action refused because it is not its turn
+    "out_of_turn": (
+        "held.hold_for_turn",           # held until its turn, in a campaign that holds them
+    ),
+    # fn(post, apply) -> results: after each command and each deadline round, for whoever
+    # holds the turn now (``apply``: :func:`apply_command`)
+    "turn_holder": (
+        "held.run_due",                 # the action held for them runs
+    ),
     # fn(post) -> changes
     "scene_start": (
         "economy.scene_pool_opens",
@@ -376,6 +390,9 @@ PREPARE_ACTION = STAGES["prepare_action"]
 BEFORE_ACTION = STAGES["before_action"]
 AFTER_ACTION = STAGES["after_action"]
 ROLL_REVISED = STAGES["roll_revised"]
+BONUS_HELD = STAGES["bonus_held"]
+OUT_OF_TURN = STAGES["out_of_turn"]
+TURN_HOLDER = STAGES["turn_holder"]
 SCENE_START = STAGES["scene_start"]
 SCENE_END = STAGES["scene_end"]
 CONFLICT_END = STAGES["conflict_end"]
@@ -389,6 +406,9 @@ prepare_action = PREPARE_ACTION.step
 before_action = BEFORE_ACTION.step
 after_action = AFTER_ACTION.step
 roll_revised = ROLL_REVISED.step
+on_bonus_held = BONUS_HELD.step
+on_out_of_turn = OUT_OF_TURN.step
+on_turn_holder = TURN_HOLDER.step
 on_scene_start = SCENE_START.step
 on_scene_end = SCENE_END.step
 on_conflict_end = CONFLICT_END.step
@@ -458,9 +478,8 @@ def resolve_action(post: Post, cmd, actor: str):
     for hook in AFTER_ACTION:
         hook(post, cmd, actor, result)
     if held:
-        from pbp.play.bonuses import ask_for_bonus
-
-        ask_for_bonus(post, cmd, actor, result, held)
+        for step in BONUS_HELD:
+            step(post, cmd, actor, result, held)
     return result
 
 
@@ -475,10 +494,22 @@ def held_bonus(post: Post, cmd) -> int:
 
 def run_deadline_jobs(post: Post) -> list:
     """Every deadline job; then an action held for whoever the turn passed to runs."""
-    from pbp.play import held
-
     results = [result for job in DEADLINE_JOBS for result in job(post)]
-    return results + held.run_due(post, apply_command) + _followed(post)
+    return results + _turn_holder(post) + _followed(post)
+
+
+def _turn_holder(post: Post) -> list:
+    """The ``turn_holder`` steps: what waits for whoever holds the turn now."""
+    return [result for step in TURN_HOLDER for result in step(post, apply_command)]
+
+
+def _out_of_turn(post: Post, cmd: c.Command, exc: CommandError):
+    """The first ``out_of_turn`` step's result for an action refused out of turn, or None."""
+    for step in OUT_OF_TURN:
+        result = step(post, cmd, exc)
+        if result is not None:
+            return result
+    return None
 
 
 def _followed(post: Post) -> list:
@@ -542,8 +573,6 @@ def apply_post(post: Post, commands: list[c.Command]) -> list:
     back). Only refusals raised before a handler changes anything carry ``depends_on``, so
     a skip changes nothing. After each command, an action held for whoever holds the turn
     now runs."""
-    from pbp.play import held
-
     start = situation(post)
     results, extra = [], []     # one result per command, in order; then what held actions did
     for cmd in commands:
@@ -554,11 +583,11 @@ def apply_post(post: Post, commands: list[c.Command]) -> list:
             if why is not None:
                 results.append(NoteResult(cmd.source, post.speaker(), "skipped",
                                           text=f"Skipped (line {cmd.line}): {why}, so {exc.message}."))
-            elif held.may_hold(post, cmd, exc):
-                results.append(held.hold(post, cmd))
+            elif (kept := _out_of_turn(post, cmd, exc)) is not None:
+                results.append(kept)
             else:
                 raise exc.at(cmd.line, cmd.source)
-        extra += held.run_due(post, apply_command)
+        extra += _turn_holder(post)
     return results + extra + _followed(post)
 
 

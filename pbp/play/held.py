@@ -15,7 +15,7 @@ import copy
 
 from pbp import commands as c
 from pbp.errors import CommandError
-from pbp.play.core import Author, NoteResult, Post
+from pbp.play.core import Author, NoteResult, Post, on_out_of_turn, on_turn_holder
 from pbp.play.state import Held
 
 HOLDABLE = (c.Overcome, c.Advantage, c.Attack, c.Treat)
@@ -25,6 +25,12 @@ def may_hold(post: Post, cmd: c.Command, exc: CommandError) -> bool:
     """An out-of-turn refusal of an action, in a campaign that holds them."""
     return exc.depends_on == "turn" and isinstance(cmd, HOLDABLE) and post.flag("hold_out_of_turn") \
         and post.play.conflict is not None and post.play.conflict.turns.current is not None
+
+
+@on_out_of_turn
+def hold_for_turn(post: Post, cmd: c.Command, exc: CommandError) -> NoteResult | None:
+    """An action refused out of turn waits for its turn, where the campaign holds them."""
+    return hold(post, cmd) if may_hold(post, cmd, exc) else None
 
 
 def hold(post: Post, cmd: c.Command) -> NoteResult:
@@ -40,6 +46,7 @@ def hold(post: Post, cmd: c.Command) -> NoteResult:
     return NoteResult(cmd.source, who, "held", text=text)
 
 
+@on_turn_holder
 def run_due(post: Post, apply) -> list:
     """Run the held action of whoever holds the turn now and has not acted (``apply``:
     the command runner, :func:`pbp.play.core.apply_command`)."""

@@ -50,6 +50,7 @@ from datetime import timedelta
 from pbp import commands as c
 from pbp.commands import ActionCommand, Invoke, Payment
 from pbp.errors import DiceExhausted, NotAllowedError, RulesError
+from pbp.play import conflict as play_conflict
 from pbp.play.economy import ensure_pool
 from pbp.play.core import (GM, ROLL_REVISED, NoteResult, Post, after_action, after_post, before_action, handles,
                            number_roll, quote, roll_revised)
@@ -518,8 +519,7 @@ def _pending_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: Acti
                 p.shifts = shifts
                 notes.append(f"{p.target} now absorbs {post.system.explain.hit(shifts)}.")
         elif p.kind == "defend":
-            from pbp.play.conflict import keep_attack_scale
-            keep_attack_scale(p, new)   # an invoke after the dice may bring scale
+            play_conflict.keep_attack_scale(p, new)   # an invoke after the dice may bring scale
             if p.attack_effort != new.effort.total:
                 p.attack_effort = new.effort.total
                 notes.append(f"{p.target} now defends against {new.effort.total}.")
@@ -533,7 +533,6 @@ def _pending_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: Acti
     for e in [e for e in new.effects if e.kind == "hit" and e.data.get("target") not in old_hits]:
         ch = post.table.character(e.data.get("target") or "")
         if ch is not None and ch.player:          # a new hit on a PC waits for their /absorb
-            from pbp.play import conflict as play_conflict
             from pbp.rules import harm
 
             for hit in harm.hits(replace(new, effects=[e])):
@@ -574,7 +573,6 @@ def _harm_follow(post: Post, ref: RollRecordRef, old: ActionResult, new: ActionR
     if now != ref.harm_after or ref.harm_after.get("taken_out"):
         return [f"{name}'s sheet has changed since the hit (or the hit took {name} out): the GM adjusts "
                 f"{name}'s stress and consequences by hand."]
-    from pbp.play import conflict as play_conflict
     from pbp.rules import harm
     from pbp.rules.state import Consequence
 

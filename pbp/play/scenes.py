@@ -24,7 +24,10 @@ import re
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
+from pbp.play.advance import grant
+from pbp.play.bonuses import ask_for_rename
 from pbp.play.core import GM, SCENE_END, SCENE_START, NoteResult, Post, handles, quote, resolve_action
+from pbp.play.economy import npcs_enter
 from pbp.play.state import Scene
 from pbp.rules import aspects as ra
 from pbp.rules import recovery
@@ -146,8 +149,6 @@ def end_session(post: Post, cmd: c.SessionEnd) -> NoteResult:
 
 @handles(c.Milestone)
 def milestone(post: Post, cmd: c.Milestone) -> NoteResult:
-    from pbp.play.advance import grant
-
     _gm_only(post, cmd)
     levels = post.system.milestones
     if cmd.level not in levels:
@@ -317,8 +318,6 @@ def rename(post: Post, cmd: c.AspectRename) -> NoteResult:
                                   example=f'/detail "{cmd.new_name.strip() or "The guard is my cousin"}"')
         owner = mine[0].owner if mine else None
         if mine and mine[0].kind not in FREE_RENAMES and cmd.new_name.strip():
-            from pbp.play.bonuses import ask_for_rename
-
             return ask_for_rename(post, post.speaker(), mine[0], cmd.new_name.strip(), cmd.source)
         if mine:                    # the new name may be a hidden aspect's in the same place
             aside, told = ra.step_aside(post.table, cmd.new_name, mine[0].owner, viewer)
@@ -416,8 +415,6 @@ def npc_join(post: Post, cmd: c.NpcJoin) -> NoteResult:
     post.require_gm("/npc join", "/sheet")
     if post.play.scene is None:
         raise RulesError("no scene is open", source=cmd.source, example='/scene start "Cellar" with Ghoul')
-    from pbp.play.economy import npcs_enter
-
     names, changes = npcs_enter(post, list(cmd.names))
     return NoteResult(cmd.source, GM, "npc_join", text=", ".join(names) + f' {"is" if len(names) == 1 else "are"} '
                       f'in the scene "{post.play.scene.name}".', changes=changes)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from pbp.commands import ActionCommand, Command
-from pbp.rules.compels import Compel
+from pbp.rules.compels import CompelRecord
 from pbp.rules.conflict import Conflict
 from pbp.rules.fate_points import DetailRequest, FateLedger, Owed
 from pbp.rules.invokes import AfterInvoke
@@ -272,7 +272,7 @@ class PlayState:
     # Rolls still open for invokes, each [actor, [ledger ids], rolled at (ISO), the RollRecordRef
     # as JSON]: a message that does not touch them pays nothing to carry them (pbp.play.invoking).
     open_rolls: list = field(default_factory=list)
-    compels: list[Compel] = field(default_factory=list)
+    compels: list[CompelRecord] = field(default_factory=list)
     details: list[DetailRequest] = field(default_factory=list)
     ledger: FateLedger = field(default_factory=FateLedger)
     # The one counter of the ids players see and type (#12): rolls, compels, story details,

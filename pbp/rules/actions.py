@@ -114,7 +114,7 @@ class Action:
 
 
 @dataclass
-class Contest:
+class RollNumbers:
     """The rolled numbers of an action: the actor's effort against the opposition."""
 
     effort: Effort
@@ -175,7 +175,7 @@ def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor:
 
 
 def _contest(act: Action, skill: str, rating: int, against: Opponent | OppositionResult, *,
-             may_oppose: bool) -> Contest:
+             may_oppose: bool) -> RollNumbers:
     mods = effort_modifiers(act.actor, skill, rating, act.name, system=act.system, approach=act.approach,
                             named=act.cmd.stunts, modifier=act.cmd.modifier, source=act.source,
                             spin=act.system.spin_bonus if act.cmd.spin is not None else 0,
@@ -204,7 +204,7 @@ def _contest(act: Action, skill: str, rating: int, against: Opponent | Oppositio
         outcome = act.system.tiers.contest_tier(shifts, opposition.effort is not None)
     act.scale_invokes = levels if levels > 0 and take == "invokes" else 0
     act.system.tiers.note(act.report, effort.total, outcome)
-    return Contest(effort, opposition, shifts, outcome)
+    return RollNumbers(effort, opposition, shifts, outcome)
 
 
 def scale_difference(act: Action, other: str | None) -> tuple[int, str]:
@@ -341,7 +341,7 @@ def team_modifiers(act: Action, skill: str, rating: int) -> list[Modifier]:
 _COSTS = ("cost_minor", "cost_major")
 
 
-def _result(act: Action, skill: str, contest: Contest) -> ActionResult:
+def _result(act: Action, skill: str, contest: RollNumbers) -> ActionResult:
     if act.team and any(e.kind in _COSTS for e in act.report.effects):
         act.report.effect("team_cost", f"{and_names(act.team)} helped {act.actor.name}, so the same cost falls "
                           f"on {and_names(act.team)} (supporters face the roll's costs)",
@@ -475,11 +475,11 @@ def _first_hidden(table: Table, owner: str | None) -> Aspect | None:
     return None
 
 
-def _enemy(act: Action, contest: Contest, owner: str | None) -> str | None:
+def _enemy(act: Action, contest: RollNumbers, owner: str | None) -> str | None:
     """Who benefits when the advantage goes wrong: the opposing roller; else, in a contest
     (``Advantage.other_side``), the other side's member the aspect is on, or the first of
     them; else the character the aspect is on (if it is not the actor); else nobody named:
-    the GM's side (:meth:`pbp.rules.tables.FateTables.enemy_free_invoke` gives it to ``GM``)."""
+    the GM's side (:meth:`pbp.rules.outcome_tables.FateTables.enemy_free_invoke` gives it to ``GM``)."""
     if contest.opposition.character:
         return contest.opposition.character
     others = getattr(act.cmd, "other_side", ())
@@ -588,7 +588,7 @@ def _defend(cmd: Defend, table: Table, dice: DiceSource, actor: str, system: Sys
     return _result(act, skill, contest)
 
 
-def _scale_after_the_defence(act: Action, contest: Contest, opposition: Opposition) -> Contest:
+def _scale_after_the_defence(act: Action, contest: RollNumbers, opposition: Opposition) -> RollNumbers:
     """An attack rolled in an earlier mail with ``+scale after`` ("+2 per level of difference
     to the result after the roll, if the roll succeeds", Dresden Files Condensed, "Scale"):
     now that the defence is rolled, the attack succeeds if it beats it (a tie is no success),
@@ -606,7 +606,7 @@ def _scale_after_the_defence(act: Action, contest: Contest, opposition: Oppositi
     act.report.effect("scale_after", f"scale after the roll ({label}): {attack.character}'s attack beats "
                       f"{act.actor.name}'s defence, so it takes +{bonus} (2 per level), {describe(total)}",
                       bonus=bonus)
-    return Contest(contest.effort, raised, shifts, act.system.tiers.contest_tier(shifts, False))
+    return RollNumbers(contest.effort, raised, shifts, act.system.tiers.contest_tier(shifts, False))
 
 
 def _rolled_attack(act: Action, opposition: Opposition) -> tuple[OppositionResult, AttackKind | None]:

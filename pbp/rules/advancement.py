@@ -24,16 +24,32 @@ The allowances are data on the system (``System.milestones``): Fate Core has a
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
 
 from pbp.rules.ladder import describe
 
 
-def column_problems(skills):
-    from pbp.rules.sheets import column_problems as check   # sheets imports the systems, which import this
+def column_problems(skills: dict[str, int]) -> list[str]:
+    """The column rule: each step may not have more skills than the step below it.
 
-    return check(skills)
+    The starting pyramid (one Great, two Good, three Fair, four Average) obeys it, and so
+    does every sheet grown by milestones; Mediocre is "all other skills", so Average is
+    never limited by the step below.
+    """
+    counts = Counter(r for r in skills.values() if r > 0)
+    if not counts:
+        return []
+    problems = []
+    for rating in range(2, max(counts) + 1):
+        if counts[rating] > counts[rating - 1]:
+            problems.append(
+                f"{counts[rating]} skill{'s' if counts[rating] > 1 else ''} at {describe(rating)} but only "
+                f"{counts[rating - 1]} at {describe(rating - 1)}: each step may not have more skills "
+                "than the step below it"
+            )
+    return problems
 
 
 @dataclass(frozen=True)
@@ -58,7 +74,7 @@ POWER_UP = Allowance(lateral=0, skill_points=1, refresh=1)
 
 
 @dataclass
-class Change:
+class MilestoneChange:
     """One thing a requested sheet change does, as the milestone rules count it."""
 
     kind: str          # swap | raise | stunt_rewrite | stunt_bought | aspect | high_concept | refresh
@@ -69,7 +85,7 @@ class Change:
 
 @dataclass
 class Verdict:
-    changes: list[Change]
+    changes: list[MilestoneChange]
     problems: list[str]
     points: int = 0
     lateral: int = 0
@@ -88,24 +104,24 @@ def _spelling(*sheets: dict[str, int]) -> dict[str, str]:
     return out
 
 
-def skill_changes(before: dict[str, int], after: dict[str, int]) -> tuple[list[Change], list[str]]:
+def skill_changes(before: dict[str, int], after: dict[str, int]) -> tuple[list[MilestoneChange], list[str]]:
     """The skill part of a change: at most one swap of two skills' ratings (the minor
     list's), the rest raises of one step each (a skill point per step). Lowering a skill
     other than by a swap is not an advancement."""
     old, new = _ratings(before), _ratings(after)
     names = _spelling(after, before)
     delta = {k: new.get(k, 0) - old.get(k, 0) for k in set(old) | set(new) if new.get(k, 0) != old.get(k, 0)}
-    best: tuple[int, list[Change]] | None = None
+    best: tuple[int, list[MilestoneChange]] | None = None
     pairs: list[tuple[str, str] | None] = [None] + list(combinations(sorted(delta), 2))
     for pair in pairs:
         base = dict(old)
-        changes: list[Change] = []
+        changes: list[MilestoneChange] = []
         if pair is not None:
             a, b = pair
             base[a], base[b] = old.get(b, 0), old.get(a, 0)
             if base[a] == old.get(a, 0):
                 continue
-            changes.append(Change("swap", f"{names[a]} and {names[b]} switch ranks ({names[a]} "
+            changes.append(MilestoneChange("swap", f"{names[a]} and {names[b]} switch ranks ({names[a]} "
                                           f"{describe(old.get(a, 0))} -> {describe(base[a])}, {names[b]} "
                                           f"{describe(old.get(b, 0))} -> {describe(base[b])})", lateral=1))
         rest = {k: new.get(k, 0) - base.get(k, 0) for k in delta}
@@ -113,7 +129,7 @@ def skill_changes(before: dict[str, int], after: dict[str, int]) -> tuple[list[C
             continue
         for k, steps in sorted(rest.items()):
             if steps:
-                changes.append(Change("raise", f"{names[k]} {describe(base.get(k, 0))} -> {describe(new.get(k, 0))}",
+                changes.append(MilestoneChange("raise", f"{names[k]} {describe(base.get(k, 0))} -> {describe(new.get(k, 0))}",
                                       points=steps))
         cost = sum(c.points for c in changes) * 10 + sum(c.lateral for c in changes)
         if best is None or cost < best[0]:
@@ -204,7 +220,7 @@ def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, sk
                               int(before.get("refresh", 0) or 0) + gained)
     changes += _aspect_changes(before.get("aspects", {}), after.get("aspects", {}))
     if gained:
-        changes.append(Change("refresh", f"refresh +{gained} from the milestone"))
+        changes.append(MilestoneChange("refresh", f"refresh +{gained} from the milestone"))
         if gained > allowance.refresh:
             problems.append(f"this milestone gives {allowance.refresh} refresh, not {gained}")
     if any(c.kind == "high_concept" for c in changes) and not allowance.high_concept:
@@ -219,7 +235,7 @@ def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, sk
     return Verdict(changes, problems, points, lateral, fixes[0] if points and problems and fixes else None)
 
 
-def _stunt_changes(before: list[dict], after: list[dict], paid: int = 0, refresh: int = 0) -> list[Change]:
+def _stunt_changes(before: list[dict], after: list[dict], paid: int = 0, refresh: int = 0) -> list[MilestoneChange]:
     """The stunts rewritten, bought and dropped. A bought stunt fills a free stunt slot while
     the sheet has one (the creation rules: "three free stunt slots ... you may fill them in
     as you play"), and past them costs 1 refresh ("Purchase a new stunt by spending 1
@@ -229,44 +245,44 @@ def _stunt_changes(before: list[dict], after: list[dict], paid: int = 0, refresh
     gone = [old[k] for k in old if k not in new]
     came = [new[k] for k in new if k not in old]
     changed = [new[k] for k in new if k in old and new[k] != old[k]]
-    out = [Change("stunt_rewrite", f'stunt "{s["name"]}" rewritten', lateral=1) for s in changed]
+    out = [MilestoneChange("stunt_rewrite", f'stunt "{s["name"]}" rewritten', lateral=1) for s in changed]
     bought = came[len(gone):]
     free = max(0, len(bought) - max(0, paid))
     costs = {id(c): i >= free for i, c in enumerate(bought)}
     at = {"refresh": refresh}
 
-    def buy(c: dict) -> Change:
+    def buy(c: dict) -> MilestoneChange:
         if not costs.get(id(c)):
-            return Change("stunt_bought", f'new stunt "{c["name"]}" in a free stunt slot (refresh stays {refresh})',
+            return MilestoneChange("stunt_bought", f'new stunt "{c["name"]}" in a free stunt slot (refresh stays {refresh})',
                           lateral=1)
         at["refresh"] -= 1
-        return Change("stunt_bought", f'new stunt "{c["name"]}" for 1 refresh (refresh {at["refresh"] + 1} -> '
+        return MilestoneChange("stunt_bought", f'new stunt "{c["name"]}" for 1 refresh (refresh {at["refresh"] + 1} -> '
                                       f'{at["refresh"]})', lateral=1)
 
     return out + _paired(
         gone, came,
-        lambda g, c: Change("stunt_rewrite", f'stunt "{g["name"]}" rewritten as "{c["name"]}"', lateral=1),
+        lambda g, c: MilestoneChange("stunt_rewrite", f'stunt "{g["name"]}" rewritten as "{c["name"]}"', lateral=1),
         buy,
-        lambda g: Change("stunt_rewrite", f'stunt "{g["name"]}" dropped', lateral=1))
+        lambda g: MilestoneChange("stunt_rewrite", f'stunt "{g["name"]}" dropped', lateral=1))
 
 
-def _paired(gone: list, came: list, rewrite, add, drop) -> list[Change]:
+def _paired(gone: list, came: list, rewrite, add, drop) -> list[MilestoneChange]:
     """What went and what came, paired in order as rewrites; the rest added or dropped."""
     return ([rewrite(g, c) for g, c in zip(gone, came)] + [add(c) for c in came[len(gone):]]
             + [drop(g) for g in gone[len(came):]])
 
 
-def _aspect_changes(before: dict, after: dict) -> list[Change]:
+def _aspect_changes(before: dict, after: dict) -> list[MilestoneChange]:
     out = []
     if before.get("high_concept") != after.get("high_concept"):
-        out.append(Change("high_concept", f'high concept "{before.get("high_concept")}" -> '
+        out.append(MilestoneChange("high_concept", f'high concept "{before.get("high_concept")}" -> '
                                           f'"{after.get("high_concept")}"'))
     if before.get("trouble") != after.get("trouble"):
-        out.append(Change("aspect", f'trouble "{before.get("trouble")}" -> "{after.get("trouble")}"', lateral=1))
+        out.append(MilestoneChange("aspect", f'trouble "{before.get("trouble")}" -> "{after.get("trouble")}"', lateral=1))
     for part in ("other", "hidden"):
         old, new = list(before.get(part, [])), list(after.get(part, []))
         out += _paired([a for a in old if a not in new], [a for a in new if a not in old],
-                       lambda g, c: Change("aspect", f'"{g}" -> "{c}"', lateral=1),
-                       lambda c: Change("aspect", f'new aspect "{c}"', lateral=1),
-                       lambda g: Change("aspect", f'aspect "{g}" dropped', lateral=1))
+                       lambda g, c: MilestoneChange("aspect", f'"{g}" -> "{c}"', lateral=1),
+                       lambda c: MilestoneChange("aspect", f'new aspect "{c}"', lateral=1),
+                       lambda g: MilestoneChange("aspect", f'aspect "{g}" dropped', lateral=1))
     return out

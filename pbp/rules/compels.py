@@ -92,7 +92,7 @@ class Step:
 
 
 @dataclass
-class Compel:
+class CompelRecord:
     """One compel. ``proposer`` is ``GM`` or the proposing player's character; ``escrow``
     is the proposer's point held until the compel is settled."""
 
@@ -134,7 +134,7 @@ class Transition:
     """What one answer did: the compel after it, the state before and after, the changes
     made (fate points and escrow together) and who must be told."""
 
-    compel: Compel
+    compel: CompelRecord
     verb: str
     before: CompelState | None
     after: CompelState
@@ -168,7 +168,7 @@ def offer(table: Table, id: int, target: str, aspect: str, kind: str | CompelKin
             expected="one of your aspects, or a situation aspect that concerns you",
             example=f'/compel me "Hair-Trigger Temper" {kind.value} "{text}"',
         )
-    compel = Compel(id, kind, victim.name, found.name, text, by, CompelState.OFFERED, now, deadline,
+    compel = CompelRecord(id, kind, victim.name, found.name, text, by, CompelState.OFFERED, now, deadline,
                     npc_target=victim.kind != "pc")
     changes: list[Change] = []
     if by == GM:
@@ -211,7 +211,7 @@ def _proposer(table: Table, proposer: str) -> str:
 
 # -- the GM's answers -----------------------------------------------------------------------
 
-def approve(compel: Compel, table: Table, by: str, now: datetime,
+def approve(compel: CompelRecord, table: Table, by: str, now: datetime,
             deadline: datetime | None = None) -> Transition:
     """The GM approves a request: a player's compel is offered to its target (``deadline``
     for their answer); a self-compel is settled, the player gaining a point."""
@@ -229,7 +229,7 @@ def approve(compel: Compel, table: Table, by: str, now: datetime,
                  f"{'the GM' if compel.npc_target else compel.target} accepts or refuses")
 
 
-def deny(compel: Compel, table: Table, by: str, now: datetime, reason: str = "") -> Transition:
+def deny(compel: CompelRecord, table: Table, by: str, now: datetime, reason: str = "") -> Transition:
     """The GM denies a request; a proposer's escrowed point goes back to them."""
     _gm_only(compel, by, "deny")
     _expect(compel, CompelState.AWAITING_GM, "denied")
@@ -239,7 +239,7 @@ def deny(compel: Compel, table: Table, by: str, now: datetime, reason: str = "")
 
 # -- the target's answers -------------------------------------------------------------------
 
-def accept(compel: Compel, table: Table, by: str, now: datetime,
+def accept(compel: CompelRecord, table: Table, by: str, now: datetime,
            ledger: FateLedger | None = None) -> Transition:
     """The target accepts: the complication happens and they gain the point (a player's
     escrowed point, or a new one from the GM). An NPC's point goes to the GM's pool."""
@@ -248,7 +248,7 @@ def accept(compel: Compel, table: Table, by: str, now: datetime,
     return _accepted(compel, table, now, by, ledger, "accept")
 
 
-def refuse(compel: Compel, table: Table, by: str, now: datetime,
+def refuse(compel: CompelRecord, table: Table, by: str, now: datetime,
            ledger: FateLedger | None = None) -> Transition:
     """The target refuses: an event costs them a point (refused, and the compel stands, at
     zero points); a decision is free. A proposer's escrowed point goes back to them."""
@@ -265,7 +265,7 @@ def refuse(compel: Compel, table: Table, by: str, now: datetime,
                  "an event: the refusal costs a point")
 
 
-def _refusal_cost(compel: Compel, table: Table, ledger: FateLedger | None) -> Change:
+def _refusal_cost(compel: CompelRecord, table: Table, ledger: FateLedger | None) -> Change:
     why = f"refusing compel #{compel.id}"
     if compel.npc_target:
         pool = _ledger(ledger, compel).gm_pool
@@ -278,7 +278,7 @@ def _refusal_cost(compel: Compel, table: Table, ledger: FateLedger | None) -> Ch
     return spend_fate_point(target, why)
 
 
-def _stands(compel: Compel, why: str, by: str) -> RulesError:
+def _stands(compel: CompelRecord, why: str, by: str) -> RulesError:
     return RulesError(
         f"{why}: cannot refuse an event compel with no fate points; it stands",
         expected="/accept (the compel stays offered until accepted or its deadline passes)",
@@ -289,7 +289,7 @@ def _stands(compel: Compel, why: str, by: str) -> RulesError:
 
 # -- withdrawal and deadlines ---------------------------------------------------------------
 
-def withdraw(compel: Compel, table: Table, by: str, now: datetime, gm_agrees: bool = False,
+def withdraw(compel: CompelRecord, table: Table, by: str, now: datetime, gm_agrees: bool = False,
              reason: str = "") -> Transition:
     """An off-the-mark compel is withdrawn at no cost; a proposer's escrow goes back."""
     if not compel.is_open:
@@ -307,7 +307,7 @@ def withdraw(compel: Compel, table: Table, by: str, now: datetime, gm_agrees: bo
                             f"compel #{compel.id} is withdrawn at no cost" + (f": {reason}" if reason else ""))
 
 
-def expire(compel: Compel, table: Table, now: datetime, ledger: FateLedger | None = None) -> Transition | None:
+def expire(compel: CompelRecord, table: Table, now: datetime, ledger: FateLedger | None = None) -> Transition | None:
     """Apply the default when the deadline has passed: an offered compel is accepted, a
     request awaiting the GM is denied. None when nothing is due."""
     if not compel.is_open or compel.deadline is None or now < compel.deadline:
@@ -319,14 +319,14 @@ def expire(compel: Compel, table: Table, now: datetime, ledger: FateLedger | Non
                             f"compel #{compel.id} was not approved in time and lapses")
 
 
-def reminder_due(compel: Compel, now: datetime, lead: timedelta) -> bool:
+def reminder_due(compel: CompelRecord, now: datetime, lead: timedelta) -> bool:
     """Whether to remind whoever must answer: within ``lead`` of the deadline, once."""
     if not compel.is_open or compel.deadline is None or compel.reminded_at is not None:
         return False
     return compel.deadline - lead <= now < compel.deadline
 
 
-def mark_reminded(compel: Compel, now: datetime) -> tuple[str, ...]:
+def mark_reminded(compel: CompelRecord, now: datetime) -> tuple[str, ...]:
     """Record the reminder; returns who to remind."""
     compel.reminded_at = now
     compel.history.append(Step(now, DEADLINE, "remind", compel.state))
@@ -335,7 +335,7 @@ def mark_reminded(compel: Compel, now: datetime) -> tuple[str, ...]:
 
 # -- the moves ------------------------------------------------------------------------------
 
-def _accepted(compel: Compel, table: Table, now: datetime, by: str, ledger: FateLedger | None,
+def _accepted(compel: CompelRecord, table: Table, now: datetime, by: str, ledger: FateLedger | None,
               verb: str) -> Transition:
     why = f"compel #{compel.id} accepted"
     if compel.npc_target:
@@ -359,7 +359,7 @@ def _accepted(compel: Compel, table: Table, now: datetime, by: str, ledger: Fate
                  f"{compel.target} accepts the compel on {compel.aspect}; {gained} gains a fate point", note)
 
 
-def _close_returning(compel: Compel, table: Table, now: datetime, by: str, verb: str,
+def _close_returning(compel: CompelRecord, table: Table, now: datetime, by: str, verb: str,
                      state: CompelState, note: str, text: str) -> Transition:
     proposer = _escrow_owner(compel, table)
     changes = _return_escrow(compel, proposer)
@@ -367,12 +367,12 @@ def _close_returning(compel: Compel, table: Table, now: datetime, by: str, verb:
     return _move(compel, now, by, verb, state, changes, tell, text, note)
 
 
-def _escrow_owner(compel: Compel, table: Table) -> Character | None:
+def _escrow_owner(compel: CompelRecord, table: Table) -> Character | None:
     """The proposer holding a point in escrow (looked up before anything moves)."""
     return find_character(table, compel.proposer) if compel.escrow else None
 
 
-def _return_escrow(compel: Compel, proposer: Character | None) -> list[Change]:
+def _return_escrow(compel: CompelRecord, proposer: Character | None) -> list[Change]:
     if not compel.escrow or proposer is None:
         return []
     n, compel.escrow = compel.escrow, 0
@@ -380,7 +380,7 @@ def _return_escrow(compel: Compel, proposer: Character | None) -> list[Change]:
             gain_fate_points(proposer, n, f"compel #{compel.id} not taken: escrow returned")]
 
 
-def _move(compel: Compel, now: datetime, by: str, verb: str, state: CompelState, changes: list[Change],
+def _move(compel: CompelRecord, now: datetime, by: str, verb: str, state: CompelState, changes: list[Change],
           tell: tuple[str, ...], text: str, note: str = "") -> Transition:
     before = compel.state
     compel.state = state
@@ -390,13 +390,13 @@ def _move(compel: Compel, now: datetime, by: str, verb: str, state: CompelState,
 
 # -- who may do what ------------------------------------------------------------------------
 
-def _gm_only(compel: Compel, by: str, verb: str) -> None:
+def _gm_only(compel: CompelRecord, by: str, verb: str) -> None:
     if by != GM:
         raise NotAllowedError(f"only the GM can {verb} compel #{compel.id}", expected="a reply from the GM",
                               example=f"/{verb} #{compel.id}")
 
 
-def _answerer_only(compel: Compel, by: str, verb: str) -> None:
+def _answerer_only(compel: CompelRecord, by: str, verb: str) -> None:
     if not same_name(by, compel.answerer):
         who = "the GM" if compel.npc_target else f"{compel.target}'s player"
         raise NotAllowedError(
@@ -406,7 +406,7 @@ def _answerer_only(compel: Compel, by: str, verb: str) -> None:
         )
 
 
-def _expect(compel: Compel, state: CompelState, done: str) -> None:
+def _expect(compel: CompelRecord, state: CompelState, done: str) -> None:
     if compel.state is state:
         return
     if compel.is_open:
@@ -417,7 +417,7 @@ def _expect(compel: Compel, state: CompelState, done: str) -> None:
     raise _settled(compel, done)
 
 
-def _settled(compel: Compel, done: str) -> RulesError:
+def _settled(compel: CompelRecord, done: str) -> RulesError:
     return RulesError(
         f"compel #{compel.id} is already {compel.state.value}; it cannot be {done}",
         expected="an open compel (offered, or awaiting the GM)",
@@ -425,7 +425,7 @@ def _settled(compel: Compel, done: str) -> RulesError:
     )
 
 
-def _ledger(ledger: FateLedger | None, compel: Compel) -> FateLedger:
+def _ledger(ledger: FateLedger | None, compel: CompelRecord) -> FateLedger:
     if ledger is None:
         raise ValueError(f"compel #{compel.id} is on an NPC: pass the FateLedger holding the GM's pool")
     return ledger

@@ -11,8 +11,9 @@ import re
 from typing import Iterable
 
 from pbp.errors import UnknownNameError
+from pbp.rules.naming import GM, and_names, quote
 from pbp.rules.state import Aspect, Character, Table, short_matches
-from pbp.rules.systems import System
+from pbp.rules.systems import System, UnknownSystem, get_system
 
 
 def suggestions(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
@@ -55,17 +56,6 @@ def unknown(kind: str, name: str, message: str, candidates: Iterable[str], *, so
         message, kind=kind, name=name, suggestions=close, source=source, expected=expected,
         example=example_with(source, name, stand_in, fallback_example),
     )
-
-
-def quote(name: str) -> str:
-    """A name as a command writes it: in quotes when it has spaces."""
-    return f'"{name}"' if " " in name else name
-
-
-def and_names(names) -> str:
-    """"Ruth", "Ruth and Ethan", "Ruth, Ethan and Cassandra"."""
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def one_of(names: list[str]) -> str:
@@ -147,11 +137,6 @@ def find_skill(character: Character, name: str, skills: tuple[str, ...], *, sour
     return found
 
 
-GM = "GM"
-"""The GM's side wherever a party, a payer, a holder or a viewer is named; as a viewer, the
-one who knows every aspect, hidden or not (the rules modules all take it from here)."""
-
-
 def visible_to(aspect: Aspect, viewer: str, table: Table | None = None) -> bool:
     """Whether ``viewer`` (a character's name, or ``GM``) knows of ``aspect``.
 
@@ -187,7 +172,6 @@ def _layered(table: Table, listed: set) -> list[Aspect]:
     """Aspects the system layers on a character now (a mech's on its pilot, while piloting)."""
     if not any(ch.system_state for ch in table.characters.values()):
         return []
-    from pbp.rules.systems import UnknownSystem, get_system   # systems import the rules modules
     try:
         state = get_system(table.system).character_state
     except UnknownSystem:

@@ -13,6 +13,7 @@ from collections import Counter
 from types import MappingProxyType
 from typing import Iterable
 
+from pbp.rules.advancement import column_problems
 from pbp.rules.ladder import LADDER, describe
 from pbp.rules.names import suggestions
 from pbp.rules.state import Aspect, Character, Consequence
@@ -150,27 +151,6 @@ def _pc_skills(ch: Character, system: System) -> list[str]:
         if rating < 0:
             problems.append(f"{ch.name}'s {name} is {describe(rating)}; a player character's skills "
                             "start at Mediocre (+0)")
-    return problems
-
-
-def column_problems(skills: dict[str, int]) -> list[str]:
-    """The column rule: each step may not have more skills than the step below it.
-
-    The starting pyramid (one Great, two Good, three Fair, four Average) obeys it, and so
-    does every sheet grown by milestones; Mediocre is "all other skills", so Average is
-    never limited by the step below.
-    """
-    counts = Counter(r for r in skills.values() if r > 0)
-    if not counts:
-        return []
-    problems = []
-    for rating in range(2, max(counts) + 1):
-        if counts[rating] > counts[rating - 1]:
-            problems.append(
-                f"{counts[rating]} skill{'s' if counts[rating] > 1 else ''} at {describe(rating)} but only "
-                f"{counts[rating - 1]} at {describe(rating - 1)}: each step may not have more skills "
-                "than the step below it"
-            )
     return problems
 
 

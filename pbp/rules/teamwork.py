@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from pbp.errors import RulesError
 from pbp.rules.ladder import describe
+from pbp.rules.naming import and_names, quote
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,6 @@ class FateTeamwork:
 def check_highest(roller: str, skill: str, rating: int, helpers: list[tuple[str, int]], *,
                   source: str = "") -> None:
     """Refuse a team whose highest rating is not the roller's ("the highest person" rolls)."""
-    from pbp.rules.names import and_names, quote   # names imports the systems, which import this
-
     best = max(helpers, key=lambda h: h[1], default=None)
     if best is None or best[1] <= rating:
         return

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 from pbp.errors import ConfigError
+from pbp.settingvalues import did_you_mean
 
 from .secrets import resolve_secret
 
@@ -191,8 +192,6 @@ def _table_values(cls: type, table: Mapping[str, Any]) -> dict[str, Any]:
     known = {f.name for f in fields(cls)} - {"password"}
     unknown = sorted(set(table) - known - {"password_env", "password_file"})
     if unknown:
-        from pbp.config import did_you_mean
-
         raise ConfigError(
             f"{kind}: unknown setting(s): {', '.join(unknown)}",
             hint=did_you_mean(unknown[0], known | {"password_env", "password_file"}),

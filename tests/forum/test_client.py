@@ -11,7 +11,7 @@ import pytest
 
 from pbp.forum.discourse import DEFAULT_PM_TITLE, reply_body
 from pbp.forum.errors import (ForumRateLimited, ForumRefused, ForumResponseError, ForumUnavailable)
-from pbp.forum.models import Audience, InboundPost, OutboundReply, SentPost
+from pbp.forum.models import ForumAudience, InboundPost, OutboundReply, SentPost
 
 from .conftest import BOT, KEY, latest_item, single_post
 
@@ -38,7 +38,7 @@ def test_every_request_carries_the_bots_key_and_username(forum, contract):
     client.poll(None)
     client.post(3)
     client.topic_posts(7)
-    client.send(OutboundReply(Audience.TABLE, "Ruth rolls.", topic_id=7))
+    client.send(OutboundReply(ForumAudience.TABLE, "Ruth rolls.", topic_id=7))
     assert len(transport.exchanges) == 4
     for exchange in transport.exchanges:
         assert exchange.request.headers["Api-Key"] == KEY
@@ -48,18 +48,18 @@ def test_every_request_carries_the_bots_key_and_username(forum, contract):
 
 def test_a_reply_in_the_topic_is_the_described_body(forum, contract):
     client, transport, _ = forum(("POST", "/posts.json", None, created(contract, id=88, post_number=4)))
-    sent = client.send(OutboundReply(Audience.TABLE, "**Ruth** punches: +2", topic_id=7, reply_to_post_number=3))
+    sent = client.send(OutboundReply(ForumAudience.TABLE, "**Ruth** punches: +2", topic_id=7, reply_to_post_number=3))
     assert transport.exchanges[0].body == {"topic_id": 7, "raw": "**Ruth** punches: +2", "reply_to_post_number": 3}
     assert sent == SentPost(post_id=88, topic_id=7, post_number=4)
 
 
 def test_a_reply_to_the_topic_itself_names_no_post(forum, contract):
     client, transport, _ = forum(("POST", "/posts.json", None, created(contract)))
-    client.send(OutboundReply(Audience.TABLE, "The scene opens.", topic_id=7))
+    client.send(OutboundReply(ForumAudience.TABLE, "The scene opens.", topic_id=7))
     assert transport.exchanges[0].body == {"topic_id": 7, "raw": "The scene opens."}
 
 
-@pytest.mark.parametrize("audience, recipient", [(Audience.PLAYER, "charles"), (Audience.GM, "gm-anna")])
+@pytest.mark.parametrize("audience, recipient", [(ForumAudience.PLAYER, "charles"), (ForumAudience.GM, "gm-anna")])
 def test_a_private_answer_is_a_private_message_to_that_one_person(forum, contract, audience, recipient):
     client, transport, _ = forum(("POST", "/posts.json", None, created(contract, topic_id=90, post_number=1)))
     reply = OutboundReply(audience, "You took 3 shifts: `/absorb stress 2 mild \"Bruised\"`",
@@ -72,17 +72,17 @@ def test_a_private_answer_is_a_private_message_to_that_one_person(forum, contrac
 
 
 def test_a_private_message_gets_a_title_when_none_is_given():
-    body = reply_body(OutboundReply(Audience.GM, "Approve #12?", recipient="gm-anna"))
+    body = reply_body(OutboundReply(ForumAudience.GM, "Approve #12?", recipient="gm-anna"))
     assert body["title"] == DEFAULT_PM_TITLE and body["archetype"] == "private_message"
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"audience": Audience.TABLE, "raw": "x"}, "topic id"),
-    ({"audience": Audience.TABLE, "raw": "x", "topic_id": 7, "recipient": "ruth"}, "no recipient"),
-    ({"audience": Audience.PLAYER, "raw": "x"}, "recipient"),
-    ({"audience": Audience.GM, "raw": "x", "recipient": "anna,ruth"}, "exactly one"),
-    ({"audience": Audience.TABLE, "raw": "  ", "topic_id": 7}, "text"),
-    ({"audience": Audience.TABLE, "raw": "x", "topic_id": 7, "reply_to_post_number": 0}, "positive"),
+    ({"audience": ForumAudience.TABLE, "raw": "x"}, "topic id"),
+    ({"audience": ForumAudience.TABLE, "raw": "x", "topic_id": 7, "recipient": "ruth"}, "no recipient"),
+    ({"audience": ForumAudience.PLAYER, "raw": "x"}, "recipient"),
+    ({"audience": ForumAudience.GM, "raw": "x", "recipient": "anna,ruth"}, "exactly one"),
+    ({"audience": ForumAudience.TABLE, "raw": "  ", "topic_id": 7}, "text"),
+    ({"audience": ForumAudience.TABLE, "raw": "x", "topic_id": 7, "reply_to_post_number": 0}, "positive"),
     ({"audience": "table", "raw": "x", "topic_id": 7}, "Audience"),
 ])
 def test_a_reply_that_could_go_wrong_is_refused_when_made(kwargs, message):
@@ -235,7 +235,7 @@ def test_a_429_waits_the_time_the_forum_names(forum, contract):
 def test_a_429_longer_than_max_wait_gives_up_at_once(forum):
     client, _, sleeps = forum(("POST", "/posts.json", None, rate_limited(header="3600")))
     with pytest.raises(ForumRateLimited) as caught:
-        client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
+        client.send(OutboundReply(ForumAudience.TABLE, "x", topic_id=7))
     assert caught.value.wait == 3600 and sleeps == []
 
 
@@ -249,7 +249,7 @@ def test_429s_are_retried_a_bounded_number_of_times(forum):
 def test_a_rate_limited_write_is_retried_it_was_never_made(forum, contract):
     client, transport, sleeps = forum(("POST", "/posts.json", None, rate_limited(wait=1)),
                                       ("POST", "/posts.json", None, created(contract)))
-    client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
+    client.send(OutboundReply(ForumAudience.TABLE, "x", topic_id=7))
     assert sleeps == [1.0] and transport.exchanges[0].body == transport.exchanges[1].body
 
 
@@ -281,7 +281,7 @@ def test_a_write_with_an_unknown_outcome_is_replayed_inside_discourses_window(fo
     # Discourse answers an identical API create within 120 s with the post already made.
     client, transport, sleeps = forum(("POST", "/posts.json", None, failure),
                                       ("POST", "/posts.json", None, created(contract, id=77)))
-    assert client.send(OutboundReply(Audience.TABLE, "x", topic_id=7)).post_id == 77
+    assert client.send(OutboundReply(ForumAudience.TABLE, "x", topic_id=7)).post_id == 77
     assert sleeps == [1.0] and transport.exchanges[0].body == transport.exchanges[1].body
 
 
@@ -290,7 +290,7 @@ def test_a_write_with_an_unknown_outcome_is_not_repeated_past_the_window(forum, 
     times = iter([0.0, 150.0])
     client, _, sleeps = forum(("POST", "/posts.json", None, failure), clock=lambda: next(times))
     with pytest.raises(ForumUnavailable) as caught:
-        client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
+        client.send(OutboundReply(ForumAudience.TABLE, "x", topic_id=7))
     assert caught.value.maybe_sent and sleeps == [] and "may have been made" in str(caught.value)
 
 
@@ -299,7 +299,7 @@ def test_a_rate_limit_wait_past_the_replay_window_gives_up_an_uncertain_write(fo
                               ("POST", "/posts.json", None, rate_limited(wait=55)),
                               ("POST", "/posts.json", None, rate_limited(wait=55)))
     with pytest.raises(ForumUnavailable) as caught:
-        client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
+        client.send(OutboundReply(ForumAudience.TABLE, "x", topic_id=7))
     assert caught.value.maybe_sent and sleeps == [1.0, 55.0]
 
 
@@ -309,14 +309,14 @@ def test_once_a_write_may_have_been_made_every_later_failure_says_so(forum, then
     client, _, sleeps = forum(("POST", "/posts.json", None, (500, b"")),
                               *[("POST", "/posts.json", None, then)] * (3 if then[0] == 503 else 1))
     with pytest.raises(ForumUnavailable) as caught:
-        client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
+        client.send(OutboundReply(ForumAudience.TABLE, "x", topic_id=7))
     assert caught.value.maybe_sent
 
 
 @pytest.mark.parametrize("failure", [(502, b""), (503, b""), httpx.ConnectError("refused")])
 def test_a_write_that_cannot_have_been_made_is_retried(forum, contract, failure):
     client, _, sleeps = forum(("POST", "/posts.json", None, failure), ("POST", "/posts.json", None, created(contract)))
-    assert client.send(OutboundReply(Audience.TABLE, "x", topic_id=7)).post_id == 501
+    assert client.send(OutboundReply(ForumAudience.TABLE, "x", topic_id=7)).post_id == 501
     assert sleeps == [1.0]
 
 
@@ -326,7 +326,7 @@ def test_a_refused_post_carries_the_forums_reasons(forum):
     client, _, sleeps = forum(("POST", "/posts.json", None,
                                (422, {"errors": ["Body is too similar to what you recently posted"]})))
     with pytest.raises(ForumRefused) as caught:
-        client.send(OutboundReply(Audience.TABLE, "x", topic_id=7))
+        client.send(OutboundReply(ForumAudience.TABLE, "x", topic_id=7))
     assert caught.value.status == 422 and caught.value.errors == ("Body is too similar to what you recently posted",)
     assert "too similar" in str(caught.value) and caught.value.hint and sleeps == []
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from pbp.forum.discourse import DiscourseClient
-from pbp.forum.models import Audience, OutboundReply
+from pbp.forum.models import ForumAudience, OutboundReply
 from pbp.forum.settings import DiscourseSettings
 
 from .contract import ContractTransport
@@ -44,7 +44,7 @@ def test_live_poll_read_and_reply(live):
     assert all(p.post_id > start.cursor - 5 for p in back.posts)
     topic = os.environ.get("PBP_DISCOURSE_TOPIC")
     if topic:
-        sent = client.send(OutboundReply(Audience.TABLE, "pbp live test: 4dF rolled `+ 0 - +` (+1, Average).",
+        sent = client.send(OutboundReply(ForumAudience.TABLE, "pbp live test: 4dF rolled `+ 0 - +` (+1, Average).",
                                          topic_id=int(topic)))
         assert sent.topic_id == int(topic)
         assert client.post(sent.post_id).username.casefold() == client.settings.username.casefold()

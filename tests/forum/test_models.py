@@ -7,7 +7,7 @@ import pytest
 
 from pbp.forum.discourse import parse_post
 from pbp.forum.errors import ForumResponseError
-from pbp.forum.models import Audience, OutboundReply
+from pbp.forum.models import ForumAudience, OutboundReply
 
 from .conftest import latest_item
 
@@ -16,10 +16,10 @@ def test_posts_and_replies_are_frozen(contract):
     post = parse_post(latest_item(contract, 3), site="forum.example.org")
     with pytest.raises(dataclasses.FrozenInstanceError):
         post.raw = "/roll 4dF+8"
-    reply = OutboundReply(Audience.TABLE, "x", topic_id=7)
+    reply = OutboundReply(ForumAudience.TABLE, "x", topic_id=7)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        reply.audience = Audience.GM
-    assert not reply.private and OutboundReply(Audience.GM, "x", recipient="anna").private
+        reply.audience = ForumAudience.GM
+    assert not reply.private and OutboundReply(ForumAudience.GM, "x", recipient="anna").private
 
 
 @pytest.mark.parametrize("change, field", [

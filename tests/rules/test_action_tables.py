@@ -1,4 +1,4 @@
-"""Each action's outcome table is the system's (``System.tables``, pbp/rules/tables.py).
+"""Each action's outcome table is the system's (``System.tables``, pbp/rules/outcome_tables.py).
 
 Fate Condensed's tables (003_eba7e658178fc706.txt, "Superar", "Defender") are the ordinary
 case and are tested row by row in test_overcome.py, test_advantage.py and
@@ -21,7 +21,7 @@ from pbp.rules.state import Aspect, Character, Table
 from pbp.rules.systems import D10_POOL, EARLY_FATE, FATE_CONDENSED
 from pbp.rules.systems.d10_pool import PoolTables
 from pbp.rules.systems.early_fate import EarlyTables
-from pbp.rules.tables import FateTables
+from pbp.rules.outcome_tables import FateTables
 
 from .builders import advantage, attack, defend, effect, effects, make_table, overcome
 

@@ -205,7 +205,7 @@ class Game:
     def __init__(self) -> None:
         self.table = make_table()
         self.ledger = FateLedger(gm_pool=3)
-        self.compels: list[c.Compel] = []
+        self.compels: list[c.CompelRecord] = []
         self.origin: dict[int, str] = {}     # compel id -> "gm" | "player" | "self"
         self.expected = self.total()
         self.aspects = 0
@@ -219,7 +219,7 @@ class Game:
         return (copy.deepcopy(self.table), copy.deepcopy(self.ledger),
                 [(k.state, k.escrow, len(k.history)) for k in self.compels])
 
-    def compel(self, i: int, state: c.CompelState | None = None) -> c.Compel:
+    def compel(self, i: int, state: c.CompelState | None = None) -> c.CompelRecord:
         """The i-th compel; with ``state``, the i-th of those in that state (if any), so
         that most answers reach a compel they apply to and some do not."""
         if not self.compels:
@@ -231,7 +231,7 @@ class Game:
         self.compels.append(transition.compel)
         self.origin[transition.compel.id] = origin
 
-    def settled_effect(self, compel: c.Compel) -> int:
+    def settled_effect(self, compel: c.CompelRecord) -> int:
         """The documented effect of an accepted compel: a new point for the GM's compel and
         an approved self-compel; the escrowed point only moves for a player's."""
         return 0 if self.origin[compel.id] == "player" else 1

@@ -35,7 +35,7 @@ from pbp.rules.ladder import LADDER
 from pbp.rules.outcomes import outcome_for, rank, shifts_text
 from pbp.rules.results import DiceRoll, Outcome
 from pbp.rules.explain import FateExplainer
-from pbp.rules.tables import FateTables
+from pbp.rules.outcome_tables import FateTables
 from pbp.rules.teamwork import FateTeamwork
 
 
@@ -524,7 +524,7 @@ class System:
     minor_npc_max_aspects: int = 2
     dice: FateDice = field(default_factory=FateDice)
     tiers: FateTiers = field(default_factory=FateTiers)
-    # Each action's outcome table (what a fail, tie, success or style gives; pbp.rules.tables).
+    # Each action's outcome table (what a fail, tie, success or style gives; pbp.rules.outcome_tables).
     tables: FateTables = field(default_factory=FateTables)
     # How a result is explained in replies (dice, effort, opposition, outcome, harm;
     # pbp.rules.explain): Fate's 4dF, ladder and shifts by default.

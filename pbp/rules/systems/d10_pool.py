@@ -58,7 +58,7 @@ from pbp.rules.systems.base import (fate_attack_kinds, CharacterState, FateTiers
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.explain import FateExplainer
 from pbp.rules.outcomes import shifts_text
-from pbp.rules.tables import FateTables
+from pbp.rules.outcome_tables import FateTables
 
 HIT_FROM = 8          # "Each die that comes up 8 or higher counts as a HIT"
 DOUBLE = 10           # "Each result of 10 counts as 2 hits"

@@ -59,7 +59,7 @@ from pbp.rules.results import Outcome
 from pbp.rules.systems.base import FateTiers, StressTable, fate_attack_kinds, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.explain import FateExplainer
-from pbp.rules.tables import FateTables
+from pbp.rules.outcome_tables import FateTables
 
 SKILLS = (
     "Academics", "Alertness", "Art", "Athletics", "Burglary", "Contacting", "Deceit", "Drive",

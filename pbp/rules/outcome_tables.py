@@ -20,12 +20,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pbp.rules.bookkeeping import add_boost, create_aspect, grant_free_invokes, reveal
+from pbp.rules.naming import GM
 from pbp.rules.outcomes import shifts_text
 from pbp.rules.results import Outcome
 from pbp.rules.state import Aspect
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pbp.rules.actions import Action, Contest
+    from pbp.rules.actions import Action, RollNumbers
     from pbp.rules.state import Character
 
 
@@ -182,15 +183,13 @@ class FateTables:
         difficulty, on the scene or the actor's own sheet) the GM's side does, as after
         ``/aspect add ... free 1``, so the GM can spend it (``/invoke``) or pass it on
         (``/give``)."""
-        from pbp.rules.names import GM      # names imports the systems, which import these tables
-
         holder = enemy or GM
         grant_free_invokes(act.report, aspect, holder, 1)
         text = (f"{enemy} gets" if enemy and enemy != GM else "the GM's side gets") + f" a free invoke on {aspect.name}"
         act.report.effect("enemy_free_invoke", text, aspect=aspect.name, holder=holder, count=1)
 
     # -- attack -------------------------------------------------------------------------------
-    def attack(self, act: "Action", contest: "Contest", target: "Character") -> None:
+    def attack(self, act: "Action", contest: "RollNumbers", target: "Character") -> None:
         """"Atacar": fail = nothing; tie = a boost; success = a hit of the shifts; style = the
         hit, or ("on style boost") a hit one shift smaller and a boost."""
         who, r, shifts = act.actor.name, act.report, contest.shifts
@@ -207,7 +206,7 @@ class FateTables:
                           "hit traded for it")
 
     # -- defend -------------------------------------------------------------------------------
-    def defend(self, act: "Action", contest: "Contest") -> None:
+    def defend(self, act: "Action", contest: "RollNumbers") -> None:
         """"Defender" against an attack: fail = a hit of the missing shifts; tie = as the
         attacker's tie, a boost for the attacker; success = no hit; style = no hit and a boost."""
         who, r = act.actor.name, act.report
