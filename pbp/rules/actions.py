@@ -55,6 +55,7 @@ from pbp.rules.effort import (
 )
 from pbp.rules.invokes import AfterInvoke, Invoking, apply_invokes
 from pbp.rules.ladder import describe
+from pbp.rules.naming import GM
 from pbp.rules.names import (
     and_names, find_aspect, find_character, find_skill, lookup_skill, quote, same_name, skill_list,
 )
