@@ -60,21 +60,60 @@ def create_campaign(slug: str, name: str, *, system: str = DEFAULT_SYSTEM, addre
 
 
 def add_member(campaign: m.Campaign, email: str, role: str = "player", display_name: str = "",
-               forum_username: str | None = None) -> m.Member:
-    """A member by their address; ``forum_username`` is their name on the campaign's forum
-    (posts there are theirs when the poster's name is it); given again, it is changed."""
+               forum_username: str | None = None, forum_name: str | None = None) -> m.Member:
+    """A member by their address; ``forum_username`` is their username on the campaign's
+    forum and ``forum_name`` their full name there (a forum's mail shows either, see
+    docs/forum.md); given again, they are changed. A forum name another member already
+    answers to is refused: a post under it could be either's."""
     if role not in ("player", "gm"):
         raise ConfigError(f'role "{role}" is not player or gm')
     email = _checked_address(email, "the GM address" if role == "gm" else "the player address")
     username = _checked_username(forum_username) if forum_username else None
+    full_name = _checked_forum_name(forum_name) if forum_name else None
+    _refuse_shared_forum_names(campaign, email, [n for n in (username, full_name) if n])
     member, created = m.Member.get_or_create(campaign=campaign, email=email,
                                               defaults={"role": role, "display_name": display_name,
-                                                        "forum_username": username})
-    if not created and (member.role != role or (username and member.forum_username != username)):
+                                                        "forum_username": username, "forum_name": full_name})
+    if not created and (member.role != role or (username and member.forum_username != username)
+                        or (full_name and member.forum_name != full_name)):
+        if username and (member.forum_username or "").casefold() != username.casefold():
+            member.forum_user_id = None   # another account: bound again when it first posts
         member.role = role
         member.forum_username = username or member.forum_username
+        member.forum_name = full_name or member.forum_name
         member.save()
     return member
+
+
+def forum_names(member: m.Member) -> set[str]:
+    """The names a member answers to on the forum, case-folded: their username and their
+    full name (``forum_name``, else pbp's display name of them)."""
+    return {n.strip().casefold() for n in (member.forum_username, member.forum_name or member.display_name)
+            if n and n.strip()}
+
+
+def _refuse_shared_forum_names(campaign: m.Campaign, email: str, names: list[str]) -> None:
+    wanted = {n.casefold() for n in names}
+    for other in m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email != email)):
+        shared = wanted & forum_names(other)
+        if shared:
+            raise ConfigError(f'the forum name "{visible(sorted(shared)[0], 80)}" is already {other.email}\'s in '
+                              f"{campaign.slug}: a post under it could be either's",
+                              hint="give each member a username and full name no other member has, "
+                                   "e.g. --forum-username ruth_k --forum-name \"Ruth Kim\"")
+
+
+#: a full name as Discourse keeps it: one line, no angle brackets or quotes that would
+#: make it something else in a mail header
+FORUM_NAME = re.compile(r"[^\x00-\x1f\x7f<>\"@]{1,255}")
+
+
+def _checked_forum_name(name: str) -> str:
+    name = " ".join(name.split())
+    if not FORUM_NAME.fullmatch(name):
+        raise ConfigError(f'forum name "{visible(name, 80)}" is not a full name as a forum shows it',
+                          hint='one line without <, >, " or @, e.g. --forum-name "Ruth Kim"')
+    return name
 
 
 #: a Discourse username: letters, digits, dashes, dots and underscores (its own rule)
@@ -95,7 +134,9 @@ def forum_from_url(url: str) -> tuple[str, str, int | None]:
     """(site, List-ID, category id) of a category's address as a GM copies it from the
     browser: ``https://forum.example.org/c/game-table/5`` is the site ``forum.example.org``,
     the List-ID ``game-table.forum.example.org`` (Discourse's ``<category-slug.host>``) and
-    the category 5 (what the forum's API names it by; None when the address has no id)."""
+    the category 5 (what the forum's API names it by; None when the address has no id).
+    A subcategory's address, ``/c/game-table/ic/7``, has the List-ID
+    ``ic.game-table.forum.example.org`` (the child's and its parent's names)."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(url.strip() if "://" in url else "https://" + url.strip())
@@ -107,16 +148,25 @@ def forum_from_url(url: str) -> tuple[str, str, int | None]:
                           hint="copy it from the browser on the category's page, "
                                "e.g. --forum https://forum.example.org/c/game-table/5")
     ids = [int(w) for w in words[1:] if w.isdigit()] if words[:1] == ["c"] else []
-    return site, f"{slugs[-1].lower()}.{site}", (ids[-1] if ids else None)
+    # a subcategory (/c/parent/child/ID) is <child.parent.host> (Discourse's Email::Sender)
+    return site, ".".join(reversed([w.lower() for w in slugs[-2:]])) + f".{site}", (ids[-1] if ids else None)
+
+
+#: what the From name of a forum's mail is: ``names`` (the site shows full names, the
+#: default: a name may be anyone's choosing) or ``usernames`` (the admin turned
+#: ``display_name_on_email_from`` off: the name is the account's unique username)
+FORUM_NAMES = ("names", "usernames")
 
 
 def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notify_from: str = "",
-               category_id: int | None = None) -> dict:
+               category_id: int | None = None, names: str = "names") -> dict:
     """Bind a campaign to a Discourse category played by mail (``pbp campaign create
     --forum``; docs/forum.md): ``site`` the forum's host, ``list_id`` the id in the
     category's List-ID header (``<game-table.forum.example.org>``), ``bot`` the bot
     account's username (its own posts, echoed back, are never answered), ``notify_from``
-    the forum's notification address when it is not at the site's domain. The campaign's
+    the forum's notification address when it is not at the site's domain, ``names`` what
+    the forum's mail names posters by (:data:`FORUM_NAMES`; only ``usernames`` lets a
+    forum mail be the GM's, docs/forum.md "Who posted"). The campaign's
     address is the bot account's mail address: replies come from it, as Discourse insists.
     The campaign relays (delivery "relay"): the members who play by mail read each forum
     post's text with its results; the forum's Markdown answer gives the results alone."""
@@ -125,7 +175,13 @@ def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notif
                                  ("the category's List-ID", list_id, "game-table.forum.example.org")):
         if not HOST.fullmatch(value):
             raise ConfigError(f'{what} "{visible(value, 80)}" is not a host name', hint=f"e.g. {example}")
+    if names not in FORUM_NAMES:
+        raise ConfigError(f'the forum\'s mail names posters by "{visible(names, 40)}", not by names or usernames',
+                          hint="--forum-names usernames when the forum's display_name_on_email_from is off, "
+                               "else --forum-names names")
     binding = {"site": site, "list_id": list_id, "bot": _checked_username(bot)}
+    if names != "names":
+        binding["names"] = names
     if category_id is not None:   # what the forum's API (pbp.forum.byapi) knows the category by
         binding["category_id"] = int(category_id)
     if notify_from:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
-from peewee import InterfaceError, OperationalError
+from peewee import IntegrityError, InterfaceError, OperationalError
 
 from pbp import commands as c
 from pbp import copies, faults
@@ -215,6 +215,17 @@ def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None
             outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later
+    except IntegrityError as exc:
+        # another daemon on the same database handled the same post meanwhile (a forum post
+        # both read): its transaction won, this one kept nothing; it goes on quietly
+        found = _SEEN_ID(post.id)
+        if not found:
+            log.exception("internal error on post %s from %s", post.id, post.source)
+            outcome = _internal_error(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))
+        else:
+            log.info("post %s was handled by another daemon meanwhile", post.id)
+            outcome = _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
+                              reason="handled by another daemon at the same time")
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on post %s from %s", post.id, post.source)
         outcome = _internal_error(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))

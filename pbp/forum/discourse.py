@@ -103,6 +103,7 @@ def parse_post(data: Any, *, site: str, edited: bool = False) -> InboundPost:
         created_at=_time(data.get("created_at")),
         category_id=data.get("category_id") if _is_int(data.get("category_id")) else None,
         private=data.get("topic_archetype") == "private_message",
+        user_id=data.get("user_id") if _is_int(data.get("user_id")) else None,
     )
 
 

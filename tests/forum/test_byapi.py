@@ -84,15 +84,35 @@ def test_an_error_is_a_private_message_to_its_author(api_table, api_config, foru
     assert "topic_id" not in body and "Farr" in body["raw"]
 
 
-def test_an_edit_never_rolls(api_table, api_config, forum, contract):
+def test_an_edit_seen_before_its_post_is_the_post(api_table, api_config, forum, contract):
+    """pbp was down while Ruth posted and then fixed a typo: the poll's first sight of post
+    42 is version 2. pbp never read version 1, so nothing was rolled: the edit is the post
+    and rolls once (Fate Condensed, Overcome: Investigate Fair +2 with [0][+][0][0] is +3)."""
     edited = latest_item(contract, 42, username="ruth", raw="/overcome Investigate vs Fair\n", version=2,
                          category_id=5)
-    client, transport, _ = forum(("GET", "/posts.json", None, page(contract, edited)))
-    d = daemon_with(api_config, client, "")
+    client, transport, _ = forum(("GET", "/posts.json", None, page(contract, edited)),
+                                 ("POST", "/posts.json", None, created(contract, id=43, post_number=4)))
+    d = daemon_with(api_config, client, "0+00")
     m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
     assert d.run_once() == 1
+    assert m.RollRecord.select().count() == 1
+    assert m.Message.get().status == "applied"
+
+
+def test_an_edit_of_a_post_before_pbps_time_never_rolls(api_table, api_config, forum, contract):
+    """A webhook's ``post_edited`` for post 30, below the poll's cursor (41) and never read:
+    a post from before pbp read the forum (the first poll starts at the newest). Edited
+    today, it is shown to nobody and never rolled."""
+    from pbp.forum.discourse import parse_post
+
+    old = parse_post(latest_item(contract, 30, username="ruth", raw="/overcome Investigate vs Fair\n", version=3,
+                                 category_id=5), site=SITE, edited=True)
+    client, _, _ = forum()
+    d = daemon_with(api_config, client, "")
+    m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
+    outcome = d.forum_post(old)
+    assert outcome.status == "ignored" and "an edit" in outcome.reason
     assert m.RollRecord.select().count() == 0 and m.OutboxMail.select().count() == 0
-    assert "an edit" in m.Message.get().result["reason"]
 
 
 def test_a_post_pbp_fails_on_is_recorded_and_does_not_block_the_poll(api_table, api_config, forum, contract,

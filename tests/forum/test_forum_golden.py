@@ -21,7 +21,7 @@ def test_the_warehouse_conflict_in_a_forum_topic(chicago, config, update):
     from pbp.campaigns import add_member, bind_forum
     from pbp.store import models as m
 
-    bind_forum(chicago, site=SITE, list_id=LIST_ID, bot=BOT)
+    bind_forum(chicago, site=SITE, list_id=LIST_ID, bot=BOT, names="usernames")
     add_member(chicago, "gm@pbp.localhost", "gm", forum_username="tess_gm")
     add_member(chicago, "ruth@pbp.localhost", forum_username="ruth")
     add_member(chicago, "cassandra@pbp.localhost", forum_username="cassandra_v")
