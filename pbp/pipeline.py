@@ -162,12 +162,27 @@ def process_message(
                                campaign_slug=campaign_slug, size=size)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
+    except IntegrityError as exc:
+        outcome = _lost_race(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
+                             uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
         outcome = _internal_error(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
                                   uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
+
+
+def _lost_race(post: Posted, ctx, exc: Exception, **where) -> Outcome:
+    """A post another daemon on the same database handled meanwhile (a forum post both
+    read, a mail two daemons fetched): its transaction won and this one kept nothing, so
+    this daemon goes on quietly. Any other broken constraint is a bug (:func:`_internal_error`)."""
+    found = _SEEN_ID(post.id)
+    if not found:
+        log.exception("internal error on post %s from %s", post.id, post.source)
+        return _internal_error(post, ctx, exc, **where)
+    log.info("post %s was handled by another daemon meanwhile", post.id)
+    return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate", reason="handled by another daemon at the same time")
 
 
 def _internal_error(post: Posted, ctx, exc: Exception, *, mailbox=None, uidvalidity=None, uid=None,
@@ -216,16 +231,7 @@ def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later
     except IntegrityError as exc:
-        # another daemon on the same database handled the same post meanwhile (a forum post
-        # both read): its transaction won, this one kept nothing; it goes on quietly
-        found = _SEEN_ID(post.id)
-        if not found:
-            log.exception("internal error on post %s from %s", post.id, post.source)
-            outcome = _internal_error(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))
-        else:
-            log.info("post %s was handled by another daemon meanwhile", post.id)
-            outcome = _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
-                              reason="handled by another daemon at the same time")
+        outcome = _lost_race(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on post %s from %s", post.id, post.source)
         outcome = _internal_error(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))

@@ -213,3 +213,46 @@ def test_the_webhook_brings_a_post_at_once_and_refuses_a_bad_signature(api_table
     m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
     d.poll_forum()                                  # the same post again: a duplicate, no roll, no answer
     assert m.RollRecord.select().count() == 1 and [x.status for x in m.Message.select()] == ["applied"]
+
+
+def run_posts(api_config, forum, contract, *items, dice="0+00", answers=0):
+    """The daemon polls ``items`` (newest first) once, from a cursor just below them; the
+    forum takes ``answers`` posts."""
+    client, transport, _ = forum(("GET", "/posts.json", None, page(contract, *items, latest_item(contract, 40))),
+                                 *[("POST", "/posts.json", None, created(contract, id=900 + n, post_number=50 + n))
+                                   for n in range(answers)])
+    d = daemon_with(api_config, client, dice)
+    m.MailboxState.get_or_create(mailbox=f"discourse:{SITE}", defaults={"last_uid": 40})
+    d.run_once()
+    return transport
+
+
+def test_a_quote_never_runs_by_api(api_table, api_config, forum, contract):
+    """The composer's Quote button writes BBCode: Ruth's quoted overcome is not Ruth's."""
+    quoted = latest_item(contract, 42, username="ruth", category_id=5,
+                         raw='[quote="charles_d, post:3, topic:7"]\n/overcome Investigate vs Fair\n[/quote]\nHa.\n')
+    run_posts(api_config, forum, contract, quoted)
+    assert m.RollRecord.select().count() == 0
+
+
+def test_a_display_name_like_the_gms_is_nobody_by_api(api_table, api_config, forum, contract):
+    """By the API a post is its account's: ``username`` is unique on the site and the
+    display ``name`` is never read, so "Tess GM" with username tess_gm2 changes nothing."""
+    for n, (username, name) in enumerate([("tess_gm2", "Tess GM"), ("TESS-GM", "tess_gm")]):
+        item = latest_item(contract, 42 + n, username=username, name=name, category_id=5,
+                           raw='/scene start "The Docks"\n/aspect add "Thick Fog"\n')
+        run_posts(api_config, forum, contract, item)
+    assert m.Aspect.select().where(m.Aspect.name == "Thick Fog").count() == 0
+    assert all("no member" in row.result["reason"] for row in m.Message.select())
+
+
+def test_a_member_is_bound_to_the_forums_user_id(api_table, api_config, forum, contract):
+    """Ruth's first post binds her to her account (user 501). Her account is deleted and a
+    newcomer registers "ruth" (user 777): the newcomer's post is not Ruth's."""
+    run_posts(api_config, forum, contract, latest_item(contract, 42, username="ruth", user_id=501, category_id=5,
+                                                       raw="/overcome Investigate vs Fair\n"), answers=1)
+    assert m.Member.get(m.Member.email == "ruth@pbp.localhost").forum_user_id == 501
+    run_posts(api_config, forum, contract, latest_item(contract, 43, username="Ruth", user_id=777, category_id=5,
+                                                       raw="/overcome Investigate vs Fair\n"))
+    assert m.RollRecord.select().count() == 1
+    assert "freed username" in m.Message.get(m.Message.message_id == f"topic/7/43@{SITE}").result["reason"]
