@@ -94,7 +94,9 @@ def post_from(inbound: InboundPost, config: Config, *, bot: str = "", cursor: in
     campaign = campaign_for(inbound, config)
     member, other_account = member_of(campaign, inbound) if campaign is not None else (None, "")
     ignored = ""
-    if campaign is None:
+    if inbound.private:
+        ignored = "a private message: pbp reads the table's topics, never private messages (docs/forum.md)"
+    elif campaign is None:
         ignored = f"a post in category {inbound.category_id}, which no campaign plays in"
     elif bot and inbound.username.casefold() == bot.casefold():
         ignored = "the bot's own post"

@@ -256,3 +256,35 @@ def test_a_member_is_bound_to_the_forums_user_id(api_table, api_config, forum, c
                                                        raw="/overcome Investigate vs Fair\n"))
     assert m.RollRecord.select().count() == 1
     assert "freed username" in m.Message.get(m.Message.message_id == f"topic/7/43@{SITE}").result["reason"]
+
+
+def test_a_webhook_edit_before_its_create_is_the_post_and_the_create_a_copy(api_table, api_config, forum, contract):
+    """pbp's webhook hears ``post_edited`` for post 45 first (the create's delivery failed
+    while pbp restarted, and Discourse redelivers it later): 45 is above the poll's cursor,
+    so the edit is the post; the create that follows is the same post id, never rolled."""
+    from pbp.forum.discourse import parse_post
+
+    item = latest_item(contract, 45, username="ruth", raw="/overcome Investigate vs Fair\n", version=2,
+                       category_id=5, topic_id=7, post_number=9)
+    client, _, _ = forum()
+    d = daemon_with(api_config, client, "0+00")
+    m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
+    first = d.forum_post(parse_post(item, site=SITE, edited=True))
+    assert first.status == "applied", (first.reason, first.errors)
+    then = d.forum_post(parse_post({**item, "version": 1}, site=SITE))
+    assert then.status == "duplicate"
+    assert m.RollRecord.select().count() == 1
+    assert [r.recipients for r in m.OutboxMail.select()][0] == ["topic:7"]   # one answer in the topic (and the mail players')
+    assert m.OutboxMail.select().count() == 2
+
+
+def test_a_private_message_to_the_bot_is_not_read_and_says_so(api_table, api_config, forum, contract):
+    """docs/forum.md: replies in a private message are not read (pbp reads the topics)."""
+    from pbp.forum.discourse import parse_post
+
+    pm = parse_post({**latest_item(contract, 47, username="ruth", raw="/defend Athletics\n"),
+                     "topic_archetype": "private_message", "category_id": None}, site=SITE)
+    client, _, _ = forum()
+    outcome = daemon_with(api_config, client, "").forum_post(pm)
+    assert outcome.status == "ignored" and "private message" in outcome.reason
+    assert m.RollRecord.select().count() == 0
