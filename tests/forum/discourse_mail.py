@@ -27,6 +27,8 @@ import email.policy
 import re
 import textwrap
 
+from .reply_trimmer import trim
+
 SITE = "forum.example.org"
 TITLE = "Example Forum"
 LIST_ID = "game-table.forum.example.org"
@@ -122,7 +124,8 @@ def receiver_refuses(raw: bytes, *, key_user_address: str) -> list[str]:
     """What Discourse's Email::Receiver would refuse or cut in a reply by mail (forum.md):
     a sender other than the key's user, a From that is the reply address, any
     auto-generated sign in the header block (block_auto_generated_emails), an automatic
-    From, quoted lines and a signature or delimiter (trimmed), a too-short post."""
+    From, quoted lines and a signature or delimiter (trimmed), a too-short post, and
+    anything Discourse's reply trimmer (tests/forum/reply_trimmer.py) would cut."""
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     head = raw.split(b"\n\n", 1)[0].decode("utf-8", "replace")
     problems = []
@@ -144,4 +147,10 @@ def receiver_refuses(raw: bytes, *, key_user_address: str) -> list[str]:
         problems.append("a signature or delimiter line")
     if len(body.strip()) < 20:
         problems.append("too short")
+    body = body.replace("\r\n", "\n")   # as the trimmer reads it (a mail over SMTP has CRLF)
+    kept = trim(body) or ""
+    if kept != body.strip():   # Discourse's Email::Receiver keeps only what its trimmer keeps
+        changed = [line for line in body.strip().splitlines() if line not in kept.splitlines()]
+        problems.append(f"the reply trimmer keeps {len(kept)} of {len(body.strip())} characters "
+                        f"(first line lost or changed: {changed[:1]}; kept {kept!r})")
     return problems

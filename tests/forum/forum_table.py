@@ -32,8 +32,10 @@ class ForumTable(MailTable):
         self.now = at or (self.now + self.step)
         if who in FORUM_NAMES:
             parent = getattr(reply_to, "post_id", None)
+            # a current site's mail: <discourse/post/ID@host>, X-Discourse ids, "NAME via SITE"
             raw = discourse_mail(body, poster=FORUM_NAMES[who], post=None if self.count == 1 else FIRST_POST + self.count,
-                                 number=self.count, parent=parent, key=f"key{self.count}", title="The Warehouse")
+                                 number=self.count, parent=parent, key=f"key{self.count}", title="The Warehouse",
+                                 style="current", first=FIRST_POST + 1, via=True)
         else:
             raw = eml(body, sender=address(who), to=BOT_ADDRESS, message_id=f"mail-{self.count}@pbp.test",
                       subject="Re: [Chicago Nights] The Warehouse")
