@@ -296,6 +296,13 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
     parsed, errors = parse_lines(lines, campaign_system(campaign).words)
     if errors:
         return _reject(base, record, post, campaign, member, ctx, errors)
+    hidden = [cmd for cmd in parsed if getattr(cmd, "hidden", False)] if post.public else []
+    if hidden:   # the forum already shows it to everyone: refused, and the author told where to send it
+        return _reject(base, record, post, campaign, member, ctx, [CommandError(
+            f"this post is public: everyone at the table has read {shorten(hidden[0].source)!r}, so pbp does not "
+            "keep it hidden; nothing in the post was applied", expected="a hidden command sent by mail to the "
+            f"table's address, {campaign.address or ctx.config.from_address}, from your own address",
+            example=hidden[0].source).at(hidden[0].line, hidden[0].source)])
 
     keys = copies.fingerprint(campaign.id, member.email, post, lines, parsed)
     copy = copies.find_copy(campaign.id, member.email, post, lines, keys)

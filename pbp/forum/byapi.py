@@ -29,7 +29,7 @@ from pbp.forum.models import Audience as ForumAudience
 from pbp.forum.markdown import own_text
 from pbp.forum.models import InboundPost, OutboundReply
 from pbp.mail.compose import reply_mail_subject, write_mail
-from pbp.posts import Audience, Post, Reply, ThreadRef, Written
+from pbp.posts import BARE_APPROVE_HINT, Audience, Post, Reply, ThreadRef, Written
 from pbp.store import models as m
 from pbp.transport.base import SendReceipt
 
@@ -120,6 +120,7 @@ def post_from(inbound: InboundPost, config: Config, *, bot: str = "", cursor: in
         ignored=ignored,
         quiet="" if member is not None else f"a forum post by {inbound.username}, who is no member",
         answer_copies=False,
+        public=True,
         date=inbound.created_at,
     )
 
@@ -174,7 +175,9 @@ def _mail_copy(reply, campaign, config, now, to) -> list[Written]:
 
 
 def _written(outbound: OutboundReply, reply: Reply, campaign, config: Config) -> Written:
-    body = {"audience": outbound.audience.value, "raw": outbound.raw, "topic_id": outbound.topic_id,
+    # a forum post or private message is no mail thread: a bare "approve" there is not read
+    body = {"audience": outbound.audience.value, "raw": outbound.raw.replace(BARE_APPROVE_HINT, ""),
+            "topic_id": outbound.topic_id,
             "reply_to_post_number": outbound.reply_to_post_number, "recipient": outbound.recipient,
             "title": outbound.title}
     where = f"topic:{outbound.topic_id}" if outbound.topic_id else f"user:{outbound.recipient}"

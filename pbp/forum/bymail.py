@@ -37,7 +37,7 @@ from pbp.forum.markdown import own_text
 from pbp.mail.compose import campaign_sender, checked_recipients, reply_headers, reply_mail_subject, write_mail
 from pbp.mail.reading import Mail
 from pbp.policy import sender_unverified
-from pbp.posts import Audience, Post, Reply, ThreadRef, Written
+from pbp.posts import BARE_APPROVE_HINT, Audience, Post, Reply, ThreadRef, Written
 from pbp.store import models as m
 from pbp.textsafety import MAX_NAME, header_text, is_addr_spec
 
@@ -238,6 +238,7 @@ def read_forum_mail(mail: Mail, config: Config) -> Post | None:
         unverified=sender_unverified(mail, config.trust_authserv_id),
         quiet=quiet,
         answer_copies=False,
+        public=True,
         date=mail.date,
     )
 
@@ -299,7 +300,7 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     headers += [("X-PBP-Campaign", header_text(campaign.slug, 63))]
     if reply.thread.topic:
         headers += [("X-PBP-Topic", header_text(reply.thread.topic, 20))]
-    text = reply.markdown or reply.text
+    text = (reply.markdown or reply.text).replace(BARE_APPROVE_HINT, "")   # a post in the topic, no mail thread
     if len(text.strip()) < MIN_POST_LENGTH:   # Discourse refuses a post this short
         text = text.rstrip("\n") + f"\n\n*({name})*\n"
     raw = markdown_mail(headers, text)

@@ -288,3 +288,10 @@ def test_a_private_message_to_the_bot_is_not_read_and_says_so(api_table, api_con
     outcome = daemon_with(api_config, client, "").forum_post(pm)
     assert outcome.status == "ignored" and "private message" in outcome.reason
     assert m.RollRecord.select().count() == 0
+
+
+def test_a_gms_hidden_command_in_a_topic_is_refused_by_api(api_table, api_config, forum, contract):
+    item = latest_item(contract, 42, username="tess_gm", category_id=5, raw='/aspect add "Secret Door" hidden\n')
+    run_posts(api_config, forum, contract, item, answers=1)   # the error: a private message to the GM
+    assert m.Aspect.select().where(m.Aspect.name == "Secret Door").count() == 0
+    assert m.Message.get().status == "rejected"

@@ -227,3 +227,36 @@ def test_a_subcategory_is_read_by_its_list_id(chicago, config):
     out = process_message(discourse_mail(OVERCOME, poster="ruth", post=390, list_id=list_id,
                                          category="Game Table IC"), make_ctx(config, "0+00"))
     assert out.status == "applied", out.reason
+
+
+COMPEL = '/compel Charles "Curiosity Will Be My Death" decision "He reads the grimoire aloud"\n'
+
+
+def test_no_bare_approve_is_offered_in_the_topic_only_in_the_gms_mail(names_table, config):
+    """Ruth offers a compel in the topic: the topic's answer asks for /approve or /deny and
+    offers no bare "approve" (a reply to a forum post is not a reply to pbp's mail); the
+    GM's own mail, where a bare "approve" in reply is read, still offers it."""
+    from pbp.posts import BARE_APPROVE_HINT
+
+    out = process_message(discourse_mail(COMPEL, poster="ruth", post=395), make_ctx(config))
+    assert out.status == "applied", out.errors
+    topic = [r for r in outbox() if r.recipients[0].startswith("replies+")]
+    gm = [r for r in outbox() if r.recipients == ["gm@pbp.localhost"]]
+    assert len(topic) == 1 and len(gm) == 1
+    assert "/approve or /deny" in text_of(topic[0]) and "bare" not in text_of(topic[0])
+    assert BARE_APPROVE_HINT.strip() in " ".join(text_of(gm[0]).split())
+
+
+def test_a_gms_hidden_command_in_the_topic_is_refused_and_the_gm_told_where_to_send_it(usernames_table, config):
+    """The topic shows the post to everyone: a hidden aspect posted there is no secret.
+    Nothing applies, nothing is answered in the topic, and the GM's own mail says to send
+    it by mail to the table's address."""
+    before = scene_state(usernames_table)
+    out = process_message(discourse_mail('/aspect add "Secret Door" hidden\n', poster="tess_gm", post=396),
+                          make_ctx(config))
+    assert out.status == "rejected"
+    assert scene_state(usernames_table) == before
+    (row,) = outbox()
+    assert row.recipients == ["gm@pbp.localhost"]
+    said = " ".join(text_of(row).split())
+    assert "this post is public" in said and BOT_ADDRESS in said and '/aspect add "Secret Door" hidden' in said
