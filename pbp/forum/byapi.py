@@ -5,7 +5,9 @@ becomes a :class:`~pbp.posts.Post` of the campaign bound to its category
 (``Campaign.forum["category_id"]`` on the ``[discourse]`` site). Its id is the one the mail
 path gives the same post (``topic/T/P@site``; a topic's first post ``topic/T@site``), so a
 post seen both ways rolls once. The author is the member whose ``forum_username`` is the
-post's username; an edit (``version`` > 1) seen for the first time is never rolled.
+post's username, bound to the forum's user id (:func:`member_of`); an edit of a post pbp read
+is that post's id (a copy), an edit seen first the post itself; BBCode quotes are not the
+author's (:func:`pbp.forum.markdown.own_text`).
 
 Outbound (:func:`write`): the table's answer to a post in a topic is a ``POST /posts.json``
 in that topic, replying to the post; an answer for one person goes as a private message to

@@ -5,17 +5,19 @@ A campaign bound to a forum (``Campaign.forum``: its ``site``, the category's ``
 the ``bot`` account's username) reads the mails Discourse's mailing-list mode sends the bot
 for each new post of that category. What they look like (``From`` the forum's notification
 address with the poster's name as display name, ``Reply-To`` a reply-key address,
-``Message-ID <topic/T/P.RANDOM@host>``, ``List-ID``, ``Auto-Submitted: auto-generated``,
+``Message-ID`` in one of several forms with ``X-Discourse-Post-Id``/``X-Discourse-Topic-Id``,
+``List-ID``, ``Auto-Submitted: auto-generated``,
 ``Precedence: list``) is in docs/forum.md; so is what Discourse refuses when
 a reply comes in by mail (:func:`refusals` encodes it, and every forum mail pbp writes is
 checked against it).
 
 Inbound (:func:`read_forum_mail`): a mail whose ``List-ID`` is a bound category's and whose
 ``From`` is the forum's own domain becomes a :class:`~pbp.posts.Post` whose id is the post's
-(``topic/T/P@site``, without the random part: every copy of a post, and an edit notice of
-it, is the same post and rolls once), whose author is the member that the poster's name maps
-to (``Member.forum_username``, else the member's display name), and whose text is the raw
-Markdown without Discourse's footers. The forum's list headers are allowed for that forum
+(``topic/T/P@site``, from the X-Discourse ids or the Message-ID whatever its form: every copy
+of a post is the same post and rolls once), whose author is the one member the poster's name
+("NAME via SITE": a username or a full name, :func:`members_named`) is, never the GM unless
+the forum mails usernames, and whose text is the raw Markdown without Discourse's footers
+and without BBCode quotes. The forum's list headers are allowed for that forum
 only; a post by the bot itself, echoed back, is never answered; a poster who is no member
 is ignored quietly (no notice goes to a forum's no-reply address).
 

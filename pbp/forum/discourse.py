@@ -19,7 +19,8 @@ on a busy forum never rolls old posts.
 
 What a poll yields are ``InboundPost`` objects in id order, the bot's own posts, small-action,
 moderator, whisper and deleted posts left out. A post whose ``version`` is above 1 has been
-edited: it is marked ``edited`` so the pipeline shows it and never rolls it again.
+edited: it is marked ``edited``; an edit of a post pbp read has that post's id and never
+rolls again, one seen first is the post itself (pbp.forum.byapi.post_from).
 
 Every call goes through ``_call``: 429 waits for the time the forum names, 5xx and network
 errors back off exponentially, both bounded by the settings (see ``retry.py``). A write is
