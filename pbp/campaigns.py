@@ -59,7 +59,9 @@ def forum_from_url(url: str) -> tuple[str, str, int | None]:
     """(site, List-ID, category id) of a category's address as a GM copies it from the
     browser: ``https://forum.example.org/c/game-table/5`` is the site ``forum.example.org``,
     the List-ID ``game-table.forum.example.org`` (Discourse's ``<category-slug.host>``) and
-    the category 5 (what the forum's API names it by; None when the address has no id)."""
+    the category 5 (what the forum's API names it by; None when the address has no id).
+    A subcategory's address, ``/c/game-table/ic/7``, has the List-ID
+    ``ic.game-table.forum.example.org`` (the child's and its parent's names)."""
     from urllib.parse import urlsplit
 
     parts = urlsplit(url.strip() if "://" in url else "https://" + url.strip())
@@ -71,16 +73,25 @@ def forum_from_url(url: str) -> tuple[str, str, int | None]:
                           hint="copy it from the browser on the category's page, "
                                "e.g. --forum https://forum.example.org/c/game-table/5")
     ids = [int(w) for w in words[1:] if w.isdigit()] if words[:1] == ["c"] else []
-    return site, f"{slugs[-1].lower()}.{site}", (ids[-1] if ids else None)
+    # a subcategory (/c/parent/child/ID) is <child.parent.host> (Discourse's Email::Sender)
+    return site, ".".join(reversed([w.lower() for w in slugs[-2:]])) + f".{site}", (ids[-1] if ids else None)
+
+
+#: what the From name of a forum's mail is: ``names`` (the site shows full names, the
+#: default: a name may be anyone's choosing) or ``usernames`` (the admin turned
+#: ``display_name_on_email_from`` off: the name is the account's unique username)
+FORUM_NAMES = ("names", "usernames")
 
 
 def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notify_from: str = "",
-               category_id: int | None = None) -> dict:
+               category_id: int | None = None, names: str = "names") -> dict:
     """Bind a campaign to a Discourse category played by mail (``pbp campaign create
     --forum``; docs/forum.md): ``site`` the forum's host, ``list_id`` the id in the
     category's List-ID header (``<game-table.forum.example.org>``), ``bot`` the bot
     account's username (its own posts, echoed back, are never answered), ``notify_from``
-    the forum's notification address when it is not at the site's domain. The campaign's
+    the forum's notification address when it is not at the site's domain, ``names`` what
+    the forum's mail names posters by (:data:`FORUM_NAMES`; only ``usernames`` lets a
+    forum mail be the GM's, docs/forum.md "Who posted"). The campaign's
     address is the bot account's mail address: replies come from it, as Discourse insists.
     The campaign relays (delivery "relay"): the members who play by mail read each forum
     post's text with its results; the forum's Markdown answer gives the results alone."""
@@ -89,7 +100,13 @@ def bind_forum(campaign: m.Campaign, *, site: str, list_id: str, bot: str, notif
                                  ("the category's List-ID", list_id, "game-table.forum.example.org")):
         if not HOST.fullmatch(value):
             raise ConfigError(f'{what} "{visible(value, 80)}" is not a host name', hint=f"e.g. {example}")
+    if names not in FORUM_NAMES:
+        raise ConfigError(f'the forum\'s mail names posters by "{visible(names, 40)}", not by names or usernames',
+                          hint="--forum-names usernames when the forum's display_name_on_email_from is off, "
+                               "else --forum-names names")
     binding = {"site": site, "list_id": list_id, "bot": _checked_username(bot)}
+    if names != "names":
+        binding["names"] = names
     if category_id is not None:   # what the forum's API (pbp.forum.byapi) knows the category by
         binding["category_id"] = int(category_id)
     if notify_from:

@@ -136,7 +136,7 @@ def cmd_init(args) -> int:
 def cmd_campaign_create(args) -> int:
     from pbp.campaigns import create_campaign
 
-    _open(args)
+    config = _open(args)
     from pbp.campaigns import bind_forum, forum_from_url
     from pbp.errors import ConfigError
     from pbp.store import models as m
@@ -148,7 +148,7 @@ def cmd_campaign_create(args) -> int:
                               hint="e.g. --forum https://forum.example.org/c/game-table/5 --forum-bot pbp-bot")
         site, list_id, category_id = forum_from_url(args.forum)
         forum = dict(site=site, list_id=args.forum_list_id or list_id, bot=args.forum_bot,
-                     notify_from=args.forum_from or "", category_id=category_id)
+                     notify_from=args.forum_from or "", category_id=category_id, names=args.forum_names)
     elif args.forum_bot or args.forum_list_id or args.forum_from:
         raise ConfigError("--forum-bot, --forum-list-id and --forum-from go with --forum CATEGORY-URL",
                           hint="e.g. --forum https://forum.example.org/c/game-table/5 --forum-bot pbp-bot")
@@ -159,8 +159,8 @@ def cmd_campaign_create(args) -> int:
             bind_forum(c, **forum)
     print(f"campaign {c.slug} ({c.name}, {c.system}, {c.delivery} mode) created")
     if forum:
-        print(f"  plays in the forum category {c.forum['list_id']} of {c.forum['site']} by mail, as "
-              f"{c.forum['bot']} <{c.address}>; add members with --forum-username (docs/forum.md)")
+        print(f"  plays in the forum category {forum_path(c, config)}; "
+              "add members with --forum-username (docs/forum.md)")
     return 0
 
 
@@ -168,8 +168,10 @@ def cmd_campaign_member(args) -> int:
     from pbp.campaigns import add_member, get_campaign
 
     _open(args)
-    member = add_member(get_campaign(args.campaign), args.email, args.role, forum_username=args.forum_username)
-    on_forum = f", {member.forum_username} on the forum" if member.forum_username else ""
+    member = add_member(get_campaign(args.campaign), args.email, args.role, forum_username=args.forum_username,
+                        forum_name=args.forum_name)
+    names = [n for n in (member.forum_username, member.forum_name) if n]
+    on_forum = f", {' / '.join(names)} on the forum" if names else ""
     print(f"{member.email} is a {member.role} of {member.campaign.slug}{on_forum}")
     return 0
 
@@ -651,11 +653,29 @@ def cmd_check_config(args) -> int:
         check(f"smtp {config.smtp.get('host')}", smtp)
     for campaign in m.Campaign.select().order_by(m.Campaign.slug):
         if campaign.forum:
-            check(f"campaign {campaign.slug} on the forum by mail", lambda c=campaign: forum_mail_binding(config, c))
+            how = "by API" if forum_by_api(campaign, config) else "by mail"
+            check(f"campaign {campaign.slug} on the forum {how}", lambda c=campaign: forum_mail_binding(config, c))
     if config.discourse:
         check(f"discourse API {config.discourse.get('url')}", lambda: forum_api_key(config))
     _print_checks(results)
     return 0 if all(ok for ok, _ in results) else 1
+
+
+def forum_by_api(campaign, config) -> bool:
+    """Whether a forum-bound campaign plays by the ``[discourse]`` site's API (it is that
+    site's and names a category id, :func:`pbp.forum.byapi.active`), not by mail."""
+    from pbp.forum.byapi import active
+
+    return active(campaign, config)
+
+
+def forum_path(campaign, config) -> str:
+    """How a forum-bound campaign plays, for ``campaign create`` and ``check-config``."""
+    forum = campaign.forum
+    if forum_by_api(campaign, config):
+        return (f"{forum['category_id']} (List-ID <{forum['list_id']}>) of {forum['site']} by API, "
+                f"as {config.discourse.get('username')}")
+    return f"<{forum['list_id']}> of {forum['site']} by mail, as {forum['bot']} <{campaign.address}>"
 
 
 def forum_mail_binding(config, campaign) -> str:
@@ -667,10 +687,13 @@ def forum_mail_binding(config, campaign) -> str:
     forum = campaign.forum
     sender = campaign.address or config.from_address
     local = sender.split("@", 1)[0].lower()
-    if any(word in local for word in ("noreply", "no-reply", "no_reply", "mailer-daemon", "postmaster")):
+    by_api = forum_by_api(campaign, config)
+    if by_api:
+        pass   # the API posts as the bot: no reply mail for Discourse to refuse, no mailbox to read
+    elif any(word in local for word in ("noreply", "no-reply", "no_reply", "mailer-daemon", "postmaster")):
         raise PbpError(f"replies would come from {sender}, which Discourse takes for an automatic sender and refuses",
                        hint="use the bot account's own address: pbp campaign set address=pbp-bot@example.org")
-    if config.transport == "imap" and not any(b.campaign in ("", campaign.slug) for b in config.mailboxes):
+    if not by_api and config.transport == "imap" and not any(b.campaign in ("", campaign.slug) for b in config.mailboxes):
         raise PbpError(f"no [[mailboxes]] entry reads {campaign.slug}'s mail",
                        hint=f'add [[mailboxes]] name = "INBOX" campaign = "{campaign.slug}" (or campaign = "")')
     on_forum = m.Member.select().where((m.Member.campaign == campaign) & m.Member.forum_username.is_null(False)
@@ -680,8 +703,9 @@ def forum_mail_binding(config, campaign) -> str:
                        hint="pbp campaign add-member ruth@example.org --forum-username ruth "
                             f"--campaign {campaign.slug}")
     by_mail = len(mail_players(campaign))
-    return (f"category <{forum['list_id']}> of {forum['site']}, bot {forum['bot']}, replies from {sender}; "
-            f"{on_forum} member{'s' if on_forum != 1 else ''} on the forum, {by_mail} by mail")
+    where = (f"category {forum_path(campaign, config)}" if by_api else
+             f"category <{forum['list_id']}> of {forum['site']}, bot {forum['bot']}, replies from {sender}")
+    return f"{where}; {on_forum} member{'s' if on_forum != 1 else ''} on the forum, {by_mail} by mail"
 
 
 def forum_api_key(config) -> str:
@@ -776,6 +800,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--forum-bot", metavar="USERNAME", help="the bot account's username on the forum (with --forum)")
     s.add_argument("--forum-list-id", metavar="ID",
                    help="the category's List-ID when it is not SLUG.HOST (with --forum)")
+    s.add_argument("--forum-names", choices=["names", "usernames"], default="names",
+                   help="what the forum's mail names posters by: usernames when its display_name_on_email_from "
+                        "is off (then a forum post can be the GM's), else names (default: %(default)s)")
     s.add_argument("--forum-from", metavar="EMAIL",
                    help="the forum's notification address when it is not at the forum's domain (with --forum)")
     s.set_defaults(func=cmd_campaign_create)
@@ -785,6 +812,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--role", choices=["player", "gm"], default="player", help="(default: %(default)s)")
     s.add_argument("--forum-username", metavar="NAME",
                    help="their username on the campaign's forum: their posts there are theirs")
+    s.add_argument("--forum-name", metavar="FULL-NAME",
+                   help="their full name on the forum, when its mail shows full names (docs/forum.md)")
     s.set_defaults(func=cmd_campaign_member)
     s = camp.add_parser("remove-member", help="remove a player or GM (not one who plays a character, nor the last GM)")
     s.add_argument("email", help="the member's address")

@@ -86,7 +86,10 @@ def fingerprint(campaign_id: int, author: str, post: NeutralPost, lines: list[tu
     if not lines or not counts(commands):
         return {"copy_key": None, "forward_key": None}
     texts = [normal_line(text) for _, text in lines]
-    parent = post.replied_to
+    # a source whose copies are its own doing (``answer_copies`` False: a forum) names each
+    # post by an id of its own, and a new post with the same command is a new move; only a
+    # copy of the same id is one (two posts by a player in one topic share In-Reply-To)
+    parent = post.replied_to if post.answer_copies else None
     copy_key = _hash("copy", str(campaign_id), author, parent, *texts) if parent else None
     return {"copy_key": copy_key, "forward_key": _forward_key(campaign_id, author, texts)}
 

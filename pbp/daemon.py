@@ -254,7 +254,12 @@ class Daemon:
         from pbp.pipeline import process_post
 
         with self.db_lock if wake else nullcontext():
-            outcome = process_post(byapi.post_from(inbound, self.config, bot=self.forum.settings.username), self.ctx)
+            cursor = None
+            if wake:   # the webhook's: how far the poll has read (an old post's edit is not rolled)
+                state = m.MailboxState.get_or_none(m.MailboxState.mailbox == f"discourse:{self.forum.settings.site}")
+                cursor = state.last_uid if state is not None else 0
+            outcome = process_post(byapi.post_from(inbound, self.config, bot=self.forum.settings.username,
+                                                   cursor=cursor), self.ctx)
         log.info("forum post %s campaign=%s author=%s status=%s", outcome.message_id, outcome.campaign,
                  outcome.author, outcome.status)
         if wake and self.outbox is not None:

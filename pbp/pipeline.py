@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
-from peewee import InterfaceError, OperationalError
+from peewee import IntegrityError, InterfaceError, OperationalError
 
 from pbp import commands as c
 from pbp import copies, faults
@@ -162,12 +162,27 @@ def process_message(
                                campaign_slug=campaign_slug, size=size)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
+    except IntegrityError as exc:
+        outcome = _lost_race(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
+                             uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
         outcome = _internal_error(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
                                   uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
+
+
+def _lost_race(post: NeutralPost, ctx, exc: Exception, **where) -> PostOutcome:
+    """A post another daemon on the same database handled meanwhile (a forum post both
+    read, a mail two daemons fetched): its transaction won and this one kept nothing, so
+    this daemon goes on quietly. Any other broken constraint is a bug (:func:`_internal_error`)."""
+    found = _SEEN_ID(post.id)
+    if not found:
+        log.exception("internal error on post %s from %s", post.id, post.source)
+        return _internal_error(post, ctx, exc, **where)
+    log.info("post %s was handled by another daemon meanwhile", post.id)
+    return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate", reason="handled by another daemon at the same time")
 
 
 def _internal_error(post: NeutralPost, ctx, exc: Exception, *, mailbox=None, uidvalidity=None, uid=None,
@@ -215,6 +230,8 @@ def process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None =
             outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later
+    except IntegrityError as exc:
+        outcome = _lost_race(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on post %s from %s", post.id, post.source)
         outcome = _internal_error(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))
@@ -279,6 +296,13 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
     parsed, errors = parse_lines(lines, campaign_system(campaign).words)
     if errors:
         return _reject(base, record, post, campaign, member, ctx, errors)
+    hidden = [cmd for cmd in parsed if getattr(cmd, "hidden", False)] if post.public else []
+    if hidden:   # the forum already shows it to everyone: refused, and the author told where to send it
+        return _reject(base, record, post, campaign, member, ctx, [CommandError(
+            f"this post is public: everyone at the table has read {shorten(hidden[0].source)!r}, so pbp does not "
+            "keep it hidden; nothing in the post was applied", expected="a hidden command sent by mail to the "
+            f"table's address, {campaign.address or ctx.config.from_address}, from your own address",
+            example=hidden[0].source).at(hidden[0].line, hidden[0].source)])
 
     keys = copies.fingerprint(campaign.id, member.email, post, lines, parsed)
     copy = copies.find_copy(campaign.id, member.email, post, lines, keys)

@@ -15,6 +15,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 
+#: what a request to the GM says of the bare answer, where a reply by mail reads it
+#: (pbp.pipeline's BARE_ANSWERS); an adapter whose replies are no mail thread (a forum
+#: topic, a forum's private message) leaves it out: there it would not work
+BARE_APPROVE_HINT = ' (a bare "approve" in a reply to this mail works too)'
+
+
 class Audience(enum.Enum):
     """Who a reply is for: everyone at the table, one player, or the GM(s)."""
 
@@ -69,7 +75,9 @@ class NeutralPost:
     adapter's reason never to answer it at all (pbp's own mail, an auto-reply, a bounce).
     ``answer_copies``: a second copy of it (the same id) is answered with a note, as a
     person who resends a mail is; False where copies are the source's doing (a forum
-    mails each post to several of its members).
+    mails each post to several of its members). ``public``: everyone at the table reads
+    the post itself (a forum topic shows it), so a command that keeps something from the
+    players (``hidden``) is refused in it, whoever wrote it.
     """
 
     source: str
@@ -86,6 +94,7 @@ class NeutralPost:
     quiet: str = ""
     ignored: str = ""
     answer_copies: bool = True
+    public: bool = False
     forwarded: Forwarded = field(default_factory=Forwarded)
     date: datetime | None = None
 

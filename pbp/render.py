@@ -145,13 +145,31 @@ _MD_LINE_START = re.compile(r"^(\s*)([>#+-])(?=\s)", re.M)
 _MD_NUMBERED = re.compile(r"^(\s*\d+)\.(?=\s)", re.M)
 
 
+#: a forum's Markdown turns ``@name`` into a mention (a notification to that account) and
+#: ``https://...`` or ``www.`` into a link: in names players typed, neither may happen
+_MD_MENTION = re.compile(r"@(?=[\w.-])")
+_MD_BARE_URL = re.compile(r"(?i)(?<=[a-z])(://)|\b(www)(\.)")
+#: a zero-width space: shown as nothing, it breaks what a forum would read as a mention or a link
+ZWSP = "\u200b"
+_CODE_FENCE = re.compile(r"`{3,}|~{3,}")
+
+
 def markdown_text(text) -> str:
     """Text as Markdown shows it, not as Markdown reads it: the characters that would make
     emphasis, links, code or HTML escaped, and a line that would start a quote, heading or
-    list escaped at its start. "FP 3 -> 2" stays as it is."""
-    text = _MD_SPECIAL.sub(r"\\\1", str(text))
+    list escaped at its start; an ``@name`` and a bare URL are kept from becoming a forum's
+    mention or link. "FP 3 -> 2" stays as it is."""
+    text = _MD_MENTION.sub("@" + ZWSP, str(text))
+    text = _MD_BARE_URL.sub(lambda f: ZWSP + f.group(1) if f.group(1) else f.group(2) + ZWSP + f.group(3), text)
+    text = _MD_SPECIAL.sub(r"\\\1", text)
     text = _MD_LINE_START.sub(lambda f: f.group(1) + "\\" + f.group(2), text)
     return _MD_NUMBERED.sub(lambda f: f.group(1) + "\\.", text)
+
+
+def code_text(text) -> str:
+    """Text inside a fenced code block: a run of backticks or tildes that could close the
+    fence (a name typed with them) is broken up, so the block ends where pbp ends it."""
+    return _CODE_FENCE.sub(lambda f: ZWSP.join(f.group(0)), str(text))
 
 
 def tidy(text: str) -> str:
@@ -387,7 +405,7 @@ class Renderer:
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
             env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
-                               md=markdown_text, worth=worth)
+                               md=markdown_text, code=code_text, worth=worth)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,

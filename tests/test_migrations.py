@@ -63,6 +63,8 @@ def check_fingerprint_migration(url: str) -> None:
     database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 6
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
+    database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
+    database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=1).execute()
     database.close()
@@ -71,7 +73,7 @@ def check_fingerprint_migration(url: str) -> None:
     assert {"copy_key", "forward_key"} <= {c.name for c in database.get_columns("message")}
     assert "aliases" in {c.name for c in database.get_columns("character")}
     assert "forum" in {c.name for c in database.get_columns("campaign")}
-    assert "forum_username" in {c.name for c in database.get_columns("member")}
+    assert {"forum_username", "forum_name", "forum_user_id"} <= {c.name for c in database.get_columns("member")}
     indexed = {tuple(i.columns) for i in database.get_indexes("message")}
     assert ("copy_key",) in indexed and ("forward_key",) in indexed
     assert [tuple(r) for r in database.execute_sql("SELECT message_id, copy_key FROM message").fetchall()] == [
@@ -96,6 +98,8 @@ def test_version_3_gets_the_system_state_column_and_keeps_its_characters(tmp_pat
     database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 6
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
+    database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
+    database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=3).execute()
     database.close()
@@ -136,6 +140,8 @@ def test_version_6_gets_the_aspect_system_state_column_and_keeps_its_aspects(tmp
                          "created_at, system_state) VALUES (1, 'Veiled', 'situation', NULL, '{\"GM\": 1}', 0, 1, "
                          "'2026-01-01 00:00:00', '{}')")
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")
+    database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
+    database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=6).execute()
     database.close()

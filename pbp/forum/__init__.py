@@ -5,6 +5,7 @@ Read in this order:
 
     bymail.py     a bound category's mailing-list mail -> a neutral ``pbp.posts.NeutralPost``; the
                   table's answer -> a reply-by-email mail Discourse accepts (docs/forum.md)
+    markdown.py   what a post's Markdown means on both paths: BBCode quotes are never the author's
     models.py     what an adapter yields (``InboundPost``) and takes (``OutboundReply``): the
                   neutral value objects the coming post-speaking pipeline will consume
     settings.py   ``DiscourseSettings``: the site, the bot account, the API key from a secret source

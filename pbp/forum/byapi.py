@@ -5,7 +5,9 @@ becomes a :class:`~pbp.posts.NeutralPost` of the campaign bound to its category
 (``Campaign.forum["category_id"]`` on the ``[discourse]`` site). Its id is the one the mail
 path gives the same post (``topic/T/P@site``; a topic's first post ``topic/T@site``), so a
 post seen both ways rolls once. The author is the member whose ``forum_username`` is the
-post's username; an edit (``version`` > 1) seen for the first time is never rolled.
+post's username, bound to the forum's user id (:func:`member_of`); an edit of a post pbp read
+is that post's id (a copy), an edit seen first the post itself; BBCode quotes are not the
+author's (:func:`pbp.forum.markdown.own_text`).
 
 Outbound (:func:`write`): the table's answer to a post in a topic is a ``POST /posts.json``
 in that topic, replying to the post; an answer for one person goes as a private message to
@@ -26,9 +28,10 @@ from dataclasses import replace
 
 from pbp.config import Config
 from pbp.forum.models import ForumAudience
+from pbp.forum.markdown import own_text
 from pbp.forum.models import InboundPost, OutboundReply
 from pbp.mail.compose import reply_mail_subject, write_mail
-from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, Written
+from pbp.posts import BARE_APPROVE_HINT, Audience, NeutralPost, Reply, ThreadRef, Written
 from pbp.store import models as m
 from pbp.transport.base import SendReceipt
 
@@ -62,33 +65,64 @@ def post_id(inbound: InboundPost) -> str:
     return f"topic/{inbound.topic_id}/{inbound.post_id}@{inbound.site}"
 
 
-def post_from(inbound: InboundPost, config: Config, *, bot: str = "") -> NeutralPost:
+def member_of(campaign: m.Campaign, inbound: InboundPost) -> tuple[m.Member | None, str]:
+    """The member who wrote a post read by the API, and why nobody did ("" when found).
+
+    The forum's username is the account's own, unique on the site, and is compared
+    without regard to case; the member is bound to the account's user id the first time
+    it is seen (``Member.forum_user_id``), so a new account that takes a freed username
+    is not the old member. A display name is never compared: anyone can type any."""
+    wanted = inbound.username.strip().casefold()
+    member = next((mb for mb in m.Member.select().where(m.Member.campaign == campaign)
+                   if (mb.forum_username or "").strip().casefold() == wanted), None) if wanted else None
+    if member is None or inbound.user_id is None:
+        return member, ""
+    if member.forum_user_id is None:
+        m.Member.update(forum_user_id=inbound.user_id).where(
+            (m.Member.id == member.id) & m.Member.forum_user_id.is_null()).execute()
+        member = m.Member.get_by_id(member.id)
+    if member.forum_user_id != inbound.user_id:
+        return None, (f"a post by {inbound.username} (forum user {inbound.user_id}), not the account "
+                      f"{member.email} was bound to (user {member.forum_user_id}): a freed username taken anew?")
+    return member, ""
+
+
+def post_from(inbound: InboundPost, config: Config, *, bot: str = "", cursor: int | None = None) -> NeutralPost:
+    """The pipeline's post for a post the API brought. ``cursor`` is the highest post id
+    the poll had read when a webhook brought it (None for a polled post, always new): an
+    edit of a post at or below it that pbp never read was made before pbp's time (the
+    first poll starts at the newest post) and is never rolled; above it, the edit came
+    before its create (pbp was down, or the webhook was first) and is the post itself."""
     campaign = campaign_for(inbound, config)
-    member = None
-    if campaign is not None:
-        wanted = inbound.username.casefold()
-        member = next((mb for mb in m.Member.select().where(m.Member.campaign == campaign)
-                       if (mb.forum_username or "").casefold() == wanted), None)
+    member, other_account = member_of(campaign, inbound) if campaign is not None else (None, "")
     ignored = ""
-    if campaign is None:
+    if inbound.private:
+        ignored = "a private message: pbp reads the table's topics, never private messages (docs/forum.md)"
+    elif campaign is None:
         ignored = f"a post in category {inbound.category_id}, which no campaign plays in"
     elif bot and inbound.username.casefold() == bot.casefold():
         ignored = "the bot's own post"
-    elif inbound.edited:
-        ignored = f"an edit (version {inbound.version}) of a post: an edit is never rolled"
+    elif other_account:
+        ignored = other_account
+        log.warning("forum post %s: %s", inbound.post_id, other_account)
+    elif inbound.edited and cursor is not None and inbound.post_id <= cursor:
+        ignored = f"an edit (version {inbound.version}) of a post older than pbp's reading: an edit is never rolled"
+    # an edit seen first (pbp was down when the post was made) is the post: it is read;
+    # an edit of a post already read has its id and is a copy (the pipeline's duplicates)
     return NeutralPost(
         source=SOURCE,
         id=post_id(inbound),
         author=member.email if member is not None else f"{inbound.username} (forum)",
         author_name=inbound.username,
         subject=f"topic {inbound.topic_id}",
-        new_text=inbound.raw,
+        new_text=own_text(inbound.raw),
         thread=ThreadRef(source=SOURCE, id=str(inbound.post_id), topic=str(inbound.topic_id),
                          reply_to=str(inbound.post_number)),
         campaign=campaign.slug if campaign is not None else None,
         ignored=ignored,
         quiet="" if member is not None else f"a forum post by {inbound.username}, who is no member",
         answer_copies=False,
+        public=True,
         date=inbound.created_at,
     )
 
@@ -143,7 +177,9 @@ def _mail_copy(reply, campaign, config, now, to) -> list[Written]:
 
 
 def _written(outbound: OutboundReply, reply: Reply, campaign, config: Config) -> Written:
-    body = {"audience": outbound.audience.value, "raw": outbound.raw, "topic_id": outbound.topic_id,
+    # a forum post or private message is no mail thread: a bare "approve" there is not read
+    body = {"audience": outbound.audience.value, "raw": outbound.raw.replace(BARE_APPROVE_HINT, ""),
+            "topic_id": outbound.topic_id,
             "reply_to_post_number": outbound.reply_to_post_number, "recipient": outbound.recipient,
             "title": outbound.title}
     where = f"topic:{outbound.topic_id}" if outbound.topic_id else f"user:{outbound.recipient}"

@@ -5,17 +5,19 @@ A campaign bound to a forum (``Campaign.forum``: its ``site``, the category's ``
 the ``bot`` account's username) reads the mails Discourse's mailing-list mode sends the bot
 for each new post of that category. What they look like (``From`` the forum's notification
 address with the poster's name as display name, ``Reply-To`` a reply-key address,
-``Message-ID <topic/T/P.RANDOM@host>``, ``List-ID``, ``Auto-Submitted: auto-generated``,
+``Message-ID`` in one of several forms with ``X-Discourse-Post-Id``/``X-Discourse-Topic-Id``,
+``List-ID``, ``Auto-Submitted: auto-generated``,
 ``Precedence: list``) is in docs/forum.md; so is what Discourse refuses when
 a reply comes in by mail (:func:`refusals` encodes it, and every forum mail pbp writes is
 checked against it).
 
 Inbound (:func:`read_forum_mail`): a mail whose ``List-ID`` is a bound category's and whose
 ``From`` is the forum's own domain becomes a :class:`~pbp.posts.NeutralPost` whose id is the post's
-(``topic/T/P@site``, without the random part: every copy of a post, and an edit notice of
-it, is the same post and rolls once), whose author is the member that the poster's name maps
-to (``Member.forum_username``, else the member's display name), and whose text is the raw
-Markdown without Discourse's footers. The forum's list headers are allowed for that forum
+(``topic/T/P@site``, from the X-Discourse ids or the Message-ID whatever its form: every copy
+of a post is the same post and rolls once), whose author is the one member the poster's name
+("NAME via SITE": a username or a full name, :func:`members_named`) is, never the GM unless
+the forum mails usernames, and whose text is the raw Markdown without Discourse's footers
+and without BBCode quotes. The forum's list headers are allowed for that forum
 only; a post by the bot itself, echoed back, is never answered; a poster who is no member
 is ignored quietly (no notice goes to a forum's no-reply address).
 
@@ -31,11 +33,13 @@ from __future__ import annotations
 import logging
 import re
 
+from pbp.members import forum_names
 from pbp.config import Config
+from pbp.forum.markdown import own_text
 from pbp.mail.compose import campaign_sender, checked_recipients, reply_headers, reply_mail_subject, write_mail
 from pbp.mail.reading import Mail
 from pbp.policy import sender_unverified
-from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, Written
+from pbp.posts import BARE_APPROVE_HINT, Audience, NeutralPost, Reply, ThreadRef, Written
 from pbp.store import models as m
 from pbp.textsafety import MAX_NAME, header_text, is_addr_spec
 
@@ -43,8 +47,14 @@ log = logging.getLogger("pbp.forum")
 
 SOURCE = "discourse-mail"
 
-#: ``<topic/TOPIC/POST.RANDOM@host>``; a topic's first post has no ``/POST``
-_MESSAGE_ID = re.compile(r"^topic/(\d+)(?:/(\d+))?(?:\.[^@/]*)?@([^@\s]+)$")
+#: the Message-IDs Discourse has written for a post: ``<discourse/post/POST@host>`` (current,
+#: Email::MessageIdService), ``<topic/TOPIC/POST.RANDOM@host>`` and ``<topic/TOPIC/POST@host>``
+#: (older sites), and for a topic's first post ``<topic/TOPIC.RANDOM@host>`` or the
+#: canonical ``<topic/TOPIC@host>``
+_MESSAGE_ID = re.compile(r"^(?:discourse/post/(?P<post_only>\d+)|topic/(?P<topic>\d+)(?:/(?P<post>\d+))?)"
+                         r"(?:\.[^@/]*)?@(?P<host>[^@\s]+)$")
+#: the topic's address in ``List-Archive`` (``https://site/t/slug/TOPIC``, ``/t/TOPIC``)
+_ARCHIVE = re.compile(r"/t/(?:[^/\s]+/)?(\d+)(?:/\d+)?/?>?\s*$")
 _LIST_ID = re.compile(r"<([^<>\s]+)>\s*$")
 #: where Discourse's footer begins in the text part: its "reply above this line" marker,
 #: the separator before "Visit Topic", the unsubscribe lines
@@ -73,20 +83,56 @@ def list_id(mail: Mail) -> str:
     return found.group(1).lower() if found else ""
 
 
-def post_key(message_id: str | None) -> tuple[str, str | None, str] | None:
-    """(topic, post or None for a topic's first post, host) of a Discourse Message-ID."""
-    found = _MESSAGE_ID.match(message_id or "")
-    return (found.group(1), found.group(2), found.group(3).lower()) if found else None
+def post_key(message_id: str | None) -> tuple[str | None, str | None, str] | None:
+    """(topic, post, host) of a Discourse Message-ID, each None where the id does not say:
+    ``<discourse/post/P@host>`` names no topic, ``<topic/T.R@host>`` (a first post) no post."""
+    found = _MESSAGE_ID.match((message_id or "").strip().strip("<>"))
+    if not found:
+        return None
+    return (found.group("topic"), found.group("post") or found.group("post_only"), found.group("host").lower())
 
 
-def normal_id(message_id: str | None) -> str | None:
-    """A Discourse Message-ID without its random part (``topic/12/345@forum.example``):
-    the same for every mail about that post."""
+def normal_id(message_id: str | None, topic: str | None = None, first: str | None = None) -> str | None:
+    """A Discourse Message-ID as the post's id in pbp, the same for every mail about that
+    post whichever format the site writes: ``topic/T/P@host``, a topic's first post
+    ``topic/T@host`` (the ids :func:`pbp.forum.byapi.post_id` gives the same posts).
+    ``topic`` is the topic when the id does not name it; ``first`` the id of the topic's
+    first post, when known (a current id names posts only)."""
     key = post_key(message_id)
     if key is None:
         return None
-    topic, post, host = key
-    return f"topic/{topic}/{post}@{host}" if post else f"topic/{topic}@{host}"
+    their_topic, post, host = key
+    topic = their_topic or topic
+    if topic is None:
+        return None
+    if post is None or post == first:
+        return f"topic/{topic}@{host}"
+    return f"topic/{topic}/{post}@{host}"
+
+
+def _header_int(mail: Mail, name: str) -> str | None:
+    value = (mail.header(name) or "").strip()
+    return value if value.isdigit() else None
+
+
+def post_ids(mail: Mail) -> tuple[str | None, str | None, str | None, str | None]:
+    """(topic, post, the topic's first post, host) of one forum mail: from its
+    ``X-Discourse-Topic-Id`` and ``X-Discourse-Post-Id`` first, else from its Message-ID, the
+    topic's address in ``List-Archive`` and the thread's first id (``References``)."""
+    key = post_key(mail.message_id) or (None, None, None)
+    chain = [post_key(i) for i in mail.references] or [post_key(mail.in_reply_to)]
+    root = chain[0] if chain and chain[0] else None
+    archive = _ARCHIVE.search(mail.header("List-Archive") or "")
+    topic = (_header_int(mail, "X-Discourse-Topic-Id") or key[0] or (root[0] if root else None)
+             or (archive.group(1) if archive else None))
+    post = _header_int(mail, "X-Discourse-Post-Id") or key[1]
+    if not (mail.in_reply_to or mail.references):
+        first = post   # a topic's first post answers nothing (Email::Sender)
+    else:
+        first = root[1] if root and root[1] and not root[0] else None
+    if key[0] and not key[1]:
+        first = post   # <topic/T.R@host> is the first post's
+    return topic, post, first, key[2] or (root[2] if root else None)
 
 
 def _from_forum(mail: Mail, forum: dict) -> bool:
@@ -108,15 +154,32 @@ def new_text(text: str) -> str:
     return "\n".join(lines).strip("\n") + ("\n" if lines else "")
 
 
-def _member_for(campaign: m.Campaign, name: str) -> m.Member | None:
-    """The member a poster's name (the From display name: their username or full name) is:
-    by forum username first, else by display name; case does not matter."""
-    wanted = name.strip().lstrip("@").casefold()
+def poster_name(mail: Mail) -> str:
+    """The poster's name on a forum mail: the From display name, which Discourse writes
+    ``NAME via SITE`` (``email_from``; NAME the full name or the username) and older sites
+    as NAME alone; the suffix is cut (the site's title as the List-ID names it, else the
+    last " via ...")."""
+    name = " ".join(mail.from_name.split())
+    title = (mail.header("List-Id") or "").strip().lstrip('"').partition(" | ")[0].strip().strip('"')
+    if title and name.casefold().endswith(f" via {title}".casefold()):
+        return name[: -len(f" via {title}")].strip()
+    head, via, _ = name.rpartition(" via ")
+    return head.strip() if via and head.strip() else name
+
+
+def members_named(campaign: m.Campaign, name: str) -> list[m.Member]:
+    """The members a poster's name may be, without regard to case: by forum username, and
+    unless the forum mails usernames only (``forum["names"] == "usernames"``) by full name
+    (``forum_name``, else the display name). One is the poster; none or two are nobody
+    (never guessed)."""
+    wanted = name.strip().casefold()
     if not wanted:
-        return None
+        return []
     members = list(m.Member.select().where(m.Member.campaign == campaign))
-    return (next((mb for mb in members if (mb.forum_username or "").casefold() == wanted), None)
-            or next((mb for mb in members if (mb.display_name or "").casefold() == wanted), None))
+    found = [mb for mb in members if (mb.forum_username or "").strip().casefold() == wanted]
+    if forum_of(campaign).get("names") != "usernames":
+        found += [mb for mb in members if wanted in forum_names(mb) and mb not in found]
+    return found
 
 
 # --------------------------------------------------------------------------- inbound
@@ -132,29 +195,43 @@ def read_forum_mail(mail: Mail, config: Config) -> NeutralPost | None:
     if campaign is None or not _from_forum(mail, forum_of(campaign)):
         return None
     forum = forum_of(campaign)
-    key = post_key(mail.message_id)
-    post_id = normal_id(mail.message_id) or mail.message_id
-    parent = next((normal_id(i) for i in (mail.in_reply_to, *reversed(mail.references)) if normal_id(i)), None)
-    if parent == post_id:
-        parent = None
-    topic = key[0] if key else None
+    topic, post, first, host = post_ids(mail)
+    host = host or forum.get("site") or ""
+    post_id = (normal_id(f"topic/{topic}/{post}@{host}", first=first) if topic and post
+               else normal_id(mail.message_id, topic, first)) or mail.message_id
+    parent = next((n for n in (normal_id(i, topic, first) for i in (mail.in_reply_to, *reversed(mail.references)))
+                   if n and n != post_id), None)
     reply_to = next((a for a in _addresses(mail.header("Reply-To"))), None)
-    name = mail.from_name.strip()
-    member = _member_for(campaign, name)
+    name = poster_name(mail)
+    named = members_named(campaign, name)
+    member = named[0] if len(named) == 1 else None
     ignored = ""
     if name and name.casefold() == (forum.get("bot") or "").casefold():
         ignored = "the bot's own post, echoed back by the forum"
     elif reply_to is None or not is_addr_spec(reply_to):
         ignored = "a forum mail without a reply address (not a post pbp can answer)"
+    elif len(named) > 1:
+        ignored = (f"a forum post by {name!r}, a name {' and '.join(mb.email for mb in named)} both answer to: "
+                   "never guessed (give each member a name of their own, docs/forum.md)")
+    elif member is not None and member.role == "gm" and forum.get("names") != "usernames":
+        # anyone can type any full name on a forum, and a forum's mail comes from the
+        # forum's address: unless the forum mails usernames (unique on the site), a forum
+        # mail is never the GM's; the GM mails commands from their own address
+        ignored = (f"a forum post under the GM's name {name!r}: this forum's mail shows names anyone can "
+                   "choose, so a forum post is never the GM's (the GM mails commands from their own address, "
+                   "or the forum mails usernames: docs/forum.md)")
+        member = None
+    if ignored and member is None and named:
+        log.warning("forum post %s: %s", post_id, ignored)
     quiet = "" if member is not None else f"a forum post by {name or 'someone unnamed'}, who is no member"
-    root = f"topic/{topic}@{key[2]}" if key else None
+    root = f"topic/{topic}@{host}" if topic else None
     return NeutralPost(
         source=SOURCE,
         id=post_id,
         author=member.email if member is not None else f"{name or 'unknown'} (forum)",
         author_name=name,
         subject=mail.subject,
-        new_text=new_text(mail.new_text),
+        new_text=own_text(new_text(mail.new_text)),
         thread=ThreadRef(source=SOURCE, id=mail.message_id, parent=parent,
                          chain=tuple(i for i in (root,) if i and i != post_id), topic=topic, reply_to=reply_to),
         unread=mail.unread,
@@ -163,6 +240,7 @@ def read_forum_mail(mail: Mail, config: Config) -> NeutralPost | None:
         unverified=sender_unverified(mail, config.trust_authserv_id),
         quiet=quiet,
         answer_copies=False,
+        public=True,
         date=mail.date,
     )
 
@@ -224,7 +302,7 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     headers += [("X-PBP-Campaign", header_text(campaign.slug, 63))]
     if reply.thread.topic:
         headers += [("X-PBP-Topic", header_text(reply.thread.topic, 20))]
-    text = reply.markdown or reply.text
+    text = (reply.markdown or reply.text).replace(BARE_APPROVE_HINT, "")   # a post in the topic, no mail thread
     if len(text.strip()) < MIN_POST_LENGTH:   # Discourse refuses a post this short
         text = text.rstrip("\n") + f"\n\n*({name})*\n"
     raw = markdown_mail(headers, text)

@@ -19,7 +19,8 @@ on a busy forum never rolls old posts.
 
 What a poll yields are ``InboundPost`` objects in id order, the bot's own posts, small-action,
 moderator, whisper and deleted posts left out. A post whose ``version`` is above 1 has been
-edited: it is marked ``edited`` so the pipeline shows it and never rolls it again.
+edited: it is marked ``edited``; an edit of a post pbp read has that post's id and never
+rolls again, one seen first is the post itself (pbp.forum.byapi.post_from).
 
 Every call goes through ``_call``: 429 waits for the time the forum names, 5xx and network
 errors back off exponentially, both bounded by the settings (see ``retry.py``). A write is
@@ -103,6 +104,7 @@ def parse_post(data: Any, *, site: str, edited: bool = False) -> InboundPost:
         created_at=_time(data.get("created_at")),
         category_id=data.get("category_id") if _is_int(data.get("category_id")) else None,
         private=data.get("topic_archetype") == "private_message",
+        user_id=data.get("user_id") if _is_int(data.get("user_id")) else None,
     )
 
 

@@ -30,7 +30,8 @@ class InboundPost:
     ``reply_to_post_number`` the post it answers in the same topic (None for none),
     ``raw`` the author's Markdown as written, ``version`` the forum's edit counter and
     ``edited`` true for an edit of a post already made (``version`` > 1 or a ``post_edited``
-    event): an edit is shown, never rolled again.
+    event); ``user_id`` the forum's id of the author's account (None where the forum did
+    not say): the member is bound to it, since a username can be freed and taken anew.
     """
 
     source: str
@@ -46,6 +47,7 @@ class InboundPost:
     created_at: datetime
     category_id: int | None = None
     private: bool = False
+    user_id: int | None = None
 
     @property
     def key(self) -> tuple[str, str, int]:

@@ -26,6 +26,22 @@ WEBHOOK_SECRET_ENV = "PBP_DISCOURSE_WEBHOOK_SECRET"
 KIND = "discourse"
 
 
+def key_flaw(key: str) -> str:
+    """What is wrong with an API key as pasted (a stray line break, quotes, spaces), in
+    words that never show the key; "" when nothing is."""
+    for index, char in enumerate(key, start=1):
+        where = f"at character {index} of {len(key)}"
+        if char in "\r\n":
+            return f"has a line break {where}"
+        if char in "\"'`":
+            return f"has a quote {where} (pasted with its quotes?)"
+        if char.isspace():
+            return f"has a space {where}"
+        if not (char.isascii() and char.isprintable()):
+            return f"has a character that is not plain ASCII {where}"
+    return ""
+
+
 @dataclass(frozen=True)
 class DiscourseSettings:
     """One Discourse site and the bot account pbp posts as.
@@ -76,6 +92,11 @@ class DiscourseSettings:
         if not isinstance(self.api_key, str) or not self.api_key:
             raise ConfigError(f"{KIND}: no API key",
                               hint=f"export {API_KEY_ENV} or set api_key_file; never put it in config.toml")
+        flaw = key_flaw(self.api_key)
+        if flaw:   # sent as a header, it would fail in httpx with the key in the message
+            raise ConfigError(f"{KIND}: the API key {flaw} (the key is not shown)",
+                              hint=f"a Discourse API key is one word of letters and digits: write it again into "
+                                   f"{API_KEY_ENV} or the api_key_file without quotes, spaces or line breaks")
         if isinstance(self.categories, (str, bytes)) or not all(
                 isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in self.categories):
             raise ConfigError(f"{KIND}: categories must be a list of category ids, not {self.categories!r}",

@@ -13,7 +13,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-from pbp.forum.errors import WebhookError, WebhookSignatureError
+from pbp.forum.errors import ForumError, WebhookSignatureError
 from pbp.forum.models import InboundPost
 from pbp.forum.webhook import parse_webhook
 
@@ -21,6 +21,16 @@ log = logging.getLogger("pbp.forum")
 
 #: the largest delivery read (a post's JSON with its raw and cooked text)
 MAX_BODY = 1_000_000
+#: connections the kernel holds while every handler is busy: a busy forum's burst (a
+#: topic's many posts at once, Discourse's redeliveries after pbp was down)
+BACKLOG = 256
+#: seconds a client may take to send its request: a slow or stalled one is let go
+READ_TIMEOUT = 10.0
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = BACKLOG
+    daemon_threads = True
 
 
 class WebhookServer:
@@ -32,8 +42,13 @@ class WebhookServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = READ_TIMEOUT     # a client that stalls mid-request is let go
+
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-                status, text = server.handle(dict(self.headers.items()), self._body())
+                body = self._body()
+                status, text = server.handle(dict(self.headers.items()), body)
+                if body is None:
+                    self.close_connection = True   # the rest of a body too big is never read
                 data = (text + "\n").encode("utf-8")
                 self.send_response(status)
                 self.send_header("Content-Type", "text/plain; charset=utf-8")
@@ -51,7 +66,7 @@ class WebhookServer:
             def log_message(self, format: str, *args) -> None:  # the daemon logs what matters
                 log.debug("webhook %s", format % args)
 
-        self.httpd = ThreadingHTTPServer((settings.webhook_host, settings.webhook_port or 0), Handler)
+        self.httpd = _Server((settings.webhook_host, settings.webhook_port or 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="pbp-webhook", daemon=True)
 
     @property
@@ -69,12 +84,16 @@ class WebhookServer:
         except WebhookSignatureError as exc:
             log.warning("webhook: refused a delivery: %s", exc)
             return 403, "bad signature"
-        except WebhookError as exc:
+        except ForumError as exc:   # signed, but not a post pbp can read (a field missing, not JSON)
             log.warning("webhook: %s", exc)
             return 400, str(exc)
         if post is None:
             return 200, "ignored"
-        self.on_post(post)
+        try:
+            self.on_post(post)
+        except Exception:   # the database away, a bug: Discourse redelivers a failed event
+            log.exception("webhook: post %s could not be handled", post.post_id)
+            return 500, "not handled; deliver it again later"
         return 200, "ok"
 
     def start(self) -> "WebhookServer":

@@ -33,6 +33,7 @@ from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles
 from pbp.play.dates import when
 from pbp.play.economy import ensure_pool
 from pbp.play.state import forget_oldest
+from pbp.posts import BARE_APPROVE_HINT
 from pbp.rules import compels as rc
 from pbp.rules import fate_points as fp
 from pbp.rules.compels import CompelRecord, CompelKind, CompelState
@@ -84,7 +85,7 @@ def _approve_text(compel: CompelRecord) -> str:
         default = "the self-compel is denied"
     else:
         default = f"the compel is denied and {compel.proposer}'s point returned"
-    return (f'Reply /approve or /deny (a bare "approve" in a reply to this mail works too).\n'
+    return (f"Reply /approve or /deny{BARE_APPROVE_HINT}.\n"
             f"If nobody answers by {when(compel.deadline)}, {default}.")
 
 
@@ -208,7 +209,7 @@ def open_request(post: Post, request: DetailRequest, ask: str, tell: str, *, una
     says what the deadline does."""
     post.play.details.append(request)
     ref = f"detail:{request.id}"
-    approve = (f'Reply /approve or /deny (a bare "approve" in a reply to this mail works too). If nobody '
+    approve = (f"Reply /approve or /deny{BARE_APPROVE_HINT}. If nobody "
                f"answers by {when(request.deadline)}, {unanswered}.")
     post.ask(Ask(ref=ref, who=GM, deadline=request.deadline, text=f"{ask} {approve}"))
     if not post.author.is_gm:

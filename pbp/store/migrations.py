@@ -44,6 +44,11 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
      lambda migrator: [
          migrator.add_column("aspect", "system_state", JSONField(default=dict)),
      ]),
+    (8, "forum members may have a full name and are bound to the forum's user id (docs/forum.md)",
+     lambda migrator: [
+         migrator.add_column("member", "forum_name", CharField(null=True)),
+         migrator.add_column("member", "forum_user_id", IntegerField(null=True)),
+     ]),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -64,6 +64,8 @@ class Member(BaseModel):
     role = CharField(default="player")      # "player" | "gm"
     display_name = CharField(default="")
     forum_username = CharField(null=True)   # their name on the campaign's forum (pbp.forum.bymail)
+    forum_name = CharField(null=True)       # their full name there, as a forum's mail may show it
+    forum_user_id = IntegerField(null=True)  # the forum's id of their account, once seen (pbp.forum.byapi)
 
     class Meta:
         indexes = ((("campaign", "email"), True),)

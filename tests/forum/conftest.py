@@ -34,7 +34,15 @@ def latest_item(contract: Contract, post_id: int, **fields: Any) -> dict:
               "raw": f"post {post_id}", "version": 1, "created_at": "2026-11-29T18:00:00.000Z",
               "post_type": 1, "category_id": 5, "reply_to_post_number": None, "deleted_at": None}
     values.update(fields)
+    values.setdefault("user_id", user_id_of(values["username"]))
     return build(contract.item_schema("get", "/posts.json", "latest_posts", "items"), values)
+
+
+def user_id_of(username: str) -> int:
+    """A forum user id for a username, the same in every test (one account per name)."""
+    import zlib
+
+    return zlib.crc32(username.casefold().encode("utf-8")) % 100_000 + 1
 
 
 def single_post(contract: Contract, post_id: int, **fields: Any) -> dict:

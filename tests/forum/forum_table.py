@@ -32,8 +32,10 @@ class ForumTable(MailTable):
         self.now = at or (self.now + self.step)
         if who in FORUM_NAMES:
             parent = getattr(reply_to, "post_id", None)
+            # a current site's mail: <discourse/post/ID@host>, X-Discourse ids, "NAME via SITE"
             raw = discourse_mail(body, poster=FORUM_NAMES[who], post=None if self.count == 1 else FIRST_POST + self.count,
-                                 number=self.count, parent=parent, key=f"key{self.count}", title="The Warehouse")
+                                 number=self.count, parent=parent, key=f"key{self.count}", title="The Warehouse",
+                                 style="current", first=FIRST_POST + 1, via=True)
         else:
             raw = eml(body, sender=address(who), to=BOT_ADDRESS, message_id=f"mail-{self.count}@pbp.test",
                       subject="Re: [Chicago Nights] The Warehouse")
@@ -65,6 +67,12 @@ def read(message_id: str) -> Reply:
     """A reply as its reader sees it: a forum answer's Markdown (checked against the
     receiver's refusal rules on the way), or a mail's plain text."""
     row = m.OutboxMail.get(m.OutboxMail.message_id == message_id)
+    if row.sender.startswith("discourse:"):   # a request the API path posts (pbp.forum.byapi)
+        import json
+
+        data = json.loads(row.raw)
+        kind = "(forum post)" if data["audience"] == "table" else "(private message)"
+        return Reply(to=list(row.recipients), subject=kind, text=data["raw"], message_id=message_id)
     msg = email.message_from_string(row.raw, policy=policy.default)
     if msg["X-PBP-Topic"]:
         problems = receiver_refuses(row.raw.encode(), key_user_address=BOT_ADDRESS)
@@ -73,3 +81,41 @@ def read(message_id: str) -> Reply:
         return Reply(to=list(row.recipients), subject="(forum post)", text=text, message_id=message_id)
     return Reply(to=list(row.recipients), subject=row.subject, text=plain_text(msg), message_id=message_id,
                  references=[r.strip("<>") for r in (msg["References"] or "").split()])
+
+
+@dataclass
+class ApiForumTable(ForumTable):
+    """The same table played through the forum's API: each forum post is what
+    ``GET /posts.json`` gives for it (built from Discourse's published schema by
+    ``item``, tests/forum/conftest.py's ``latest_item``) and goes through
+    ``byapi.post_from`` and ``process_post``; the answers are the outbox's forum requests
+    (their ``raw``) and the mails. ``item`` is a callable (post id, **fields) -> JSON item."""
+
+    item: object = None
+    site: str = "forum.example.org"
+    bot: str = "pbp-bot"
+
+    def post(self, who: str, body: str, *, dice: str = "", reply_to: Step | None = None, at=None,
+             subject: str | None = None) -> Step:
+        if who not in FORUM_NAMES:
+            return super().post(who, body, dice=dice, reply_to=reply_to, at=at, subject=subject)
+        from pbp.forum import byapi
+        from pbp.forum.discourse import parse_post
+        from pbp.pipeline import process_post
+
+        self.count += 1
+        self.now = at or (self.now + self.step)
+        parent = getattr(reply_to, "post_number", None)
+        inbound = parse_post(self.item(FIRST_POST + self.count, username=FORUM_NAMES[who], raw=body, topic_id=12,
+                                       post_number=self.count, reply_to_post_number=parent, category_id=5,
+                                       created_at=self.now.strftime("%Y-%m-%dT%H:%M:%S.000Z")), site=self.site)
+        dice_source = FixedDice(dice or "")
+        outcome = process_post(byapi.post_from(inbound, self.config, bot=self.bot),
+                               Context(config=self.config, dice=dice_source, clock=lambda: self.now))
+        if outcome.status == "applied":
+            assert dice_source.remaining == 0, f"post {self.count}: {dice_source.remaining} fixed throws left unused"
+        step = Step(outcome, [read(r["message_id"]) for r in outcome.replies])
+        step.post_id = FIRST_POST + self.count if self.count > 1 else None
+        step.post_number = str(self.count)
+        self.steps.append(step)
+        return step

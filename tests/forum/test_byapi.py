@@ -84,15 +84,35 @@ def test_an_error_is_a_private_message_to_its_author(api_table, api_config, foru
     assert "topic_id" not in body and "Farr" in body["raw"]
 
 
-def test_an_edit_never_rolls(api_table, api_config, forum, contract):
+def test_an_edit_seen_before_its_post_is_the_post(api_table, api_config, forum, contract):
+    """pbp was down while Ruth posted and then fixed a typo: the poll's first sight of post
+    42 is version 2. pbp never read version 1, so nothing was rolled: the edit is the post
+    and rolls once (Fate Condensed, Overcome: Investigate Fair +2 with [0][+][0][0] is +3)."""
     edited = latest_item(contract, 42, username="ruth", raw="/overcome Investigate vs Fair\n", version=2,
                          category_id=5)
-    client, transport, _ = forum(("GET", "/posts.json", None, page(contract, edited)))
-    d = daemon_with(api_config, client, "")
+    client, transport, _ = forum(("GET", "/posts.json", None, page(contract, edited)),
+                                 ("POST", "/posts.json", None, created(contract, id=43, post_number=4)))
+    d = daemon_with(api_config, client, "0+00")
     m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
     assert d.run_once() == 1
+    assert m.RollRecord.select().count() == 1
+    assert m.Message.get().status == "applied"
+
+
+def test_an_edit_of_a_post_before_pbps_time_never_rolls(api_table, api_config, forum, contract):
+    """A webhook's ``post_edited`` for post 30, below the poll's cursor (41) and never read:
+    a post from before pbp read the forum (the first poll starts at the newest). Edited
+    today, it is shown to nobody and never rolled."""
+    from pbp.forum.discourse import parse_post
+
+    old = parse_post(latest_item(contract, 30, username="ruth", raw="/overcome Investigate vs Fair\n", version=3,
+                                 category_id=5), site=SITE, edited=True)
+    client, _, _ = forum()
+    d = daemon_with(api_config, client, "")
+    m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
+    outcome = d.forum_post(old)
+    assert outcome.status == "ignored" and "an edit" in outcome.reason
     assert m.RollRecord.select().count() == 0 and m.OutboxMail.select().count() == 0
-    assert "an edit" in m.Message.get().result["reason"]
 
 
 def test_a_post_pbp_fails_on_is_recorded_and_does_not_block_the_poll(api_table, api_config, forum, contract,
@@ -193,3 +213,85 @@ def test_the_webhook_brings_a_post_at_once_and_refuses_a_bad_signature(api_table
     m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
     d.poll_forum()                                  # the same post again: a duplicate, no roll, no answer
     assert m.RollRecord.select().count() == 1 and [x.status for x in m.Message.select()] == ["applied"]
+
+
+def run_posts(api_config, forum, contract, *items, dice="0+00", answers=0):
+    """The daemon polls ``items`` (newest first) once, from a cursor just below them; the
+    forum takes ``answers`` posts."""
+    client, transport, _ = forum(("GET", "/posts.json", None, page(contract, *items, latest_item(contract, 40))),
+                                 *[("POST", "/posts.json", None, created(contract, id=900 + n, post_number=50 + n))
+                                   for n in range(answers)])
+    d = daemon_with(api_config, client, dice)
+    m.MailboxState.get_or_create(mailbox=f"discourse:{SITE}", defaults={"last_uid": 40})
+    d.run_once()
+    return transport
+
+
+def test_a_quote_never_runs_by_api(api_table, api_config, forum, contract):
+    """The composer's Quote button writes BBCode: Ruth's quoted overcome is not Ruth's."""
+    quoted = latest_item(contract, 42, username="ruth", category_id=5,
+                         raw='[quote="charles_d, post:3, topic:7"]\n/overcome Investigate vs Fair\n[/quote]\nHa.\n')
+    run_posts(api_config, forum, contract, quoted)
+    assert m.RollRecord.select().count() == 0
+
+
+def test_a_display_name_like_the_gms_is_nobody_by_api(api_table, api_config, forum, contract):
+    """By the API a post is its account's: ``username`` is unique on the site and the
+    display ``name`` is never read, so "Tess GM" with username tess_gm2 changes nothing."""
+    for n, (username, name) in enumerate([("tess_gm2", "Tess GM"), ("TESS-GM", "tess_gm")]):
+        item = latest_item(contract, 42 + n, username=username, name=name, category_id=5,
+                           raw='/scene start "The Docks"\n/aspect add "Thick Fog"\n')
+        run_posts(api_config, forum, contract, item)
+    assert m.Aspect.select().where(m.Aspect.name == "Thick Fog").count() == 0
+    assert all("no member" in row.result["reason"] for row in m.Message.select())
+
+
+def test_a_member_is_bound_to_the_forums_user_id(api_table, api_config, forum, contract):
+    """Ruth's first post binds her to her account (user 501). Her account is deleted and a
+    newcomer registers "ruth" (user 777): the newcomer's post is not Ruth's."""
+    run_posts(api_config, forum, contract, latest_item(contract, 42, username="ruth", user_id=501, category_id=5,
+                                                       raw="/overcome Investigate vs Fair\n"), answers=1)
+    assert m.Member.get(m.Member.email == "ruth@pbp.localhost").forum_user_id == 501
+    run_posts(api_config, forum, contract, latest_item(contract, 43, username="Ruth", user_id=777, category_id=5,
+                                                       raw="/overcome Investigate vs Fair\n"))
+    assert m.RollRecord.select().count() == 1
+    assert "freed username" in m.Message.get(m.Message.message_id == f"topic/7/43@{SITE}").result["reason"]
+
+
+def test_a_webhook_edit_before_its_create_is_the_post_and_the_create_a_copy(api_table, api_config, forum, contract):
+    """pbp's webhook hears ``post_edited`` for post 45 first (the create's delivery failed
+    while pbp restarted, and Discourse redelivers it later): 45 is above the poll's cursor,
+    so the edit is the post; the create that follows is the same post id, never rolled."""
+    from pbp.forum.discourse import parse_post
+
+    item = latest_item(contract, 45, username="ruth", raw="/overcome Investigate vs Fair\n", version=2,
+                       category_id=5, topic_id=7, post_number=9)
+    client, _, _ = forum()
+    d = daemon_with(api_config, client, "0+00")
+    m.MailboxState.create(mailbox=f"discourse:{SITE}", last_uid=41)
+    first = d.forum_post(parse_post(item, site=SITE, edited=True))
+    assert first.status == "applied", (first.reason, first.errors)
+    then = d.forum_post(parse_post({**item, "version": 1}, site=SITE))
+    assert then.status == "duplicate"
+    assert m.RollRecord.select().count() == 1
+    assert [r.recipients for r in m.OutboxMail.select()][0] == ["topic:7"]   # one answer in the topic (and the mail players')
+    assert m.OutboxMail.select().count() == 2
+
+
+def test_a_private_message_to_the_bot_is_not_read_and_says_so(api_table, api_config, forum, contract):
+    """docs/forum.md: replies in a private message are not read (pbp reads the topics)."""
+    from pbp.forum.discourse import parse_post
+
+    pm = parse_post({**latest_item(contract, 47, username="ruth", raw="/defend Athletics\n"),
+                     "topic_archetype": "private_message", "category_id": None}, site=SITE)
+    client, _, _ = forum()
+    outcome = daemon_with(api_config, client, "").forum_post(pm)
+    assert outcome.status == "ignored" and "private message" in outcome.reason
+    assert m.RollRecord.select().count() == 0
+
+
+def test_a_gms_hidden_command_in_a_topic_is_refused_by_api(api_table, api_config, forum, contract):
+    item = latest_item(contract, 42, username="tess_gm", category_id=5, raw='/aspect add "Secret Door" hidden\n')
+    run_posts(api_config, forum, contract, item, answers=1)   # the error: a private message to the GM
+    assert m.Aspect.select().where(m.Aspect.name == "Secret Door").count() == 0
+    assert m.Message.get().status == "rejected"

@@ -24,7 +24,7 @@ def forum_table(chicago):
     GM play on the forum, Cassandra and Ethan by mail."""
     from pbp.campaigns import add_member, bind_forum
 
-    bind_forum(chicago, site=SITE, list_id=LIST_ID, bot=BOT)
+    bind_forum(chicago, site=SITE, list_id=LIST_ID, bot=BOT, names="usernames")
     add_member(chicago, "ruth@pbp.localhost", forum_username="ruth")
     add_member(chicago, "charles@pbp.localhost", forum_username="charles_d")
     add_member(chicago, "gm@pbp.localhost", "gm", forum_username="tess_gm")
@@ -128,7 +128,7 @@ def test_a_bound_campaign_without_the_bots_address_is_refused(chicago):
 
     chicago.address = None
     with pytest.raises(ConfigError, match="no address"):
-        bind_forum(chicago, site=SITE, list_id=LIST_ID, bot=BOT)
+        bind_forum(chicago, site=SITE, list_id=LIST_ID, bot=BOT, names="usernames")
     with pytest.raises(ConfigError, match="not a host name"):
         chicago.address = BOT_ADDRESS
         bind_forum(chicago, site="forum example", list_id=LIST_ID, bot=BOT)

@@ -170,14 +170,14 @@ def test_one_unreadable_post_is_logged_and_passed_over(forum, contract, caplog):
 
 def test_a_post_reads_every_field_the_pipeline_needs(forum, contract):
     client, _, _ = forum(("GET", "/posts.json", None, page(contract, latest_item(
-        contract, 21, topic_id=7, post_number=6, reply_to_post_number="4", username="ruth",
+        contract, 21, topic_id=7, post_number=6, reply_to_post_number="4", username="ruth", user_id=31,
         raw="I swing at the ghoul.\n\n/attack Ghoul with Fight", created_at="2026-11-29T18:05:00.000Z"))))
     (post,) = client.poll(20).posts
     assert post == InboundPost(
         source="discourse", site="forum.example.org", post_id=21, topic_id=7, post_number=6,
         reply_to_post_number=4, username="ruth", raw="I swing at the ghoul.\n\n/attack Ghoul with Fight",
         version=1, edited=False, created_at=datetime(2026, 11, 29, 18, 5, tzinfo=timezone.utc),
-        category_id=5, private=False)
+        category_id=5, private=False, user_id=31)
     assert post.key == ("discourse", "forum.example.org", 21)
 
 

@@ -117,3 +117,51 @@ def test_pbp_process_shows_the_forum_answer(workdir, capsys):
     out = capsys.readouterr().out
     assert "== post.eml: applied" in out
     assert "-- reply to replies+5f3a9c0d1e2b@forum.example.org" in out and "**Ruth overcomes" in out
+
+
+DISCOURSE = '\n[discourse]\nurl = "https://forum.example.org"\nusername = "pbp-bot"\ncategories = [5]\n'
+KEY = "0f9c3a8e7d6b5a4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c"
+
+
+@pytest.mark.parametrize("pasted, said", [
+    (KEY + "\n", "line break at character 65 of 65"),
+    (f'"{KEY}"', "quote at character 1"),
+    (f"{KEY} ", "space at character 65"),
+    ("Api-Key: " + KEY, "space at character 9"),
+])
+def test_a_pasted_api_key_gets_a_clear_error_that_never_shows_it(workdir, capsys, monkeypatch, pasted, said):
+    """A key pasted with its line break or quotes fails at the start, in words; the key is
+    in no output, with -v neither."""
+    monkeypatch.setenv("PBP_DISCOURSE_API_KEY", pasted)
+    with open("pbp.toml", "a", encoding="utf-8") as f:
+        f.write(DISCOURSE)
+    for args in (["check-config"], ["-v", "check-config"]):
+        assert main(args) == 1
+        out, err = capsys.readouterr()
+        assert said in out and "the key is not shown" in out
+        assert KEY not in out + err and KEY[:12] not in out + err
+    with pytest.raises(ConfigError) as found:
+        config_from_dict({"discourse": {"url": "https://forum.example.org", "username": "pbp-bot"}}).discourse_settings()
+    assert KEY[:12] not in str(found.value) + str(found.value.hint)
+
+
+def test_an_api_campaign_says_by_api(workdir, capsys, monkeypatch):
+    monkeypatch.setenv("PBP_DISCOURSE_API_KEY", KEY)
+    with open("pbp.toml", "a", encoding="utf-8") as f:
+        f.write(DISCOURSE)
+    assert create("--forum", CATEGORY, "--forum-bot", "pbp-bot") == 0
+    assert "category 5 (List-ID <game-table.forum.example.org>) of forum.example.org by API" in capsys.readouterr().out
+    assert main(["campaign", "add-member", "ruth@pbp.localhost", "--forum-username", "ruth",
+                 "--forum-name", "Ruth Kim"]) == 0
+    assert "ruth / Ruth Kim on the forum" in capsys.readouterr().out
+    main(["check-config"])   # the API key's own check fails here (no forum to ask): the campaign's says how
+    assert "ok    campaign chicago on the forum by API: category 5" in capsys.readouterr().out
+
+
+def test_two_members_cannot_share_a_forum_name(workdir, capsys):
+    assert create("--forum", CATEGORY, "--forum-bot", "pbp-bot") == 0
+    assert main(["campaign", "add-member", "ruth@pbp.localhost", "--forum-username", "ruth"]) == 0
+    capsys.readouterr()
+    assert main(["campaign", "add-member", "mallory@pbp.localhost", "--forum-name", "RUTH"]) != 0
+    err = capsys.readouterr().err
+    assert "already ruth@pbp.localhost's" in err and "e.g." in err
