@@ -48,7 +48,7 @@ _BY_COPY_KEY = Select(lambda key: m.Message.select(m.Message.id).where(m.Message
                       .order_by(m.Message.id.desc()).limit(1))
 _BY_FORWARD_KEY = Select(lambda key: m.Message.select(m.Message.id).where(m.Message.forward_key == key)
                          .order_by(m.Message.id.desc()).limit(1))
-_BY_ID = Select(lambda message_id: m.Message.select(m.Message.id).where(m.Message.message_id == message_id))
+_BY_KEY = Select(lambda key: m.Message.select(m.Message.id).where(m.Message.post_key == key))
 
 
 @dataclass(frozen=True)
@@ -108,12 +108,12 @@ def find_copy(campaign_id: int, author: str, post: Post, lines: list[tuple[int, 
                 return Copy(row, "forward" if row.author == author else "forward_of_other")
     if lines and not keys["forward_key"]:
         return None  # only reading commands: never held back
-    for message_id in post.forwarded.attached:
-        found = _BY_ID(message_id)
+    for message_id in post.forwarded.attached:     # the author's own post in this campaign, by its key
+        found = _BY_KEY(m.post_key(campaign_id, author, message_id))
         if not found:
             continue
         row = m.Message.get_by_id(found[0]["id"])
         same_post = row.forward_key is not None and (not lines or row.forward_key == keys["forward_key"])
-        if row.campaign_id == campaign_id and row.author == author and row.status == "applied" and same_post:
+        if row.status == "applied" and same_post:
             return Copy(row, "forward")
     return None

@@ -443,7 +443,7 @@ class Renderer:
 
     def duplicate(self, *, mail, campaign, seen, original, kind: str = "resent") -> tuple[str, str]:
         """The note for a mail that repeats an earlier one (``kind``: ``resent``, ``copy``,
-        ``forward``; ``not_yours`` and ``forward_of_other`` show nothing of the original)."""
+        ``forward``, ``retyped``; ``forward_of_other`` shows nothing of the original)."""
         body = ""
         if original is not None:
             import email as _email

@@ -255,26 +255,26 @@ def test_a_resent_message_id_from_its_author_gets_the_original_result(chicago, c
 
 def test_another_member_reusing_a_message_id_sees_nothing_of_the_original(chicago, config):
     """Ruth's refused post got a private error quoting her line; Charles, who read its
-    Message-ID in References, sends a mail with the same id."""
+    Message-ID in References, sends a mail with the same id. It is a post of his own
+    (issue 30: a post is its campaign, its author and its id): his command rolls, and his
+    reply shows nothing of hers."""
     refused = process_message(eml("Ruth whispers the secret word.\n/overcome Investigte vs Fair\n",
                                   message_id="secret@pbp.test"), make_ctx(config))
     assert refused.status == "rejected"
-    before = snapshot_db()
     out = process_message(eml("/overcome Athletics vs Fair\n", sender=CHARLES, message_id="secret@pbp.test"),
                           make_ctx(config, "++++"))
-    assert out.status == "duplicate"
+    assert out.status == "applied", out.errors
     doc = as_json(out)
-    assert doc["author"] == CHARLES and doc["errors"] == [] and doc["results"] == []
-    assert "duplicate_of" not in doc
-    assert_nothing_rolled_since(before)
-    ((to, text),) = replies(out)
-    assert to == [CHARLES]
-    assert "already used by another mail" in text and "nothing in\nit was read or applied" in text
-    for leaked in ("Investigte", "secret word", "not applied", "overcome"):
-        assert leaked not in text
-    # the original author still gets her own reply back
+    assert doc["author"] == CHARLES and [r["command"] for r in doc["results"]] == ["/overcome Athletics vs Fair"]
+    assert "duplicate_of" not in doc and m.RollRecord.select().count() == 1
+    for to, text in replies(out):
+        assert CHARLES in to
+        for leaked in ("Investigte", "secret word", "not applied"):
+            assert leaked not in text
+    # the original author still gets her own reply back, and only hers
     mine = process_message(eml("x\n", message_id="secret@pbp.test"), make_ctx(config))
-    assert replies(mine)[0][0] == [RUTH] and "Investigte" in replies(mine)[0][1]
+    ((to, text),) = replies(mine)
+    assert mine.status == "duplicate" and to == [RUTH] and "Investigte" in text and "Athletics" not in text
 
 
 def test_a_member_reusing_the_id_of_one_of_pbps_mails_is_ignored(chicago, config):
