@@ -254,7 +254,7 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
     if member is None:
         quiet = post.quiet
         if quiet or unverified:  # no notice to list mail, nor to an address nobody vouched for
-            base.reason = (quiet or unverified) + " from a non-member"
+            base.reason = f"{quiet or unverified} (a non-member's mail: no reply)"
             return _finish(base, record, campaign)
         return _answer_stranger(base, record, post, campaign, ctx)
     if unverified:
@@ -574,15 +574,17 @@ def _answer_stranger(base, record, mail, campaign, ctx) -> Outcome:
 
 
 def _answer_unverified(base, record, mail, campaign, member, ctx, reason: str) -> Outcome:
-    """A post in a member's name that the receiving server did not authenticate
-    (``[security] trust_authserv_id``): nothing applies, and the member is told why. The
+    """A post in a member's name that pbp cannot vouch for: its From is not one
+    well-formed address, or the receiving server did not authenticate it (``[security]
+    trust_authserv_id``); ``reason`` says which, as a clause. Nothing applies, and the member is told why. The
     notice goes only to the registered address, never to one the sender chose, so it
     cannot reflect mail at a third party; at most one an hour per member, so forged posts
     cannot turn the table into a mail bomb."""
     base.status = "rejected"
     error = NotAllowedError(
-        f"this mail says it is from {member.email}, but the receiving mail server did not confirm it ({reason})",
-        expected="a post sent through your own mail provider, which signs it (DKIM) or is allowed to send for "
+        f"this mail says it is from {member.email}, but {reason}",
+        expected="a post sent from your usual mail account: one address in From (you@example.org or "
+                 "Name <you@example.org>), through a provider that signs it (DKIM) or is allowed to send for "
                  "your domain (SPF)",
         example="/overcome Athletics vs Fair",
         hint="if you did send it, send it again from your usual mail account; forwarding services and "
