@@ -108,7 +108,8 @@ _SEEN_KEY = Select(lambda key: m.Message.select(m.Message.id).where(m.Message.po
 _SEEN_UID = Select(lambda mailbox, uidvalidity, uid: m.Message.select(m.Message.id).where(
     (m.Message.mailbox == mailbox) & (m.Message.uidvalidity == uidvalidity) & (m.Message.uid == uid)))
 _INSERT_MESSAGE = Insert(m.Message, ("message_id", "post_key", "campaign", "mailbox", "uidvalidity", "uid", "author", "subject",
-                                     "status", "result", "received_at", "copy_key", "forward_key"))
+                                     "status", "result", "received_at", "copy_key", "forward_key",
+                                     "text_sketch"))
 _INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
                                        "status", "attempts", "next_attempt_at", "last_error", "created_at"))
 
@@ -283,7 +284,7 @@ def _process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = Non
         return _reject(base, record, post, campaign, member, ctx, errors)
 
     keys = copies.fingerprint(campaign.id, member.email, post, lines, parsed)
-    copy = copies.find_copy(campaign.id, member.email, post, lines, keys)
+    copy = copies.find_copy(campaign.id, member.email, post, lines, keys, ctx.clock())
     if copy is not None:
         return _answer_copy(base, record, post, campaign, copy, ctx)
 
@@ -649,7 +650,7 @@ def _answer_duplicate(seen: m.Message, mail: Posted, ctx: Context) -> Outcome:
 
 def _answer_copy(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, copy: copies.Copy,
                  ctx: Context) -> Outcome:
-    """An edited copy or a forward of an earlier post: nothing is applied, the original
+    """An edited copy, a copy sent anew or a forward of an earlier post: nothing is applied, the original
     result goes back to the author alone (its own content, never another member's), and
     the copy is recorded so that it, resent, is a duplicate too."""
     seen = copy.original
@@ -657,7 +658,8 @@ def _answer_copy(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign
         base.status, base.reason = "duplicate", "forwards another member's post; its commands are not the sender's"
         original = None
     else:
-        base = _stored(seen, "duplicate", reason=f"{'an edited copy' if copy.kind == 'copy' else 'a forward'} "
+        what = {"copy": "an edited copy", "retyped": "a copy (the same commands, nearly the same words)"}
+        base = _stored(seen, "duplicate", reason=f"{what.get(copy.kind, 'a forward')} "
                                                  f"of post {seen.message_id}; nothing was applied again")
         base.message_id, base.author, base.duplicate_of = mail.id, mail.author, seen.message_id
         original = _first_reply(seen)

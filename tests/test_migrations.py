@@ -49,6 +49,7 @@ def undo_post_keys(database) -> None:
     """Back to the message table before version 8: no post_key, the Message-ID unique."""
     database.execute_sql("DROP INDEX message_post_key")
     database.execute_sql("ALTER TABLE message DROP COLUMN post_key")
+    database.execute_sql("ALTER TABLE message DROP COLUMN text_sketch")
     database.execute_sql("DROP INDEX message_message_id")
     database.execute_sql("CREATE UNIQUE INDEX message_message_id ON message (message_id)")
 

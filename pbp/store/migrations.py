@@ -31,7 +31,7 @@ class _Step:
 def _keyed_posts(migrator: SchemaMigrator) -> list:
     """Version 8: every message row gets its :func:`~pbp.store.models.post_key` (campaign,
     author, Message-ID), which becomes the unique key; the Message-ID alone is only
-    indexed. The rows are keyed in the migration's transaction, before the unique index is
+    indexed; and the column of a post's prose sketch (:func:`pbp.copies.sketch`). The rows are keyed in the migration's transaction, before the unique index is
     made (an old database has one row per Message-ID, so the keys are unique too)."""
     database = migrator.database
 
@@ -43,6 +43,7 @@ def _keyed_posts(migrator: SchemaMigrator) -> list:
 
     return [
         migrator.add_column("message", "post_key", CharField(null=True)),
+        migrator.add_column("message", "text_sketch", CharField(null=True)),
         _Step(key_rows),
         migrator.add_index("message", ("post_key",), unique=True),
         migrator.drop_index("message", "message_message_id"),
@@ -75,7 +76,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
          migrator.add_column("aspect", "system_state", JSONField(default=dict)),
      ]),
     (8, "a post is known by its campaign, author and Message-ID (post_key), not by its Message-ID alone: "
-        "nobody can take a post's place by sending its id first", lambda migrator: _keyed_posts(migrator)),
+        "nobody can take a post's place by sending its id first; posts keep a sketch of their prose, so a copy "
+        "sent as a new mail is found (text_sketch)", lambda migrator: _keyed_posts(migrator)),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -134,6 +134,7 @@ class Message(BaseModel):
     # an applied post's fingerprint (pbp.copies): an edited copy or a forward is found by it
     copy_key = CharField(null=True, index=True)
     forward_key = CharField(null=True, index=True)
+    text_sketch = CharField(null=True)      # its prose's sketch (pbp.copies.sketch): a copy sent anew is found by it
 
     class Meta:
         indexes = ((("mailbox", "uidvalidity", "uid"), True),)
