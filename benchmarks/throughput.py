@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import statistics
 import sys
@@ -39,6 +40,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+_PROSE = "Ruth keeps to the shadows along the loading dock, looking for whatever\ntore the door off its hinges."
 
 COMMANDS = [
     "/overcome Investigate vs Fair",
@@ -387,17 +390,26 @@ class Campaign:
     def post(self, i: int) -> tuple[bytes, tuple]:
         who, text, dice = self.script[i % len(self.script)]
         raw = POST.replace("Chicago Nights <table+chicago@pbp.localhost>", f"Bench <{self.address}>").format(
-            i=f"{self.system}-{i}", sender=self.addresses[who], command=text).encode()
-        return raw, dice
+            i=f"{self.system}-{i}", sender=self.addresses[who], command=text)
+        # words of its own for each post of a session (as long as the usual prose): the same
+        # words and command from the same player within a day would be a copy (pbp.copies)
+        own = hashlib.sha256(f"{self.system}-{i % len(self.script)}".encode()).hexdigest()
+        words = " ".join(own[k:k + 8] for k in range(0, 64, 8))
+        raw = raw.replace(_PROSE, f"Beat {words}\n{words[::-1]} and on.")
+        return raw.encode(), dice
 
     def play(self, n: int) -> tuple[float, float, int]:
+        from pbp.copies import COPY_WINDOW
         from pbp.pipeline import process_message
 
         posts = [self.post(self.done + k) for k in range(n)]
         queries, cpu, wall = self.queries, time.process_time(), time.perf_counter()
         for raw, dice in posts:
             self.ctx.dice = BenchDice(dice)
-            self.now += timedelta(minutes=1)
+            # a session's posts a minute apart; the next session a day later, or its posts
+            # (the same words and commands) would be copies of the last one's (pbp.copies)
+            again = self.done and self.done % len(self.script) == 0
+            self.now += COPY_WINDOW if again else timedelta(minutes=1)
             out = process_message(raw, self.ctx)
             if out.status != "applied":     # every post must apply, or the figure means nothing
                 raise SystemExit(f"{self.system} post {self.done}: {out.status} {out.errors}")

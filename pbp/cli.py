@@ -590,6 +590,9 @@ def cmd_check_config(args) -> int:
     def check(label, fn):
         try:
             detail = fn()
+        except Warned as exc:
+            results.append(("warn", f"{label}: {exc}" + (f"\n      hint: {exc.hint}" if exc.hint else "")))
+            return True
         except PbpError as exc:
             results.append((False, f"{label}: {exc}" + (f"\n      hint: {exc.hint}" if exc.hint else "")))
             return False
@@ -619,6 +622,11 @@ def cmd_check_config(args) -> int:
     check("database", database)
     if config.transport == "maildir":
         check("maildir inbox", lambda: str(config.maildir.inbox))
+        if config.trust_authserv_id:
+            from pbp.transport.maildir import MaildirInbox
+
+            check("trust_authserv_id in maildir inbox", lambda: authserv_seen(
+                config, MaildirInbox(config.maildir.inbox, create=False).recent_headers(AUTHSERV_SAMPLE), "the inbox"))
     else:
         from pbp.transport.imap import ImapInbox
         from pbp.transport.smtp import SmtpSender
@@ -634,6 +642,15 @@ def cmd_check_config(args) -> int:
                     inbox.close()
 
             check(f"imap {config.imap.get('host')} mailbox {binding.name}", imap)
+            if config.trust_authserv_id:
+                def headers(binding=binding):
+                    inbox = ImapInbox(config.imap_settings(binding.name))
+                    try:
+                        return authserv_seen(config, inbox.recent_headers(AUTHSERV_SAMPLE), binding.name)
+                    finally:
+                        inbox.close()
+
+                check(f"trust_authserv_id in mailbox {binding.name}", headers)
             if binding.campaign:
                 def bound(slug=binding.campaign):
                     if m.Campaign.get_or_none(m.Campaign.slug == slug) is None:
@@ -676,6 +693,37 @@ def forum_path(campaign, config) -> str:
         return (f"{forum['category_id']} (List-ID <{forum['list_id']}>) of {forum['site']} by API, "
                 f"as {config.discourse.get('username')}")
     return f"<{forum['list_id']}> of {forum['site']} by mail, as {forum['bot']} <{campaign.address}>"
+
+
+class Warned(PbpError):
+    """A ``pbp check-config`` finding that does not stop the daemon but should be fixed."""
+
+
+#: How many of a mailbox's newest mails ``pbp check-config`` reads for Authentication-Results.
+AUTHSERV_SAMPLE = 20
+
+
+def authserv_seen(config, heads: list[bytes], where: str) -> str:
+    """``pbp check-config`` with ``[security] trust_authserv_id`` set: do the mailbox's
+    newest mails carry the receiving server's own ``Authentication-Results`` (the topmost
+    run pbp reads, :func:`pbp.policy.our_authentication_results`)? When none does, the
+    server adds none under that id, so every member's post is refused, and a header a
+    sender writes with that id would be the topmost one: pbp would believe a forgery."""
+    from pbp.mail.reading import read_headers
+    from pbp.policy import our_authentication_results
+
+    wanted = config.trust_authserv_id.strip()
+    if not heads:
+        raise Warned(f"{where} holds no mail yet, so pbp cannot tell whether {wanted} adds Authentication-Results",
+                     hint="send the table a mail and run pbp check-config again")
+    found = sum(1 for raw in heads if our_authentication_results(read_headers(raw, ""), wanted))
+    if not found:
+        raise Warned(f"none of the {len(heads)} newest mails in {where} carries an Authentication-Results header "
+                     f"of {wanted}: every member's post will be refused, and one a sender writes would be believed",
+                     hint="set trust_authserv_id to exactly the id your receiving server writes (look at a received "
+                          "mail's Authentication-Results), or make the server add one (docs/operating.md, "
+                          '"Sender authentication")')
+    return f"{found} of the {len(heads)} newest mails in {where} carry Authentication-Results of {wanted}"
 
 
 def forum_mail_binding(config, campaign) -> str:
@@ -721,7 +769,7 @@ def forum_api_key(config) -> str:
 
 def _print_checks(results) -> None:
     for ok, line in results:
-        print(("  ok    " if ok else "  FAIL  ") + line)
+        print(("  WARN  " if ok == "warn" else "  ok    " if ok else "  FAIL  ") + line)
 
 
 def cmd_demo(args) -> int:

@@ -628,8 +628,8 @@ class NpcDefend(Command):
 @dataclass(frozen=True)
 class Again(Command):
     """``/again ["what has changed"]``: the post's commands are a deliberate new attempt,
-    to be run even though the same commands already answered the same mail (see
-    :mod:`pbp.copies`). Fate does not let a failed overcome simply be retried: the
+    to be run even though the same commands already answered the same mail, or came in a
+    new mail with the same words (see :mod:`pbp.copies`). Fate does not let a failed overcome simply be retried: the
     situation has to change first, so the line may say what changed."""
 
     changed: str = ""

@@ -18,7 +18,8 @@ and retries, and as daemon threads they cannot keep a stopping process alive. SI
 all of them within :data:`STOP_SECONDS` whatever a server does; what was not sent stays in
 the outbox.
 
-Exactly once: a message is recorded by UIDVALIDITY+UID and by Message-ID in the same
+Exactly once: a message is recorded by UIDVALIDITY+UID and by its post key (campaign,
+author, Message-ID: :func:`pbp.store.models.post_key`) in the same
 transaction as its state change and its replies (a transactional outbox); a reply is
 marked sent only after the SMTP server accepted it and keeps its Message-ID when it is
 sent again. ``pbp.faults`` names the points where the tests kill the process.

@@ -104,11 +104,12 @@ class PostOutcome:
 
 _CAMPAIGN_BY_SLUG = Select(lambda slug: m.Campaign.select().where(m.Campaign.slug == slug))
 _MEMBERS = Select(lambda campaign_id: m.Member.select(m.Member.email, m.Member.role).where(m.Member.campaign == campaign_id))
-_SEEN_ID = Select(lambda message_id: m.Message.select(m.Message.id).where(m.Message.message_id == message_id))
+_SEEN_KEY = Select(lambda key: m.Message.select(m.Message.id).where(m.Message.post_key == key))
 _SEEN_UID = Select(lambda mailbox, uidvalidity, uid: m.Message.select(m.Message.id).where(
     (m.Message.mailbox == mailbox) & (m.Message.uidvalidity == uidvalidity) & (m.Message.uid == uid)))
-_INSERT_MESSAGE = Insert(m.Message, ("message_id", "campaign", "mailbox", "uidvalidity", "uid", "author", "subject",
-                                     "status", "result", "received_at", "copy_key", "forward_key"))
+_INSERT_MESSAGE = Insert(m.Message, ("message_id", "post_key", "campaign", "mailbox", "uidvalidity", "uid", "author", "subject",
+                                     "status", "result", "received_at", "copy_key", "forward_key",
+                                     "text_sketch"))
 _INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
                                        "status", "attempts", "next_attempt_at", "last_error", "created_at"))
 
@@ -177,7 +178,8 @@ def _lost_race(post: NeutralPost, ctx, exc: Exception, **where) -> PostOutcome:
     """A post another daemon on the same database handled meanwhile (a forum post both
     read, a mail two daemons fetched): its transaction won and this one kept nothing, so
     this daemon goes on quietly. Any other broken constraint is a bug (:func:`_internal_error`)."""
-    found = _SEEN_ID(post.id)
+    campaign = None if post.ignored else route(post, campaign_slug=where.get("campaign_slug"))
+    found = _SEEN_KEY(_post_key(post, campaign))
     if not found:
         log.exception("internal error on post %s from %s", post.id, post.source)
         return _internal_error(post, ctx, exc, **where)
@@ -199,6 +201,7 @@ def _internal_error(post: NeutralPost, ctx, exc: Exception, *, mailbox=None, uid
                   author=post.author, subject=post.subject)
     with m.db.atomic():
         campaign = route(post, campaign_slug=campaign_slug)
+        record["post_key"] = _post_key(post, campaign)
         members = [Author(**row) for row in _MEMBERS(campaign.id)] if campaign is not None else []
         if campaign is not None and any(mb.email == post.author for mb in members):
             base.campaign = campaign.slug
@@ -244,19 +247,20 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
     """Resolve one post whichever adapter read it: duplicates, policy, routing,
     authorisation, parsing, copies, then the commands in one transaction. ``where`` is
     where the source keeps it (a mailbox's UIDVALIDITY and UID), recorded with it."""
-    found = _SEEN_ID(post.id)
+    campaign = None if post.ignored else route(post, campaign_slug=campaign_slug)
+    key = _post_key(post, campaign)
+    found = _SEEN_KEY(key)
     if found:
         return _answer_duplicate(m.Message.get_by_id(found[0]["id"]), post, ctx)
 
     base = PostOutcome(message_id=post.id, campaign=None, author=post.author, status="ignored")
     record = dict({"mailbox": None, "uidvalidity": None, "uid": None, **(where or {})}, message_id=post.id,
-                  author=post.author, subject=post.subject, received_at=ctx.clock())
+                  post_key=key, author=post.author, subject=post.subject, received_at=ctx.clock())
 
     if post.ignored:
         base.reason = post.ignored
         return _finish(base, record, None)
 
-    campaign = route(post, campaign_slug=campaign_slug)
     if campaign is None:
         base.reason = "no campaign matches this mail's addresses"
         return _finish(base, record, None)
@@ -269,7 +273,7 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
     if member is None:
         quiet = post.quiet
         if quiet or unverified:  # no notice to list mail, nor to an address nobody vouched for
-            base.reason = (quiet or unverified) + " from a non-member"
+            base.reason = f"{quiet or unverified} (a non-member's mail: no reply)"
             return _finish(base, record, campaign)
         return _answer_stranger(base, record, post, campaign, ctx)
     if unverified:
@@ -305,7 +309,7 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
             example=hidden[0].source).at(hidden[0].line, hidden[0].source)])
 
     keys = copies.fingerprint(campaign.id, member.email, post, lines, parsed)
-    copy = copies.find_copy(campaign.id, member.email, post, lines, keys)
+    copy = copies.find_copy(campaign.id, member.email, post, lines, keys, ctx.clock())
     if copy is not None:
         return _answer_copy(base, record, post, campaign, copy, ctx)
 
@@ -314,6 +318,14 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
             return _apply(base, record, post, campaign, member, members, parsed, ctx, keys, notes=reader_notes(post))
     except CommandError as exc:
         return _reject(base, record, post, campaign, member, ctx, [exc])
+
+
+def _post_key(post: NeutralPost, campaign: m.Campaign | None) -> str:
+    """The post's identity (:func:`pbp.store.models.post_key`): its campaign, its author
+    (marked when the adapter could not vouch for them) and its id. A mail with a known
+    Message-ID from another sender, or to another campaign, is another post."""
+    return m.post_key(campaign.id if campaign is not None else None, post.author, post.id,
+                      trusted=not post.unverified)
 
 
 def reader_notes(mail: NeutralPost) -> list[str]:
@@ -421,7 +433,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     seen = views(results, post.table, names_at_start=post.names_at_start, author_is_gm=post.author.is_gm)
     table_ledger = {id(shown): post.ledger[id(res)] for shown, res in zip(seen.table, results) if id(res) in post.ledger}
     changed = _table_sheets(post, changed_names)
-    subject = thread_subject(source) if source is not None else thread_subject_
+    subject = thread_subject(source, campaign) if source is not None else thread_subject_
     where = source.thread if source is not None else thread
     # the thread map names only what is still open, so it does not grow with the campaign
     open_ids = open_roll_ids(post.play)
@@ -454,18 +466,19 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     return sent
 
 
-_SUBJECT_OF = Select(lambda message_id: m.Message.select(m.Message.subject).where(m.Message.message_id == message_id))
+_SUBJECT_OF = Select(lambda campaign_id, message_id: m.Message.select(m.Message.subject).where(
+    (m.Message.message_id == message_id) & (m.Message.campaign == campaign_id)).order_by(m.Message.id).limit(1))
 _OUR_SUBJECT = Select(lambda message_id: m.OutboxMail.select(m.OutboxMail.subject)
                       .where(m.OutboxMail.message_id == message_id))
 
 
-def thread_subject(mail: NeutralPost) -> str:
+def thread_subject(mail: NeutralPost, campaign: m.Campaign) -> str:
     """The subject the mail's thread began with: that of the thread's first mail
     (References' first id, else In-Reply-To) when pbp has it, else the mail's own. Replies
     keep it, so the table's thread is not renamed by a player answering a private mail
     ("Re: [Campaign] Compel #3 on ...: accept or refuse") nor by one who edits the subject."""
     for msgid in dict.fromkeys(i for i in (mail.thread_root, mail.replied_to) if i):
-        rows = _SUBJECT_OF(msgid) or _OUR_SUBJECT(msgid)
+        rows = _SUBJECT_OF(campaign.id, msgid) or _OUR_SUBJECT(msgid)
         if rows:
             return rows[0]["subject"]
     return mail.subject
@@ -547,7 +560,7 @@ def _reject(base, record, mail, campaign, member, ctx, errors: list[CommandError
     with m.db.atomic():
         reply = _reply_to_author(mail, "error", ctx.renderer.error(mail=mail, campaign=campaign, errors=errors,
                                                                    status=_status_after_error(campaign, member, ctx)),
-                                 thread_subject=thread_subject(mail))
+                                 thread_subject=thread_subject(mail, campaign))
         base.replies = _send([reply], campaign, mail.id, ctx)
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
@@ -587,15 +600,17 @@ def _answer_stranger(base, record, mail, campaign, ctx) -> PostOutcome:
 
 
 def _answer_unverified(base, record, mail, campaign, member, ctx, reason: str) -> PostOutcome:
-    """A post in a member's name that the receiving server did not authenticate
-    (``[security] trust_authserv_id``): nothing applies, and the member is told why. The
+    """A post in a member's name that pbp cannot vouch for: its From is not one
+    well-formed address, or the receiving server did not authenticate it (``[security]
+    trust_authserv_id``); ``reason`` says which, as a clause. Nothing applies, and the member is told why. The
     notice goes only to the registered address, never to one the sender chose, so it
     cannot reflect mail at a third party; at most one an hour per member, so forged posts
     cannot turn the table into a mail bomb."""
     base.status = "rejected"
     error = NotAllowedError(
-        f"this mail says it is from {member.email}, but the receiving mail server did not confirm it ({reason})",
-        expected="a post sent through your own mail provider, which signs it (DKIM) or is allowed to send for "
+        f"this mail says it is from {member.email}, but {reason}",
+        expected="a post sent from your usual mail account: one address in From (you@example.org or "
+                 "Name <you@example.org>), through a provider that signs it (DKIM) or is allowed to send for "
                  "your domain (SPF)",
         example="/overcome Athletics vs Fair",
         hint="if you did send it, send it again from your usual mail account; forwarding services and "
@@ -642,29 +657,25 @@ def _stored(message: m.Message, status: str, reason: str = "") -> PostOutcome:
 
 
 def _answer_duplicate(seen: m.Message, mail: NeutralPost, ctx: Context) -> PostOutcome:
-    """A resent copy never rolls again. Its author, if a member, gets the original result
-    back; another member who sends a mail with the same Message-ID (they can read it in
-    References) is told only that the id was taken: the original may be a private error
-    reply, so nothing of it is shown."""
+    """A resent copy never rolls again: its author, if a member, gets the original result
+    back. ``seen`` is the same post (the same campaign, author and id: :func:`_post_key`),
+    so what goes back is the author's own. A copy of a post whose sender nobody vouched for
+    is not answered (the notice went out once, rate-limited: resending must not make more)."""
     outcome = _stored(seen, "duplicate")
     campaign = seen.campaign
-    if campaign is None or seen.status not in ("applied", "rejected", "duplicate") or not mail.answer_copies:
+    if (campaign is None or seen.status not in ("applied", "rejected", "duplicate") or not mail.answer_copies
+            or mail.unverified):
         return outcome
     if not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == mail.author)).exists():
         return outcome
-    if mail.author != seen.author:
-        outcome = PostOutcome(message_id=mail.id, campaign=campaign.slug, author=mail.author, status="duplicate",
-                          reason="this Message-ID was first used by another sender; nothing was read or applied")
-        kind, original = "not_yours", None
-    else:
-        kind, original = "resent", _first_reply(seen.message_id)
     with m.db.atomic():
-        return _send_duplicate_note(outcome, mail, campaign, ctx, kind, seen, original, seen.message_id)
+        return _send_duplicate_note(outcome, mail, campaign, ctx, "resent", seen, _first_reply(seen),
+                                    seen.message_id)
 
 
 def _answer_copy(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campaign, copy: copies.Copy,
                  ctx: Context) -> PostOutcome:
-    """An edited copy or a forward of an earlier post: nothing is applied, the original
+    """An edited copy, a copy sent anew or a forward of an earlier post: nothing is applied, the original
     result goes back to the author alone (its own content, never another member's), and
     the copy is recorded so that it, resent, is a duplicate too."""
     seen = copy.original
@@ -672,19 +683,25 @@ def _answer_copy(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m
         base.status, base.reason = "duplicate", "forwards another member's post; its commands are not the sender's"
         original = None
     else:
-        base = _stored(seen, "duplicate", reason=f"{'an edited copy' if copy.kind == 'copy' else 'a forward'} "
+        what = {"copy": "an edited copy", "retyped": "a copy (the same commands, nearly the same words)"}
+        base = _stored(seen, "duplicate", reason=f"{what.get(copy.kind, 'a forward')} "
                                                  f"of post {seen.message_id}; nothing was applied again")
         base.message_id, base.author, base.duplicate_of = mail.id, mail.author, seen.message_id
-        original = _first_reply(seen.message_id)
+        original = _first_reply(seen)
     with m.db.atomic():
         _send_duplicate_note(base, mail, campaign, ctx, copy.kind, seen, original, mail.id)
         _INSERT_MESSAGE(**record, campaign=campaign, status="duplicate", result=base.to_dict())
     return base
 
 
-def _first_reply(message_id: str):
-    """The first reply pbp wrote to a post: its result to the table, or its error."""
-    return m.OutboxMail.select().where(m.OutboxMail.source_id == message_id).order_by(m.OutboxMail.id).first()
+def _first_reply(seen: m.Message):
+    """The first reply pbp wrote to a post: its result to the table, or its error. Found by
+    the reply's own id, kept in the post's record: another sender's mail with the same
+    Message-ID is another post, with replies of its own."""
+    replies = (seen.result or {}).get("replies") or []
+    if not replies or not replies[0].get("message_id"):
+        return None
+    return m.OutboxMail.get_or_none(m.OutboxMail.message_id == replies[0]["message_id"])
 
 
 def _send_duplicate_note(outcome: PostOutcome, mail: NeutralPost, campaign, ctx: Context, kind: str, seen: m.Message,

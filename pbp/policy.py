@@ -81,13 +81,17 @@ def our_authentication_results(mail: Mail, authserv_id: str) -> list[str]:
 
 
 def sender_unverified(mail: Mail, authserv_id: str) -> str:
-    """With ``[security] trust_authserv_id`` set: non-empty unless the receiving server's
+    """Why pbp cannot vouch for the mail's author (a clause: "this mail says it is from
+    X, but ..."), or "". Whatever the settings: a From that is not one well-formed address
+    (:attr:`pbp.mail.reading.Mail.from_problem`). With ``[security] trust_authserv_id`` set: non-empty unless the receiving server's
     own ``Authentication-Results`` (:func:`our_authentication_results`) show DKIM or SPF
     passing for a domain aligned with the From address (the same domain or a parent of it,
     as DMARC's relaxed alignment). For each method only the topmost header that reports it
     decides, so a forged ``dkim=pass`` that slipped in right below the server's real
     ``dkim=fail`` changes nothing. Headers from other servers are ignored: anyone can
     write one."""
+    if mail.from_problem:
+        return mail.from_problem
     if not authserv_id:
         return ""
     from_domain = mail.from_addr.rpartition("@")[2].lower()
@@ -113,7 +117,7 @@ def sender_unverified(mail: Mail, authserv_id: str) -> str:
             if _aligned(from_domain, domain.lower().strip(".")):
                 return ""
         decided |= reported
-    return f"no DKIM or SPF pass for {from_domain} from {authserv_id.strip()}"
+    return f"the receiving mail server did not confirm it (no DKIM or SPF pass for {from_domain} from {authserv_id.strip()})"
 
 
 def _without_comments(value: str) -> str:

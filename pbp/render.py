@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass
 
 import jinja2
@@ -20,6 +21,7 @@ from pbp.resources import resource_path
 from pbp.rules import explain
 from pbp.rules.ladder import describe, signed
 from pbp.rules.results import ActionResult, Change
+from pbp.textsafety import BIDI
 
 log = logging.getLogger("pbp.render")
 
@@ -255,6 +257,62 @@ DIE_STYLE = ("display:inline-block; width:1.3em; height:1.3em; line-height:1.3em
              "border:1px solid #888; border-radius:3px; background:#fff; font-weight:bold;")
 
 
+#: The mark at the start of every line pbp writes in the plain text of a reply that relays
+#: a post (its results, notes, changes, turn and sheets): a player's relayed line never
+#: starts with it, nor with anything that looks like it (:func:`relayed_line`), so no
+#: prose can pass for pbp's words. The HTML needs none: pbp's results are styled blocks
+#: and a post's prose is escaped into plain paragraphs, which no post can style.
+MARK = "\u2503"
+_PROSE = "\x00"     # tags a relayed line of the rendered text until mark_lines() takes it off
+#: Characters that look like the mark: vertical bars and lines of every script and width.
+_LOOKALIKES = frozenset("|\u00a6\u01c0\u05c0\u2223\u23d0\u2758\u2759\u275a\ufe31\ufe33\uff5c\uffe4\uffe8\u4e28\u3163"
+                        "\u239c\u239f\u23a2\u23a5\u23aa\u23ae\u23b8\u23b9\u2502\u2503")
+#: Characters that show as nothing, or as a blank, at the start of a line.
+_BLANKS = frozenset("\u2800\u3164\u115f\u1160\uffa0\u00ad")
+
+
+def _blank(ch: str) -> bool:
+    return ch.isspace() or ch in _BLANKS or unicodedata.category(ch) in ("Cf", "Cc", "Mn", "Me", "Zs")
+
+
+def _looks_like_mark(ch: str) -> bool:
+    return ch in _LOOKALIKES or 0x2500 <= ord(ch) <= 0x259F or "VERTICAL" in unicodedata.name(ch, "")
+
+
+def relayed_line(line: str) -> str:
+    """A line of a player's prose as a relay shows it: without bidi controls (which could
+    reorder it on screen), and with a backslash before it when what shows first is the
+    mark or looks like it (``\\┃ Ruth overcomes...``); in a right-to-left line, whose last
+    character may show first, after it too."""
+    line = "".join(ch for ch in line if ch not in BIDI and ch != _PROSE)
+    shown = [ch for ch in line if not _blank(ch)]
+    if not shown:
+        return line
+    if _looks_like_mark(shown[0]):
+        line = "\\" + line
+    if _looks_like_mark(shown[-1]) and any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in shown):
+        line += "\\"
+    return line
+
+
+def relayed(line: str) -> str:
+    """The template filter for a relayed prose line: :func:`relayed_line`, tagged for
+    :func:`mark_lines` (a blank line stays blank)."""
+    return _PROSE + relayed_line(line) if line.strip() else ""
+
+
+def mark_lines(text: str) -> str:
+    """The rendered text of a relay with :data:`MARK` before every line that is pbp's (the
+    untagged ones); the player's lines lose their tag. Blank lines stay blank."""
+    out = []
+    for line in text.split("\n"):
+        if line.startswith(_PROSE):
+            out.append(line[1:])
+        else:
+            out.append(f"{MARK} {line}" if line.strip() else line)
+    return "\n".join(out)
+
+
 _STRESS_BOXES = re.compile(r"(?:\[[x ]\])+")
 
 
@@ -405,7 +463,7 @@ class Renderer:
         self.html_env = jinja2.Environment(autoescape=True, **common)
         for env in (self.text_env, self.html_env):
             env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
-                               md=markdown_text, code=code_text, worth=worth)
+                               md=markdown_text, code=code_text, worth=worth, relayed=relayed)
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
@@ -414,9 +472,11 @@ class Renderer:
     def _markdown(self, name: str, **data) -> str:
         return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))
 
-    def _both(self, name: str, **data) -> tuple[str, str]:
-        text = self.text_env.get_template(f"{name}.txt.j2").render(**data)
-        return (tidy(text), self.html_env.get_template(f"{name}.html.j2").render(**data))
+    def _both(self, name: str, *, marked: bool = False, **data) -> tuple[str, str]:
+        """(plain text, HTML) of template ``name``; ``marked``: the text's own lines carry
+        :data:`MARK` (a relay, whose relayed lines the template tags with ``relayed``)."""
+        text = tidy(self.text_env.get_template(f"{name}.txt.j2").render(**data))
+        return (mark_lines(text) if marked else text, self.html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
                status=(), template: str = "result", notes=(), markdown: bool = False) -> tuple[str, str]:
@@ -424,7 +484,9 @@ class Renderer:
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
         for, whose turn it is, the reader's notes (lines that looked like commands but were
         not read as ones) and the sheets that changed. ``template`` "gm_copy": the same, as
-        the GM's own copy of what the table's mail left out (:mod:`pbp.views`). With
+        the GM's own copy of what the table's mail left out (:mod:`pbp.views`). In a relay
+        every line of the text that is pbp's starts with :data:`MARK` (:func:`mark_lines`)
+        and the relayed prose is escaped (:func:`relayed_line`). With
         ``markdown``, (plain text, HTML, Markdown for a forum: ``result.md.j2``)."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
         if commands is None:
@@ -446,7 +508,7 @@ class Renderer:
         changes = coalesce([ch for res in results for ch in res.changes])
         data = dict(campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
                     asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS)
-        both = self._both(template, **data)
+        both = self._both(template, marked=relay and commands is not None, **data)
         return (*both, self._markdown(template, **data)) if markdown else both
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
@@ -461,7 +523,7 @@ class Renderer:
 
     def duplicate(self, *, mail, campaign, seen, original, kind: str = "resent") -> tuple[str, str]:
         """The note for a mail that repeats an earlier one (``kind``: ``resent``, ``copy``,
-        ``forward``; ``not_yours`` and ``forward_of_other`` show nothing of the original)."""
+        ``forward``, ``retyped``; ``forward_of_other`` shows nothing of the original)."""
         body = ""
         if original is not None:
             import email as _email

@@ -92,9 +92,86 @@ def test_the_same_command_in_answer_to_another_mail_rolls(chicago, config):
     assert "duplicate_of" not in as_json(out)
 
 
-def test_posts_that_answer_no_mail_are_never_taken_for_copies(chicago, config):
+# --------------------------------------------------------------------------- copies sent as new mails
+
+
+@pytest.mark.parametrize("answering", [GM_MAIL, None])
+def test_a_copy_pasted_into_a_new_mail_returns_the_original_result(chicago, config, answering):
+    """Issue 30, item 2: Ruth fixes a typo and pastes her post into a new mail, which has a
+    new Message-ID and no In-Reply-To (the original answered the GM's mail, or nothing).
+    Same author, same commands, nearly the same words, within the copy window: a copy."""
+    first = first_post(config, body="Ruth goes thruogh the crates by the door.\n/overcome Investigate vs Fair\n",
+                       answering=answering)
+    before = snapshot_db()
+    copy = process_message(eml("Ruth goes through the crates by the door.\n/overcome  Investigate vs Fair\n",
+                               message_id="pasted@pbp.test"), make_ctx(config, "----"))
+    assert copy.status == "duplicate", (copy.status, copy.errors)
+    assert copy.results == first.results
+    assert_nothing_rolled_since(before)
+    ((to, text),) = replies(copy)
+    assert to == [RUTH] and "nearly all of its words" in text and "[0] [0] [+] [+]" in text
+    assert '/again "the guards have gone"' in text
+    assert as_json(copy)["duplicate_of"] == "post-1@pbp.test"
+
+
+def test_a_forward_in_a_form_pbp_does_not_know_is_caught_by_its_words(chicago, config):
+    """A client that forwards with a header pbp does not read as a forward (the words of
+    the original end up as the new text): the same commands and nearly the same words."""
+    first_post(config, body="Ruth goes through the crates by the door, lamp held high.\n"
+                            "/overcome Investigate vs Fair\n", answering=None)
+    before = snapshot_db()
+    body = ("Ruth goes through the crates by the door, lamp held high.\n/overcome Investigate vs Fair\n")
+    out = process_message(eml(body, subject="WG: The warehouse", message_id="fwd-x@pbp.test"),
+                          make_ctx(config, "----"))
+    assert out.status == "duplicate" and as_json(out)["duplicate_of"] == "post-1@pbp.test"
+    assert_nothing_rolled_since(before)
+
+
+def test_posts_in_new_mails_with_other_words_or_after_the_window_roll(chicago, config):
+    """The same command in a new mail is a new move when its words are others, or when the
+    copy window has passed."""
+    from datetime import timedelta
+
+    from pbp.copies import COPY_WINDOW
+    from pbp.pipeline import Context
+    from pbp.rules.dice import FixedDice
+    from tests.helpers import FIXED_NOW
+
     first_post(config, answering=None)
-    out = process_message(eml(POST, message_id="post-2@pbp.test"), make_ctx(config, "----"))
+    out = process_message(eml("The lamp gutters; Ruth tries the office desk instead.\n/overcome Investigate vs Fair\n",
+                              message_id="post-2@pbp.test"), make_ctx(config, "----"))
+    assert out.status == "applied" and m.RollRecord.select().count() == 2
+    later = Context(config=config, dice=FixedDice("++++"), clock=lambda: FIXED_NOW + COPY_WINDOW + timedelta(minutes=1))
+    out = process_message(eml(POST, message_id="post-3@pbp.test"), later)
+    assert out.status == "applied" and m.RollRecord.select().count() == 3
+
+
+def test_again_in_a_new_mail_rolls(chicago, config):
+    first_post(config, answering=None)
+    out = process_message(eml('/again "the guards have gone"\n' + POST, message_id="again-new@pbp.test"),
+                          make_ctx(config, "+++0"))
+    assert out.status == "applied" and out.results[1]["dice"] == [1, 1, 1, 0]
+    ((to, text),) = replies(out)
+    assert RUTH in to and "Ruth tries again: the guards have gone" in text
+
+
+def test_the_prose_sketch_tells_near_from_other_words():
+    from pbp.copies import similar, sketch
+
+    a = sketch("ruth goes through the crates by the door.")
+    assert len(a) == 128 and similar(a, sketch("ruth goes thruogh the crates by the door."))
+    assert similar(a, sketch("ruth goes through the crates by the door, slowly."))
+    assert not similar(a, sketch("the lamp gutters; ruth tries the office desk instead."))
+    assert not similar("", "") and not similar(a, "") and not similar(None, a)
+    assert sketch("ruth hides.") == ""      # too few words to tell a copy by
+
+
+def test_a_bare_command_sent_again_in_a_new_mail_rolls(chicago, config):
+    """No words besides the command: nothing tells a copy from the next attempt (the GM's
+    next /approve, the next /done), so it runs."""
+    first_post(config, body="/overcome Investigate vs Fair\n", answering=None)
+    out = process_message(eml("/overcome Investigate vs Fair\n", message_id="bare-2@pbp.test"),
+                          make_ctx(config, "----"))
     assert out.status == "applied" and m.RollRecord.select().count() == 2
 
 
@@ -255,26 +332,26 @@ def test_a_resent_message_id_from_its_author_gets_the_original_result(chicago, c
 
 def test_another_member_reusing_a_message_id_sees_nothing_of_the_original(chicago, config):
     """Ruth's refused post got a private error quoting her line; Charles, who read its
-    Message-ID in References, sends a mail with the same id."""
+    Message-ID in References, sends a mail with the same id. It is a post of his own
+    (issue 30: a post is its campaign, its author and its id): his command rolls, and his
+    reply shows nothing of hers."""
     refused = process_message(eml("Ruth whispers the secret word.\n/overcome Investigte vs Fair\n",
                                   message_id="secret@pbp.test"), make_ctx(config))
     assert refused.status == "rejected"
-    before = snapshot_db()
     out = process_message(eml("/overcome Athletics vs Fair\n", sender=CHARLES, message_id="secret@pbp.test"),
                           make_ctx(config, "++++"))
-    assert out.status == "duplicate"
+    assert out.status == "applied", out.errors
     doc = as_json(out)
-    assert doc["author"] == CHARLES and doc["errors"] == [] and doc["results"] == []
-    assert "duplicate_of" not in doc
-    assert_nothing_rolled_since(before)
-    ((to, text),) = replies(out)
-    assert to == [CHARLES]
-    assert "already used by another mail" in text and "nothing in\nit was read or applied" in text
-    for leaked in ("Investigte", "secret word", "not applied", "overcome"):
-        assert leaked not in text
-    # the original author still gets her own reply back
+    assert doc["author"] == CHARLES and [r["command"] for r in doc["results"]] == ["/overcome Athletics vs Fair"]
+    assert "duplicate_of" not in doc and m.RollRecord.select().count() == 1
+    for to, text in replies(out):
+        assert CHARLES in to
+        for leaked in ("Investigte", "secret word", "not applied"):
+            assert leaked not in text
+    # the original author still gets her own reply back, and only hers
     mine = process_message(eml("x\n", message_id="secret@pbp.test"), make_ctx(config))
-    assert replies(mine)[0][0] == [RUTH] and "Investigte" in replies(mine)[0][1]
+    ((to, text),) = replies(mine)
+    assert mine.status == "duplicate" and to == [RUTH] and "Investigte" in text and "Athletics" not in text
 
 
 def test_a_member_reusing_the_id_of_one_of_pbps_mails_is_ignored(chicago, config):
@@ -293,7 +370,13 @@ def test_the_copy_lookups_use_their_index_and_no_scan(db):
     SQLite: no SCAN, no sort of the matches)."""
     from pbp import copies
 
-    for name, lookup in (("copy_key", copies._BY_COPY_KEY), ("forward_key", copies._BY_FORWARD_KEY)):
-        sql, params = lookup.build("k" * 40).sql()
+    from datetime import datetime
+
+    from pbp import pipeline
+
+    for name, lookup, args in (("copy_key", copies._BY_COPY_KEY, ()), ("forward_key", copies._BY_FORWARD_KEY, ()),
+                               ("forward_key", copies._RECENT_BY_FORWARD_KEY, (datetime(2026, 1, 1),)),
+                               ("post_key", pipeline._SEEN_KEY, ())):
+        sql, params = lookup.build("k" * 40, *args).sql()
         plan = " | ".join(row[-1] for row in db.execute_sql("EXPLAIN QUERY PLAN " + sql, params).fetchall())
         assert f"INDEX message_{name}" in plan and "SCAN" not in plan and "TEMP B-TREE" not in plan, plan

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from peewee import CharField
+from peewee import CharField, IntegrityError
 
 from pbp.errors import ConfigError
 from pbp.store import migrations
@@ -45,6 +45,51 @@ def test_a_database_from_a_newer_pbp_is_refused(tmp_path):
         open_database(url)
 
 
+def undo_post_keys(database) -> None:
+    """Back to the message table before version 9: no post_key, the Message-ID unique."""
+    database.execute_sql("DROP INDEX message_post_key")
+    database.execute_sql("ALTER TABLE message DROP COLUMN post_key")
+    database.execute_sql("ALTER TABLE message DROP COLUMN text_sketch")
+    database.execute_sql("DROP INDEX message_message_id")
+    database.execute_sql("CREATE UNIQUE INDEX message_message_id ON message (message_id)")
+
+
+def test_version_8_keys_its_posts_by_campaign_author_and_id(tmp_path):
+    """Schema 9 (issue 30): a database of version 8 keeps its messages, each gets its
+    post_key, and the same Message-ID may then come from another sender or campaign."""
+    check_post_key_migration(f"sqlite:///{tmp_path / 'v7.db'}")
+
+
+def check_post_key_migration(url: str) -> None:
+    from pbp.store import models as m
+
+    database = open_database(url)
+    database.execute_sql("INSERT INTO campaign (slug, name, system, delivery, settings, play, created_at, forum) "
+                         "VALUES ('c', 'C', 'fate-condensed', 'relay', '{}', '{}', '2026-01-01 00:00:00', '{}')")
+    undo_post_keys(database)
+    for campaign, message_id in ((1, "old@x"), (None, "stray@x")):
+        database.execute_sql("INSERT INTO message (message_id, campaign_id, author, subject, status, received_at) "
+                             f"VALUES ('{message_id}', {campaign or 'NULL'}, 'ruth@x', 'The warehouse', 'applied', "
+                             "'2026-01-01 00:00:00')")
+    with SchemaVersion.bind_ctx(database):
+        SchemaVersion.update(version=8).execute()
+    database.close()
+    database = open_database(url)
+    assert current_version(database) == LATEST
+    with database.bind_ctx([m.Campaign, m.Message]):
+        keys = {row.message_id: row.post_key for row in m.Message.select()}
+        assert keys == {"old@x": m.post_key(1, "ruth@x", "old@x"), "stray@x": m.post_key(None, "ruth@x", "stray@x")}
+        # the same id from another sender is another row; the same post again is refused by the key
+        m.Message.create(message_id="old@x", post_key=m.post_key(1, "charles@x", "old@x"), campaign=1,
+                         author="charles@x")
+        with pytest.raises(IntegrityError):
+            with database.atomic():
+                m.Message.create(message_id="old@x", post_key=keys["old@x"], campaign=1, author="ruth@x")
+    unique = {tuple(i.columns): i.unique for i in database.get_indexes("message")}
+    assert unique[("post_key",)] is True and unique[("message_id",)] is False
+    database.close()
+
+
 def test_version_1_gets_the_post_fingerprint_columns_in_place(tmp_path):
     """Schema 2 (pbp.copies): a database of version 1 keeps its messages and gains the
     indexed ``copy_key`` and ``forward_key`` columns (on PostgreSQL: tests/test_postgres.py)."""
@@ -55,6 +100,7 @@ def check_fingerprint_migration(url: str) -> None:
     database = open_database(url)
     database.execute_sql("INSERT INTO message (message_id, author, subject, status, received_at) "
                          "VALUES ('old@x', 'ruth@x', 'The warehouse', 'applied', '2026-01-01 00:00:00')")
+    undo_post_keys(database)
     for column in ("copy_key", "forward_key"):   # back to the version 1 table
         database.execute_sql(f"DROP INDEX message_{column}")
         database.execute_sql(f"ALTER TABLE message DROP COLUMN {column}")
@@ -100,6 +146,7 @@ def test_version_3_gets_the_system_state_column_and_keeps_its_characters(tmp_pat
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
+    undo_post_keys(database)
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=3).execute()
     database.close()
@@ -142,6 +189,7 @@ def test_version_6_gets_the_aspect_system_state_column_and_keeps_its_aspects(tmp
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
+    undo_post_keys(database)
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=6).execute()
     database.close()

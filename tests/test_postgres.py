@@ -48,3 +48,9 @@ def test_version_1_gets_the_post_fingerprint_columns_in_place(postgres):
     from tests.test_migrations import check_fingerprint_migration
 
     check_fingerprint_migration(postgres.create_database(f"pbp_test_{next(_numbers)}"))
+
+
+def test_version_8_keys_its_posts_by_campaign_author_and_id(postgres):
+    from tests.test_migrations import check_post_key_migration
+
+    check_post_key_migration(postgres.create_database(f"pbp_test_{next(_numbers)}"))

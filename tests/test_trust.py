@@ -130,3 +130,71 @@ def test_a_members_post_through_a_mailing_list_still_plays(chicago, config):
     out = process_message(eml("hello\n", sender="someone@example.org", message_id="list-2@pbp.test",
                               extra="Precedence: list\n"), make_ctx(config))
     assert out.status == "ignored" and out.replies == []
+
+
+@pytest.mark.parametrize("authserv", ["", MX])
+@pytest.mark.parametrize("head", [
+    "From: gm@pbp.localhost <evil@x.example>\n",          # an address where the name goes
+    "From: <gm@pbp.localhost>evil@x.example\n",
+    "From: gm@pbp.localhost evil@x.example\n",
+    "From: gm@pbp.localhost, evil@x.example\n",            # two authors
+    "From: GM <gm@pbp.localhost> <evil@x.example>\n",
+    "From: Admins: gm@pbp.localhost;\n",                  # a group
+    "From: gm@pbp.localhost\nFrom: evil@x.example\n",     # two From headers
+])
+def test_a_from_that_is_not_one_address_is_never_the_gm(chicago, config, authserv, head):
+    """Issue 30, item 4: whatever the authentication settings, a From that is not one
+    well-formed address is nobody's: the GM's /fp give does nothing, and the only mail that
+    may go out is one notice to the GM's registered address (never to evil@x.example):
+    when the lenient reading of the From names the GM, the GM is told; when it names
+    nobody (``gm@x evil@y`` reads as "@y"), nobody is."""
+    settings = replace(config, trust_authserv_id=authserv)
+    fp, before = sheet(chicago, "Ruth").fate_points, snapshot_db()
+    raw = (head + "To: table+chicago@pbp.localhost\nSubject: points\nMessage-ID: <bad-from@pbp.test>\n"
+           "Date: Sun, 29 Nov 2026 18:00:00 +0000\nContent-Type: text/plain; charset=utf-8\n\n" + GIVE).encode()
+    if authserv:
+        raw = FORGED_PASS.encode() + raw       # even with a "pass" the sender wrote at the top
+    out = process_message(raw, Context(config=settings, dice=FixedDice(""), clock=lambda: FIXED_NOW))
+    assert sheet(chicago, "Ruth").fate_points == fp and snapshot_db() == before
+    if out.status == "ignored":
+        assert out.replies == [] and "not one well-formed address" in out.reason
+        assert out.author != "gm@pbp.localhost" and m.OutboxMail.select().count() == 0
+        return
+    assert out.status == "rejected"
+    assert "not one well-formed address" in out.errors[0]["message"] or "From headers" in out.errors[0]["message"]
+    ((msg, raw_reply),) = replies(out)
+    check(msg, raw_reply, THREADED, ["gm@pbp.localhost"])
+    assert "evil" not in raw_reply.split("\n\n", 1)[0]       # no header of the reply names the sender's address
+    assert "Nothing in your post was applied" in plain_text(msg)
+
+
+def test_an_address_in_the_display_name_is_only_a_name(chicago, config):
+    """``"gm@pbp.localhost" <evil@x.example>`` is one well-formed address: evil's. It is a
+    stranger's mail (the one notice a day goes to evil), and the GM's points stay."""
+    fp = sheet(chicago, "Ruth").fate_points
+    out = process_message(eml(GIVE, sender='"gm@pbp.localhost" <evil@x.example>'), make_ctx(config))
+    assert out.status == "rejected" and out.author == "evil@x.example" and sheet(chicago, "Ruth").fate_points == fp
+    assert [r["to"] for r in out.replies] == [["evil@x.example"]]
+
+
+def test_check_config_warns_when_the_maildir_inbox_has_no_results_of_the_trusted_server(tmp_path, monkeypatch,
+                                                                                      capsys):
+    """The Maildir transport gets the same check as IMAP (tests/test_trust_live.py)."""
+    from pbp.cli import main
+    from tests.helpers import cli_table
+
+    cli_table(tmp_path, monkeypatch)
+    toml = tmp_path / "pbp.toml"
+    toml.write_text(toml.read_text().replace('trust_authserv_id = ""', f'trust_authserv_id = "{MX}"'))
+    inbox = tmp_path / "maildir" / "inbox"
+    (inbox / "new").mkdir(parents=True, exist_ok=True)
+    (inbox / "cur").mkdir(exist_ok=True)
+    (inbox / "new" / "1.eml").write_bytes(FORGED_PASS.replace(MX, "mx.other.test").encode() + eml(GIVE))
+    capsys.readouterr()
+    assert main(["check-config"]) == 0
+    out = capsys.readouterr().out
+    assert "WARN  trust_authserv_id in maildir inbox: none of the 1 newest mails in the inbox carries" in out, out
+    (inbox / "new" / "2.eml").write_bytes(FORGED_PASS.encode() + eml(GIVE, message_id="t-2@pbp.test"))
+    assert main(["check-config"]) == 0
+    out = capsys.readouterr().out
+    assert "ok    trust_authserv_id in maildir inbox: 1 of the 2 newest mails in the inbox carry" in out, out

@@ -22,12 +22,13 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from email.headerregistry import HeaderRegistry
 from email.message import Message
 
 from pbp.mail.decoding import decode_bytes, unflow
 from pbp.mail.html_text import html_to_text
 from pbp.mail.trim import trim_reply
-from pbp.textsafety import strip_invisible
+from pbp.textsafety import is_addr_spec, strip_invisible, visible
 
 #: the headers later stages check (loops, bounces, routing, spoofing); see :attr:`Mail.headers`
 KEY_HEADERS = ("Auto-Submitted", "Precedence", "X-Autoreply", "X-Auto-Response-Suppress",
@@ -59,6 +60,10 @@ class Mail:
     #: why the body was not read (MIME nested beyond :data:`MAX_DEPTH`, the mail over the
     #: size limit); "" when it was. The headers are read either way, so the author can be answered.
     unread: str = ""
+    #: why the From header is not one well-formed address (so nobody can be its author:
+    #: ``From: gm@example.org <evil@x.example>``, two addresses, two From headers), as a
+    #: clause; "" when it is one. :func:`pbp.policy.sender_unverified` refuses such a mail.
+    from_problem: str = ""
 
     def header(self, name: str) -> str | None:
         """The first ``name`` header, unfolded and decoded, or ``None`` when absent."""
@@ -125,6 +130,9 @@ def _header_items(raw: bytes) -> tuple[tuple[str, str], ...]:
 def _mail(raw: bytes, raw_headers: tuple[tuple[str, str], ...], body: str, html: bool, unread: str) -> Mail:
     heads = _Headers(raw_headers)
     from_addr, from_name = _first_address(heads.all("From"))
+    strict, from_problem = _one_address(heads.all("From"))
+    if strict:
+        from_addr = strict
     if len(from_addr) > MAX_KEPT:  # no address is that long (RFC 5321: 254); the database keeps 255
         from_addr = ""
     return Mail(
@@ -142,6 +150,7 @@ def _mail(raw: bytes, raw_headers: tuple[tuple[str, str], ...], body: str, html:
         html=html,
         raw_headers=raw_headers,
         unread=unread,
+        from_problem=from_problem,
     )
 
 
@@ -252,6 +261,32 @@ def _first_address(values: list[str]) -> tuple[str, str]:
         return "", ""
     name, addr = pairs[0]
     return addr, decode_header_value(name).strip().strip('"').strip()
+
+
+_REGISTRY = HeaderRegistry()
+
+
+def _one_address(values: list[str]) -> tuple[str, str]:
+    """The From's one address (lower-cased) read strictly, RFC 5322's way, and "" as the
+    problem; or "" and why the From is not one well-formed address. A display name that
+    looks like an address is only a name (``"gm@x" <evil@y>`` is from evil@y); an address
+    written where the name goes (``gm@x <evil@y>``), two addresses, a group, a second From
+    header or anything the parser finds a defect in is no one's address at all. No From
+    at all is left to the lenient reading (the post then has no author)."""
+    if not values:
+        return "", ""
+    shown = visible(" ".join(_LINE_BREAKS.sub("", _FOLD.sub("", v)).strip() for v in values), 80)
+    problem = f'its From header is not one well-formed address ("From: {shown}")'
+    if len(values) > 1:
+        return "", f"it has {len(values)} From headers"
+    try:
+        header = _REGISTRY("from", _LINE_BREAKS.sub("", _FOLD.sub("", values[0])))
+    except Exception:
+        return "", problem
+    if header.defects or len(header.addresses) != 1 or any(g.display_name is not None for g in header.groups):
+        return "", problem
+    address = header.addresses[0].addr_spec.lower()
+    return (address, "") if is_addr_spec(address) else ("", problem)
 
 
 def _first_id(value: str | None) -> str | None:

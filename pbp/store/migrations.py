@@ -14,11 +14,42 @@ from typing import Callable
 from peewee import CharField, IntegerField, Model
 from playhouse.migrate import SchemaMigrator
 
-from pbp.store.models import JSONField
+from pbp.store.models import JSONField, post_key
 
 from pbp.errors import ConfigError
 
 log = logging.getLogger("pbp.store")
+
+
+class _Step:
+    """A step of a migration that is not a schema change (rows written in between)."""
+
+    def __init__(self, run: Callable[[], None]) -> None:
+        self.run = run
+
+
+def _keyed_posts(migrator: SchemaMigrator) -> list:
+    """Version 9: every message row gets its :func:`~pbp.store.models.post_key` (campaign,
+    author, Message-ID), which becomes the unique key; the Message-ID alone is only
+    indexed; and the column of a post's prose sketch (:func:`pbp.copies.sketch`). The rows are keyed in the migration's transaction, before the unique index is
+    made (an old database has one row per Message-ID, so the keys are unique too)."""
+    database = migrator.database
+
+    def key_rows():
+        rows = database.execute_sql("SELECT id, campaign_id, author, message_id FROM message").fetchall()
+        for row_id, campaign_id, author, message_id in rows:
+            database.execute_sql("UPDATE message SET post_key = %s WHERE id = %s" % (
+                database.param, database.param), (post_key(campaign_id, author or "", message_id), row_id))
+
+    return [
+        migrator.add_column("message", "post_key", CharField(null=True)),
+        migrator.add_column("message", "text_sketch", CharField(null=True)),
+        _Step(key_rows),
+        migrator.add_index("message", ("post_key",), unique=True),
+        migrator.drop_index("message", "message_message_id"),
+        migrator.add_index("message", ("message_id",), unique=False),
+    ]
+
 
 # (version, what it does, the change); version 1 is the first released schema
 MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
@@ -49,7 +80,11 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
          migrator.add_column("member", "forum_name", CharField(null=True)),
          migrator.add_column("member", "forum_user_id", IntegerField(null=True)),
      ]),
+    (9, "a post is known by its campaign, author and Message-ID (post_key), not by its Message-ID alone: "
+        "nobody can take a post's place by sending its id first; posts keep a sketch of their prose, so a copy "
+        "sent as a new mail is found (text_sketch)", lambda migrator: _keyed_posts(migrator)),
 ]
+
 LATEST = MIGRATIONS[-1][0]
 
 

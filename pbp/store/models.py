@@ -7,6 +7,7 @@ written whole with their row, so a separate table per box would only add queries
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import datetime, timezone
 
@@ -107,10 +108,22 @@ class Aspect(BaseModel):
     system_state = JSONField(default=dict)  # the system's own (Dresden Files Condensed: scale)
 
 
-class Message(BaseModel):
-    """Every message seen, recorded before anything else happens to it."""
+def post_key(campaign_id: int | None, author: str, message_id: str, *, trusted: bool = True) -> str:
+    """What makes a post the one post it is: its campaign, its author and its Message-ID
+    (a forum post's id). The same id from another sender, or in another campaign, is
+    another post, so nobody can take a post's place by sending its id first. A post whose
+    sender the adapter could not vouch for (``Post.unverified``) has a key of its own: a
+    forgery in a member's name never claims the member's real post."""
+    parts = ("post", "" if campaign_id is None else str(campaign_id), author if trusted else "?" + author, message_id)
+    return hashlib.sha256("\x00".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:40]
 
-    message_id = CharField(unique=True)
+
+class Message(BaseModel):
+    """Every message seen, recorded before anything else happens to it. A post is known by
+    its :func:`post_key` (unique), and by its mailbox's UIDVALIDITY and UID where it has them."""
+
+    message_id = CharField(index=True)
+    post_key = CharField(null=True, unique=True)   # always set by the pipeline; NULL only in rows older than it
     campaign = ForeignKeyField(Campaign, null=True, backref="messages", on_delete="SET NULL")
     mailbox = CharField(null=True)
     uidvalidity = IntegerField(null=True)
@@ -123,6 +136,7 @@ class Message(BaseModel):
     # an applied post's fingerprint (pbp.copies): an edited copy or a forward is found by it
     copy_key = CharField(null=True, index=True)
     forward_key = CharField(null=True, index=True)
+    text_sketch = CharField(null=True)      # its prose's sketch (pbp.copies.sketch): a copy sent anew is found by it
 
     class Meta:
         indexes = ((("mailbox", "uidvalidity", "uid"), True),)

@@ -237,6 +237,22 @@ class ImapInbox:
             more=more,
         )
 
+    def recent_headers(self, count: int = 20) -> list[bytes]:
+        """The header blocks (``BODY.PEEK[HEADER]``) of the mailbox's newest ``count``
+        messages, seen or not; nothing is marked: what ``pbp check-config`` reads."""
+        return self._with_reconnect(lambda: self._recent_headers(count))
+
+    def _recent_headers(self, count: int) -> list[bytes]:
+        client = self._ensure_connected()
+        self._select(client)
+        with self._errors("search"):
+            uids = sorted(client.search(["ALL"]))[-count:] if count > 0 else []
+        if not uids:
+            return []
+        with self._errors("fetch"):
+            found = client.fetch(uids, ["BODY.PEEK[HEADER]"])
+        return [found[uid].get(b"BODY[HEADER]", b"") for uid in uids if uid in found]
+
     def _oversized(self, client: IMAPClient, uids: list[int], max_bytes: int) -> dict[int, int]:
         """``{uid: size}`` of the messages over ``max_bytes``, from one FETCH of RFC822.SIZE."""
         if not uids:

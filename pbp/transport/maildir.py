@@ -104,6 +104,19 @@ class MaildirInbox:
         self._known_uid = messages[-1].uid if messages else since
         return FetchResult(current, messages, changed, uidvalidity if changed else None, more)
 
+    def recent_headers(self, count: int = 20) -> list[bytes]:
+        """The header blocks of the newest ``count`` messages, handled or not (nothing is
+        marked or given a UID): what ``pbp check-config`` reads."""
+        entries = sorted(self._scan().values(), key=lambda e: _mtime(e.path))[-count:] if count > 0 else []
+        out = []
+        for entry in entries:
+            try:
+                with entry.path.open("rb") as handle:
+                    out.append(handle.read(HEADER_BYTES))
+            except FileNotFoundError:
+                continue
+        return out
+
     # ---- marking -------------------------------------------------------------------------
 
     def mark_handled(self, uids: Iterable[int], action: str = "seen") -> None:

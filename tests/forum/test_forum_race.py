@@ -36,11 +36,11 @@ def test_the_same_forum_post_in_two_daemons_is_handled_once(chicago, config, mon
     bind_forum(chicago, site=SITE, list_id=LIST_ID, bot=BOT, names="usernames")
     add_member(chicago, "ruth@pbp.localhost", forum_username="ruth")
     raw = discourse_mail("/overcome Investigate vs Fair\n", poster="ruth", style="current", post=345)
-    seen = pipeline._SEEN_ID
+    seen = pipeline._SEEN_KEY
     winner = {}
 
-    def other_daemon_first(post_id):
-        found = seen(post_id)
+    def other_daemon_first(key):
+        found = seen(key)
         if not winner:      # the other daemon applies the post now, before this one records it
             thread = threading.Thread(target=lambda: winner.update(
                 outcome=pipeline.process_message(raw, make_ctx(config, "0+00")), db=m.db.close()))
@@ -49,7 +49,7 @@ def test_the_same_forum_post_in_two_daemons_is_handled_once(chicago, config, mon
             thread.join(30)
         return found
 
-    monkeypatch.setattr(pipeline, "_SEEN_ID", other_daemon_first)
+    monkeypatch.setattr(pipeline, "_SEEN_KEY", other_daemon_first)
     loser = pipeline.process_message(raw, make_ctx(config, "++++"))
     assert winner["outcome"].status == "applied", winner["outcome"].errors
     assert loser.status == "duplicate" and "another daemon" in loser.reason

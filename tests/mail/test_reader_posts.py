@@ -4,8 +4,11 @@ wrote runs exactly once, the command in the quoted older mail never does, and a 
 only looks like a command is named in the reply."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
+from pbp.copies import COPY_WINDOW
 from pbp.store import models as m
 from tests.play.table import MailTable
 
@@ -56,7 +59,10 @@ QUOTES = {"quoted": f"> The ghoul lunges.\n> {OLD}\n", "unquoted": f"The ghoul l
 
 @pytest.fixture
 def table(chicago, config):
-    return MailTable(config)
+    """Ruth's posts a day and a minute apart: the tests send the same words and command in
+    many new mails, each meant to run, and inside the copy window (pbp.copies) a repeat
+    with the same words is taken for a copy."""
+    return MailTable(config, step=COPY_WINDOW + timedelta(minutes=1))
 
 
 def rolls() -> int:

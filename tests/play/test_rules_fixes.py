@@ -87,7 +87,7 @@ def test_one_absorb_with_two_consequences_shows_both(mt):
     _ruth_hit(mt)
     step = mt.post("Ruth", '/absorb mild "Bitten" moderate "Torn Coat"\n')
     assert step.status == "applied", step.text
-    changed = next(line for line in step.text.splitlines() if line.startswith("Changed:"))
+    changed = next(line for line in step.text.splitlines() if line.startswith("\u2503 Changed:"))  # pbp's mark
     assert 'Ruth takes the mild consequence "Bitten"' in changed
     assert 'Ruth takes the moderate consequence "Torn Coat"' in changed
 

@@ -105,7 +105,8 @@ def test_a_players_roll_says_what_they_could_invoke(mt, chicago):
     assert step.status == "applied", step.text
     line = next(li for li in step.text.splitlines() if "could invoke" in li)
     # free ones first; as many as fit in a line that a phone shows whole, then how many more
-    assert line == "  Ruth could invoke: \"Ruth's Boost\" (1 free), \"Deep Shadows\", \"Slick Steps\"."
+    # (a relayed post: pbp's lines carry its mark, docs/commands.md "Reading the table's mail")
+    assert line == "\u2503   Ruth could invoke: \"Ruth's Boost\" (1 free), \"Deep Shadows\", \"Slick Steps\"."
     assert_players_never_told("Trip Wire", "Loose Step")
     # the GM's roll for an NPC gets no such line
     gm = mt.post("GM", "/next Ghoul\n/as Ghoul attack Ruth with Fight\n", dice="0000")
