@@ -300,6 +300,21 @@ class PoolState(CharacterState):
         return problems
 
     # -- sheets ------------------------------------------------------------------------
+    def sheet_data(self, ch, data: dict) -> dict:
+        """The approaches and the mech under their own keys, as ``read`` takes them back
+        (``pbp character export``, ``edit``, ``set`` and ``/sheet set`` start from this)."""
+        state = ch.system_state or {}
+        if state.get("approaches"):
+            data["approaches"] = dict(state["approaches"])
+        mech = state.get("mech")
+        if mech:
+            data["mech"] = {"name": mech["name"], "aspects": list(mech["aspects"]),
+                            "piloting": bool(mech["piloting"]),
+                            "stunts": [{k: v for k, v in s.items() if v not in ("", None)} for s in mech["stunts"]]}
+            if not data["mech"]["stunts"]:
+                del data["mech"]["stunts"]
+        return data
+
     def view(self, ch, *, secret: bool = False) -> tuple[dict, list[tuple[str, str]]]:
         state = ch.system_state
         entries: dict = {}
