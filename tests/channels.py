@@ -6,6 +6,7 @@ players got and what the GM got."""
 from __future__ import annotations
 
 import email
+import itertools
 from dataclasses import dataclass, field
 from email import policy
 
@@ -16,6 +17,7 @@ from tests.forum.discourse_mail import BOT, LIST_ID, SITE, discourse_mail
 from tests.helpers import FIXED_NOW, eml, plain_text
 
 CHANNELS = ("mail", "forum")
+_POSTS = itertools.count(1)      # every post's id is new, across channels and tables
 GM = "gm@pbp.localhost"
 
 
@@ -47,6 +49,17 @@ def read_mail(row) -> Mail:
         flowed = part.get_content_subtype() == "plain" and part.get_param("format") == "flowed"
         parts.append(plain_text(msg) if flowed else part.get_content())
     return Mail(tuple(row.recipients), str(msg["Subject"]), tuple(parts))
+
+
+class Steady:
+    """Dice that never run out: every Fate die a 0, every other die its middle face (a d10's
+    5, no hit): for examples sent back, whose throws no test wrote."""
+
+    def fate(self, n: int = 4) -> tuple[int, ...]:
+        return (0,) * n
+
+    def die(self, sides: int, n: int) -> tuple[int, ...]:
+        return ((sides + 1) // 2,) * n
 
 
 @dataclass
@@ -89,15 +102,16 @@ class Channel:
                 self.names[member.email] = member.email.split("@")[0].replace(".", "_")
                 add_member(self.campaign, member.email, member.role, forum_username=self.names[member.email])
 
-    def post(self, who: str, body: str, *, dice: str = "") -> Posted:
-        self.count += 1
+    def post(self, who: str, body: str, *, dice: str | object = "") -> Posted:
+        """``dice``: the throws as FixedDice reads them, or a dice source (:class:`Steady`)."""
+        self.count = next(_POSTS)
         if self.kind == "forum":
-            raw = discourse_mail(body, poster=self.names[who], post=1000 + self.count, number=self.count + 1,
+            raw = discourse_mail(body, poster=self.names[who], post=100000 + self.count, number=self.count + 1,
                                  random=f"r{self.count}", to=self.campaign.address)
         else:
             raw = eml(body, sender=who, message_id=f"matrix-{self.campaign.slug}-{self.count}@pbp.test",
                       subject="The table", to=self.campaign.address)
         last = m.OutboxMail.select(m.OutboxMail.id).order_by(m.OutboxMail.id.desc()).first()
-        outcome = process_message(raw, Context(config=self.config, dice=FixedDice(dice), clock=lambda: FIXED_NOW))
+        outcome = process_message(raw, Context(config=self.config, dice=FixedDice(dice) if isinstance(dice, str) else dice, clock=lambda: FIXED_NOW))
         rows = m.OutboxMail.select().where(m.OutboxMail.id > (last.id if last else 0)).order_by(m.OutboxMail.id)
         return Posted(outcome, [read_mail(r) for r in rows])

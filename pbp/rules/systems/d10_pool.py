@@ -408,6 +408,10 @@ D10_POOL = replace(
     tiers=D10Tiers(),
     tables=PoolTables(),
     explain=EXPLAIN,
+    # No ladder: a rating is the dice it adds to the pool and a result is counted in hits,
+    # so values are shown as numbers ("Fight +3"), never Fate's words ("Good (+3)"); ladder
+    # words written in a post are still read (``vs Fair`` is 2).
+    ladder=frozen({}),
     invoke_bonus=1,       # "invoking = reroll or +1 hit"
     # "two ways to gain bonus hits: ASPECTS ... and STUNTS, which can grant automatic
     # bonuses to your rolls": how many the text leaves to "3 Skills, Approaches, & Stunts",
