@@ -594,7 +594,7 @@ def place(post: Post, cmd: c.Place):
     """``/place NAME in ZONE [with ALLY]``: the GM positions someone; in a conflict, someone
     not in it joins it and acts later in this exchange, on ALLY's side, or without ``with``
     on the one side of their kind (:func:`pbp.rules.conflict.joining_side`)."""
-    post.require_gm("/place", '/move "Dock"')
+    post.require_gm("/place", "/table")
     ch = post.find(cmd.character)
     conflict = active(post)
     if cmd.beside is not None and (conflict is None or member(conflict, ch.name) is not None):
@@ -608,6 +608,10 @@ def place(post: Post, cmd: c.Place):
     if zones is None:
         raise RulesError("this scene has no zone map", source=cmd.source, expected="a scene started with zones",
                          example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
+    if not any(z.casefold() == cmd.zone.strip().casefold() for z in zones.zones):
+        listed = ", ".join(f'"{z}"' for z in zones.zones)
+        raise RulesError(f'there is no zone "{cmd.zone}" in this scene (zones: {listed})', source=cmd.source,
+                         expected=f"one of {listed}", example=f'/place {quote(ch.name)} in "{zones.zones[0]}"')
     zones = zones.place(ch.name, cmd.zone)
     text = f"{ch.name} is in {zones.zone_of(ch.name)}."
     if conflict is not None:

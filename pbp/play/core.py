@@ -602,7 +602,31 @@ def apply_command(post: Post, cmd: c.Command):
     try:
         return handler(post, cmd)
     except CommandError as exc:
-        raise complete_error(exc, cmd)
+        raise for_author(post, complete_error(exc, cmd))
+
+
+def for_author(post: Post, exc: CommandError) -> CommandError:
+    """A refusal's example as its author can send it: a player is never shown a GM's
+    command (``/conflict start``, ``/place``...), which would be refused in turn, but
+    ``/table``, which shows what the table waits for; the GM is never shown a character's
+    action without the ``/as NAME`` that says whose it is."""
+    from pbp.parser import parse_command
+    from pbp.parser.spec import GM_ONLY
+
+    lines = [ln.strip() for ln in (exc.example or "").splitlines() if ln.strip().startswith("/")]
+    if not lines:
+        return exc
+    word = lines[0].split()[0].lstrip("/").lower()
+    if not post.author.is_gm and word in GM_ONLY:
+        exc.example = "/table"
+    elif post.author.is_gm and word in ("overcome", "advantage", "create", "attack", "defend", "move", "invoke",
+                                        "absorb", "concede", "treat", "help"):
+        try:
+            parse_command(f"/as {post.npc_example()} {lines[0].lstrip('/')}")
+            exc.example = f"/as {post.npc_example()} {lines[0].lstrip('/')}"
+        except CommandError:
+            pass
+    return exc
 
 
 _EXPECTED = {

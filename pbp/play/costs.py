@@ -25,6 +25,8 @@ answered like a story detail (:class:`pbp.rules.fate_points.DetailRequest` of ki
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pbp import commands as c
 from pbp.errors import RulesError
 from pbp.play.core import GM, NoteResult, Post, after_action, handles, on_scene_end, roll_revised
@@ -151,7 +153,8 @@ def gm_cost(post: Post, cmd: c.Cost):
     post.play.details.append(request)
     named = request_rules(request).settle(post, request, "approve", cmd.text)   # named as it opens
     _retire(post)
-    return named
+    # the result is the /cost's own: its JSON names the command the GM wrote, not an /approve
+    return replace(named, command=cmd.source, action="cost") if isinstance(named, NoteResult) else named
 
 
 def _note(text: str, **data):
