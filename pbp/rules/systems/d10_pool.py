@@ -169,6 +169,20 @@ class PoolExplainer(FateExplainer):
         """"2 hits of harm" ("Inflict harm on your target equal to the number of hits")."""
         return f"{hits_text(n)} of harm"
 
+    def faces(self, roll) -> str:
+        """The d10s with what each counts marked: ``[8+] [10++] [3] [1-]`` (a hit, two, none,
+        one taken away), so the text shows which dice are hits."""
+        if roll.sides != "10":
+            return super().faces(roll)
+        return " ".join(f"[{g}]" for g in self.glyphs(roll))
+
+    def glyphs(self, roll) -> tuple[str, ...]:
+        """The HTML dice, marked as the text's: ``8+``, ``10++``, ``1-``, ``3``."""
+        if roll.sides != "10":
+            return super().glyphs(roll)
+        mark = {2: "++", 1: "+", 0: "", -1: "-"}
+        return tuple(f"{f}{mark[hits(f)]}" for f in roll.faces)
+
     def dice_value(self, roll) -> str:
         return hits_text(roll.total) if roll.value is not None else super().dice_value(roll)
 
