@@ -121,3 +121,18 @@ def test_fate_condensed_leaves_costs_to_the_narration(mt, chicago):
     assert step.status == "rejected"
     assert "Fate Condensed leaves costs to the GM's narration" in step.text
     assert 'example:  /aspect add "Alarm Blaring"' in step.text
+
+
+def test_a_tie_reached_by_an_invoke_after_the_dice_opens_its_cost(scrapyard, config):
+    """A failure invoked up to a tie after the dice owes the tie's minor cost, as a tie
+    rolled directly does (004_c619695e1641b466.txt, "Interpreting Results": "TIE: Partial
+    success, or success with a minor cost"; an invoke is "+1 hit")."""
+    t = MailTable(config)
+    rolled = t.post("Charles", '/overcome "Study Carefully" vs 2\n', dice="8 2 2 2 2")    # 1 hit vs 2
+    assert rolled.status == "applied" and "=> fail" in rolled.text and "Cost #" not in rolled.text
+    step = t.post("Charles", '/invoke "Friends in the Motor Pool" on #1\n')
+    assert step.status == "applied", step.text
+    assert "tie" in step.text and "Cost #" in step.text and "waits for the GM to name it" in step.text, step.text
+    named = t.post("GM", '/approve #3 "the alarm goes off"\n')
+    assert named.status == "applied", named.text
+    assert "the alarm goes off" in named.text
