@@ -446,5 +446,7 @@ D10_POOL = replace(
     character_state=PoolState(),
     passive_range=PASSIVE,
     costs_by_reply=True,
+    # "they can't use it until AFTER THE SCENE you give it to them in": not at a conflict's end
+    hostile_payout=("scene",),
     box_model=StrainBoxes(),
 )
