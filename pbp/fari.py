@@ -17,7 +17,9 @@ points, marked stress, consequences); everything it cannot map is listed in
 ``FariSheet.unmapped`` (the CLI prints it), never dropped silently. :func:`to_fari` writes
 the newest layout (v6). A system's own sheet keys (``character_state.keys``, as its
 ``sheet_data`` writes them back: Dresden Files Condensed's ``mantle``, ``mantle_stunts``,
-``scale``, ``milestone_skills``), which Fari has no place for, ride in a ``PBP`` section, one
+``scale``, ``milestone_skills``; the d10 hack's ``approaches`` and ``mech``) and pbp's own keys
+Fari lacks (``PBP_KEYS``: an NPC's kind, aliases, a minor NPC's boxes, refresh from
+milestones), which Fari has no place for, ride in a ``PBP`` section, one
 ``Text`` block per key whose label is the key and whose value is the key's value as JSON;
 its aspect keys (``relationship``) are blocks of the Aspects section labelled with the key
 (``Relationship``). A stunt's rules (skill, action, bonus, circumstance) ride in its
@@ -44,6 +46,9 @@ ACTION_WORDS = (("create an advantage", "advantage"), ("create advantages", "adv
 PBP_HELPER = "pbp: "
 #: The section that carries a system's own sheet keys (Fari has no place for them).
 PBP_SECTION = "PBP"
+#: pbp's sheet keys that Fari has no place for either, carried in the same section: an
+#: NPC's kind, the aliases, a minor NPC's boxes, refresh gained at milestones.
+PBP_KEYS = ("kind", "aliases", "stress", "milestone_refresh")
 
 
 @dataclass
@@ -228,10 +233,11 @@ def from_fari(doc: dict, system: System) -> FariSheet:
                     aspects.setdefault("other", []).append(str(value).strip())
                 continue
             if kind == "skills" and btype in ("Skill", "Numeric", "DicePool"):
-                rating = _int(value) if str(value or "").strip() else 0
+                written = str(value or "").strip()      # an empty block is a skill not taken
+                rating = _int(value) if written else 0
                 if rating is None or not blabel:
                     sheet.unmapped.append(f"{where}: {_short(value)} is not a skill rating")
-                elif rating:
+                elif written:
                     skills[system.skill_named(blabel) or blabel] = rating
                 continue
             if kind == "stunts" and btype == "Text":
@@ -277,7 +283,7 @@ def from_fari(doc: dict, system: System) -> FariSheet:
     base = system.starting_refresh - max(0, len(stunts) - system.free_stunts)
     if refresh is not None:
         data["refresh"] = refresh
-        if refresh > base:
+        if refresh > base and "milestone_refresh" not in data:
             data["milestone_refresh"] = refresh - base
     if fate is not None:
         data["fate_points"] = fate
@@ -288,8 +294,8 @@ def from_fari(doc: dict, system: System) -> FariSheet:
 
 def _system_key(sheet: FariSheet, system: System, key: str, value, where: str) -> None:
     """A block of the ``PBP`` section: one of the system's sheet keys, its value JSON."""
-    if key not in system.character_state.keys:
-        keys = ", ".join(system.character_state.keys) or "none"
+    if key not in PBP_KEYS + tuple(system.character_state.keys):
+        keys = ", ".join(PBP_KEYS + tuple(system.character_state.keys))
         sheet.unmapped.append(f"{where}: not a sheet key of {system.title or system.name} (its keys: {keys})")
         return
     try:
@@ -364,7 +370,8 @@ def to_fari(data: dict, stress: dict[str, list[bool]], consequences, system: Sys
     if notes:
         left.append(_section("Notes", notes))
     own = [_block("Text", key, json.dumps(data[key], ensure_ascii=False), helperText="a pbp sheet key, as JSON")
-           for key in system.character_state.keys if key in data]
+           for key in PBP_KEYS + tuple(system.character_state.keys)
+           if key in data and (key != "kind" or data[key] != "pc")]
     if own:
         left.append(_section(PBP_SECTION, own))
     skills = sorted(data.get("skills", {}).items(), key=lambda kv: (-kv[1], kv[0]))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import email.parser
 import logging
+import random
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -29,14 +30,14 @@ from pbp.forum import byapi, bymail
 from pbp.mail import adapter as mail_adapter
 from pbp.mail.adapter import read_mail as read_within_limits  # noqa: F401 (its earlier name)
 from pbp.mail.compose import write_mail
-from pbp.parser import find_commands, find_near_commands, parse_lines
+from pbp.parser import find_commands, find_near_commands, parse_command, parse_lines
 from pbp.posts import Audience, NeutralPost, Reply, ThreadRef
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours, finish_post
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, reply_subject
-from pbp.rules.dice import DiceSource
+from pbp.rules.dice import DiceSource, RandomDice
 from pbp.rules.results import ActionResult
 from pbp.rules import explain
 from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
@@ -299,14 +300,14 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
 
     parsed, errors = parse_lines(lines, campaign_system(campaign).words)
     if errors:
-        return _reject(base, record, post, campaign, member, ctx, errors)
+        return _reject(base, record, post, campaign, member, ctx, errors, commands=parsed)
     hidden = [cmd for cmd in parsed if getattr(cmd, "hidden", False)] if post.public else []
     if hidden:   # the forum already shows it to everyone: refused, and the author told where to send it
         return _reject(base, record, post, campaign, member, ctx, [CommandError(
             f"this post is public: everyone at the table has read {shorten(hidden[0].source)!r}, so pbp does not "
             "keep it hidden; nothing in the post was applied", expected="a hidden command sent by mail to the "
             f"table's address, {campaign.address or ctx.config.from_address}, from your own address",
-            example=hidden[0].source).at(hidden[0].line, hidden[0].source)])
+            example=hidden[0].source).at(hidden[0].line, hidden[0].source)], commands=parsed)
 
     keys = copies.fingerprint(campaign.id, member.email, post, lines, parsed)
     copy = copies.find_copy(campaign.id, member.email, post, lines, keys, ctx.clock())
@@ -317,7 +318,7 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
         with m.db.atomic():
             return _apply(base, record, post, campaign, member, members, parsed, ctx, keys, notes=reader_notes(post))
     except CommandError as exc:
-        return _reject(base, record, post, campaign, member, ctx, [exc])
+        return _reject(base, record, post, campaign, member, ctx, [exc], commands=parsed)
 
 
 def _post_key(post: NeutralPost, campaign: m.Campaign | None) -> str:
@@ -554,8 +555,69 @@ def _finish(base: PostOutcome, record: dict, campaign) -> PostOutcome:
     return base
 
 
-def _reject(base, record, mail, campaign, member, ctx, errors: list[CommandError]) -> PostOutcome:
+#: How many refusals an error's example may be followed through to one that plays.
+EXAMPLE_STEPS = 4
+
+
+def _working_examples(errors: list[CommandError], campaign: m.Campaign, member: Author | None, ctx: Context,
+                      commands: list[c.Command] = ()) -> None:
+    """Every error's example is one the same campaign plays for the same author: each is
+    tried against the table as it is (in a savepoint rolled back, with dice of its own);
+    one refused is replaced by that refusal's example, followed up to ``EXAMPLE_STEPS``
+    times, and else by ``/table`` (which shows what the table waits for). So a reply never
+    suggests a name, zone, skill or invoke this table would refuse (issue 21). The post's
+    commands before the refused line (``commands``) are applied first, as the example
+    would follow them; when they cannot be, the example is kept as it is."""
+    if member is None or campaign is None:
+        return
+    words = campaign_system(campaign).words
+    for exc in errors:
+        for _ in range(EXAMPLE_STEPS):
+            line = next((ln.strip() for ln in (exc.example or "").splitlines() if ln.strip().startswith("/")), None)
+            if line is None or line == "/table":
+                break
+            before = [cmd for cmd in commands if cmd.line < (exc.line or 0)]
+            refusal = _refusal(line, words, campaign, member, ctx, before)
+            if refusal is None:
+                break
+            nxt = next((ln.strip() for ln in (refusal.example or "").splitlines() if ln.strip().startswith("/")), "")
+            exc.example = refusal.example if nxt and nxt != line else "/table"
+        else:
+            exc.example = "/table"
+
+
+_EXAMPLE_LINE = 10 ** 6      # the example's line number in a trial, after the post's own
+
+
+def _refusal(line: str, words, campaign: m.Campaign, member: Author, ctx: Context,
+             before: list[c.Command] = ()) -> CommandError | None:
+    """Why ``line`` would be refused for ``member`` after the commands ``before``, or None if
+    it plays, or if ``before`` itself does not (nothing is kept)."""
+    trial = Context(config=ctx.config, dice=RandomDice(random.Random(0)), clock=ctx.clock, renderer=ctx.renderer)
+    try:
+        command = parse_command(line, line=_EXAMPLE_LINE, words=words)
+    except CommandError as exc:
+        return exc
+    try:
+        with m.db.atomic() as txn:
+            try:
+                apply_post(_open_post(campaign, member, trial), [*before, command])
+            finally:
+                txn.rollback()
+    except CommandError as exc:
+        if exc.line == _EXAMPLE_LINE or (exc.line is None and not before):
+            return exc
+        return None         # one of the post's own commands before it failed: no judgement
+    except Exception:  # an example that cannot even be tried is not one to show
+        log.debug("trying an error's example failed", exc_info=True)
+        return CommandError("the example could not be tried", example="/table")
+    return None
+
+
+def _reject(base, record, mail, campaign, member, ctx, errors: list[CommandError],
+            commands: list[c.Command] = ()) -> PostOutcome:
     base.status = "rejected"
+    _working_examples(errors, campaign, member, ctx, commands)
     base.errors = [e.to_dict() for e in errors]
     with m.db.atomic():
         reply = _reply_to_author(mail, "error", ctx.renderer.error(mail=mail, campaign=campaign, errors=errors,

@@ -109,7 +109,12 @@ def state_of(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
 
 def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
     """The character as the data of a sheet file (:mod:`pbp.sheetfile` reads it back)."""
-    system = campaign_system(campaign)
+    return sheet_of(campaign_system(campaign), table, ch, _description(campaign, ch.name))
+
+
+def sheet_of(system, table: rs.Table, ch: rs.Character, description: str = "") -> dict:
+    """:func:`sheet_data` of a character in ``table`` under ``system``, its description given:
+    what an export writes and an import reads back, the same character (tests/test_round_trips.py)."""
     data: dict = {"name": ch.name}
     if ch.aliases:
         data["aliases"] = list(ch.aliases)
@@ -124,7 +129,6 @@ def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
         if ch.refresh > base:
             data["milestone_refresh"] = ch.refresh - base
     data["fate_points"] = ch.fate_points
-    description = _description(campaign, ch.name)
     if description:
         data["description"] = description
     aspects: dict = {}
@@ -143,7 +147,8 @@ def sheet_data(campaign: m.Campaign, table: rs.Table, ch: rs.Character) -> dict:
         data["aspects"] = aspects
     data["skills"] = dict(ch.skills)
     if ch.kind == "minor":
-        data["stress"] = {"boxes": len(ch.stress.get("physical", []))}
+        # a minor NPC's one track of boxes (sheetfile keeps it under the system's first track)
+        data["stress"] = {"boxes": len(ch.stress.get(system.tracks[0], []))}
     if ch.stunts:
         data["stunts"] = [{k: v for k, v in vars(s).items() if v not in ("", None)} for s in ch.stunts]
     return system.character_state.sheet_data(ch, data)

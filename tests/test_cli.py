@@ -119,13 +119,13 @@ def test_roll(capsys):
 def test_roll_with_the_d10_hacks_dice(capsys):
     """``pbp roll --system`` takes a name or an alias (as ``campaign create --system``) and
     rolls that system's dice: in the d10 hack (004_c619695e1641b466.txt, "The Core Mechanic")
-    8-9 a hit, 10 two, 1 takes one away: [8] [9] [3] [10] [1] [5] is 3 hits; Fate's dice are
+    8-9 a hit, 10 two, 1 takes one away: [8+] [9+] [3] [10++] [1-] [5] is 3 hits; Fate's dice are
     refused with what it rolls and a working example."""
     for name in ("d10-pool", "d10", "dice-pool", "D10 Pool"):
         assert main(["roll", "--system", name, "6d10", "--dice", "8 9 3 10 1 5"]) == 0, name
-        assert capsys.readouterr().out.strip() == "6d10: [8] [9] [3] [10] [1] [5] = 3 hits"
+        assert capsys.readouterr().out.strip() == "6d10: [8+] [9+] [3] [10++] [1-] [5] = 3 hits"
     assert main(["roll", "--system", "d10", "2d10+1", "--dice", "1 1"]) == 0
-    assert capsys.readouterr().out.strip() == "2d10+1: [1] [1] = -1 hit"
+    assert capsys.readouterr().out.strip() == "2d10+1: [1-] [1-] = -1 hit"
     assert main(["roll", "--system", "d10", "4dF+2"]) == 3
     err = capsys.readouterr().err
     assert "error: the d10 dice-pool hack rolls ten-sided dice counted as hits, not 4dF" in err

@@ -129,7 +129,7 @@ def test_a_conflict_under_the_hack_has_no_kind_to_name():
     assert parse_command("/conflict start Ruth, Grunt first Ruth", words=words).kind == ""   # the only track
     with pytest.raises(CommandSyntaxError) as info:
         parse_command("/conflict start Ruth, Grunt first Ruth physical", words=words)
-    assert "has no kind to name" in info.value.message and info.value.example == "/conflict start Ruth, Ghoul first Ruth"
+    assert "has no kind to name" in info.value.message and info.value.example == "/conflict start Ruth, Grunt first Ruth"
 
 
 def test_mech_in_is_refused_where_the_system_has_no_mechs():

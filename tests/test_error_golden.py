@@ -64,7 +64,7 @@ def test_parser_error_golden(line, want):
 
 
 @pytest.mark.parametrize("line, what, example", [
-    ("/scene end", "/scene", "/scene end"),
+    ("/scene end", "/scene", "/table"),     # a player is never shown a GM's command (issue 21)
     ('/aspect add "Deep Shadows"', "/aspect add", '/advantage Notice "Deep Shadows" vs Fair'),
     ("/fp give Ruth 1", "/fp give", '/fp spend "to declare a story detail"'),
 ])

@@ -103,7 +103,8 @@ def _system_word(token: Token, have: tuple[str, ...], what: str, example: str) -
     if found is None:
         given = WORDS.get()
         where = f" in {given.title}" if given is not None and given.title else ""
-        raise Invalid(f'"{token.value}" is not {what}{where}: {or_words(have)}', token, or_words(have), example)
+        raise Invalid(f'"{token.value}" is not {what}{where}: {or_words(have)}', token, or_words(have), example,
+                      instead=have[-1])
     return found
 
 LADDER = {name.lower(): value for value, name in _RULES_LADDER.items()}
@@ -125,12 +126,16 @@ class Invalid(Exception):
     """Raised by the builder for text the grammar accepts but the rules of reading do not
     (too many dice, an empty name); turned into a CommandSyntaxError by the driver."""
 
-    def __init__(self, message: str, token: Token | None, expected: str, example: str = "") -> None:
+    def __init__(self, message: str, token: Token | None, expected: str, example: str = "",
+                 instead: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.token = token
         self.expected = expected
         self.example = example          # "": the command's own example
+        # The word that fixes the line in place of ``token`` ("" leaves it out): the example
+        # is then the author's own line so fixed, with the author's own names.
+        self.instead = instead
 
 
 def _number(token: Token, low: int, high: int, what: str, sign: int = 1, digits: str | None = None) -> int:
@@ -605,7 +610,8 @@ class Builder(Transformer):
         if not have:    # a system of one track: its conflicts have no kind to name
             given = WORDS.get()
             raise Invalid(f'a conflict in {given.title if given is not None else "this system"} has no kind to name: '
-                          f'leave "{c[0].value}" out', c[0], "the end of the line", "/conflict start Ruth, Ghoul first Ruth")
+                          f'leave "{c[0].value}" out', c[0], "the end of the line", "/conflict start Ruth, Ghoul first Ruth",
+                          instead="")
         return c[0], _system_word(c[0], have, "a kind of conflict", f"/conflict start Ruth, Ghoul first Ruth {have[-1]}")
 
     def conflict_end(self, c):

@@ -395,9 +395,12 @@ def unsafe_error(bad: str, text: str, line: int) -> CommandSyntaxError:
 def invalid_error(exc: Invalid, text: str, source: str, line: int) -> CommandSyntaxError:
     token = exc.token
     tokens = _tokens(text)
+    example = exc.example or _example(tokens)
+    if exc.instead is not None and token is not None and token.end_pos is not None:
+        example = " ".join((text[:token.start_pos] + exc.instead + text[token.end_pos:]).split())
     return CommandSyntaxError(
         exc.message, line=line, source=source,
         column=token.start_pos + 1 if token is not None else None,
         got=shorten(token.value) if token is not None else "",
-        expected=exc.expected, example=exc.example or _example(tokens),
+        expected=exc.expected, example=example,
     )

@@ -138,6 +138,18 @@ def _refresh_floor(post: Post, ch, before: dict, data: dict, example: str) -> No
                      example=rewrite)
 
 
+def own_example(ch) -> str:
+    """A minor milestone's change on ``ch``'s own sheet, in numbers every system reads: two
+    of its skills of different ratings swapped (``/advance skills.Fight=2 skills.Move=3``);
+    the documented example when the sheet has no two such skills."""
+    skills = sorted(ch.skills.items(), key=lambda kv: -kv[1])
+    pair = next(((a, b) for a in skills for b in skills if a[1] > b[1]), None)
+    if pair is None:
+        return EXAMPLE
+    (hi, r_hi), (lo, r_lo) = pair
+    return f"/advance skills.{quote(hi)}={r_lo} skills.{quote(lo)}={r_hi}"
+
+
 @handles(c.Advance)
 def advance(post: Post, cmd: c.Advance):
     ch = post.character(None, cmd)
@@ -147,15 +159,15 @@ def advance(post: Post, cmd: c.Advance):
     have = post.play.advances.get(ch.name)
     if not have or _allowance_text(have) == "nothing left":
         raise RulesError(f"{ch.name} has no milestone to spend now", expected="a milestone the GM has marked "
-                         "(/milestone minor or /milestone major)", example=EXAMPLE)
+                         "(/milestone minor or /milestone major)", example="/sheet")
     pending = next((d for d in post.play.details if d.kind == "advance" and d.state == "pending"
                     and d.character == ch.name), None)
     if pending is not None:
         raise RulesError(f"{ch.name}'s advancement #{pending.id} still waits for the GM",
                          expected=f"the GM's answer first, or /withdraw #{pending.id}", example=f"/withdraw #{pending.id}")
-    _, verdict = _build(post, ch, cmd.values, EXAMPLE)
+    _, verdict = _build(post, ch, cmd.values, own_example(ch))
     if verdict.problems:
-        example = EXAMPLE
+        example = own_example(ch)
         if verdict.fix:
             example = "/advance " + " ".join(f"skills.{quote(k) if ' ' in k else k}={describe(v).split()[0]}"
                                              for k, v in verdict.fix.items())

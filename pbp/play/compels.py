@@ -290,10 +290,10 @@ class GmRequest:
         if verb == "withdraw":
             if request.state != "pending":
                 raise RulesError(f"{label} is already {request.state}", expected=_open_items(post, verb),
-                                 example=f"/withdraw #{_first_open(post)}")
+                                 example=_answer_example(post, "withdraw"))
             if not (post.author.is_gm or same_name(by, request.character)):
                 raise NotAllowedError(f"only {request.character} or the GM can withdraw {label}",
-                                      expected="a request of your own", example=f"/withdraw #{_first_open(post)}")
+                                      expected="a request of your own", example=_answer_example(post, "withdraw"))
             request.state = "withdrawn"
             return f"{label.capitalize()} is withdrawn; nothing changes", [], True
         raise RulesError(f"a {request.label} is approved or denied by the GM, not {verb}ed",
@@ -387,19 +387,19 @@ def _find_item(post: Post, cmd: c.Answer):
         found = items.get(("compel", cmd.ref)) or items.get(("detail", cmd.ref))
         if found is None and str(cmd.ref) in play.settled:
             raise RulesError(play.settled[str(cmd.ref)], source=cmd.source, expected=_open_items(post, cmd.verb),
-                             example='/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"')
+                             example=_answer_example(post, cmd.verb))
         other = play.named(cmd.ref) if found is None else None
         if other is not None and other.startswith("roll #"):
             raise RulesError(f"#{cmd.ref} is {other}, not a compel, story detail or request: a roll takes "
                              f"invokes (/invoke ASPECT on #{cmd.ref}), not /{cmd.verb}", source=cmd.source,
-                             expected=_open_items(post, cmd.verb), example=f"/{cmd.verb} #{_first_open(post)}")
+                             expected=_open_items(post, cmd.verb), example=_answer_example(post, cmd.verb))
         if other is not None:
             raise RulesError(f"#{cmd.ref} is {other}, which is answered with its own command, not /{cmd.verb}",
                              source=cmd.source, expected=_open_items(post, cmd.verb),
-                             example=f"/{cmd.verb} #{_first_open(post)}")
+                             example=_answer_example(post, cmd.verb))
         if found is None:
             raise RulesError(f"there is no compel, story detail or request #{cmd.ref}", source=cmd.source,
-                             expected=_open_items(post, cmd.verb), example=f"/{cmd.verb} #{_first_open(post)}")
+                             expected=_open_items(post, cmd.verb), example=_answer_example(post, cmd.verb))
         return found
     threaded, gone = [], []
     for ref in post.thread_refs():
@@ -410,8 +410,7 @@ def _find_item(post: Post, cmd: c.Answer):
             gone.append(play.settled[n])
     if gone and not threaded:
         raise RulesError(gone[-1], source=cmd.source, expected=_open_items(post, cmd.verb),
-                         example=(f"/{cmd.verb} #{_first_open(post)}" if _open_items(post, None).startswith("one of")
-                                  else "/sheet"))
+                         example=_answer_example(post, cmd.verb))
     mine = [x for x in threaded if _answerable(post, cmd.verb, x)]
     if len(mine) == 1:
         return mine[0]
@@ -424,8 +423,7 @@ def _find_item(post: Post, cmd: c.Answer):
     if not mine:
         raise RulesError(f"there is no compel, story detail or request for you to {cmd.verb} now", source=cmd.source,
                          expected=_open_items(post, None), hint="answers name one with #ID, e.g. /accept #12",
-                         example=(f"/{cmd.verb} #{_first_open(post)}" if _open_items(post, None).startswith("one of")
-                                  else '/compel Ruth "Hair-Trigger Temper" event "The bouncer\'s jibe sets you off"'))
+                         example=_answer_example(post, cmd.verb))
     raise RulesError("several compels or story details could be meant; say which with #ID", source=cmd.source,
                      expected=", ".join(f"#{x.id}" for x in mine), example=f"/{cmd.verb} #{mine[-1].id}")
 
@@ -436,9 +434,16 @@ def _open_items(post: Post, verb: str | None) -> str:
     return "one of " + ", ".join(open_) if open_ else "an open compel, story detail or request (there is none now)"
 
 
-def _first_open(post: Post) -> int:
+def _first_open(post: Post) -> int | None:
     ids = [x.id for x in post.play.compels if x.is_open] + [x.id for x in post.play.details if x.state == "pending"]
-    return ids[0] if ids else 12
+    return ids[0] if ids else None
+
+
+def _answer_example(post: Post, verb: str) -> str:
+    """``/accept #N`` for the first open compel, story detail or request; with none open,
+    ``/table``, which shows what the table waits for (an example that works now)."""
+    first = _first_open(post)
+    return f"/{verb} #{first}" if first is not None else "/table"
 
 
 @handles(c.Accept, c.Refuse, c.Approve, c.Deny, c.Withdraw)

@@ -226,7 +226,7 @@ def _attack_on_pc(post: Post, cmd: c.Attack, actor: Character, target: Character
         id=post.play.new_id(), kind="defend", target=target.name, attacker=actor.name, deadline=post.deadline(),
         opened_at=post.now, attack_effort=result.effort.total, attack_skill=result.skill or "", roll_id=result.roll_id,
         attack_kind=kind.name if kind is not None else "any", track=_track(post, result.skill, conflict),
-        summary=f"{actor.name}'s attack with {result.skill}, {describe(result.effort.total)}",
+        summary=f"{actor.name}'s attack with {result.skill}, {post.system.explain.passive(result.effort.total)}",
     )
     keep_attack_scale(pending, result)
     post.play.pending.append(pending)
@@ -252,14 +252,27 @@ def _example_aspect(post: Post, ch: Character) -> str:
     return own[0].name if own else "Aspect"
 
 
+def _defence_words(post: Post, ch: Character, skill: str, rating: int) -> tuple[str, str]:
+    """The defence as an example writes it and as the default names it: the skill and its
+    rating; in a system whose pool adds an approach (the d10 hack), the skill with the
+    character's best approach, quoted (``"Fight Boldly"``), and the pool it makes."""
+    term = post.system.character_state.approach(ch, None, chosen=False)
+    if term is None:
+        return skill, f"{skill}, {describe(rating)}"
+    size = max(rating, 0) + term.value
+    return f'"{skill} {term.label}"', f"{skill} {term.label}, {size} {'die' if size == 1 else 'dice'}"
+
+
 def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
     skill, rating = default_defence(post, ch, pending)
     by = when(pending.deadline)
-    text = (f"{ch.name}, {pending.attacker}'s attack ({pending.attack_skill}, {describe(pending.attack_effort)}) "
+    written, words = _defence_words(post, ch, skill, rating)
+    text = (f"{ch.name}, {pending.attacker}'s attack ({pending.attack_skill}, "
+            f"{post.system.explain.passive(pending.attack_effort)}) "
             f"waits for your defence (#{pending.id}). Reply with how you defend, for example:\n"
-            f"  /defend {skill}\n"
-            f'  /defend {skill} +invoke "{_example_aspect(post, ch)}"\n'
-            f"If you have not answered by {by}, {ch.name} defends with {skill}, {describe(rating)}, "
+            f"  /defend {written}\n"
+            f'  /defend {written} +invoke "{_example_aspect(post, ch)}"\n'
+            f"If you have not answered by {by}, {ch.name} defends with {words}, "
             f"the best defence {_kind_words(post, pending)}, with no invokes.")
     return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
                subject=f"{ch.name}, defend by {by}")
@@ -274,7 +287,8 @@ def what(post: Post, pending: Pending) -> str:
     if pending.kind == "defend":
         after = (f" (+{pending.attack_scale_after} scale after the roll if it beats the defence)"
                  if pending.attack_scale_after else "")
-        return f"{pending.attacker}'s attack with {pending.attack_skill}, {describe(pending.attack_effort)}{after}"
+        return (f"{pending.attacker}'s attack with {pending.attack_skill}, "
+                f"{post.system.explain.passive(pending.attack_effort)}{after}")
     return f"{post.system.explain.hit(pending.shifts)} from {pending.attacker or 'the GM'}"
 
 
@@ -576,7 +590,7 @@ def place(post: Post, cmd: c.Place):
     """``/place NAME in ZONE [with ALLY]``: the GM positions someone; in a conflict, someone
     not in it joins it and acts later in this exchange, on ALLY's side, or without ``with``
     on the one side of their kind (:func:`pbp.rules.conflict.joining_side`)."""
-    post.require_gm("/place", '/move "Dock"')
+    post.require_gm("/place", "/table")
     ch = post.find(cmd.character)
     conflict = active(post)
     if cmd.beside is not None and (conflict is None or member(conflict, ch.name) is not None):
@@ -590,6 +604,10 @@ def place(post: Post, cmd: c.Place):
     if zones is None:
         raise RulesError("this scene has no zone map", source=cmd.source, expected="a scene started with zones",
                          example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
+    if not any(z.casefold() == cmd.zone.strip().casefold() for z in zones.zones):
+        listed = ", ".join(f'"{z}"' for z in zones.zones)
+        raise RulesError(f'there is no zone "{cmd.zone}" in this scene (zones: {listed})', source=cmd.source,
+                         expected=f"one of {listed}", example=f'/place {quote(ch.name)} in "{zones.zones[0]}"')
     zones = zones.place(ch.name, cmd.zone)
     text = f"{ch.name} is in {zones.zone_of(ch.name)}."
     if conflict is not None:

@@ -131,7 +131,8 @@ class Post:
             return own[0]
         if self.author.is_gm and not own:
             raise NotAllowedError("the GM acts through a character: say which one with /as",
-                                  expected="/as NAME before the command", example="/as Ghoul attack Charles with Fight")
+                                  expected="/as NAME before the command",
+                                  example=f"/as {self.npc_example()} {_as_tail(cmd.source)}")
         if not own:
             raise NotAllowedError("you have no character in this campaign yet",
                                   expected="a character sheet imported by the GM (pbp character import)",
@@ -159,8 +160,29 @@ class Post:
                 f'no character called "{name}" in this campaign', kind="character", name=name,
                 suggestions=close, source=source,
                 expected="a character of this campaign: " + ", ".join(names),
-                example=example_with(source, name, close or names[:1], fallback))
+                example=example_with(source, name, close or self._stand_in(source), fallback))
         return ch
+
+    def _stand_in(self, source: str) -> list[str]:
+        """A character to name in an example in place of one that does not exist: one the
+        line does not name yet and the author does not play (so it is not the author on both
+        sides), of the other side first (an NPC for a player, a PC for the GM), hidden
+        nothing (every character's name is the table's)."""
+        written = source.casefold()
+        mine = {x.name for x in self.table.characters.values()
+                if x.player and x.player.lower() == self.author.email}
+        others = [x for x in self.table.characters.values()
+                  if x.name not in mine and x.name.casefold() not in written]
+        rank = sorted(others, key=lambda x: (bool(x.player) != self.author.is_gm, x.kind == "minor", x.name))
+        return [x.name for x in rank[:1]] or sorted(x.name for x in self.table.characters.values())[:1]
+
+    def npc_example(self) -> str:
+        """A name for the GM's ``/as`` examples: an NPC of the table (its first major one),
+        else any character, else the sample's."""
+        npcs = sorted((x for x in self.table.characters.values() if not x.player),
+                      key=lambda x: (x.kind == "minor", x.name))
+        chosen = npcs or sorted(self.table.characters.values(), key=lambda x: x.name)
+        return quote(chosen[0].name) if chosen else "Ghoul"
 
     def full_name(self, typed: str) -> str:
         """A typed character name in full when it means one character (``/next Mira``);
@@ -238,6 +260,13 @@ def _without_as(source: str) -> str:
     """``/as NAME overcome ...`` as the author's own command: ``/overcome ...``."""
     match = re.match(r'/as\s+("[^"]*"|\S+)\s+(\S.*)', source.strip(), flags=re.IGNORECASE)
     return "/" + match.group(2) if match else ""
+
+
+def _as_tail(source: str) -> str:
+    """The command after ``/as NAME``: the line as written without its "/" (``attack Ruth
+    with Fight``), or a plain roll when there is none."""
+    tail = source.strip().lstrip("/").strip()
+    return tail if tail else "roll"
 
 
 Handler = Callable[[Post, c.Command], object]
@@ -602,7 +631,31 @@ def apply_command(post: Post, cmd: c.Command):
     try:
         return handler(post, cmd)
     except CommandError as exc:
-        raise complete_error(exc, cmd)
+        raise for_author(post, complete_error(exc, cmd))
+
+
+def for_author(post: Post, exc: CommandError) -> CommandError:
+    """A refusal's example as its author can send it: a player is never shown a GM's
+    command (``/conflict start``, ``/place``...), which would be refused in turn, but
+    ``/table``, which shows what the table waits for; the GM is never shown a character's
+    action without the ``/as NAME`` that says whose it is."""
+    from pbp.parser import parse_command
+    from pbp.parser.spec import GM_ONLY
+
+    lines = [ln.strip() for ln in (exc.example or "").splitlines() if ln.strip().startswith("/")]
+    if not lines:
+        return exc
+    word = lines[0].split()[0].lstrip("/").lower()
+    if not post.author.is_gm and word in GM_ONLY:
+        exc.example = "/table"
+    elif post.author.is_gm and word in ("overcome", "advantage", "create", "attack", "defend", "move", "invoke",
+                                        "absorb", "concede", "treat", "help"):
+        try:
+            parse_command(f"/as {post.npc_example()} {lines[0].lstrip('/')}")
+            exc.example = f"/as {post.npc_example()} {lines[0].lstrip('/')}"
+        except CommandError:
+            pass
+    return exc
 
 
 _EXPECTED = {

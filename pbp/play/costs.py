@@ -25,6 +25,8 @@ answered like a story detail (:class:`pbp.rules.fate_points.DetailRequest` of ki
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pbp import commands as c
 from pbp.errors import RulesError
 from pbp.play.core import GM, NoteResult, Post, after_action, handles, on_scene_end, roll_revised
@@ -151,7 +153,8 @@ def gm_cost(post: Post, cmd: c.Cost):
     post.play.details.append(request)
     named = request_rules(request).settle(post, request, "approve", cmd.text)   # named as it opens
     _retire(post)
-    return named
+    # the result is the /cost's own: its JSON names the command the GM wrote, not an /approve
+    return replace(named, command=cmd.source, action="cost") if isinstance(named, NoteResult) else named
 
 
 def _note(text: str, **data):
@@ -198,18 +201,26 @@ class CostRequest(GmRequest):
 
 @roll_revised
 def cost_after_revision(post: Post, ref, old: ActionResult, new: ActionResult) -> list[str]:
-    """A re-run that leaves no cost due withdraws the cost (a re-run that newly makes one
-    due, a success vetoed down to a tie, is the GM's to name with the veto's reply)."""
+    """A re-run that leaves no cost due withdraws the cost; one that newly makes a cost due
+    (a failure invoked up to a tie after the dice, a success vetoed down to one) opens it as
+    the direct roll would have (004_c619695e1641b466.txt, "Interpreting Results": "TIE:
+    Partial success, or success with a minor cost", however the tie was reached)."""
     notes = []
     ids = set(ref.ids) | ({ref.id} if ref.id is not None else set())
-    for request in [d for d in post.play.details if d.kind == "cost" and d.state == "pending"
-                    and d.data.get("roll") in ids]:
+    costs = [d for d in post.play.details if d.kind == "cost" and d.data.get("roll") in ids]
+    for request in [d for d in costs if d.state == "pending"]:
         if _due(new) is None:
             request.state, request.reason = "withdrawn", "the revised roll owes no cost"
             post.close_ref(f"detail:{request.id}")
             notes.append(f"Cost #{request.id} is withdrawn: the revised roll owes no cost.")
     if notes:
         _retire(post)
+    due = _due(new) if post.system.costs_by_reply else None
+    if due is not None and not any(d.state in ("pending", "approved") for d in costs):
+        severity, default = due
+        opposer = new.opposition.character if new.opposition is not None else None
+        request = _open_cost(post, ref.actor, ref.summary, severity, default, new.roll_id or ref.id, opposer)
+        notes.append(f"Cost #{request.id} ({severity}) waits for the GM to name it.")
     return notes
 
 

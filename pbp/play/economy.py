@@ -152,4 +152,7 @@ def scene_payout(post: Post) -> list[Change]:
 
 @on_conflict_end
 def conflict_payout(post: Post) -> list[Change]:
+    if "conflict" not in post.system.hostile_payout:     # the d10 hack pays after the scene
+        post.play.close_rolls(lambda r: True, "the conflict is over")
+        return []
     return [ch for ch in pay_owed_at_conflict_end(post) if ch.what != "owed"]

@@ -49,7 +49,7 @@ from datetime import timedelta
 
 from pbp import commands as c
 from pbp.commands import ActionCommand, Invoke, Payment
-from pbp.errors import DiceExhausted, NotAllowedError, RulesError
+from pbp.errors import DiceExhausted, NotAllowedError, RulesError, UnknownNameError
 from pbp.play import conflict as play_conflict
 from pbp.play.economy import ensure_pool
 from pbp.play.core import (GM, ROLL_REVISED, NoteResult, Post, after_action, after_post, before_action, handles,
@@ -59,7 +59,7 @@ from pbp.rules.aspects import give_free_invokes
 from pbp.rules.bookkeeping import revealed
 from pbp.rules.dice import DiceMismatch
 from pbp.rules.fate_points import FateLedger, GMPool, owe_from_result
-from pbp.rules.names import find_aspect, same_name
+from pbp.rules.names import find_aspect, same_name, visible_to
 from pbp.rules.reopen import NEXT_ACTION, OpenRoll, RollFacts, RollWindow, changes_between, closed_because, throws_of
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Aspect, Table
@@ -321,9 +321,9 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
                       else "its own command")
             raise RulesError(f"#{roll_id} is {other}, not a roll: it is answered with {answer}, not /{verb}",
                              expected=_open_list(rolls),
-                             example=_roll_example(verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else 142))
+                             example=_roll_example(post, verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else None))
         raise RulesError(f"there is no open roll #{roll_id}", expected=_open_list(rolls),
-                         example=_roll_example(verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else 142))
+                         example=_roll_example(post, verb, rolls[-1].ids[-1] if rolls and rolls[-1].ids else None))
     threaded = [int(ref[5:]) for ref in post.thread_refs() if ref.startswith("roll:")]
     about = [r for r in rolls if any(i in r.ids for i in threaded)]
     own = [r for r in about if invoker and same_name(r.actor, invoker)]
@@ -333,7 +333,7 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
         return about[0]
     if about:
         raise RulesError("the mail you reply to is about several rolls; say which one",
-                         expected=_open_list(about), example=_roll_example(verb, about[0].ids[-1] if about[0].ids else 142))
+                         expected=_open_list(about), example=_roll_example(post, verb, about[0].ids[-1] if about[0].ids else None))
     own = [r for r in rolls if invoker and same_name(r.actor, invoker)]
     if own:
         return own[-1]
@@ -343,11 +343,16 @@ def find_roll(post: Post, roll_id: int | None, invoker: str | None, verb: str = 
                      hint="a roll closes when the next action starts, at /done, or when the invoke window passes")
 
 
-def _roll_example(verb: str, roll_id: int) -> str:
-    """A working ``/invoke``, ``/veto`` or ``/cost`` on roll ``roll_id``."""
+def _roll_example(post: Post, verb: str, roll_id: int | None) -> str:
+    """A working ``/invoke``, ``/veto`` or ``/cost`` on roll ``roll_id``, naming an aspect
+    the author knows; with no open roll, ``/table`` (it shows what is open)."""
+    if roll_id is None:
+        return "/table"
     if verb == "cost":
         return f'/cost #{roll_id} minor "the alarm goes off"'
-    return f'/veto #{roll_id} "Deep Shadows"' if verb == "veto" else f'/invoke "Deep Shadows" on #{roll_id}'
+    viewer = GM if post.author.is_gm else post.speaker()
+    known = [a.name for a in post.table.aspects if visible_to(a, viewer, post.table)] or ["Deep Shadows"]
+    return f'/veto #{roll_id} "{known[0]}"' if verb == "veto" else f'/invoke "{known[0]}" on #{roll_id}'
 
 
 def _open_list(rolls: list[RollRecordRef]) -> str:
@@ -657,7 +662,13 @@ def give(post: Post, cmd: c.GiveInvoke):
         raise NotAllowedError("you cannot give free invokes to yourself", expected="an ally's name",
                               example=f"/give {quote(cmd.aspect)} Charles")
     to = GM if cmd.to.upper() == GM else post.find(cmd.to).name
-    aspect = find_aspect(post.table, cmd.aspect, giver)
+    try:
+        aspect = find_aspect(post.table, cmd.aspect, giver, source=cmd.source)
+    except UnknownNameError as exc:
+        # the example gives what the giver holds, or shows the table when they hold nothing
+        held = [a.name for a in post.table.aspects if a.free_for(giver) > 0 and visible_to(a, giver, post.table)]
+        exc.example = f"/give {quote(held[0])} {quote(to)}" if held else "/table"
+        raise exc from None
     hidden = aspect.hidden
     changes = give_free_invokes(post.table, aspect, giver, to, cmd.count)
     if changes[0].what == "boost":

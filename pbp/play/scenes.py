@@ -373,7 +373,9 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     if cmd.defend_with:
         post.play.npc_defences[name] = tuple(post.system.skill_named(s) or s for s in cmd.defend_with)
     aspects = ", ".join(f'"{a}"' for a in cmd.aspects)
-    boxes = f"{cmd.stress} stress box{'es' if cmd.stress != 1 else ''}"
+    # "2 stress boxes", in the system's own boxes where it has them (the d10 hack's strain)
+    boxes = (post.system.box_model.describe(cmd.stress) if post.system.box_model is not None
+             else f"{cmd.stress} stress box{'es' if cmd.stress != 1 else ''}")
     parts = [aspects, ", ".join(f"{s} {'+' if r >= 0 else ''}{r}" for s, r in skills.items()), boxes]
     if cmd.defend_with:
         parts.append("defends with " + " or ".join(post.play.npc_defences[name]))

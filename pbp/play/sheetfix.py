@@ -43,31 +43,46 @@ def sheet_set(post: Post, cmd: c.SheetSet):
     except SheetError as exc:
         raise RulesError(f"{exc}: " + "; ".join(exc.problems), expected="a sheet the rules allow",
                          example=example) from None
-    before = _seen(post, ch)
+    npc_hidden = not ch.player and not post.flag("show_npc_skills")
+    before, before_public = _seen(post, ch), _seen(post, ch, public=True, npc_hidden=npc_hidden)
     notes = apply_to_table(post.system, post.table, ch, sheet)
     try:
         apply_play(post.table, ch, play)
     except SheetError as exc:
         raise RulesError("; ".join(exc.problems), expected="the play state as the sheet has it (/sheet "
-                         f"{quote(ch.name)})", example=example.replace("fate_points=4", "stress.physical=x__")) from None
-    after = _seen(post, ch)
+                         f"{quote(ch.name)})", example=example.replace("fate_points=4", f"stress.{post.system.tracks[0]}=x__")) from None
+    after, after_public = _seen(post, ch), _seen(post, ch, public=True, npc_hidden=npc_hidden)
     said = describe_diff(before, after) + notes
-    # the GM alone is told of hidden aspects, and of free invokes on one
-    hidden = any(v.startswith("aspects.hidden=") for v in cmd.values) or any(
-        a.hidden and a.name in (play.get("free_invokes") or {}) for a in post.table.aspects)
     text = f"The GM fixes {ch.name}'s sheet: " + ("; ".join(said) if said else "nothing changes") + "."
-    return NoteResult(cmd.source, GM, "sheet_set", text=text, gm_only=hidden)
+    # The table is told what it may see: never hidden aspects or free invokes on one, and
+    # an NPC's skills, stunts and system numbers (approaches) only where the campaign shows
+    # them (show_npc_skills); a fix of nothing else is the GM's alone.
+    told = describe_diff(before_public, after_public) + notes
+    if told == said:
+        return NoteResult(cmd.source, GM, "sheet_set", text=text)
+    if not told:
+        return NoteResult(cmd.source, GM, "sheet_set", text=text, gm_only=True)
+    return NoteResult(cmd.source, GM, "sheet_set", text=text,
+                      public_text=f"The GM fixes {ch.name}'s sheet: " + "; ".join(told) + ".")
 
 
-def _seen(post: Post, ch) -> dict:
-    """What the reply tells of a sheet: the sheet's own values, its known aspects and the
-    play state the GM may correct (:func:`pbp.sheetedit.play_data`)."""
+def _seen(post: Post, ch, *, public: bool = False, npc_hidden: bool = False) -> dict:
+    """What the reply tells of a sheet: the sheet's own values, its aspects, stunts and
+    the system's own state (the d10 hack's approaches and mech), and the play state the GM
+    may correct (:func:`pbp.sheetedit.play_data`). The ``public`` view is the table's: no
+    hidden aspect nor the free invokes on one, and with ``npc_hidden`` (an NPC, in a
+    campaign not showing NPCs' numbers) no skills, stunts or secret system state."""
     play = play_data(post.table, ch)
     hidden = {a.name for a in post.table.aspects if a.hidden}
-    return {"skills": dict(ch.skills), "refresh": ch.refresh, "fate_points": ch.fate_points,
-            "aliases": list(ch.aliases),
-            "aspects": sorted(a.name for a in post.table.aspects if a.owner == ch.name
-                              and a.kind in ("high_concept", "trouble", "character") and not a.hidden),
-            "stress": play["stress"], "consequences": play["consequences"],
-            "free_invokes": {k: v for k, v in play["free_invokes"].items() if k not in hidden},
-            "taken_out": play["taken_out"], "carried_points": play["carried_points"]}
+    own = [a for a in post.table.aspects if a.owner == ch.name and a.kind in ("high_concept", "trouble", "character")]
+    state, _ = post.system.character_state.view(ch, secret=public and npc_hidden)
+    seen = {} if public and npc_hidden else {"skills": dict(ch.skills), "stunts": [s.name for s in ch.stunts]}
+    seen.update(state)
+    seen.update({"refresh": ch.refresh, "fate_points": ch.fate_points, "aliases": list(ch.aliases),
+                 "aspects": sorted(a.name for a in own if not a.hidden)})
+    if not public:
+        seen["hidden aspects"] = sorted(a.name for a in own if a.hidden)
+    seen.update({"stress": play["stress"], "consequences": play["consequences"],
+                 "free_invokes": {k: v for k, v in play["free_invokes"].items() if public is False or k not in hidden},
+                 "taken_out": play["taken_out"], "carried_points": play["carried_points"]})
+    return seen

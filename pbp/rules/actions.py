@@ -615,7 +615,7 @@ def _rolled_attack(act: Action, opposition: Opposition) -> tuple[OppositionResul
     who = _opponent(act, opposition.character)
     skill = opposition.skill or ""
     kind = act.system.attack_kind(act.system.skill_named(skill) or skill) if skill else None
-    label = f"{who.name}'s attack" + (f" ({skill})" if skill else "") + f", {describe(opposition.rating)}"
+    label = f"{who.name}'s attack" + (f" ({skill})" if skill else "") + f", {act.system.explain.passive(opposition.rating)}"
     return OppositionResult(opposition.rating, label, None, who.name), kind
 
 

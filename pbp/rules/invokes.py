@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from pbp.commands import Invoke, InvokeMode, Payment
-from pbp.errors import RulesError
+from pbp.errors import RulesError, UnknownNameError
 from pbp.rules.bookkeeping import OWN_POINTS, FatePoints, Report, reveal, use_free_invoke
 from pbp.rules.dice import DiceSource
 from pbp.rules.effort import skill_rating
@@ -102,11 +102,23 @@ def _reworded(source: str, pattern: str, by: str, fallback: str) -> str:
     return fixed if source and n else fallback
 
 
+def _unheld_free(exc: UnknownNameError, ctx: Invoking, invoke: Invoke) -> UnknownNameError:
+    """An unknown aspect's refusal, its example naming one that is in play: a free invoke
+    there when the invoker holds one on it, else a paid one (the example must play)."""
+    stand_in = next((a for a in ctx.table.aspects if f'"{a.name}"'.casefold() in (exc.example or "").casefold()), None)
+    if invoke.payment is Payment.FREE and (stand_in is None or stand_in.free_for(ctx.invoker.name) < 1):
+        exc.example = _reworded(exc.example, r"\s+free\b", "", exc.example)
+    return exc
+
+
 def plan(invokes: Iterable[Invoke], ctx: Invoking, *, may_oppose: bool) -> list[Use]:
     """Check what can be checked before any dice move: names, ``times`` and ``oppose``."""
     uses: list[Use] = []
     for invoke in invokes:
-        aspect = find_aspect(ctx.table, invoke.aspect, ctx.invoker.name, source=ctx.source)
+        try:
+            aspect = find_aspect(ctx.table, invoke.aspect, ctx.invoker.name, source=ctx.source)
+        except UnknownNameError as exc:
+            raise _unheld_free(exc, ctx, invoke) from None
         if invoke.times < 1:
             raise RulesError(f"cannot invoke {aspect.name} {invoke.times} times", source=ctx.source)
         if invoke.times > 1 and invoke.payment is Payment.FATE_POINT:
@@ -240,7 +252,7 @@ def _pay(use: Use, ctx: Invoking, paid: set[tuple[str, str]]) -> tuple[str, str 
         raise RulesError(
             f"{name} holds no free invoke on {aspect.name} (free invokes held by: {held})",
             source=source, expected="a free invoke you hold, or pay a fate point",
-            example=f'/invoke "{aspect.name}"',
+            example=_reworded(source, r"\s+free\b", "", f'/invoke "{aspect.name}"'),
         )
     if _key(aspect) in paid:
         raise RulesError(

@@ -103,6 +103,6 @@ def row_text(row: TeamRow, skill: str, cap: int, roller: str) -> str:
     if row.why == "adds":
         return f"{row.helper} helps with {skill} {describe(row.rating)}: +{row.adds}"
     if row.why == "below":
-        return f"{row.helper} helps, but {row.helper}'s {skill} is {describe(row.rating)}: no +1 (it takes Average (+1))"
+        return f"{row.helper} helps, but {row.helper}'s {skill} is {describe(row.rating)}: no +1 (it takes {describe(1)})"
     return (f"{row.helper} helps, but the cap bites: a team adds at most the roller's rating, "
             f"{roller}'s {skill} {describe(cap)}, so no +1 from {row.helper}")

@@ -228,7 +228,7 @@ def test_a_pbp_section_key_the_system_does_not_have_is_reported():
         {"label": "PBP", "blocks": [{"type": "Text", "label": "milestone_skills", "value": "1", "meta": {}}]},
     ]}]}]}]}
     sheet = from_fari(doc, FC)
-    assert sheet.unmapped == ['"PBP" / "milestone_skills": not a sheet key of Fate Condensed (its keys: none)']
+    assert sheet.unmapped == ['"PBP" / "milestone_skills": not a sheet key of Fate Condensed (its keys: kind, aliases, stress, milestone_refresh)']
     assert "milestone_skills" not in sheet.data
     doc["pages"][0]["rows"][0]["columns"][0]["sections"][0]["blocks"][0]["value"] = "one"
     sheet = from_fari(doc, get_system("dfc"))

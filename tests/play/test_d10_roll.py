@@ -16,15 +16,18 @@ def test_nd10_is_counted_as_hits(scrapyard, config):
     t = MailTable(config)
     step = t.post("Ruth", "/roll 6d10\n", dice="8 9 3 10 1 5")
     assert step.status == "applied", step.text
-    assert "[8] [9] [3] [10] [1] [5]" in step.text and "3 hits" in step.text
+    assert "[8+] [9+] [3] [10++] [1-] [5]" in step.text and "3 hits" in step.text
     assert "+30" not in step.text and "Legendary" not in step.text
+    # the HTML dice mark the hits as the text does (issue 21: which d10s are hits)
+    html = step.replies[0].html
+    assert all(f">{g}</span>" in html for g in ("8+", "9+", "3", "10++", "1-", "5")), html
 
 
 def test_a_bonus_adds_hits_and_negative_hits_show(scrapyard, config):
     t = MailTable(config)
     step = t.post("Ruth", "/roll 2d10+1\n", dice="8 1")
     assert step.status == "applied", step.text
-    assert "1 hit" in step.text and "[8] [1]" in step.text
+    assert "1 hit" in step.text and "[8+] [1-]" in step.text
     step = t.post("Ruth", "/roll 2d10\n", dice="1 1")
     assert "-2 hits" in step.text
 

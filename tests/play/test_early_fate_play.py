@@ -171,7 +171,7 @@ def test_a_post_is_read_in_early_fates_words(docks):
     step = docks.post("GM", "/conflict end\n/conflict start Jet, Brute first Jet mental")
     assert step.status == "rejected"
     assert '"mental" is not a kind of conflict in early Fate: health or composure' in step.text
-    assert "example:  /conflict start Ruth, Ghoul first Ruth composure" in step.text
+    assert "example:  /conflict start Jet, Brute first Jet composure" in step.text   # the GM's own line, fixed
     step = docks.post("Jet", '/absorb mild2 "Bruised Ribs"')
     assert '"mild2" is not a consequence in early Fate: mild, moderate or severe' in step.text
     step = docks.post("GM", '/treat Jet "Split Lip" with Endurance')

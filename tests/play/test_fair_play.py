@@ -34,7 +34,9 @@ def test_a_huge_bonus_is_refused_for_players_and_the_gm_alike(mt, chicago):
         step = mt.post(who, line + "\n", dice="0000")
         assert step.status == "rejected", step.text
         assert "too big: an action takes at most" in step.text
-        assert "example:  /overcome Athletics vs Fair +1" in step.text
+        # the GM's example keeps the /as that says whose roll it is (issue 21: it must play)
+        assert ("example:  /as Ghoul overcome Athletics vs Fair +1" if who == "GM" else
+                "example:  /overcome Athletics vs Fair +1") in step.text
         assert step.replies[0].to == [address(who)]
     assert state_snapshot(chicago) == before
     step = mt.post("Ruth", "/roll 3d6+10\n", dice="6 6 6")   # a plain roll decides nothing

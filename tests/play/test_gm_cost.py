@@ -35,6 +35,9 @@ def test_the_gm_names_a_minor_cost_on_a_failure(scrapyard, config):
     assert "Cost #2 on Charles (minor): the crawler's alarm goes off." in step.text
     play = m.Campaign.get(m.Campaign.slug == "scrap").play
     assert "cost #2 is already approved" in str(play)
+    # the JSON is the /cost's own (issue 21): its command is the line the GM wrote
+    [result] = step.outcome.results
+    assert (result["command"], result["action"]) == ('/cost #1 minor "the crawler\'s alarm goes off"', "cost")
 
 
 def test_without_the_text_the_cost_waits_and_the_default_applies(scrapyard, config):
@@ -60,11 +63,11 @@ def test_the_waiting_cost_is_named_with_approve(scrapyard, config):
 
 @pytest.mark.parametrize("who, line, setup, message, example", [
     ("GM", '/cost #1 minor "x"', SUCCESS, "roll #1 (Charles's overcome with Study) is a success: a cost comes with "
-     "a failure or a tie", '/cost #142 minor "the alarm goes off"'),
+     "a failure or a tie", "/table"),      # no roll here takes a cost: the table shows what is open
     ("GM", '/cost #1 severe "reinforcements"', FAIL, "is a failure: a severe cost comes only from a catastrophic "
      "failure", '/cost #1 minor "reinforcements"'),
     ("GM", '/cost #7 minor "x"', FAIL, "there is no open roll #7", '/cost #1 minor "the alarm goes off"'),
-    ("Charles", '/cost #1 minor "x"', FAIL, "/cost is for the GM", '/cost #142 minor "the alarm goes off"'),
+    ("Charles", '/cost #1 minor "x"', FAIL, "/cost is for the GM", "/table"),   # never a GM's command
 ])
 def test_refusals_name_the_place_and_leave_the_state(scrapyard, config, who, line, setup, message, example):
     t = MailTable(config)
@@ -118,3 +121,18 @@ def test_fate_condensed_leaves_costs_to_the_narration(mt, chicago):
     assert step.status == "rejected"
     assert "Fate Condensed leaves costs to the GM's narration" in step.text
     assert 'example:  /aspect add "Alarm Blaring"' in step.text
+
+
+def test_a_tie_reached_by_an_invoke_after_the_dice_opens_its_cost(scrapyard, config):
+    """A failure invoked up to a tie after the dice owes the tie's minor cost, as a tie
+    rolled directly does (004_c619695e1641b466.txt, "Interpreting Results": "TIE: Partial
+    success, or success with a minor cost"; an invoke is "+1 hit")."""
+    t = MailTable(config)
+    rolled = t.post("Charles", '/overcome "Study Carefully" vs 2\n', dice="8 2 2 2 2")    # 1 hit vs 2
+    assert rolled.status == "applied" and "=> fail" in rolled.text and "Cost #" not in rolled.text
+    step = t.post("Charles", '/invoke "Friends in the Motor Pool" on #1\n')
+    assert step.status == "applied", step.text
+    assert "tie" in step.text and "Cost #" in step.text and "waits for the GM to name it" in step.text, step.text
+    named = t.post("GM", '/approve #3 "the alarm goes off"\n')
+    assert named.status == "applied", named.text
+    assert "the alarm goes off" in named.text

@@ -45,7 +45,7 @@ def test_an_id_of_another_kind_is_named_and_nothing_changes(mt, chicago):
     wrong = mt.post("Ruth", '/invoke "Hair-Trigger Temper" on #2\n')
     assert wrong.status == "rejected"
     assert "#2 is compel #2, not a roll: it is answered with /accept, /refuse, /approve or /deny" in wrong.text
-    assert '/invoke "Deep Shadows" on #1' in wrong.text          # an example on the open roll
+    assert '/invoke "Acolyte in a Golden Mask" on #1' in wrong.text   # on the open roll, an aspect Ruth knows
     assert state_snapshot(chicago) == before
     right = mt.post("Ruth", "/accept #2\n")
     assert right.status == "applied", right.text

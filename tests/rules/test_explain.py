@@ -40,17 +40,17 @@ def test_fate_dice_and_shifts():
 
 
 def test_d10_faces_count_hits():
-    """8-9 one hit, 10 two, 1 takes one away: [8] [9] [10] [1] [5] counts 3 hits."""
+    """8-9 one hit, 10 two, 1 takes one away: [8+] [9+] [10++] [1-] [5] counts 3 hits."""
     x = D10_POOL.explain
     roll = D10_POOL.roll(FixedDice("8 9 10 1 5"), 5)
-    assert x.faces(roll) == "[8] [9] [10] [1] [5]" and x.dice_value(roll) == "3 hits"
+    assert x.faces(roll) == "[8+] [9+] [10++] [1-] [5]" and x.dice_value(roll) == "3 hits"
     assert x.passive(1) == "1 hit" and x.margin(2) == "2 hits" and x.hit(1) == "1 hit of harm"
 
 
 def test_a_d10_result_is_explained_in_hits():
     """Fight 3 + Boldly 2 = five dice, 10 9 = 3 hits against a passive 2: success by 1 hit."""
-    res = pool_result("10 9 2 2 2")
-    with explain.shown(D10_POOL):
+    with explain.shown(D10_POOL):     # resolved and explained in the campaign's system, as the pipeline does
+        res = pool_result("10 9 2 2 2")
         rows = {r.label: r for r in action_rows(res)}
         assert rows["dice"].value == "3 hits" and rows["effort"].value == "3 hits" and rows["vs"].text == "2 hits"
         assert headline(res) == "Ruth overcomes with Fight + Boldly, 5 dice"

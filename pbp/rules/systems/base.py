@@ -578,6 +578,11 @@ class System:
     # name it by reply, with a deadline default (pbp.play.costs; the d10 hack). Fate leaves
     # it to the GM's narration.
     costs_by_reply: bool = False
+    # When a hostile invoke's point reaches the aspect's owner: at a conflict's end and at a
+    # scene's (Fate Condensed: "At the end of a conflict ... the GM also pays out fate points
+    # owed to players for hostile invokes"), or only after the scene (the d10 hack: "they
+    # can't use it until AFTER THE SCENE you give it to them in").
+    hostile_payout: tuple[str, ...] = ("conflict", "scene")
     # Milestones the GM marks and what each allows (pbp.rules.advancement): Fate Condensed's
     # minor and major; a system may add others (Fate Core's significant).
     milestones: Mapping[str, Allowance] = field(default_factory=lambda: frozen({"minor": MINOR, "major": MAJOR}))

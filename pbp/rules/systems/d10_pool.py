@@ -169,6 +169,20 @@ class PoolExplainer(FateExplainer):
         """"2 hits of harm" ("Inflict harm on your target equal to the number of hits")."""
         return f"{hits_text(n)} of harm"
 
+    def faces(self, roll) -> str:
+        """The d10s with what each counts marked: ``[8+] [10++] [3] [1-]`` (a hit, two, none,
+        one taken away), so the text shows which dice are hits."""
+        if roll.sides != "10":
+            return super().faces(roll)
+        return " ".join(f"[{g}]" for g in self.glyphs(roll))
+
+    def glyphs(self, roll) -> tuple[str, ...]:
+        """The HTML dice, marked as the text's: ``8+``, ``10++``, ``1-``, ``3``."""
+        if roll.sides != "10":
+            return super().glyphs(roll)
+        mark = {2: "++", 1: "+", 0: "", -1: "-"}
+        return tuple(f"{f}{mark[hits(f)]}" for f in roll.faces)
+
     def dice_value(self, roll) -> str:
         return hits_text(roll.total) if roll.value is not None else super().dice_value(roll)
 
@@ -300,6 +314,21 @@ class PoolState(CharacterState):
         return problems
 
     # -- sheets ------------------------------------------------------------------------
+    def sheet_data(self, ch, data: dict) -> dict:
+        """The approaches and the mech under their own keys, as ``read`` takes them back
+        (``pbp character export``, ``edit``, ``set`` and ``/sheet set`` start from this)."""
+        state = ch.system_state or {}
+        if state.get("approaches"):
+            data["approaches"] = dict(state["approaches"])
+        mech = state.get("mech")
+        if mech:
+            data["mech"] = {"name": mech["name"], "aspects": list(mech["aspects"]),
+                            "piloting": bool(mech["piloting"]),
+                            "stunts": [{k: v for k, v in s.items() if v not in ("", None)} for s in mech["stunts"]]}
+            if not data["mech"]["stunts"]:
+                del data["mech"]["stunts"]
+        return data
+
     def view(self, ch, *, secret: bool = False) -> tuple[dict, list[tuple[str, str]]]:
         state = ch.system_state
         entries: dict = {}
@@ -393,6 +422,10 @@ D10_POOL = replace(
     tiers=D10Tiers(),
     tables=PoolTables(),
     explain=EXPLAIN,
+    # No ladder: a rating is the dice it adds to the pool and a result is counted in hits,
+    # so values are shown as numbers ("Fight +3"), never Fate's words ("Good (+3)"); ladder
+    # words written in a post are still read (``vs Fair`` is 2).
+    ladder=frozen({}),
     invoke_bonus=1,       # "invoking = reroll or +1 hit"
     # "two ways to gain bonus hits: ASPECTS ... and STUNTS, which can grant automatic
     # bonuses to your rolls": how many the text leaves to "3 Skills, Approaches, & Stunts",
@@ -413,5 +446,7 @@ D10_POOL = replace(
     character_state=PoolState(),
     passive_range=PASSIVE,
     costs_by_reply=True,
+    # "they can't use it until AFTER THE SCENE you give it to them in": not at a conflict's end
+    hostile_payout=("scene",),
     box_model=StrainBoxes(),
 )
