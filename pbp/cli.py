@@ -322,12 +322,14 @@ def cmd_character_edit(args) -> int:
 
 def cmd_character_history(args) -> int:
     from pbp.campaigns import get_campaign
-    from pbp.sheetedit import describe_diff, history
+    from pbp.sheetedit import describe_diff, history, history_name
 
     _open(args)
-    rows = history(get_campaign(args.campaign), args.name)
+    campaign = get_campaign(args.campaign)
+    name = history_name(campaign, args.name)
+    rows = history(campaign, name)
     if not rows:
-        print(f"{args.name}: no changes recorded")
+        print(f"{name}: no changes recorded")
     for r in rows:
         where = f" (message {r.message_id})" if r.message_id else ""
         mark = " [undone]" if r.undone else ""

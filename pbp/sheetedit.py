@@ -740,8 +740,25 @@ def describe_diff(before: dict | None, after: dict | None) -> list[str]:
     return out
 
 
+def history_name(campaign: m.Campaign, name: str) -> str:
+    """The character whose history ``name`` asks for: what ``set``, ``sheet`` and ``undo``
+    take (a full name, an alias, a short name), or a removed character's full name, since
+    its history is kept. Any other name is an error naming the campaign's characters."""
+    ch = repo.load_table(campaign).character(name)
+    if ch is not None:
+        return ch.name
+    removed = (m.SheetChange.select(m.SheetChange.character).where(m.SheetChange.campaign == campaign)
+               .order_by(m.SheetChange.id.desc()))
+    for row in removed:
+        if row.character.casefold() == name.casefold():
+            return row.character
+    _find(campaign, name)          # raises: no such character, with the list
+    raise AssertionError("unreachable")
+
+
 def history(campaign: m.Campaign, name: str) -> list[m.SheetChange]:
-    key = name.casefold()
+    """Every change to the sheet of the character ``name`` means (:func:`history_name`), oldest first."""
+    key = history_name(campaign, name).casefold()
     rows = m.SheetChange.select().where(m.SheetChange.campaign == campaign).order_by(m.SheetChange.id)
     return [r for r in rows if r.character.casefold() == key]
 

@@ -370,3 +370,33 @@ def test_undo_takes_a_replace_back(table, capsys, tmp_path):
     assert back.fate_points == 1 and back.stress["physical"] == [True, True, False, False]
     assert back.consequences[0].aspect == "Bruised Ribs"
     assert knife_free() == {"Charles": 1}
+
+
+def test_history_takes_an_alias_as_set_sheet_and_undo_do(table, capsys):
+    """issue 27: "pbp character history Tomas" (an alias) said "no changes recorded"."""
+    assert main(["character", "set", "Ruth", "aliases=Tomas", "fate_points=4"]) == 0
+    capsys.readouterr()
+    assert main(["character", "history", "Tomas"]) == 0
+    out = capsys.readouterr().out
+    assert "no changes recorded" not in out
+    assert "fate_points: " in out and "-> 4" in out and "aliases" in out
+    assert main(["character", "history", "tomas"]) == 0
+    assert capsys.readouterr().out == out
+
+
+def test_history_of_nobody_is_an_error_naming_the_characters(table, capsys):
+    code = main(["character", "history", "Nobody"])
+    captured = capsys.readouterr()
+    assert code == 3
+    assert "no changes recorded" not in captured.out
+    assert 'no character "Nobody"' in captured.err and "Ruth" in captured.err
+    assert "pbp character list" in captured.err
+
+
+def test_history_of_a_removed_character_is_kept(table, capsys):
+    assert main(["character", "set", "Ruth", "fate_points=4"]) == 0
+    assert main(["character", "remove", "Ruth"]) == 0
+    capsys.readouterr()
+    assert main(["character", "history", "Ruth"]) == 0
+    out = capsys.readouterr().out
+    assert "fate_points: " in out and "removed" in out
