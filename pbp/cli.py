@@ -197,12 +197,13 @@ def cmd_campaign_set(args) -> int:
 
 
 def cmd_campaign_list(args) -> int:
+    from pbp.settingvalues import written
     from pbp.store import models as m
 
     _open(args)
     for c in m.Campaign.select().order_by(m.Campaign.slug):
         members = ", ".join(f"{mb.email} ({mb.role})" for mb in c.members)
-        own = "".join(f" {k}={v}" for k, v in sorted((c.settings or {}).items()))
+        own = "".join(f" {k}={written(v)}" for k, v in sorted((c.settings or {}).items()))
         if c.forum:
             own += f" forum=<{c.forum['list_id']}>"
         print(f"{c.slug}: {c.name} [{c.system}, {c.delivery}{own}] {members}")

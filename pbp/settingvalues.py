@@ -54,6 +54,15 @@ def flag_value(key: str, value: object) -> bool:
                            f"(or {key} = true under [play] in pbp.toml)")
 
 
+def written(value: object) -> str:
+    """A setting's value as ``pbp campaign set`` takes it: yes/no, 24 (not True, 24.0)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _shown(value: object) -> str:
     text = str(value)
     return repr(text if len(text) <= 40 else text[:39] + "…")

@@ -463,3 +463,17 @@ def test_the_dfc_sheet_labels_the_relationship_aspect(tmp_path, monkeypatch, cap
     assert {"name": "Owes Marcus a Life", "kind": "character", "free_invokes": {}, "hidden": False,
             "role": "relationship"} in aspects
     assert {"name": "Reads Every Footnote", "kind": "character", "free_invokes": {}, "hidden": False} in aspects
+
+
+def test_campaign_list_writes_settings_as_campaign_set_takes_them(tmp_path, monkeypatch, capsys):
+    """issue 27: ``campaign list`` printed Python's ``True`` and ``24.0``."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "salt", "--name", "The Salt Road",
+                 "--gm", "gm@pbp.localhost", "--address", "table+salt@pbp.localhost"]) == 0
+    assert main(["campaign", "set", "free_bonuses=yes", "reaction_deadline_hours=24", "--campaign", "salt"]) == 0
+    capsys.readouterr()
+    assert main(["campaign", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "free_bonuses=yes" in out and "reaction_deadline_hours=24" in out
+    assert "True" not in out and "24.0" not in out

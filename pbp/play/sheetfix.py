@@ -68,6 +68,6 @@ def _seen(post: Post, ch) -> dict:
             "aliases": list(ch.aliases),
             "aspects": sorted(a.name for a in post.table.aspects if a.owner == ch.name
                               and a.kind in ("high_concept", "trouble", "character") and not a.hidden),
-            "stress": play["stress"], "consequences": play["consequences"],
+            "stress": {t: list(b) for t, b in ch.stress.items()}, "consequences": play["consequences"],
             "free_invokes": {k: v for k, v in play["free_invokes"].items() if k not in hidden},
             "taken_out": play["taken_out"], "carried_points": play["carried_points"]}
