@@ -389,7 +389,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                 raise RuntimeError(f"a roll reached the ledger without its id: {res.command}")
             row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev, res.roll_id)
             prev = row.hash
-            post.ledger[id(res)] = (res.roll_id, row.hash[:8])
+            post.ledger[id(res)] = (res.shown_id, row.hash[:8])
     finish_post(post)           # the after_post steps of pbp.play.core.SEQUENCE
 
     # The table's mail shows what every member may know; what it leaves out goes to the GM
