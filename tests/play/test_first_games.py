@@ -22,3 +22,18 @@ def test_the_gms_skill_roll_still_names_a_character_with_an_example_of_this_camp
     npc = min((c.name for c in m.Character.select() if not c.player), key=str.casefold)
     written = f'"{npc}"' if " " in npc else npc
     assert f"example:  /as {written} roll Fight" in step.text
+
+
+# ---------------------------------------------------------------- a sheet's tracks keep their places
+
+def test_stress_tracks_keep_the_systems_order_after_the_sheet_is_saved(mt, chicago):
+    """issue 27: the tracks swapped places once a sheet was saved (the store writes keys
+    sorted): physical comes first on the sheet and in every "Sheets:" line."""
+    first = mt.post("Ruth", "/sheet\n")
+    assert first.text.index("physical") < first.text.index("mental")
+    spent = mt.post("Ruth", '/overcome Athletics vs Great +invoke "Knife Up My Sleeve"\n', dice="0000")
+    assert spent.status == "applied", spent.text
+    line = next(x for x in spent.text.splitlines() if x.strip().startswith("Ruth: FP"))
+    assert line.index("physical") < line.index("mental"), line
+    again = mt.post("Ruth", "/sheet\n")
+    assert again.text.index("physical") < again.text.index("mental")
