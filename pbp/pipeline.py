@@ -431,7 +431,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
 
 
 _SUBJECT_OF = Select(lambda message_id: m.Message.select(m.Message.subject).where(m.Message.message_id == message_id))
-_OUR_SUBJECT = Select(lambda message_id: m.OutboxMail.select(m.OutboxMail.subject)
+_OUR_SUBJECT = Select(lambda message_id: m.OutboxMail.select(m.OutboxMail.subject, m.OutboxMail.source_id)
                       .where(m.OutboxMail.message_id == message_id))
 
 
@@ -441,10 +441,26 @@ def thread_subject(mail: Posted) -> str:
     keep it, so the table's thread is not renamed by a player answering a private mail
     ("Re: [Campaign] Compel #3 on ...: accept or refuse") nor by one who edits the subject."""
     for msgid in dict.fromkeys(i for i in (mail.thread_root, mail.replied_to) if i):
-        rows = _SUBJECT_OF(msgid) or _OUR_SUBJECT(msgid)
-        if rows:
-            return rows[0]["subject"]
+        subject = _subject_of(msgid)
+        if subject is not None:
+            return subject
     return mail.subject
+
+
+def _subject_of(msgid: str, hops: int = 3) -> str | None:
+    """The thread subject of the mail ``msgid``: a post's own; for a mail of pbp's, that of
+    the post it answered (a GM's approval mail, "Compel #4 needs your approval", belongs to
+    the table's thread of the compel, so answering it with In-Reply-To alone does not rename
+    the table's thread); None when pbp knows neither."""
+    rows = _SUBJECT_OF(msgid)
+    if rows:
+        return rows[0]["subject"]
+    rows = _OUR_SUBJECT(msgid)
+    if not rows:
+        return None
+    source = rows[0]["source_id"]
+    answered = _subject_of(source, hops - 1) if source and hops > 0 else None
+    return answered if answered is not None else rows[0]["subject"]
 
 
 def _table_sheets(post: Post, changed_names: list[str]) -> list[dict]:

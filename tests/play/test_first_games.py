@@ -37,3 +37,23 @@ def test_stress_tracks_keep_the_systems_order_after_the_sheet_is_saved(mt, chica
     assert line.index("physical") < line.index("mental"), line
     again = mt.post("Ruth", "/sheet\n")
     assert again.text.index("physical") < again.text.index("mental")
+
+
+# ---------------------------------------------------------------- the table's thread keeps its subject
+
+def test_an_approve_sent_with_in_reply_to_alone_leaves_the_tables_subject(mt, chicago):
+    """issue 27: a GM's client wrote In-Reply-To and no References on its /approve; every
+    later table mail was "Re: [...] Compel #4 needs your approval"."""
+    from tests.play.table import Step
+
+    first = mt.post("Cassandra", '/compel Ruth "Hair-Trigger Temper" event "The bouncer sets her off."\n',
+                    subject="[Chicago Nights] The Bar")
+    assert first.status == "applied", first.text
+    ask = next(r for r in first.replies if r.subject.endswith("Compel #1 needs your approval"))
+    approved = mt.post("GM", "/approve\n", reply_to=Step(None, [ask]), references=False)
+    assert approved.status == "applied", approved.text
+    table = [r for r in approved.replies if len(r.to) > 1]
+    assert [r.subject for r in table] == ["Re: [Chicago Nights] The Bar"]
+    later = mt.post("Ruth", "/overcome Athletics vs Fair\n", dice="0000", reply_to=approved)
+    assert later.replies[0].subject == "Re: [Chicago Nights] The Bar"
+    assert not any("approval" in r.subject for r in later.replies)
