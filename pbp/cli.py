@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pbp.config import DEFAULT_CONFIG_NAME, Config, load_config
 from pbp.errors import CommandError, DiceExhausted, PbpError, RulesError, SheetError
+from pbp.logs import quiet_libraries
 from pbp.textsafety import shorten
 from pbp.transport.errors import TransportError
 
@@ -921,6 +922,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(_join_dice(list(sys.argv[1:] if argv is None else argv)))
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    quiet_libraries(logging.DEBUG if args.verbose else logging.INFO)
     try:
         return args.func(args)
     except SheetError as exc:

@@ -1,4 +1,4 @@
-"""What a timing or yes/no setting may hold, for ``pbp campaign set`` and config.toml alike.
+"""What a timing or yes/no setting may hold, for ``pbp campaign set`` and pbp.toml alike.
 
 A deadline of ``nan``, ``inf`` or ``1e400`` hours cannot be added to a date (Python raises
 deep inside the deadline job, for every later post of the table), and a negative one is

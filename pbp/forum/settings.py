@@ -74,7 +74,7 @@ class DiscourseSettings:
             raise ConfigError(f"{KIND}: username is empty", hint="set username to the bot account's username")
         if not isinstance(self.api_key, str) or not self.api_key:
             raise ConfigError(f"{KIND}: no API key",
-                              hint=f"export {API_KEY_ENV} or set api_key_file; never put it in config.toml")
+                              hint=f"export {API_KEY_ENV} or set api_key_file; never put it in pbp.toml")
         if isinstance(self.categories, (str, bytes)) or not all(
                 isinstance(c, int) and not isinstance(c, bool) and c > 0 for c in self.categories):
             raise ConfigError(f"{KIND}: categories must be a list of category ids, not {self.categories!r}",
