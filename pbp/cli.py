@@ -55,6 +55,12 @@ def _system_name(word: str) -> str:
         return word
 
 
+#: How --dice is written (README, "Fixed dice").
+DICE_FORMAT = ('one group of faces per throw, groups separated by commas, each with exactly the dice the roll '
+               'throws: Fate faces "0++-" (4dF), numbered faces separated by spaces "8 9 3 10 1 5" (6d10); '
+               'e.g. --dice "0++-,+0-0" or --dice "8 9 3 10 1 5,2 7"')
+
+
 def _dice(spec: str | None):
     from pbp.rules.dice import FixedDice, RandomDice
 
@@ -65,9 +71,7 @@ def _dice(spec: str | None):
     try:
         return FixedDice(spec)
     except ValueError as exc:
-        raise PbpError(f"{where} {shorten(spec)!r}: {exc}",
-                       hint='faces of each throw, throws separated by commas: --dice "0++-,+0-0" (Fate) '
-                            'or --dice "6 2 5" (numbered dice)') from None
+        raise PbpError(f"{where} {shorten(spec)!r}: {exc}", hint=DICE_FORMAT) from None
 
 
 def _read_posts(paths: list[str]) -> list[tuple[str, bytes]]:
@@ -464,9 +468,14 @@ def cmd_process(args) -> int:
     posts = _read_posts(args.files)
     config = _open(args)
     ctx = Context(config=config, dice=dice)
-    worst = 0
+    worst, stopped = 0, None
     for path, raw in posts:
-        outcome = process_message(raw, ctx, campaign_slug=args.campaign)
+        try:
+            outcome = process_message(raw, ctx, campaign_slug=args.campaign)
+        except DiceExhausted as exc:        # nothing of the post was kept, no reply written
+            stopped = PbpError(f"{path}: --dice: {exc}; nothing of this post (nor of those after it) "
+                               "was applied", hint=DICE_FORMAT)
+            break
         if args.json:
             _print_json(outcome.to_dict())
         else:
@@ -477,6 +486,10 @@ def cmd_process(args) -> int:
         from pbp.delivery import deliver_outbox
 
         deliver_outbox(config)
+        print("replies sent (pbp process sends them at once; --no-send leaves them in the outbox)",
+              file=sys.stderr)
+    if stopped is not None:
+        raise stopped
     return worst
 
 
@@ -673,7 +686,8 @@ def forum_mail_binding(config, campaign) -> str:
     local = sender.split("@", 1)[0].lower()
     if any(word in local for word in ("noreply", "no-reply", "no_reply", "mailer-daemon", "postmaster")):
         raise PbpError(f"replies would come from {sender}, which Discourse takes for an automatic sender and refuses",
-                       hint="use the bot account's own address: pbp campaign set address=pbp-bot@example.org")
+                       hint="use the bot account's own address: pbp campaign set address=pbp-bot@example.org "
+                            f"--campaign {campaign.slug}")
     if config.transport == "imap" and not any(b.campaign in ("", campaign.slug) for b in config.mailboxes):
         raise PbpError(f"no [[mailboxes]] entry reads {campaign.slug}'s mail",
                        hint=f'add [[mailboxes]] name = "INBOX" campaign = "{campaign.slug}" (or campaign = "")')
@@ -728,7 +742,15 @@ def version() -> str:
         return "unknown (not installed)"
 
 
-CAMPAIGN_HELP = "the campaign's slug (may be left out when there is only one campaign)"
+CAMPAIGN_ENV = "PBP_CAMPAIGN"
+CAMPAIGN_HELP = (f"the campaign's slug; left out: ${CAMPAIGN_ENV} if set, else the only campaign "
+                 "(pbp campaign list names them)")
+
+
+def _campaign_option(parser) -> None:
+    """--campaign of the commands on one campaign; its default is $PBP_CAMPAIGN (a GM's
+    default campaign), else :func:`pbp.campaigns.get_campaign` takes the only one."""
+    parser.add_argument("--campaign", help=CAMPAIGN_HELP, default=os.environ.get(CAMPAIGN_ENV, "").strip() or None)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -785,14 +807,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_campaign_create)
     s = camp.add_parser("add-member", help="add a player or GM to a campaign")
     s.add_argument("email", help="the member's address")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.add_argument("--role", choices=["player", "gm"], default="player", help="(default: %(default)s)")
     s.add_argument("--forum-username", metavar="NAME",
                    help="their username on the campaign's forum: their posts there are theirs")
     s.set_defaults(func=cmd_campaign_member)
     s = camp.add_parser("remove-member", help="remove a player or GM (not one who plays a character, nor the last GM)")
     s.add_argument("email", help="the member's address")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
@@ -800,7 +822,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "a system's own, "
                                      "as Dresden Files Condensed's free_stunts, escalating_stress and scale_levels)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_campaign_set)
     s = camp.add_parser("list", help="list the campaigns with their settings and members")
     s.set_defaults(func=cmd_campaign_list)
@@ -809,18 +831,18 @@ def build_parser() -> argparse.ArgumentParser:
     ch = ch.add_subparsers(dest="sub", required=True, metavar="SUBCOMMAND")
     s = ch.add_parser("import", help="import sheet files (each is tried; the others are imported all the same)")
     s.add_argument("files", nargs="+", metavar="FILE", help="sheet files (.toml, or Fari's .fari.json; see docs/sheets.md)")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.add_argument("--replace", action="store_true", help="replace characters of the same name")
     s.add_argument("--player", metavar="ADDRESS", help="the player's address, for a Fari sheet (Fari has none)")
     s.set_defaults(func=cmd_character_import)
     s = ch.add_parser("list", help="the campaign's characters")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_character_list)
     s = ch.add_parser("export", help="write a character as the sheet file an import reads (with its fate points)")
     s.add_argument("name", help="the character's name")
     s.add_argument("--out", metavar="FILE", help="write to FILE (default: standard output)")
     s.add_argument("--fari", action="store_true", help="as a Fari character (.fari.json, Fari's newest layout)")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_character_export)
     s = ch.add_parser("set", help="change sheet keys (play state is kept): pbp character set Ruth fate_points=4 "
                                   "skills.Fight=Great")
@@ -828,7 +850,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("values", nargs="+", metavar="KEY=VALUE",
                    help="refresh, milestone_refresh, fate_points, player, kind, description, aliases, skills.SKILL "
                         "(empty: removed), aspects.high_concept, aspects.trouble, aspects.other, aspects.hidden")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_character_set)
     for verb, text, func in (
             ("edit", "edit the sheet as TOML in $EDITOR; only the differences are applied", cmd_character_edit),
@@ -839,17 +861,17 @@ def build_parser() -> argparse.ArgumentParser:
              cmd_character_remove)):
         s = ch.add_parser(verb, help=text)
         s.add_argument("name", help="the character's name")
-        s.add_argument("--campaign", help=CAMPAIGN_HELP)
+        _campaign_option(s)
         s.set_defaults(func=func)
 
     s = sub.add_parser("sheet", help="show a character sheet (everything, as the GM sees it)")
     s.add_argument("name", help="the character's name")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.add_argument("--json", action="store_true", help="one JSON object (see docs/json.md)")
     s.set_defaults(func=cmd_sheet)
 
     s = sub.add_parser("table", help="show the table now: scene, zones, aspects, turns, what is waited for")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.add_argument("--json", action="store_true", help="one JSON object (see docs/json.md)")
     s.set_defaults(func=cmd_table)
 
@@ -867,7 +889,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="one JSON object per message")
     s.add_argument("--dice", help='fixed faces of the next rolls, e.g. "0++-,+0-0" (or $PBP_DICE)')
     s.add_argument("--campaign", help="the campaign (when the addresses do not say)")
-    s.add_argument("--no-send", action="store_true", help="leave replies in the outbox")
+    s.add_argument("--no-send", action="store_true",
+                   help="leave replies in the outbox (by default they are sent at once, as the daemon would)")
     s.set_defaults(func=cmd_process)
 
     s = sub.add_parser("tick", help="apply the deadlines due at a time (reminders, default defences...)")

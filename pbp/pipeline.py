@@ -24,7 +24,7 @@ from peewee import InterfaceError, OperationalError
 from pbp import commands as c
 from pbp import copies, faults
 from pbp.config import Config
-from pbp.errors import CommandError, NotAllowedError
+from pbp.errors import CommandError, DiceExhausted, NotAllowedError
 from pbp.forum import byapi, bymail
 from pbp.mail import adapter as mail_adapter
 from pbp.mail.adapter import read_mail as read_within_limits  # noqa: F401 (its earlier name)
@@ -162,6 +162,8 @@ def process_message(
                                campaign_slug=campaign_slug, size=size)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
+    except DiceExhausted:
+        raise  # the operator's fixed dice (--dice) ran out or do not fit: theirs to fix, nothing kept
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
         outcome = _internal_error(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
@@ -215,6 +217,8 @@ def process_post(post: Posted, ctx: Context, *, campaign_slug: str | None = None
             outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later
+    except DiceExhausted:
+        raise  # the operator's fixed dice (--dice) ran out or do not fit: theirs to fix, nothing kept
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on post %s from %s", post.id, post.source)
         outcome = _internal_error(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))

@@ -57,3 +57,13 @@ def test_an_approve_sent_with_in_reply_to_alone_leaves_the_tables_subject(mt, ch
     later = mt.post("Ruth", "/overcome Athletics vs Fair\n", dice="0000", reply_to=approved)
     assert later.replies[0].subject == "Re: [Chicago Nights] The Bar"
     assert not any("approval" in r.subject for r in later.replies)
+
+
+# ---------------------------------------------------------------- /sheet set as the README writes it
+
+def test_the_gm_sets_a_consequence_by_mail_with_the_readmes_shell_quoting(mt, chicago):
+    """issue 27: the README's `pbp character set Ruth "consequences.mild=Bruised Ribs"`,
+    copied into a mail as /sheet set, got a generic parse error."""
+    step = mt.post("GM", '/sheet set Ruth "consequences.mild=Bruised Ribs" fate_points=2\n')
+    assert step.status == "applied", step.text
+    assert 'consequences.mild: (none) -> "Bruised Ribs"' in step.text and "fate_points: 3 -> 2" in step.text
