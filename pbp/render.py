@@ -183,6 +183,14 @@ def coalesce(changes: list) -> list:
     return [ch for ch in merged.values() if ch.before != ch.after or ch.what == "aspect"]
 
 
+def skill_rows(skills: dict) -> list[tuple[int, list[str]]]:
+    """A sheet's skills as rows of one rating each, best first (a pyramid reads as one)."""
+    rows: dict[int, list[str]] = {}
+    for name, value in skills.items():
+        rows.setdefault(value, []).append(name)
+    return sorted(rows.items(), key=lambda kv: -kv[0])
+
+
 def brief(sheet: dict) -> str:
     """A changed sheet on one line: "Ruth: FP 2 · physical [x][ ][ ] · mild "Nasty Bite"
     · holds 1 on On Fire"."""
@@ -391,7 +399,8 @@ class Renderer:
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
-                               slot_text=slot_text)
+                               slot_text=slot_text, skill_rows=skill_rows, fp_style=FP_STYLE, box_free=BOX_FREE,
+                               box_marked=BOX_MARKED)
 
     def _markdown(self, name: str, **data) -> str:
         return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))

@@ -62,7 +62,21 @@ def sheet_dict(ch, table) -> dict:
     sheet.update(entries)
     if shown or entries:
         sheet["shown"] = shown
+    values = _box_values(sheet["stress"], table)
+    if values:
+        sheet["stress_values"] = values
     return sheet
+
+
+def _box_values(stress: dict, table) -> dict:
+    """What each stress box absorbs, per track, when not every box absorbs one shift (Fate
+    Core's escalating boxes: 1, 2, 3...): a sheet shows the values, not bare boxes."""
+    try:
+        harm = get_system(table.system).harm
+    except UnknownSystem:
+        return {}
+    values = {track: harm.values(len(boxes)) for track, boxes in stress.items()}
+    return values if any(v != 1 for vs in values.values() for v in vs) else {}
 
 
 def _roles(ch, table) -> dict[str, str]:
