@@ -144,3 +144,32 @@ def test_a_sheet_is_a_card_on_a_phone_with_fate_cores_box_values(db, config, tmp
     (scroll, client), = widths([page], tmp_path)
     assert scroll <= client == WIDTH
     _shoot(page, "fate-core-sheet", tmp_path)
+
+
+def test_a_contest_board_is_a_card_not_a_wall_of_bold(chicago, config, tmp_path):
+    """issue 27: a contest's tally was a bold paragraph per line in HTML, and in Markdown
+    "**  Ruth and Charles ...**", which a forum shows with the asterisks. Now the heading is
+    bold and each side a plain line under it, in a box; Markdown lists the sides."""
+    from pbp.render import status_blocks
+
+    table, _ = golden.play("contest_chase", config)
+    reply = table.steps[2].replies[0]
+    page = reply.html
+    head = 'Contest &#34;The Chase&#34;, exchange 1' if "&#34;" in page else "Contest &quot;The Chase&quot;, exchange 1"
+    at = page.index(head)
+    board = page[page.rindex("<div", 0, at - 30):]
+    assert board.count("font-weight:bold") == 1, board[:1500]
+    assert "0 victories; this exchange: owes an overcome</div>" in board
+    blocks = status_blocks(["Contest \"X\":", "  A: 0 victories", "  B: 1 victory", "Turn: Ruth"])
+    assert blocks == [('Contest "X":', ["A: 0 victories", "B: 1 victory"]), ("Turn: Ruth", [])]
+    from pbp.render import Renderer
+
+    status = ['Contest "The Chase", exchange 1, first to 3 victories:', "  Ruth and Charles: 0 victories",
+              "  Ghoul: 1 victory"]
+    markdown = Renderer()._markdown("result", campaign="Chicago Nights", blocks=[], changes=[], ledger={},
+                                    sheets=[], relay=False, asks=[], status=status, notes=[], max_sheets=8)
+    assert "**  " not in markdown and "- Ruth and Charles: 0 victories" in markdown
+    assert markdown.count("**") == 2
+    (scroll, client), = widths([page], tmp_path)
+    assert scroll <= client == WIDTH
+    _shoot(page, "contest-board", tmp_path)
