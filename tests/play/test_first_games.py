@@ -67,3 +67,16 @@ def test_the_gm_sets_a_consequence_by_mail_with_the_readmes_shell_quoting(mt, ch
     step = mt.post("GM", '/sheet set Ruth "consequences.mild=Bruised Ribs" fate_points=2\n')
     assert step.status == "applied", step.text
     assert 'consequences.mild: (none) -> "Bruised Ribs"' in step.text and "fate_points: 3 -> 2" in step.text
+
+
+# ---------------------------------------------------------------- said once
+
+def test_a_request_for_help_is_said_once_in_the_tables_mail(mt, chicago):
+    """issue 27: the help notice was in the table's mail twice ("Ruth asks Cassandra for
+    help ..." and "Ruth asks Cassandra to help with ..."): the note says who asked whom,
+    the request under it what to reply."""
+    step = mt.post("Ruth", "/help from Cassandra\n")
+    assert step.status == "applied", step.text
+    table = step.replies[0].text
+    assert table.count("asks Cassandra") == 1, table
+    assert "Cassandra, to help Ruth's next roll reply /help Ruth by " in table
