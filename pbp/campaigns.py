@@ -125,14 +125,18 @@ def get_campaign(slug: str | None) -> m.Campaign:
     if slug:
         found = m.Campaign.get_or_none(m.Campaign.slug == slug)
         if found is None:
-            known = ", ".join(c.slug for c in m.Campaign.select()) or "none yet"
-            raise ConfigError(f'no campaign "{slug}" (known: {known})', hint="pbp campaign create SLUG --name NAME")
+            known = [c.slug for c in m.Campaign.select().order_by(m.Campaign.slug)]
+            raise ConfigError(f'no campaign "{slug}" (known: {", ".join(known) or "none yet"})',
+                              hint="pbp campaign list" if known else "pbp campaign create SLUG --name NAME")
         return found
-    campaigns = list(m.Campaign.select().limit(2))
+    campaigns = [c.slug for c in m.Campaign.select().order_by(m.Campaign.slug)]
     if len(campaigns) == 1:
-        return campaigns[0]
-    raise ConfigError("say which campaign with --campaign SLUG" if campaigns else "no campaign yet",
-                      hint="pbp campaign create SLUG --name NAME")
+        return m.Campaign.get(m.Campaign.slug == campaigns[0])
+    if not campaigns:
+        raise ConfigError("no campaign yet", hint="pbp campaign create SLUG --name NAME")
+    raise ConfigError(f"say which campaign: there are {len(campaigns)} ({', '.join(campaigns)})",
+                      hint=f"add --campaign {campaigns[0]}, or export PBP_CAMPAIGN={campaigns[0]} to make it "
+                           "the default of every command (pbp campaign list)")
 
 
 def import_character(campaign: m.Campaign, sheet: SheetFile | str, *, replace: bool = False,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pbp.config import DEFAULT_CONFIG_NAME, Config, load_config
 from pbp.errors import CommandError, DiceExhausted, PbpError, RulesError, SheetError
+from pbp.logs import quiet_libraries
 from pbp.textsafety import shorten
 from pbp.transport.errors import TransportError
 
@@ -54,6 +55,12 @@ def _system_name(word: str) -> str:
         return word
 
 
+#: How --dice is written (README, "Fixed dice").
+DICE_FORMAT = ('one group of faces per throw, groups separated by commas, each with exactly the dice the roll '
+               'throws: Fate faces "0++-" (4dF), numbered faces separated by spaces "8 9 3 10 1 5" (6d10); '
+               'e.g. --dice "0++-,+0-0" or --dice "8 9 3 10 1 5,2 7"')
+
+
 def _dice(spec: str | None):
     from pbp.rules.dice import FixedDice, RandomDice
 
@@ -64,9 +71,7 @@ def _dice(spec: str | None):
     try:
         return FixedDice(spec)
     except ValueError as exc:
-        raise PbpError(f"{where} {shorten(spec)!r}: {exc}",
-                       hint='faces of each throw, throws separated by commas: --dice "0++-,+0-0" (Fate) '
-                            'or --dice "6 2 5" (numbered dice)') from None
+        raise PbpError(f"{where} {shorten(spec)!r}: {exc}", hint=DICE_FORMAT) from None
 
 
 def _read_posts(paths: list[str]) -> list[tuple[str, bytes]]:
@@ -199,12 +204,13 @@ def cmd_campaign_set(args) -> int:
 
 
 def cmd_campaign_list(args) -> int:
+    from pbp.settingvalues import written
     from pbp.store import models as m
 
     _open(args)
     for c in m.Campaign.select().order_by(m.Campaign.slug):
         members = ", ".join(f"{mb.email} ({mb.role})" for mb in c.members)
-        own = "".join(f" {k}={v}" for k, v in sorted((c.settings or {}).items()))
+        own = "".join(f" {k}={written(v)}" for k, v in sorted((c.settings or {}).items()))
         if c.forum:
             own += f" forum=<{c.forum['list_id']}>"
         print(f"{c.slug}: {c.name} [{c.system}, {c.delivery}{own}] {members}")
@@ -324,12 +330,14 @@ def cmd_character_edit(args) -> int:
 
 def cmd_character_history(args) -> int:
     from pbp.campaigns import get_campaign
-    from pbp.sheetedit import describe_diff, history
+    from pbp.sheetedit import describe_diff, history, history_name
 
     _open(args)
-    rows = history(get_campaign(args.campaign), args.name)
+    campaign = get_campaign(args.campaign)
+    name = history_name(campaign, args.name)
+    rows = history(campaign, name)
     if not rows:
-        print(f"{args.name}: no changes recorded")
+        print(f"{name}: no changes recorded")
     for r in rows:
         where = f" (message {r.message_id})" if r.message_id else ""
         mark = " [undone]" if r.undone else ""
@@ -462,9 +470,14 @@ def cmd_process(args) -> int:
     posts = _read_posts(args.files)
     config = _open(args)
     ctx = Context(config=config, dice=dice)
-    worst = 0
+    worst, stopped = 0, None
     for path, raw in posts:
-        outcome = process_message(raw, ctx, campaign_slug=args.campaign)
+        try:
+            outcome = process_message(raw, ctx, campaign_slug=args.campaign)
+        except DiceExhausted as exc:        # nothing of the post was kept, no reply written
+            stopped = PbpError(f"{path}: --dice: {exc}; nothing of this post (nor of those after it) "
+                               "was applied", hint=DICE_FORMAT)
+            break
         if args.json:
             _print_json(outcome.to_dict())
         else:
@@ -475,6 +488,10 @@ def cmd_process(args) -> int:
         from pbp.delivery import deliver_outbox
 
         deliver_outbox(config)
+        print("replies sent (pbp process sends them at once; --no-send leaves them in the outbox)",
+              file=sys.stderr)
+    if stopped is not None:
+        raise stopped
     return worst
 
 
@@ -740,7 +757,8 @@ def forum_mail_binding(config, campaign) -> str:
         pass   # the API posts as the bot: no reply mail for Discourse to refuse, no mailbox to read
     elif any(word in local for word in ("noreply", "no-reply", "no_reply", "mailer-daemon", "postmaster")):
         raise PbpError(f"replies would come from {sender}, which Discourse takes for an automatic sender and refuses",
-                       hint="use the bot account's own address: pbp campaign set address=pbp-bot@example.org")
+                       hint="use the bot account's own address: pbp campaign set address=pbp-bot@example.org "
+                            f"--campaign {campaign.slug}")
     if not by_api and config.transport == "imap" and not any(b.campaign in ("", campaign.slug) for b in config.mailboxes):
         raise PbpError(f"no [[mailboxes]] entry reads {campaign.slug}'s mail",
                        hint=f'add [[mailboxes]] name = "INBOX" campaign = "{campaign.slug}" (or campaign = "")')
@@ -796,7 +814,15 @@ def version() -> str:
         return "unknown (not installed)"
 
 
-CAMPAIGN_HELP = "the campaign's slug (may be left out when there is only one campaign)"
+CAMPAIGN_ENV = "PBP_CAMPAIGN"
+CAMPAIGN_HELP = (f"the campaign's slug; left out: ${CAMPAIGN_ENV} if set, else the only campaign "
+                 "(pbp campaign list names them)")
+
+
+def _campaign_option(parser) -> None:
+    """--campaign of the commands on one campaign; its default is $PBP_CAMPAIGN (a GM's
+    default campaign), else :func:`pbp.campaigns.get_campaign` takes the only one."""
+    parser.add_argument("--campaign", help=CAMPAIGN_HELP, default=os.environ.get(CAMPAIGN_ENV, "").strip() or None)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -856,7 +882,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_campaign_create)
     s = camp.add_parser("add-member", help="add a player or GM to a campaign")
     s.add_argument("email", help="the member's address")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.add_argument("--role", choices=["player", "gm"], default="player", help="(default: %(default)s)")
     s.add_argument("--forum-username", metavar="NAME",
                    help="their username on the campaign's forum: their posts there are theirs")
@@ -865,7 +891,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_campaign_member)
     s = camp.add_parser("remove-member", help="remove a player or GM (not one who plays a character, nor the last GM)")
     s.add_argument("email", help="the member's address")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
@@ -873,7 +899,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "a system's own, "
                                      "as Dresden Files Condensed's free_stunts, escalating_stress and scale_levels)")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_campaign_set)
     s = camp.add_parser("list", help="list the campaigns with their settings and members")
     s.set_defaults(func=cmd_campaign_list)
@@ -882,18 +908,18 @@ def build_parser() -> argparse.ArgumentParser:
     ch = ch.add_subparsers(dest="sub", required=True, metavar="SUBCOMMAND")
     s = ch.add_parser("import", help="import sheet files (each is tried; the others are imported all the same)")
     s.add_argument("files", nargs="+", metavar="FILE", help="sheet files (.toml, or Fari's .fari.json; see docs/sheets.md)")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.add_argument("--replace", action="store_true", help="replace characters of the same name")
     s.add_argument("--player", metavar="ADDRESS", help="the player's address, for a Fari sheet (Fari has none)")
     s.set_defaults(func=cmd_character_import)
     s = ch.add_parser("list", help="the campaign's characters")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_character_list)
     s = ch.add_parser("export", help="write a character as the sheet file an import reads (with its fate points)")
     s.add_argument("name", help="the character's name")
     s.add_argument("--out", metavar="FILE", help="write to FILE (default: standard output)")
     s.add_argument("--fari", action="store_true", help="as a Fari character (.fari.json, Fari's newest layout)")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_character_export)
     s = ch.add_parser("set", help="change sheet keys (play state is kept): pbp character set Ruth fate_points=4 "
                                   "skills.Fight=Great")
@@ -901,7 +927,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("values", nargs="+", metavar="KEY=VALUE",
                    help="refresh, milestone_refresh, fate_points, player, kind, description, aliases, skills.SKILL "
                         "(empty: removed), aspects.high_concept, aspects.trouble, aspects.other, aspects.hidden")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.set_defaults(func=cmd_character_set)
     for verb, text, func in (
             ("edit", "edit the sheet as TOML in $EDITOR; only the differences are applied", cmd_character_edit),
@@ -912,17 +938,17 @@ def build_parser() -> argparse.ArgumentParser:
              cmd_character_remove)):
         s = ch.add_parser(verb, help=text)
         s.add_argument("name", help="the character's name")
-        s.add_argument("--campaign", help=CAMPAIGN_HELP)
+        _campaign_option(s)
         s.set_defaults(func=func)
 
     s = sub.add_parser("sheet", help="show a character sheet (everything, as the GM sees it)")
     s.add_argument("name", help="the character's name")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.add_argument("--json", action="store_true", help="one JSON object (see docs/json.md)")
     s.set_defaults(func=cmd_sheet)
 
     s = sub.add_parser("table", help="show the table now: scene, zones, aspects, turns, what is waited for")
-    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    _campaign_option(s)
     s.add_argument("--json", action="store_true", help="one JSON object (see docs/json.md)")
     s.set_defaults(func=cmd_table)
 
@@ -940,7 +966,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true", help="one JSON object per message")
     s.add_argument("--dice", help='fixed faces of the next rolls, e.g. "0++-,+0-0" (or $PBP_DICE)')
     s.add_argument("--campaign", help="the campaign (when the addresses do not say)")
-    s.add_argument("--no-send", action="store_true", help="leave replies in the outbox")
+    s.add_argument("--no-send", action="store_true",
+                   help="leave replies in the outbox (by default they are sent at once, as the daemon would)")
     s.set_defaults(func=cmd_process)
 
     s = sub.add_parser("tick", help="apply the deadlines due at a time (reminders, default defences...)")
@@ -995,6 +1022,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(_join_dice(list(sys.argv[1:] if argv is None else argv)))
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    quiet_libraries(logging.DEBUG if args.verbose else logging.INFO)
     try:
         return args.func(args)
     except SheetError as exc:

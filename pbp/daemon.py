@@ -39,6 +39,7 @@ from pbp import faults
 from pbp.config import Config, MailboxBinding
 from pbp.delivery import Backoff, OutboxSender, deliver_outbox, make_forum, make_sender
 from pbp.leases import STANDBY_SECONDS, Leases, campaign_writes, exclusively, shared
+from pbp.logs import quiet_libraries
 from pbp.pipeline import Context, process_message
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.store import models as m
@@ -54,16 +55,12 @@ COMPACT_EVERY_SECONDS = 3600.0
 
 # --------------------------------------------------------------------------- logs
 
-#: Libraries whose INFO lines are routine (APScheduler logs every job run): WARNING unless DEBUG.
-CHATTY_LIBRARIES = ("apscheduler", "peewee", "aiosmtplib", "imapclient", "asyncio")
-
 
 def configure_logging(level: str) -> None:
     """Apply ``[daemon] log_level`` (DEBUG, INFO, WARNING, ERROR) to pbp's own loggers;
-    libraries speak only about problems unless the level is DEBUG."""
+    libraries speak only about problems unless the level is DEBUG (:mod:`pbp.logs`)."""
     logging.getLogger().setLevel(level)
-    for name in CHATTY_LIBRARIES:
-        logging.getLogger(name).setLevel(logging.DEBUG if level == "DEBUG" else logging.WARNING)
+    quiet_libraries(level)
 
 
 # --------------------------------------------------------------------------- transports

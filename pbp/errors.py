@@ -4,7 +4,7 @@ The hierarchy (errors a user can cause carry what a reply needs: the line, what 
 expected and an example that works)::
 
     PbpError
-    ├── ConfigError                 operator mistakes in config.toml / environment
+    ├── ConfigError                 operator mistakes in pbp.toml / environment
     ├── SheetError                  a character sheet file that does not validate
     ├── DiceExhausted               fixed dice (--dice / PBP_DICE) ran out
     └── CommandError                anything wrong with a command in a post

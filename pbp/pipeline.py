@@ -25,7 +25,7 @@ from peewee import IntegrityError, InterfaceError, OperationalError
 from pbp import commands as c
 from pbp import copies, faults
 from pbp.config import Config
-from pbp.errors import CommandError, NotAllowedError
+from pbp.errors import CommandError, DiceExhausted, NotAllowedError
 from pbp.forum import byapi, bymail
 from pbp.mail import adapter as mail_adapter
 from pbp.mail.adapter import read_mail as read_within_limits  # noqa: F401 (its earlier name)
@@ -164,6 +164,8 @@ def process_message(
                                campaign_slug=campaign_slug, size=size)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
+    except DiceExhausted:
+        raise  # the operator's fixed dice (--dice) ran out or do not fit: theirs to fix, nothing kept
     except IntegrityError as exc:
         outcome = _lost_race(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
                              uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
@@ -234,6 +236,8 @@ def process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None =
             outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later
+    except DiceExhausted:
+        raise  # the operator's fixed dice (--dice) ran out or do not fit: theirs to fix, nothing kept
     except IntegrityError as exc:
         outcome = _lost_race(post, ctx, exc, campaign_slug=campaign_slug, **(where or {}))
     except Exception as exc:  # a bug: this post must not block the ones behind it
@@ -426,7 +430,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                 raise RuntimeError(f"a roll reached the ledger without its id: {res.command}")
             row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev, res.roll_id)
             prev = row.hash
-            post.ledger[id(res)] = (res.roll_id, row.hash[:8])
+            post.ledger[id(res)] = (res.shown_id, row.hash[:8])
     finish_post(post)           # the after_post steps of pbp.play.core.SEQUENCE
 
     # The table's mail shows what every member may know; what it leaves out goes to the GM
@@ -469,7 +473,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
 
 _SUBJECT_OF = Select(lambda campaign_id, message_id: m.Message.select(m.Message.subject).where(
     (m.Message.message_id == message_id) & (m.Message.campaign == campaign_id)).order_by(m.Message.id).limit(1))
-_OUR_SUBJECT = Select(lambda message_id: m.OutboxMail.select(m.OutboxMail.subject)
+_OUR_SUBJECT = Select(lambda message_id: m.OutboxMail.select(m.OutboxMail.subject, m.OutboxMail.source_id)
                       .where(m.OutboxMail.message_id == message_id))
 
 
@@ -479,10 +483,26 @@ def thread_subject(mail: NeutralPost, campaign: m.Campaign) -> str:
     keep it, so the table's thread is not renamed by a player answering a private mail
     ("Re: [Campaign] Compel #3 on ...: accept or refuse") nor by one who edits the subject."""
     for msgid in dict.fromkeys(i for i in (mail.thread_root, mail.replied_to) if i):
-        rows = _SUBJECT_OF(campaign.id, msgid) or _OUR_SUBJECT(msgid)
-        if rows:
-            return rows[0]["subject"]
+        subject = _subject_of(campaign, msgid)
+        if subject is not None:
+            return subject
     return mail.subject
+
+
+def _subject_of(campaign: m.Campaign, msgid: str, hops: int = 3) -> str | None:
+    """The thread subject of the mail ``msgid``: a post's own; for a mail of pbp's, that of
+    the post it answered (a GM's approval mail, "Compel #4 needs your approval", belongs to
+    the table's thread of the compel, so answering it with In-Reply-To alone does not rename
+    the table's thread); None when pbp knows neither."""
+    rows = _SUBJECT_OF(campaign.id, msgid)
+    if rows:
+        return rows[0]["subject"]
+    rows = _OUR_SUBJECT(msgid)
+    if not rows:
+        return None
+    source = rows[0]["source_id"]
+    answered = _subject_of(campaign, source, hops - 1) if source and hops > 0 else None
+    return answered if answered is not None else rows[0]["subject"]
 
 
 def _table_sheets(post: Post, changed_names: list[str]) -> list[dict]:

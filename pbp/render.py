@@ -203,6 +203,27 @@ def coalesce(changes: list) -> list:
     return [ch for ch in merged.values() if ch.before != ch.after or ch.what == "aspect"]
 
 
+def status_blocks(lines: list[str]) -> list[tuple[str, list[str]]]:
+    """The status lines at the foot of a reply as (heading, its indented lines): a contest's
+    tally is one heading and a line per side, which HTML and Markdown show as a heading and
+    plain lines under it (not every line in bold)."""
+    blocks: list[tuple[str, list[str]]] = []
+    for line in lines:
+        if line[:1].isspace() and blocks:
+            blocks[-1][1].append(line.strip())
+        else:
+            blocks.append((line.strip(), []))
+    return blocks
+
+
+def skill_rows(skills: dict) -> list[tuple[int, list[str]]]:
+    """A sheet's skills as rows of one rating each, best first (a pyramid reads as one)."""
+    rows: dict[int, list[str]] = {}
+    for name, value in skills.items():
+        rows.setdefault(value, []).append(name)
+    return sorted(rows.items(), key=lambda kv: -kv[0])
+
+
 def brief(sheet: dict) -> str:
     """A changed sheet on one line: "Ruth: FP 2 · physical [x][ ][ ] · mild "Nasty Bite"
     · holds 1 on On Fire"."""
@@ -467,7 +488,8 @@ class Renderer:
             env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
                                indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                                is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
-                               slot_text=slot_text)
+                               slot_text=slot_text, skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE, box_free=BOX_FREE,
+                               box_marked=BOX_MARKED)
 
     def _markdown(self, name: str, **data) -> str:
         return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))

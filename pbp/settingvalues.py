@@ -1,4 +1,4 @@
-"""What a timing or yes/no setting may hold, for ``pbp campaign set`` and config.toml alike.
+"""What a timing or yes/no setting may hold, for ``pbp campaign set`` and pbp.toml alike.
 
 A deadline of ``nan``, ``inf`` or ``1e400`` hours cannot be added to a date (Python raises
 deep inside the deadline job, for every later post of the table), and a negative one is
@@ -53,6 +53,15 @@ def flag_value(key: str, value: object) -> bool:
     raise ConfigError(f"{key} = {_shown(value)} is not yes or no",
                       hint=f"expected yes or no (true/false, on/off), e.g. pbp campaign set {key}=yes "
                            f"(or {key} = true under [play] in pbp.toml)")
+
+
+def written(value: object) -> str:
+    """A setting's value as ``pbp campaign set`` takes it: yes/no, 24 (not True, 24.0)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _shown(value: object) -> str:

@@ -660,11 +660,50 @@ def set_values(campaign: m.Campaign, name: str, pairs: list[str], *, who: str) -
 # --------------------------------------------------------------------------- history and undo
 
 
-def _short(v) -> str:
-    if isinstance(v, dict) and all(isinstance(x, list) for x in v.values()):
-        return " ".join(f"{k} " + "".join("[x]" if b else "[ ]" for b in boxes) for k, boxes in v.items())
-    text = json.dumps(v, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= 70 else text[:67] + "..."
+def _boxes(v) -> bool:
+    return isinstance(v, list) and bool(v) and all(isinstance(b, bool) for b in v)
+
+
+def _words(v) -> str:
+    """One value of a sheet in words, whole (never cut, so no change is hidden): a name in
+    quotes, yes/no, a whole number as one, a list comma-separated, boxes as [x][ ]."""
+    if v is None or v == "" or v == [] or v == {}:
+        return "(none)"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    if isinstance(v, str):
+        return f'"{v}"'
+    if _boxes(v):
+        return "".join("[x]" if b else "[ ]" for b in v)
+    if isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v):
+        return ", ".join(_words(x) for x in v)
+    if isinstance(v, dict) and all(_boxes(x) or x == [] for x in v.values()):
+        return " ".join(f"{k} {_words(b)}" for k, b in v.items())
+    return json.dumps(v, ensure_ascii=False, sort_keys=True)
+
+
+def _item_key(item: dict, index: int) -> str:
+    """How a list entry of a sheet is named in a change: a consequence by its condition or
+    slot, a stunt by its name, else its place."""
+    for key in ("condition", "name", "severity"):
+        if item.get(key):
+            return str(item[key])
+    return str(index + 1)
+
+
+def _leaves(v, path: str) -> dict[str, object]:
+    """A sheet field as dotted paths to the values a person reads one by one, in the keys
+    ``pbp character set`` takes: ``skills.Fight``, ``consequences.mild.aspect``,
+    ``stress.physical``."""
+    if isinstance(v, dict) and v and not all(_boxes(x) or x == [] for x in v.values()):
+        return {k: x for key, val in v.items() for k, x in _leaves(val, f"{path}.{key}").items()}
+    if isinstance(v, dict) and v:                        # stress tracks: one line per track
+        return {f"{path}.{key}": val for key, val in v.items()}
+    if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+        return {k: x for i, item in enumerate(v) for k, x in _leaves(item, f"{path}.{_item_key(item, i)}").items()}
+    return {path: v}
 
 
 def _is_entries(v) -> bool:
@@ -717,7 +756,9 @@ def _aspect_lines(before: list, after: list) -> list[str]:
         if b[3] != a[3]:
             out.append(f'aspects: "{a[0]}" free invokes {_free_words(b[3])} -> {_free_words(a[3])}')
         if len(b) > 4 and len(a) > 4 and b[4] != a[4]:
-            out.append(f'aspects: "{a[0]}" {_short(b[4])} -> {_short(a[4])}')
+            then, later = _leaves(b[4], ""), _leaves(a[4], "")
+            out += [f'aspects: "{a[0]}" {path.lstrip(".")}: {_words(then.get(path))} -> {_words(later.get(path))}'
+                    for path in dict.fromkeys([*then, *later]) if then.get(path) != later.get(path)]
     out += [f'aspects: removed "{b[0]}" ({_kind_words(b[1])}' + (f"; free invokes {_free_words(b[3])})"
             if any(b[3].values()) else ")") for b in removed]
     out += [f'aspects: added "{a[0]}" ({_kind_words(a[1])}' + (f"; free invokes {_free_words(a[3])})"
@@ -740,12 +781,31 @@ def describe_diff(before: dict | None, after: dict | None) -> list[str]:
             out += [f'holds: free invokes on "{name}" {was.get(name, 0)} -> {now.get(name, 0)}'
                     for name in dict.fromkeys([*was, *now]) if was.get(name, 0) != now.get(name, 0)]
         else:
-            out.append(f"{key}: {_short(was)} -> {_short(now)}")
+            then, later = _leaves(was, key), _leaves(now, key)
+            out += [f"{path}: {_words(then.get(path))} -> {_words(later.get(path))}"
+                    for path in dict.fromkeys([*then, *later]) if then.get(path) != later.get(path)]
     return out
 
 
+def history_name(campaign: m.Campaign, name: str) -> str:
+    """The character whose history ``name`` asks for: what ``set``, ``sheet`` and ``undo``
+    take (a full name, an alias, a short name), or a removed character's full name, since
+    its history is kept. Any other name is an error naming the campaign's characters."""
+    ch = repo.load_table(campaign).character(name)
+    if ch is not None:
+        return ch.name
+    removed = (m.SheetChange.select(m.SheetChange.character).where(m.SheetChange.campaign == campaign)
+               .order_by(m.SheetChange.id.desc()))
+    for row in removed:
+        if row.character.casefold() == name.casefold():
+            return row.character
+    _find(campaign, name)          # raises: no such character, with the list
+    raise AssertionError("unreachable")
+
+
 def history(campaign: m.Campaign, name: str) -> list[m.SheetChange]:
-    key = name.casefold()
+    """Every change to the sheet of the character ``name`` means (:func:`history_name`), oldest first."""
+    key = history_name(campaign, name).casefold()
     rows = m.SheetChange.select().where(m.SheetChange.campaign == campaign).order_by(m.SheetChange.id)
     return [r for r in rows if r.character.casefold() == key]
 

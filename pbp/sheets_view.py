@@ -23,6 +23,17 @@ def _system_view(ch, table, *, secret: bool) -> tuple[dict, list]:
     return entries, [list(line) for line in lines]
 
 
+def _in_track_order(stress: dict, table) -> dict:
+    """The stress tracks in the system's order (physical, then mental), whatever order the
+    store gave them back in (it writes keys sorted), so a sheet's tracks never swap places."""
+    try:
+        order = [t.casefold() for t in get_system(table.system).tracks]
+    except UnknownSystem:
+        return stress
+    rank = {t: i for i, t in enumerate(order)}
+    return dict(sorted(stress.items(), key=lambda kv: (rank.get(kv[0].casefold(), len(rank)), kv[0])))
+
+
 def sheet_dict(ch, table) -> dict:
     """The ``pbp sheet --json`` shape (also attached to /sheet results): the GM's view. The
     character's own fields come from the one place that names them
@@ -30,6 +41,7 @@ def sheet_dict(ch, table) -> dict:
     table holds (the character's aspects, with the system's role for some, and the free
     invokes they hold) and the system's own entries (``character_state.view``)."""
     own = character_view(ch)
+    own["stress"] = _in_track_order(own["stress"], table)
     entries, shown = _system_view(ch, table, secret=False)
     roles = _roles(ch, table)
     from_table = {
@@ -50,7 +62,21 @@ def sheet_dict(ch, table) -> dict:
     sheet.update(entries)
     if shown or entries:
         sheet["shown"] = shown
+    values = _box_values(sheet["stress"], table)
+    if values:
+        sheet["stress_values"] = values
     return sheet
+
+
+def _box_values(stress: dict, table) -> dict:
+    """What each stress box absorbs, per track, when not every box absorbs one shift (Fate
+    Core's escalating boxes: 1, 2, 3...): a sheet shows the values, not bare boxes."""
+    try:
+        harm = get_system(table.system).harm
+    except UnknownSystem:
+        return {}
+    values = {track: harm.values(len(boxes)) for track, boxes in stress.items()}
+    return values if any(v != 1 for vs in values.values() for v in vs) else {}
 
 
 def _roles(ch, table) -> dict[str, str]:

@@ -55,7 +55,7 @@ def test_set_keeps_play_state(table, capsys):
     play_some(table, capsys)
     assert main(["character", "set", "Ruth", "skills.Burglary=Average", "refresh=3"]) == 0
     out = capsys.readouterr().out
-    assert "skills:" in out
+    assert "skills.Burglary: (none) -> 1" in out
     r = ruth()
     assert r.skills["Burglary"] == 1
     assert r.fate_points == 1
@@ -235,7 +235,8 @@ def test_set_corrects_the_play_state_in_the_history_and_undo_takes_it_back(table
     assert main(["character", "set", "Ruth", "stress.physical=x___", "stress.mental.1=true",
                  "consequences.mild=Cracked Ribs", "free_invokes.Knife Up My Sleeve=0", "carried_points=2"]) == 0
     out = capsys.readouterr().out
-    assert "stress:" in out and "Cracked Ribs" in out
+    assert "stress.physical: [x][x][ ][ ] -> [x][ ][ ][ ]" in out
+    assert 'consequences.mild.aspect: "Bruised Ribs" -> "Cracked Ribs"' in out
     r = ruth()
     assert r.stress["physical"] == [True, False, False, False] and r.stress["mental"][0] is True
     assert r.consequences[0].aspect == "Cracked Ribs" and r.carried_points == 2
@@ -243,7 +244,8 @@ def test_set_corrects_the_play_state_in_the_history_and_undo_takes_it_back(table
                for a in repo.load_table(campaign()).aspects)
     assert r.fate_points == 1                          # untouched
     main(["character", "history", "Ruth"])
-    assert "physical [x][x][ ][ ] -> mental [x][ ][ ][ ] physical [x][ ][ ][ ]" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "stress.physical: [x][x][ ][ ] -> [x][ ][ ][ ]" in out and "stress.mental: [ ][ ][ ][ ] -> [x][ ][ ][ ]" in out
     assert main(["character", "undo", "Ruth"]) == 0
     r = ruth()
     assert r.stress["physical"][:2] == [True, True] and r.stress["mental"][0] is False
@@ -370,3 +372,50 @@ def test_undo_takes_a_replace_back(table, capsys, tmp_path):
     assert back.fate_points == 1 and back.stress["physical"] == [True, True, False, False]
     assert back.consequences[0].aspect == "Bruised Ribs"
     assert knife_free() == {"Charles": 1}
+
+
+def test_history_takes_an_alias_as_set_sheet_and_undo_do(table, capsys):
+    """issue 27: "pbp character history Tomas" (an alias) said "no changes recorded"."""
+    assert main(["character", "set", "Ruth", "aliases=Tomas", "fate_points=4"]) == 0
+    capsys.readouterr()
+    assert main(["character", "history", "Tomas"]) == 0
+    out = capsys.readouterr().out
+    assert "no changes recorded" not in out
+    assert "fate_points: " in out and "-> 4" in out and "aliases" in out
+    assert main(["character", "history", "tomas"]) == 0
+    assert capsys.readouterr().out == out
+
+
+def test_history_of_nobody_is_an_error_naming_the_characters(table, capsys):
+    code = main(["character", "history", "Nobody"])
+    captured = capsys.readouterr()
+    assert code == 3
+    assert "no changes recorded" not in captured.out
+    assert 'no character "Nobody"' in captured.err and "Ruth" in captured.err
+    assert "pbp character list" in captured.err
+
+
+def test_history_of_a_removed_character_is_kept(table, capsys):
+    assert main(["character", "set", "Ruth", "fate_points=4"]) == 0
+    assert main(["character", "remove", "Ruth"]) == 0
+    capsys.readouterr()
+    assert main(["character", "history", "Ruth"]) == 0
+    out = capsys.readouterr().out
+    assert "fate_points: " in out and "removed" in out
+
+
+def test_history_says_each_change_in_words_not_cut_json(table, capsys):
+    """issue 27: "skills: {...} -> {...}" cut at 70 characters hid the change; a consequence
+    showed as [{"aspect": ...; each changed value is now its own line, whole."""
+    play_some(table, capsys)
+    last = sorted(ruth().skills, key=str.casefold)[-1]        # Will, at the end of a long skills field
+    assert ruth().skills[last] == 1
+    assert main(["character", "set", "Ruth", f"skills.{last}=", "skills.Burglary=Average",
+                 "consequences.mild=Cracked Ribs", "aliases=Tomas,Tom"]) == 0
+    capsys.readouterr()
+    main(["character", "history", "Tomas"])
+    out = capsys.readouterr().out
+    assert f"skills.{last}: 1 -> (none)" in out and "skills.Burglary: (none) -> 1" in out
+    assert 'consequences.mild.aspect: "Bruised Ribs" -> "Cracked Ribs"' in out
+    assert 'aliases: (none) -> "Tomas", "Tom"' in out
+    assert "{" not in out and "..." not in out

@@ -463,3 +463,59 @@ def test_the_dfc_sheet_labels_the_relationship_aspect(tmp_path, monkeypatch, cap
     assert {"name": "Owes Marcus a Life", "kind": "character", "free_invokes": {}, "hidden": False,
             "role": "relationship"} in aspects
     assert {"name": "Reads Every Footnote", "kind": "character", "free_invokes": {}, "hidden": False} in aspects
+
+
+def test_campaign_list_writes_settings_as_campaign_set_takes_them(tmp_path, monkeypatch, capsys):
+    """issue 27: ``campaign list`` printed Python's ``True`` and ``24.0``."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["campaign", "create", "salt", "--name", "The Salt Road",
+                 "--gm", "gm@pbp.localhost", "--address", "table+salt@pbp.localhost"]) == 0
+    assert main(["campaign", "set", "free_bonuses=yes", "reaction_deadline_hours=24", "--campaign", "salt"]) == 0
+    capsys.readouterr()
+    assert main(["campaign", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "free_bonuses=yes" in out and "reaction_deadline_hours=24" in out
+    assert "True" not in out and "24.0" not in out
+
+
+def test_process_with_dice_that_do_not_fit_is_the_operators_error_not_the_players(table, capsys):
+    """issue 27: a wrong count of --dice faces crashed with a traceback and mailed the player
+    "could not process (DiceMismatch)". Now: one error line with the format, exit 3, no mail,
+    nothing applied; the same post with fitting dice applies."""
+    from pbp.store import models as m
+
+    capsys.readouterr()
+    post = str(sample_dir() / "first-post.eml")
+    outbox = table / "maildir" / "outbox" / "new"
+    assert main(["process", post, "--dice", "00+"]) == 3
+    err = capsys.readouterr().err
+    assert "--dice: fixed dice group 1 '00+' does not fit 4 Fate dice" in err
+    assert 'numbered faces separated by spaces "8 9 3 10 1 5"' in err and "Traceback" not in err
+    assert m.OutboxMail.select().count() == 0 and m.Message.select().count() == 0
+    assert not outbox.exists() or not list(outbox.iterdir())
+    assert main(["process", post, "--dice", "00++"]) == 0
+    assert "replies sent (pbp process sends them at once; --no-send leaves them in the outbox)" in \
+        capsys.readouterr().err
+    assert len(list(outbox.iterdir())) == 1
+
+
+def test_a_gm_with_several_campaigns_sets_a_default_once(table, capsys, monkeypatch):
+    """issue 27: with two campaigns every command needed --campaign, and the hint said to
+    create a campaign. The hint names the campaigns; PBP_CAMPAIGN is the default."""
+    assert main(["campaign", "create", "salt", "--name", "The Salt Road",
+                 "--gm", "gm@pbp.localhost", "--address", "table+salt@pbp.localhost"]) == 0
+    capsys.readouterr()
+    assert main(["character", "list"]) == 3
+    err = capsys.readouterr().err
+    assert "say which campaign: there are 2 (chicago, salt)" in err
+    assert "--campaign chicago" in err and "PBP_CAMPAIGN" in err and "campaign create" not in err
+    monkeypatch.setenv("PBP_CAMPAIGN", "chicago")
+    assert main(["character", "list"]) == 0
+    assert "Ruth: pc" in capsys.readouterr().out
+    assert main(["character", "list", "--campaign", "salt"]) == 0
+    assert "Ruth" not in capsys.readouterr().out
+    monkeypatch.setenv("PBP_CAMPAIGN", "nowhere")
+    assert main(["character", "list"]) == 3
+    err = capsys.readouterr().err
+    assert 'no campaign "nowhere" (known: chicago, salt)' in err and "pbp campaign list" in err

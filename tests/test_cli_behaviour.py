@@ -159,3 +159,53 @@ def test_a_broken_ledger_is_a_failure_with_an_error_line(cwd, capsys):
     out, err = capsys.readouterr()
     assert "contents do not match its hash" in out
     assert err == "error: the dice ledger has 1 problem (listed above)\n"
+
+
+def test_the_fate_skill_lists_are_in_the_docs():
+    """issue 27: Fate Condensed's skill list was in no doc; docs/systems.md lists each
+    Fate system's, as the code has it."""
+    from pathlib import Path
+
+    from pbp.rules.systems import get_system
+
+    text = " ".join((Path(__file__).parent.parent / "docs" / "systems.md").read_text(encoding="utf-8").split())
+    for label, name in (("Fate Condensed", "fate-condensed"), ("Fate Core", "fate-core")):
+        assert f"- {label}: " + ", ".join(get_system(name).skills) + "." in text, label
+
+
+def test_the_sheet_docs_give_the_import_exit_status_the_cli_returns():
+    from pathlib import Path
+
+    from pbp.cli import EXIT_BAD_INPUT
+
+    text = " ".join((Path(__file__).parent.parent / "docs" / "sheets.md").read_text(encoding="utf-8").split())
+    assert f"exit status is {EXIT_BAD_INPUT} (bad input) when any file failed" in text
+
+
+def test_the_password_hint_names_the_config_file_pbp_reads():
+    """issue 27: the hint said "config.toml"; pbp reads pbp.toml."""
+    import pytest
+
+    from pbp.config import DEFAULT_CONFIG_NAME
+    from pbp.errors import ConfigError
+    from pbp.transport.settings import ImapSettings
+
+    with pytest.raises(ConfigError) as caught:
+        ImapSettings(host="imap.example.org", username="table")
+    assert f"never put it in {DEFAULT_CONFIG_NAME}" in caught.value.hint
+    assert "config.toml" not in caught.value.hint
+
+
+def test_libraries_log_info_lines_only_at_debug(tmp_path, monkeypatch):
+    """issue 27: APScheduler and httpx logged INFO lines through the CLI although
+    docs/operating.md says libraries speak only at DEBUG."""
+    import logging
+
+    from pbp.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["roll", "4dF"]) == 0
+    for name in ("apscheduler.scheduler", "httpx", "httpcore.connection", "peewee"):
+        assert not logging.getLogger(name).isEnabledFor(logging.INFO), name
+    assert main(["-v", "roll", "4dF"]) == 0
+    assert logging.getLogger("httpx").isEnabledFor(logging.DEBUG)

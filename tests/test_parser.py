@@ -1225,3 +1225,50 @@ def test_cost_errors(source, message):
 def test_on_tie_cost_still_reads_cost_as_the_outcome_choice():
     """"cost" is also an outcome choice's word: the contextual lexer reads it as such there."""
     assert parse_command("/overcome Fight vs 2 on tie cost").choices == (Choice("tie", "cost"),)
+
+
+# ---------------------------------------------------------------------------- a closing full stop
+# A phone adds "." after a double space: the line means what it meant without it (issue 27).
+
+def same_command(a: Command, b: Command) -> bool:
+    return {**vars(a), "source": ""} == {**vars(b), "source": ""}
+
+
+every_form = [source for source, _, _ in FORMS + PLAY_FORMS]
+
+
+@pytest.mark.parametrize("source", every_form)
+def test_a_closing_full_stop_changes_nothing_in_any_form(source):
+    plain = parse_command(source)
+    for closed in (source + ".", source + "  .", source + ". "):
+        assert same_command(parse_command(closed), plain), closed
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(near_misses, play_lines.map(lambda t: "/" + t), fragment_lines.map(lambda t: "/" + t)),
+       st.sampled_from([".", " .", "  .", ". "]))
+def test_a_closing_full_stop_reads_as_the_line_without_it(text, stop):
+    if text.strip().endswith("."):
+        return
+    plain, closed = outcome(text), outcome(text + stop)
+    assert plain[0] == closed[0], (text, plain, closed)
+    if plain[0] == "ok":
+        assert same_command(plain[1], closed[1])
+
+
+@pytest.mark.parametrize("source,field,value", [
+    ("/overcome Athletics vs Good.", "opposition", Opposition(rating=3)),
+    ("/overcome Athletics vs. Good.", "opposition", Opposition(rating=3)),
+    ('/overcome Athletics vs "Dr."', "opposition", Opposition(character="Dr.")),
+    ('/attack Ghoul with Fight +invoke "Dr.".', "invokes", (inv("Dr."),)),
+    ("/accept #4.", "ref", 4),
+    ("/sheet set Ruth fate_points=4.", "values", ("fate_points=4",)),
+    ('/sheet set Ruth aspects.high="Dr."', "values", ("aspects.high=Dr.",)),
+])
+def test_a_full_stop_inside_quotes_stays_and_one_closing_the_line_goes(source, field, value):
+    assert getattr(parse_command(source), field) == value
+
+
+def test_a_full_stop_inside_the_line_is_still_an_error():
+    with pytest.raises(CommandSyntaxError):
+        parse_command("/overcome Athletics. vs Good")

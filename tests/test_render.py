@@ -49,3 +49,20 @@ def test_a_notes_nested_lines_keep_their_nesting_in_html():
     assert indented(note) == [(0.0, 'Scene 1: "Cellar".'), (1.2, "Zones: Stairs · Vault."), (0.0, "Aspects in play:"),
                               (1.2, '"Deep Shadows" on the scene'), (-1.0, ""), (0.0, "No conflict is going on.")]
     assert indented("one line") == [(0.0, "one line")]
+
+
+def test_text_templates_do_not_break_lines_mid_sentence():
+    """issue 27: "the table's mail of this / post left out": a line break written in a text
+    template is a hard break in the mail (format=flowed wraps long lines softly, on the
+    reader's screen), so a sentence is one line of the template."""
+    import re as _re
+    from pathlib import Path as _Path
+
+    broken = []
+    for path in sorted((_Path(__file__).parent.parent / "templates").glob("*.txt.j2")):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for n, (line, after) in enumerate(zip(lines, lines[1:]), start=1):
+            prose = [x for x in (line, after) if x and not x.startswith(("{%", "{#", " "))]
+            if len(prose) == 2 and not _re.search(r"[.:!?]$|}}$|%}$", line):
+                broken.append(f"{path.name}:{n}: {line} / {after}")
+    assert not broken, broken

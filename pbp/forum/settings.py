@@ -91,7 +91,7 @@ class DiscourseSettings:
             raise ConfigError(f"{KIND}: username is empty", hint="set username to the bot account's username")
         if not isinstance(self.api_key, str) or not self.api_key:
             raise ConfigError(f"{KIND}: no API key",
-                              hint=f"export {API_KEY_ENV} or set api_key_file; never put it in config.toml")
+                              hint=f"export {API_KEY_ENV} or set api_key_file; never put it in pbp.toml")
         flaw = key_flaw(self.api_key)
         if flaw:   # sent as a header, it would fail in httpx with the key in the message
             raise ConfigError(f"{KIND}: the API key {flaw} (the key is not shown)",

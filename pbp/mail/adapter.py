@@ -47,7 +47,7 @@ def post_from_mail(mail: Mail, raw: bytes, config: Config) -> NeutralPost:
         author_name=mail.from_name,
         subject=mail.subject,
         new_text=mail.new_text,
-        thread=ThreadRef(source=SOURCE, id=mail.message_id, parent=mail.in_reply_to, chain=tuple(mail.references)),
+        thread=ThreadRef(source=SOURCE, id=mail.message_id, parent=mail.in_reply_to, chain=thread_chain(mail)),
         unread=mail.unread,
         routes=routes(mail),
         ignored=is_own_mail(mail, config) or auto_reply_reason(mail),
@@ -56,6 +56,17 @@ def post_from_mail(mail: Mail, raw: bytes, config: Config) -> NeutralPost:
         forwarded=Forwarded(inline=inline, sender=sender, attached=tuple(attached_ids(raw))),
         date=mail.date,
     )
+
+
+
+
+def thread_chain(mail) -> tuple[str, ...]:
+    """The ids of the thread a mail is in, oldest first: its References; a mail with
+    In-Reply-To alone (some clients write no References) is in its parent's thread, as RFC
+    5322 (3.6.4) has a reply build References from a parent's In-Reply-To."""
+    if mail.references:
+        return tuple(mail.references)
+    return (mail.in_reply_to,) if mail.in_reply_to else ()
 
 
 def read_post(raw: bytes, config: Config, size: int | None = None) -> NeutralPost:

@@ -767,7 +767,10 @@ def _settings(tokens) -> tuple[str, ...]:
     """SETTING tokens as "key=value" (the quotes of a two-word key or a spaced value dropped)."""
     values = []
     for token in tokens:
-        key, _, value = str(token).partition("=")
+        text = str(token)
+        if text[:1] in '"“' and text[-1:] in '"”':      # the whole setting quoted, as a shell writes it
+            text = text[1:-1]
+        key, _, value = text.partition("=")
         key = key.replace('"', "")
         if value.startswith('"') and value.endswith('"') and len(value) >= 2:
             value = value[1:-1]

@@ -136,6 +136,9 @@ def _check_standing(post: Post, conflict: rc.Conflict | None, name: str, cmd: c.
 def act(post: Post, cmd):
     """Every roll and action: in a conflict, on the actor's turn; attacks and defences
     across mails as the module doc says."""
+    if isinstance(cmd, c.Roll) and not cmd.skill and cmd.actor is None and post.author.is_gm \
+            and not post.own_characters():
+        return resolve_action(post, cmd, GM)     # the GM's own dice (the weather): no character rolls
     actor = post.character(getattr(cmd, "actor", None), cmd)
     if isinstance(cmd, c.Roll):
         return resolve_action(post, cmd, actor.name)

@@ -126,11 +126,12 @@ class Post:
             raise NotAllowedError(
                 f"{ch.name} is not your character", expected="a command for your own character",
                 example=_without_as(cmd.source) or "/sheet")
-        own = [x for x in self.table.characters.values() if (x.player or "").lower() == self.author.email]
+        own = self.own_characters()
         if len(own) == 1:
             return own[0]
         if self.author.is_gm and not own:
-            raise NotAllowedError("the GM acts through a character: say which one with /as",
+            raise NotAllowedError("the GM acts through a character: say which one with /as "
+                                  "(a plain /roll 4dF needs none)",
                                   expected="/as NAME before the command",
                                   example=f"/as {self.npc_example()} {_as_tail(cmd.source)}")
         if not own:
@@ -140,6 +141,10 @@ class Post:
         raise NotAllowedError("you play several characters: say which one with /as",
                               expected="/as NAME before the command",
                               example=f"/as {quote(own[0].name)} overcome Athletics vs Fair")
+
+    def own_characters(self) -> list[Character]:
+        """The characters the author plays."""
+        return [x for x in self.table.characters.values() if (x.player or "").lower() == self.author.email]
 
     def find(self, name: str, source: str | None = None) -> Character:
         """The character a typed name means (full name, alias or unique short name; "me":

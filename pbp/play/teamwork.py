@@ -180,8 +180,8 @@ def help_ask(post: Post, cmd: c.HelpAsk):
         asked.append(who.name)
         post.ask(Ask(ref=_ref(h), who=who.name, deadline=h.deadline,
                      subject=f"{ally} asks for {who.name}'s help",
-                     text=f"{ally} asks {who.name} to help with {ally}'s next roll. To help, reply "
-                          f"/help {quote(ally)} by {pc.when(h.deadline)} (it is {who.name}'s action).".replace("  ", " ")))
+                     text=f"{who.name}, to help {ally}'s next roll reply /help {quote(ally)} by "
+                          f"{pc.when(h.deadline)} (it is {who.name}'s action).".replace("  ", " ")))
     if not asked:
         raise RulesError("everyone named already helps or has been asked", source=cmd.source,
                          expected="an ally not asked yet", example="/help from Cassandra")

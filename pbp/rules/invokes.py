@@ -277,6 +277,8 @@ def _label(aspect: Aspect, mode: InvokeMode, paid_with: str, holder: str | None,
     how = {"free": f"free, held by {holder}", "boost": "boost", "fp": "fate point"}[paid_with]
     if mode is InvokeMode.OPPOSE:
         how = f"oppose, {how}"
+    if by and paid_with == "free" and holder and holder.casefold() == by.casefold():
+        by = None         # "held by Oskar Brandt" says who invoked it: not ", by Oskar Brandt" again
     return f"{aspect.name} ({how}{f', by {by}' if by else ''})"
 
 

@@ -122,6 +122,15 @@ class ActionResult:
     # The #N players see and type, taken from the campaign's one counter when the roll is
     # made (pbp.play.core.number_roll); None for a roll nothing numbers (``pbp roll``).
     roll_id: int | None = None
+    # A re-run after the dice (an invoke after the roll) takes an id of its own for its
+    # ledger row (roll_id) but is still the roll players know: the id of the roll it revises,
+    # which its reply and results name (docs/commands.md, "Ids").
+    revises: int | None = None
+
+    @property
+    def shown_id(self) -> int | None:
+        """The roll's id as players see it: the revised roll's for a re-run."""
+        return self.revises if self.revises is not None else self.roll_id
 
     def to_dict(self) -> dict:
         """The JSON shape of ``pbp process --json`` (see docs)."""
@@ -144,5 +153,6 @@ class ActionResult:
             "outcome": None if self.outcome is None else self.outcome.value,
             "effects": [{"kind": e.kind, "text": e.text, **({"data": e.data} if e.data else {})} for e in self.effects],
             "changes": [{"what": c.what, "subject": c.subject, "before": c.before, "after": c.after} for c in self.changes],
-            **({"roll_id": self.roll_id} if self.roll_id is not None else {}),
+            **({"roll_id": self.shown_id} if self.roll_id is not None else {}),
+            **({"ledger_id": self.roll_id} if self.revises is not None else {}),
         }

@@ -1,5 +1,5 @@
 """Where secrets come from (mail passwords, the forum's API key): an environment variable or a
-file, never config.toml."""
+file, never pbp.toml."""
 from __future__ import annotations
 
 import logging
@@ -61,5 +61,5 @@ def resolve_secret(
     raise ConfigError(
         message,
         hint=f"export the {what} in the environment variable, or name a file holding it with "
-        f"{file_key}; {what}s are never read from config.toml",
+        f"{file_key}; {what}s are never read from pbp.toml",
     )

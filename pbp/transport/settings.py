@@ -119,7 +119,7 @@ class ImapSettings(_Endpoint):
         if not self.password:
             raise ConfigError(
                 "imap: no password",
-                hint=f"export {self.PASSWORD_ENV} or set password_file; never put it in config.toml",
+                hint=f"export {self.PASSWORD_ENV} or set password_file; never put it in pbp.toml",
             )
         if not isinstance(self.mailbox, str) or not self.mailbox.strip():
             raise ConfigError("imap: mailbox is empty", hint='use "INBOX" or the folder to read')

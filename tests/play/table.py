@@ -54,16 +54,17 @@ class MailTable:
     step: timedelta = timedelta(minutes=10)
 
     def post(self, who: str, body: str, *, dice: str = "", reply_to: Step | None = None,
-             at: datetime | None = None, subject: str | None = None) -> Step:
+             at: datetime | None = None, subject: str | None = None, references: bool = True) -> Step:
         """A post from ``who``; one that answers ``reply_to`` has that mail's subject with "Re: "
-        in front and its id in In-Reply-To and References, as a mail client writes them."""
+        in front and its id in In-Reply-To and References, as a mail client writes them
+        (``references=False``: In-Reply-To alone, as some clients write it)."""
         self.count += 1
         self.now = at or (self.now + self.step)
         extra = ""
         if reply_to is not None and reply_to.replies:
             parent = reply_to.replies[0]
             chain = " ".join(f"<{r}>" for r in [*parent.references, parent.message_id])
-            extra = f"In-Reply-To: <{parent.message_id}>\nReferences: {chain}\n"
+            extra = f"In-Reply-To: <{parent.message_id}>\n" + (f"References: {chain}\n" if references else "")
             subject = subject or f"Re: {parent.subject}"
         subject = subject or "The conflict"
         raw = eml(body, sender=address(who), message_id=f"post-{self.count}@pbp.test", subject=subject, extra=extra)

@@ -458,4 +458,4 @@ def test_the_operators_command_line_shows_everything_and_sets_the_setting(tmp_pa
     assert f"{HIDDEN} (hidden)" in capsys.readouterr().out
     assert main(["campaign", "set", "show_npc_skills=true", "--campaign", "chicago"]) == 0
     assert main(["campaign", "list"]) == 0
-    assert "show_npc_skills=True" in capsys.readouterr().out
+    assert "show_npc_skills=yes" in capsys.readouterr().out

@@ -106,3 +106,71 @@ def test_a_too_wide_page_is_caught(tmp_path):
     narrow = '<html><head><meta name="viewport" content="width=device-width"></head><body><p>' + "word " * 300
     (too, _), (fits, width) = widths([wide, narrow], tmp_path)
     assert too > WIDTH and fits == width == WIDTH
+
+
+def _shoot(html_page: str, name: str, tmp_path: Path) -> Path:
+    keep = Path(os.environ["PBP_SCREENSHOTS"]) if os.environ.get("PBP_SCREENSHOTS") else tmp_path
+    keep.mkdir(parents=True, exist_ok=True)
+    page = tmp_path / f"{name}.html"
+    page.write_text(html_page, encoding="utf-8")
+    shot = keep / f"{name}.png"
+    run_chromium(f"--screenshot={shot}", page.as_uri())
+    assert png_size(shot)[0] == WIDTH
+    return shot
+
+
+def test_a_sheet_is_a_card_on_a_phone_with_fate_cores_box_values(db, config, tmp_path):
+    """issue 27: /sheet in HTML was a wrapping monospace block, and Fate Core's escalating
+    boxes showed as [ ][x][ ] without what each absorbs. Now a card: a labelled row per
+    part, skills a row per rating, the boxes drawn with their values, in the system's track
+    order; it fits 400 px (the PNG is for a person to look at)."""
+    from pbp.campaigns import create_campaign, import_character
+    from tests.play.table import MailTable
+
+    campaign = create_campaign("crypt", "The Crypt", system="fate-core", address="table+crypt@pbp.localhost",
+                               gms=["gm@pbp.localhost"])
+    for sheet in sorted((golden.GOLDEN / "fate_core_conflict" / "sheets").glob("*.toml")):
+        import_character(campaign, str(sheet))
+    mt = MailTable(config)
+    step = mt.post("Ruth", "/sheet\n")
+    assert step.status == "applied", step.text
+    page = step.replies[0].html
+    assert "<pre" not in page and "font-family:monospace" not in page
+    card = page[page.index("border-radius:8px"):]
+    assert "physical stress" in card and card.index("physical stress") < card.index("mental stress")
+    assert re.search(r'</span><span style="font-size:12px; color:#444;">1</span>.*?'
+                     r'<span style="font-size:12px; color:#444;">2</span>', card), card[:3000]
+    assert "(boxes of 1, 2" in step.text                      # the plain text says the values too
+    assert ">+4</span> " in card or ">+3</span> " in card     # skills by rating
+    (scroll, client), = widths([page], tmp_path)
+    assert scroll <= client == WIDTH
+    _shoot(page, "fate-core-sheet", tmp_path)
+
+
+def test_a_contest_board_is_a_card_not_a_wall_of_bold(chicago, config, tmp_path):
+    """issue 27: a contest's tally was a bold paragraph per line in HTML, and in Markdown
+    "**  Ruth and Charles ...**", which a forum shows with the asterisks. Now the heading is
+    bold and each side a plain line under it, in a box; Markdown lists the sides."""
+    from pbp.render import status_blocks
+
+    table, _ = golden.play("contest_chase", config)
+    reply = table.steps[2].replies[0]
+    page = reply.html
+    head = 'Contest &#34;The Chase&#34;, exchange 1' if "&#34;" in page else "Contest &quot;The Chase&quot;, exchange 1"
+    at = page.index(head)
+    board = page[page.rindex("<div", 0, at - 30):]
+    assert board.count("font-weight:bold") == 1, board[:1500]
+    assert "0 victories; this exchange: owes an overcome</div>" in board
+    blocks = status_blocks(["Contest \"X\":", "  A: 0 victories", "  B: 1 victory", "Turn: Ruth"])
+    assert blocks == [('Contest "X":', ["A: 0 victories", "B: 1 victory"]), ("Turn: Ruth", [])]
+    from pbp.render import Renderer
+
+    status = ['Contest "The Chase", exchange 1, first to 3 victories:', "  Ruth and Charles: 0 victories",
+              "  Ghoul: 1 victory"]
+    markdown = Renderer()._markdown("result", campaign="Chicago Nights", blocks=[], changes=[], ledger={},
+                                    sheets=[], relay=False, asks=[], status=status, notes=[], max_sheets=8)
+    assert "**  " not in markdown and "- Ruth and Charles: 0 victories" in markdown
+    assert markdown.count("**") == 2
+    (scroll, client), = widths([page], tmp_path)
+    assert scroll <= client == WIDTH
+    _shoot(page, "contest-board", tmp_path)

@@ -143,3 +143,12 @@ def test_a_second_held_action_replaces_the_first(holding, chicago):
     assert "It replaces the action held before (/overcome Stealth vs Fair)." in step.text
     held = m.Campaign.get_by_id(chicago.id).play["held"]
     assert [h["cmd"]["source"] for h in held] == ["/overcome Athletics vs Fair"]
+
+
+def test_a_post_whose_lines_end_in_a_phones_full_stop_is_applied(mt):
+    """A phone turns a double space into ". ": "/overcome Athletics vs Good." is the overcome
+    it says, not a refused post (issue 27)."""
+    step = mt.post("Ruth", "Ruth vaults the fence.\n/overcome Athletics vs Good.  \n", dice="++00")
+    assert step.status == "applied", step.text
+    assert "Athletics" in step.text and "Good (+3)" in step.text
+    assert "could not be read" not in step.text

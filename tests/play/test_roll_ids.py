@@ -151,13 +151,15 @@ def test_ids_are_unique_and_increase_across_a_post_with_several_rolls_and_reques
 
 
 def test_a_re_run_takes_a_new_id_for_its_ledger_row_and_keeps_the_rolls(mt, chicago):
-    """An invoke after the dice: the roll is still #1 to players, and its re-run's ledger row
-    has an id of its own (docs/commands.md, "Ids")."""
+    """An invoke after the dice: the roll is still #1 to players, in the text, the footer and
+    the results (issue 27: "Roll #5 revised" above a footer "roll #6"); its re-run's ledger
+    row has an id of its own (docs/commands.md, "Ids"; docs/json.md, ``ledger_id``)."""
     roll = mt.post("Ruth", "/overcome Athletics vs Great\n", dice="0000")
     again = mt.post("Ruth", '/invoke "Knife Up My Sleeve"\n')
     assert again.status == "applied", again.text
     assert "Roll #1 revised" in again.text
-    assert again.outcome.results[0]["roll_id"] == 2 and shown(again) == [2]
+    assert again.outcome.results[0]["roll_id"] == 1 and shown(again) == [1]
+    assert again.outcome.results[0]["ledger_id"] == 2 and "roll #2" not in again.text
     assert ledger_numbers(chicago) == [1, 2]
     assert [r.ids for r in open_roll_refs(play_of(chicago))] == [(1, 2)]
     assert roll.outcome.results[0]["roll_id"] == 1
@@ -168,7 +170,8 @@ def test_a_roll_revised_in_the_post_that_made_it_is_named_by_its_id(mt, chicago)
     "the roll above")."""
     step = mt.post("Ruth", '/overcome Athletics vs Great\n/invoke "Knife Up My Sleeve"\n', dice="0000")
     assert step.status == "applied", step.text
-    assert "Roll #1 revised" in step.text and shown(step) == [1, 2] == ledger_numbers(chicago)
+    assert "Roll #1 revised" in step.text and shown(step) == [1, 1] and ledger_numbers(chicago) == [1, 2]
+    assert "roll #2" not in step.text
 
 
 def test_a_refused_post_leaves_no_gap(mt, chicago):

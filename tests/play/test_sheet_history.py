@@ -103,7 +103,7 @@ def test_a_consequence_named_in_play_is_in_the_history_and_undone(mt, chicago):
     said = lines(row)
     assert 'aspects: added "Bitten" (consequence; free invokes Ghoul 1)' in said
     assert 'aspects: added "Torn Coat" (consequence; free invokes Ghoul 1)' in said
-    assert any(x.startswith("consequences: ") for x in said)
+    assert any(x.startswith("consequences.") and x.endswith('-> "Bitten"') for x in said), said
     ghoul = next(r for r in history(chicago, "Ghoul") if r.message_id == step.outcome.message_id)
     assert lines(ghoul) == ['holds: free invokes on "Bitten" 0 -> 1', 'holds: free invokes on "Torn Coat" 0 -> 1']
 
@@ -163,7 +163,7 @@ def test_an_aspects_scale_on_a_character_is_in_the_history_and_undone(db, config
     assert raised.status == "applied", raised.text
     row = history(lakeshore, "Nora")[-1]
     assert (row.how, row.message_id) == ("play", raised.outcome.message_id)
-    assert lines(row) == ['aspects: "Glamoured" {"scale": "Supernatural"} -> {"scale": "Otherworldly"}']
+    assert lines(row) == ['aspects: "Glamoured" scale: "Supernatural" -> "Otherworldly"']
     undo(lakeshore, "Nora", who="gm")
     assert {a.name: a.system_state for a in table(lakeshore).aspects if a.owner == "Nora"}["Glamoured"] == \
         {"scale": "Supernatural"}

@@ -16,7 +16,7 @@ def test_the_gm_fixes_a_sheet_and_the_play_state_stays(mt, chicago):
     stress, fp = list(ruth.stress["physical"]), ruth.fate_points
     step = mt.post("GM", "/sheet set Ruth skills.Burglary=Average fate_points=5")
     assert step.status == "applied", step.text
-    assert "The GM fixes Ruth's sheet: skills:" in step.text and "fate_points: 3 -> 5" in step.text
+    assert "The GM fixes Ruth's sheet: skills.Burglary: (none) -> 1;" in step.text and "fate_points: 3 -> 5" in step.text
     ruth = repo.load_table(chicago).character("Ruth")
     assert ruth.skills["Burglary"] == 1 and ruth.fate_points == 5 and fp == 3
     assert ruth.stress["physical"] == stress and ruth.consequences[0].aspect == "Bitten Arm"
@@ -40,7 +40,8 @@ def test_refusals(mt, chicago):
 def test_the_gm_corrects_stress_and_a_consequence_by_mail(mt, chicago):
     step = mt.post("GM", '/sheet set Ruth stress.physical.2=true consequences.mild="Bruised Ribs" fate_points=2')
     assert step.status == "applied", step.text
-    assert "stress:" in step.text and "Bruised Ribs" in step.text and "fate_points: 3 -> 2" in step.text
+    assert "stress.physical: [ ][ ][ ][ ] -> [ ][x][ ][ ]" in step.text and "fate_points: 3 -> 2" in step.text
+    assert 'consequences.mild: (none) -> "Bruised Ribs"' in step.text
     ruth = repo.load_table(chicago).character("Ruth")
     assert ruth.stress["physical"][:2] == [False, True] and ruth.consequences[0].aspect == "Bruised Ribs"
     assert any(a.name == "Bruised Ribs" and a.kind == "consequence" for a in repo.load_table(chicago).aspects)

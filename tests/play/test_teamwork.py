@@ -46,7 +46,7 @@ def test_the_cap_is_said(mt):
 def test_asked_and_confirmed(mt, chicago):
     step = mt.post("Charles", "/help from Ruth, Ethan")
     assert step.status == "applied"
-    assert any("Charles asks Ruth to help" in r.text for r in step.replies)
+    assert any("Ruth, to help Charles's next roll reply /help Charles by" in r.text for r in step.replies)
     mt.post("Ruth", "/help Charles", reply_to=step)
     text = mt.post("Charles", "/overcome Athletics vs Great", dice="0000").text
     assert "Ruth (teamwork)" in text and "Ethan" not in text.split("Waiting for")[0].split("effort")[0]

@@ -229,3 +229,15 @@ def test_a_revision_says_the_margin_and_the_hit_in_the_systems_words():
         ["now 1 hit of harm on Ghoul"]
     assert [d.text for d in changes_between(gone, first, FATE_CONDENSED.explain) if d.what == "hit"] == \
         ["now a hit of 1 shift on Ghoul"]
+
+
+def test_an_allys_own_free_invoke_names_them_once():
+    """issue 27: "Deep Shadows (free, held by Charles, by Charles)". The holder who spends
+    their own free invoke is named once; one spent for someone else's stays "by"."""
+    table = make_table()
+    shadows = next(a for a in table.aspects if a.name == "Deep Shadows")
+    shadows.free_invokes = {"Charles": 1}
+    result = resolve(attack("Ghoul", "Fight"), table, FixedDice("0000,00++"), "Ruth", FATE_CONDENSED,
+                     others=[by("Charles", "Deep Shadows", payment=Payment.FREE)])
+    label = result.effort.modifiers[-1].label
+    assert label == "Deep Shadows (free, held by Charles)", label

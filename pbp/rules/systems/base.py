@@ -109,6 +109,10 @@ class OnePointBoxes:
     def absorbs(self, boxes: list[bool], term: int) -> int:
         return term
 
+    def values(self, count: int) -> list[int]:
+        """The shifts each of a track's ``count`` boxes absorbs, as a sheet shows them."""
+        return [1] * count
+
     def least(self, boxes: list[bool], need: int) -> int | None:
         """The cheapest stress term absorbing at least ``need`` shifts, or None."""
         return need if need <= boxes.count(False) else None
@@ -153,6 +157,9 @@ class EscalatingBoxes(OnePointBoxes):
 
     word = "box"
     example = "box 2"
+
+    def values(self, count: int) -> list[int]:
+        return list(range(1, count + 1))
 
     def least(self, boxes: list[bool], need: int) -> int | None:
         return next((n for n in range(max(need, 1), len(boxes) + 1) if not boxes[n - 1]), None)
