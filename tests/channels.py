@@ -85,7 +85,9 @@ class Posted:
 @dataclass
 class Channel:
     """Posts to ``campaign`` by ``kind`` ("mail" or "forum"). On the forum every member has a
-    forum name (their address's local part), bound when the channel is opened."""
+    forum name (their address's local part), bound when the channel is opened; the forum
+    mails usernames (``names="usernames"``), the one setting under which a forum mail may
+    be the GM's (docs/forum.md), so the GM's commands play on both channels."""
 
     kind: str
     campaign: m.Campaign
@@ -97,7 +99,7 @@ class Channel:
         if self.kind == "forum":
             from pbp.campaigns import add_member, bind_forum
 
-            bind_forum(self.campaign, site=SITE, list_id=LIST_ID, bot=BOT)
+            bind_forum(self.campaign, site=SITE, list_id=LIST_ID, bot=BOT, names="usernames")
             for member in m.Member.select().where(m.Member.campaign == self.campaign):
                 self.names[member.email] = member.email.split("@")[0].replace(".", "_")
                 add_member(self.campaign, member.email, member.role, forum_username=self.names[member.email])

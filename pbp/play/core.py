@@ -131,7 +131,7 @@ class Post:
             return own[0]
         if self.author.is_gm and not own:
             raise NotAllowedError("the GM acts through a character: say which one with /as "
-                                  "(a plain /roll 4dF needs none)",
+                                  "(a plain /roll of dice needs none)",
                                   expected="/as NAME before the command",
                                   example=f"/as {self.npc_example()} {_as_tail(cmd.source)}")
         if not own:

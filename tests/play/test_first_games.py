@@ -18,7 +18,7 @@ def test_the_gm_makes_a_plain_roll_for_the_weather(mt, chicago):
 def test_the_gms_skill_roll_still_names_a_character_with_an_example_of_this_campaign(mt, chicago):
     step = mt.post("GM", "/roll Fight\n", dice="+0-+")
     assert step.status == "rejected"
-    assert "a plain /roll 4dF needs none" in step.text
+    assert "a plain /roll of dice needs none" in step.text
     npc = min((c.name for c in m.Character.select() if not c.player), key=str.casefold)
     written = f'"{npc}"' if " " in npc else npc
     assert f"example:  /as {written} roll Fight" in step.text
