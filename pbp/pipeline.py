@@ -43,7 +43,7 @@ from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
-from pbp.store.prepared import Insert, Select
+from pbp.store.prepared import Insert, Select, Update
 from pbp.textsafety import is_addr_spec, shorten
 from pbp.views import public_sheets, shows_anything, views
 
@@ -331,7 +331,7 @@ def _apply(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, memb
     transaction makes it all-or-nothing (a command an earlier one made moot is skipped
     with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
-    post = _open_post(campaign, member, ctx, replied_to=mail.replied_to)
+    post = _open_post(campaign, member, ctx, replied_to=mail.replied_to, kept=True)
     results = apply_post(post, commands)
     sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
                         relay=campaign.delivery == "relay", notes=notes)
@@ -345,16 +345,25 @@ def _apply(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, memb
     return base
 
 
-def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None) -> Post:
+def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None, *,
+               kept: bool = False) -> Post:
+    """The post's view of the campaign: its table and play state, decoded from the database
+    or, with ``kept`` (a post that will commit them), the ones the campaign's last post
+    left in this process if the database has not changed since (:func:`pbp.store.repo.take_kept`)."""
     system = campaign_system(campaign)
-    table = repo.load_table(campaign, system.skills)
-    play = load_play(campaign.play)
-    if not play.rolls_numbered:     # rolls used to show ledger row ids: new numbers start past them
-        play.next_id = max(play.next_id, repo.max_roll_row(campaign) + 1)
-        play.rolls_numbered = True
+    found = repo.take_kept(campaign) if kept else None
+    if found is not None:
+        table, play, snap = found.table, found.play, found.snapshot
+    else:
+        table = repo.load_table(campaign, system.skills)
+        play = load_play(campaign.play)
+        if not play.rolls_numbered:     # rolls used to show ledger row ids: new numbers start past them
+            play.next_id = max(play.next_id, repo.max_roll_row(campaign) + 1)
+            play.rolls_numbered = True
+        snap = repo.snapshot(table)
     post = Post(campaign=campaign, table=table, play=play, author=author, now=ctx.clock(),
                 dice=ctx.dice, system=system, settings=ctx.config, replied_to=replied_to)
-    post.snapshot = repo.snapshot(table)
+    post.snapshot = snap
     post.names_at_start = tuple((a.name, a.hidden, a.owner) for a in table.aspects)
     return post
 
@@ -426,7 +435,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
                              subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
-    _save_play(campaign, post.play, ctx.config)
+    _save_play(campaign, post.play, ctx.config, table_written=saved.wrote)
+    repo.keep(campaign, post.table, saved.snapshot, post.play)     # for its next post (pbp.store.repo)
     return sent
 
 
@@ -492,12 +502,18 @@ def _addresses(post: Post, members: list[Author], names) -> list[str]:
     return sorted(set(out))
 
 
-def _save_play(campaign: m.Campaign, play: PlayState, config: Config) -> None:
+_SAVE_PLAY = Update(m.Campaign, ("play", "next_deadline", "version"))
+
+
+def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_written: bool = False) -> None:
+    """Write the play state if it changed; if it or the table did (``table_written``), the
+    campaign takes a fresh version (what a kept table is checked by, pbp.store.repo)."""
     data = dump_play(play)
-    if data != campaign.play:
+    if data != campaign.play or table_written:
         due = play.next_deadline(timedelta(hours=campaign_hours(campaign, config, "reminder_hours")))
-        m.Campaign.update(play=data, next_deadline=due).where(m.Campaign.id == campaign.id).execute()
-        campaign.play = data
+        version = repo.new_version()
+        _SAVE_PLAY(campaign.id, play=data, next_deadline=due, version=version)
+        campaign.play, campaign.version = data, version
 
 
 def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
