@@ -38,3 +38,17 @@ def test_the_queries_of_a_post_do_not_grow_with_the_history(chicago, config):
             assert out.status == "applied", out.errors
     assert m.SheetChange.select().count() == 41          # each post changed Ruth's sheet: a boost held
     assert counts[1] == counts[40], counts
+
+
+def test_a_post_s_history_row_keeps_only_what_it_changed(chicago, config):
+    """Issue 23: the row holds the entries the post changed, before and after (a spent fate
+    point: two numbers, not two whole sheets), and undo still takes the post back."""
+    from pbp.sheetedit import undo
+
+    start = m.Character.get(m.Character.name == "Ruth").fate_points
+    out = process_message(eml("/fp spend\n", message_id="small@t"), make_ctx(config))
+    assert out.status == "applied", out.errors
+    row = m.SheetChange.get(m.SheetChange.message_id == "small@t")
+    assert (row.before, row.after) == ({"fate_points": start}, {"fate_points": start - 1})
+    undo(chicago, "Ruth", who="gm@pbp.localhost")
+    assert m.Character.get(m.Character.name == "Ruth").fate_points == start
