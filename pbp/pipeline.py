@@ -110,7 +110,8 @@ _SEEN_UID = Select(lambda mailbox, uidvalidity, uid: m.Message.select(m.Message.
 _INSERT_MESSAGE = Insert(m.Message, ("message_id", "campaign", "mailbox", "uidvalidity", "uid", "author", "subject",
                                      "status", "result", "received_at", "copy_key", "forward_key"))
 _INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
-                                       "status", "attempts", "next_attempt_at", "last_error", "created_at"))
+                                       "status", "attempts", "next_attempt_at", "last_error", "created_at",
+                                       "compacted"))
 
 
 def _campaign(slug: str) -> m.Campaign | None:

@@ -64,6 +64,8 @@ def check_fingerprint_migration(url: str) -> None:
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
     database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 8
+    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 9
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=1).execute()
     database.close()
@@ -98,6 +100,8 @@ def test_version_3_gets_the_system_state_column_and_keeps_its_characters(tmp_pat
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
     database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 8
+    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 9
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=3).execute()
     database.close()
@@ -139,6 +143,8 @@ def test_version_6_gets_the_aspect_system_state_column_and_keeps_its_aspects(tmp
                          "'2026-01-01 00:00:00', '{}')")
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")
     database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 8
+    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 9
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=6).execute()
     database.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from peewee import BigIntegerField, CharField, IntegerField, Model, PostgresqlDatabase
+from peewee import BigIntegerField, BooleanField, CharField, IntegerField, Model, PostgresqlDatabase
 from playhouse.migrate import SchemaMigrator
 
 from pbp.store.models import JSONField
@@ -47,6 +47,10 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (8, "a campaign's version moves with its table and play state (a daemon keeps the table between posts)",
      lambda migrator: [
          migrator.add_column("campaign", "version", BigIntegerField(null=True, default=0)),
+     ]),
+    (9, "the retention finds the replies it has not looked at by an indexed column, not by their text",
+     lambda migrator: [
+         migrator.add_column("outboxmail", "compacted", BooleanField(default=False, index=True)),
      ]),
 ]
 LATEST = MIGRATIONS[-1][0]

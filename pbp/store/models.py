@@ -169,6 +169,7 @@ class OutboxMail(BaseModel):
     last_error = TextField(default="")
     created_at = DateTimeField(default=utcnow)
     sent_at = DateTimeField(null=True)
+    compacted = BooleanField(default=False, index=True)   # looked at by the retention (pbp.retention)
 
 
 class MailboxState(BaseModel):
