@@ -342,8 +342,25 @@ def _apply(base: Outcome, record: dict, mail: Posted, campaign: m.Campaign, memb
         if id(res) in post.ledger:
             d["ledger"] = post.ledger[id(res)][1]
     base.replies = sent
-    _INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied", result=base.to_dict())
+    _INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied",
+                    result=_kept_result(base, results, post.__dict__.get("_recorded", {})))
     return base
+
+
+def _kept_result(base: Outcome, results: list, recorded: dict) -> dict:
+    """What an applied post's message row keeps of its outcome (issue 23): not what the
+    row's columns, the outbox (its replies) and the ledger hold already. A result in the
+    ledger keeps its ledger hash and only what differs from what was recorded there (its
+    changes; effects added after the roll was recorded); :func:`_stored` puts it back
+    together from the ledger row."""
+    kept = []
+    for d, res in zip(base.results, results):
+        ledger = recorded.get(id(res))
+        if ledger is None or "ledger" not in d:
+            kept.append(d)
+            continue
+        kept.append({k: v for k, v in d.items() if k not in repo.LEDGER_VIEW or ledger.get(k) != v})
+    return {"campaign": base.campaign, "errors": base.errors, "results": kept}
 
 
 def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None, *,
@@ -397,9 +414,11 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         if isinstance(res, ActionResult):
             if res.roll_id is None:
                 raise RuntimeError(f"a roll reached the ledger without its id: {res.command}")
-            row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev, res.roll_id)
+            recorded = res.to_dict()
+            row = repo.record_roll(campaign, source.id if source else None, recorded, prev, res.roll_id)
             prev = row.hash
             post.ledger[id(res)] = (res.roll_id, row.hash[:8])
+            post.__dict__.setdefault("_recorded", {})[id(res)] = recorded    # what the message row need not repeat
     finish_post(post)           # the after_post steps of pbp.play.core.SEQUENCE
 
     # The table's mail shows what every member may know; what it leaves out goes to the GM
@@ -622,13 +641,18 @@ def _notice_due(key: str, now: datetime, every: timedelta) -> bool:
 
 def _stored(message: m.Message, status: str, reason: str = "") -> Outcome:
     stored = dict(message.result or {})
+    results = stored.get("results", [])
+    if any("ledger" in r and "command" not in r for r in results):    # kept short (_kept_result)
+        rolls = {row.hash[:8]: row for row in m.RollRecord.select().where(m.RollRecord.message_id == message.message_id)}
+        results = [{**repo.ledger_view(rolls[r["ledger"]]), **r} if "command" not in r and r.get("ledger") in rolls
+                   else r for r in results]
     return Outcome(
         message_id=message.message_id,
         campaign=stored.get("campaign"),
         author=message.author,
         status=status,
         errors=stored.get("errors", []),
-        results=stored.get("results", []),
+        results=results,
         replies=[],
         reason=reason or f"first handled with status {message.status}",
     )

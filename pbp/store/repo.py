@@ -257,6 +257,22 @@ def ledger_payload(row: m.RollRecord) -> dict:
     }
 
 
+#: The keys of a roll's result (``ActionResult.to_dict``) its ledger row holds.
+LEDGER_VIEW = ("command", "actor", "action", "skill", "dice", "rolls", "modifiers", "effort", "opposition", "shifts",
+               "outcome", "effects", "roll_id")
+
+
+def ledger_view(row: m.RollRecord) -> dict:
+    """A roll's result as its ledger row recorded it (the :data:`LEDGER_VIEW` keys)."""
+    detail = row.detail or {}
+    out = {"command": row.command, "actor": row.actor, "action": row.action, "skill": row.skill, "dice": row.dice,
+           "effort": row.effort, "shifts": row.shifts, "outcome": row.outcome}
+    out.update({k: detail[k] for k in ("rolls", "modifiers", "opposition", "effects") if k in detail})
+    if "number" in detail:
+        out["roll_id"] = detail["number"]
+    return out
+
+
 def last_ledger_hash(campaign: m.Campaign) -> str:
     rows = _LEDGER_HEAD(campaign.id)
     return rows[0]["hash"] if rows else ""
