@@ -455,8 +455,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
                              subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
-    _save_play(campaign, post.play, ctx.config, table_written=saved.wrote)
-    repo.keep(campaign, post.table, saved.snapshot, post.play)     # for its next post (pbp.store.repo)
+    play = _save_play(campaign, post.play, ctx.config, table_written=saved.wrote)
+    repo.keep(campaign, post.table, saved, play)     # for its next post (pbp.store.repo)
     return sent
 
 
@@ -525,15 +525,20 @@ def _addresses(post: Post, members: list[Author], names) -> list[str]:
 _SAVE_PLAY = Update(m.Campaign, ("play", "next_deadline", "version"))
 
 
-def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_written: bool = False) -> None:
+def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_written: bool = False) -> PlayState:
     """Write the play state if it changed; if it or the table did (``table_written``), the
-    campaign takes a fresh version (what a kept table is checked by, pbp.store.repo)."""
+    campaign takes a fresh version (what a kept table is checked by, pbp.store.repo).
+    Returns the play state as a load would read it back (decoded from what was written if it
+    changed: its sets and maps in the stored order, which replies show)."""
     data = dump_play(play)
+    if data != campaign.play:       # as stored: the keys sorted (JSONField)
+        play = load_play(m.Campaign.play.python_value(m.Campaign.play.db_value(data)))
     if data != campaign.play or table_written:
         due = play.next_deadline(timedelta(hours=campaign_hours(campaign, config, "reminder_hours")))
         version = repo.new_version()
         _SAVE_PLAY(campaign.id, play=data, next_deadline=due, version=version)
         campaign.play, campaign.version = data, version
+    return play
 
 
 def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:

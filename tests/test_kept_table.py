@@ -72,3 +72,15 @@ def test_a_refused_post_leaves_nothing_kept(chicago, config):
     assert chicago.id not in repo._KEPT or repo._KEPT[chicago.id].version == m.Campaign.get_by_id(chicago.id).version
     start = _points()
     assert _spend(config, 1).status == "applied" and _points() == start - 1
+
+
+def test_a_play_state_written_outside_a_post_is_seen_by_the_next_post(chicago, config):
+    assert process_message(eml('/aspect add "Deep Shadows"\n', sender="gm@pbp.localhost", message_id="a@t"),
+                           make_ctx(config)).status == "applied"
+    version = m.Campaign.get_by_id(chicago.id).version
+    play = dict(m.Campaign.get_by_id(chicago.id).play)
+    play["session"] = 7
+    m.Campaign.update(play=play).where(m.Campaign.id == chicago.id).execute()   # as another process would
+    assert m.Campaign.get_by_id(chicago.id).version != version
+    assert _spend(config, 0).status == "applied"
+    assert m.Campaign.get_by_id(chicago.id).play["session"] == 7     # not the kept state's 1

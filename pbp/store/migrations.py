@@ -69,27 +69,44 @@ BEGIN
 END $$ LANGUAGE plpgsql'''
 _PG_TRIGGER = ('CREATE OR REPLACE TRIGGER "pbp_{table}_version" AFTER INSERT OR UPDATE OR DELETE ON "{table}" '
                'FOR EACH ROW EXECUTE FUNCTION pbp_campaign_version()')
+# and a write of the play state that does not set a version itself (anything but a post)
+_SQLITE_PLAY_TRIGGER = ('CREATE TRIGGER IF NOT EXISTS "pbp_campaign_play_version" AFTER UPDATE OF "play" ON "campaign" '
+                        'WHEN NEW."version" IS OLD."version" '
+                        'BEGIN UPDATE "campaign" SET "version" = "version" + 1 WHERE "id" = NEW."id"; END')
+_PG_PLAY_FUNCTION = '''CREATE OR REPLACE FUNCTION pbp_campaign_play_version() RETURNS trigger AS $$
+BEGIN
+    IF NEW."version" IS NOT DISTINCT FROM OLD."version" THEN
+        NEW."version" := coalesce(OLD."version", 0) + 1;
+    END IF;
+    RETURN NEW;
+END $$ LANGUAGE plpgsql'''
+_PG_PLAY_TRIGGER = ('CREATE OR REPLACE TRIGGER "pbp_campaign_version" BEFORE UPDATE OF "play" ON "campaign" '
+                    'FOR EACH ROW EXECUTE FUNCTION pbp_campaign_play_version()')
 VERSIONED = ("character", "aspect")
 _PG_LOCK = 0x70627076       # "pbpv": the advisory lock under which the triggers are created
 
 
 def create_triggers(database) -> None:
-    """The triggers that move ``campaign.version`` on a write to its characters or aspects."""
+    """The triggers that move ``campaign.version`` on a write to its characters or aspects,
+    or to its play state by anything that does not set the version itself."""
     if not isinstance(database, PostgresqlDatabase):
         with database.atomic():
             for table in VERSIONED:
                 for op in ("INSERT", "UPDATE", "DELETE"):
                     database.execute_sql(_SQLITE_TRIGGER.format(table=table, op=op, row="OLD" if op == "DELETE" else "NEW"))
+            database.execute_sql(_SQLITE_PLAY_TRIGGER)
         return
     with database.atomic():     # daemons starting together: one creates them, the others see them
         database.execute_sql("SELECT pg_advisory_xact_lock(%s)", (_PG_LOCK,))
-        names = [f"pbp_{t}_version" for t in VERSIONED]
-        have = database.execute_sql("SELECT count(*) FROM pg_trigger WHERE tgname IN (%s, %s)", names).fetchone()[0]
+        names = [f"pbp_{t}_version" for t in (*VERSIONED, "campaign")]
+        have = database.execute_sql("SELECT count(*) FROM pg_trigger WHERE tgname IN (%s, %s, %s)", names).fetchone()[0]
         if have == len(names):
             return
         database.execute_sql(_PG_FUNCTION)
         for table in VERSIONED:
             database.execute_sql(_PG_TRIGGER.format(table=table))
+        database.execute_sql(_PG_PLAY_FUNCTION)
+        database.execute_sql(_PG_PLAY_TRIGGER)
 
 
 def drop_triggers(database) -> None:
@@ -99,6 +116,7 @@ def drop_triggers(database) -> None:
         for table in VERSIONED:
             for op in ("INSERT", "UPDATE", "DELETE"):
                 database.execute_sql(f'DROP TRIGGER IF EXISTS "pbp_{table}_{op}_version"')
+        database.execute_sql('DROP TRIGGER IF EXISTS "pbp_campaign_play_version"')
 
 
 class SchemaVersion(Model):

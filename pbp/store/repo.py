@@ -222,10 +222,18 @@ def take_kept(campaign: m.Campaign) -> Kept | None:
     return kept
 
 
-def keep(campaign: m.Campaign, table: rs.Table, snapshot: Snapshot, play) -> None:
-    """Keep what a post left for the campaign's next post (at its version now)."""
+def keep(campaign: m.Campaign, table: rs.Table, saved: Saved, play) -> None:
+    """Keep what a post left for the campaign's next post (at its version now): the table
+    as a load would read it back, its changed rows decoded from what was written (a dict's
+    keys in the stored order, which replies show) and its aspects in the order of their ids."""
+    for name, (_, now) in saved.rows.items():
+        ch = table.characters[name]
+        table.characters[name] = character_to_state({**json.loads(now), "id": ch.id})
+    written = {aid for aid, _, now in saved.aspects if now is not None}
+    table.aspects = sorted((aspect_to_state({**json.loads(saved.snapshot.aspects[a.id]), "id": a.id})
+                            if a.id in written else a for a in table.aspects), key=lambda a: a.id)
     _KEPT.pop(campaign.id, None)
-    _KEPT[campaign.id] = Kept(m.db.obj, campaign.version, campaign.system, table, snapshot, play)
+    _KEPT[campaign.id] = Kept(m.db.obj, campaign.version, campaign.system, table, saved.snapshot, play)
     while len(_KEPT) > KEPT_MOST:
         _KEPT.pop(next(iter(_KEPT)))
 
