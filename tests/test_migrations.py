@@ -63,6 +63,7 @@ def check_fingerprint_migration(url: str) -> None:
     database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 6
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
+    migrations.drop_triggers(database)   # they name the version column (schema 8)
     database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 8
     database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 9
     database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
@@ -99,6 +100,7 @@ def test_version_3_gets_the_system_state_column_and_keeps_its_characters(tmp_pat
     database.execute_sql("ALTER TABLE campaign DROP COLUMN forum")      # added by version 6
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_username")
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
+    migrations.drop_triggers(database)   # they name the version column (schema 8)
     database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 8
     database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 9
     database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
@@ -142,6 +144,7 @@ def test_version_6_gets_the_aspect_system_state_column_and_keeps_its_aspects(tmp
                          "created_at, system_state) VALUES (1, 'Veiled', 'situation', NULL, '{\"GM\": 1}', 0, 1, "
                          "'2026-01-01 00:00:00', '{}')")
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")
+    migrations.drop_triggers(database)   # they name the version column (schema 8)
     database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 8
     database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 9
     database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
