@@ -1,18 +1,23 @@
-"""How much the database grows per post, and what compacting sent replies gives back.
+"""How much the database grows per post, table by table, and what retention gives back.
 
-    python benchmarks/db_growth.py [--posts 2000]
+    python benchmarks/db_growth.py [--posts 20000]
 
-Plays N posts (the mix of benchmarks/throughput.py) through the pipeline into a SQLite file,
-marks every reply sent, and prints the file size per 1,000 posts (after VACUUM) before and
-after ``pbp.retention.compact_sent`` (what ``[daemon] compact_sent_after_days`` does).
+Plays N posts (the mix of benchmarks/throughput.py's ``MESSAGE_COMMANDS``, one campaign,
+the clock a minute on per post) through the pipeline into a SQLite file, marks every reply
+sent, and prints the bytes per post of each table (its rows and its indexes, SQLite's
+``dbstat`` after VACUUM) and of the whole file: as played, and after the retention of
+``[daemon] compact_sent_after_days`` (:func:`pbp.retention.compact_sent`, run in its small
+batches until nothing is left to compact, with its CPU per reply against a post's).
+Targets (issue 23): at 20,000 posts at most 4 KB a post without retention, 2 KB with it.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import tempfile
+import time
 import tomllib
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -20,9 +25,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.throughput import MESSAGE_COMMANDS, POST  # noqa: E402
 
 
+def table_bytes(database) -> dict[str, int]:
+    """Bytes on disk per table, its indexes counted with it (SQLite's dbstat)."""
+    owner = {name: table for name, table in database.execute_sql(
+        "SELECT name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index')").fetchall()}
+    out: dict[str, int] = {}
+    for name, size in database.execute_sql("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name").fetchall():
+        table = owner.get(name, name)
+        out[table] = out.get(table, 0) + size
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--posts", type=int, default=2000)
+    ap.add_argument("--posts", type=int, default=20_000)
     args = ap.parse_args()
     from pbp.campaigns import create_campaign, import_character
     from pbp.config import config_from_dict
@@ -42,32 +58,44 @@ def main() -> None:
     for sheet in sorted(sample_dir().glob("*.toml")):
         if sheet.name != "campaign.toml":
             import_character(campaign, str(sheet))
-    ctx = Context(config=config, dice=RandomDice())
+    clock = [datetime(2026, 12, 1, 9, 0)]
+    ctx = Context(config=config, dice=RandomDice(), clock=lambda: clock[0])
 
-    def size() -> int:
+    def sizes() -> tuple[int, dict[str, int]]:
         database.execute_sql("VACUUM")
-        return path.stat().st_size
+        return path.stat().st_size, table_bytes(database)
 
-    empty = size()
+    empty, empty_tables = sizes()
+    cpu = time.process_time()
     for i in range(args.posts):
+        clock[0] += timedelta(minutes=1)
         sender, command = MESSAGE_COMMANDS[i % len(MESSAGE_COMMANDS)]
         out = process_message(POST.format(i=i, sender=sender, command=command).encode(), ctx)
         assert out.status == "applied", out
-    now = m.utcnow()
-    m.OutboxMail.update(status="sent", sent_at=now).execute()
-    full = size()
-    outbox = sum(len(r.raw) for r in m.OutboxMail.select(m.OutboxMail.raw))
-    later = now + timedelta(days=31)
-    while compact_sent(later, days=30):
-        pass
-    compacted = size()
-    kept = sum(len(r.raw) for r in m.OutboxMail.select(m.OutboxMail.raw))
-    per = 1000 / args.posts
-    print(f"database growth over {args.posts} posts (SQLite, after VACUUM):")
-    print(f"  {(full - empty) * per / 1024:,.0f} KB per 1,000 posts "
-          f"({(full - empty) / args.posts / 1024:.1f} KB a post; outbox MIME {outbox * per / 1024:,.0f} KB of it)")
-    print(f"  after compacting sent replies: {(compacted - empty) * per / 1024:,.0f} KB per 1,000 posts "
-          f"(outbox {kept * per / 1024:,.0f} KB)")
+    per_post_cpu = (time.process_time() - cpu) / args.posts
+    m.OutboxMail.update(status="sent", sent_at=clock[0]).execute()
+    full, full_tables = sizes()
+    later = clock[0] + timedelta(days=31)
+    replies, cpu = 0, time.process_time()
+    while (n := compact_sent(later, days=30)):
+        replies += n
+    per_reply_cpu = (time.process_time() - cpu) / max(replies, 1)
+    compacted, kept_tables = sizes()
+
+    def grown(tables: dict[str, int], name: str) -> float:
+        return (tables.get(name, 0) - empty_tables.get(name, 0)) / args.posts
+
+    names = sorted(set(full_tables) | set(kept_tables), key=lambda n: -grown(full_tables, n))
+    print(f"database growth over {args.posts:,} posts in one campaign (SQLite, after VACUUM), bytes per post:")
+    print(f"  {'table':22} {'played':>8} {'retention':>10}")
+    for name in names:
+        if grown(full_tables, name) >= 1 or grown(kept_tables, name) >= 1:
+            print(f"  {name:22} {grown(full_tables, name):8,.0f} {grown(kept_tables, name):10,.0f}")
+    print(f"  {'whole file':22} {(full - empty) / args.posts:8,.0f} {(compacted - empty) / args.posts:10,.0f}"
+          f"   ({(full - empty) / args.posts / 1024:.2f} KB a post; {(compacted - empty) / args.posts / 1024:.2f} "
+          "KB with retention; targets 4 and 2)")
+    print(f"  retention: {replies:,} replies compacted at {per_reply_cpu * 1000:.3f} ms CPU each; "
+          f"a post took {per_post_cpu * 1000:.2f} ms ({per_reply_cpu / per_post_cpu:.0%} of a post; target under 10%)")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,16 @@ run's ratio to the Fate Condensed run of the same round. ``--check`` exits 1 if 
 Python function calls per post, a measure of the work that the load cannot move.
 ``--history N`` plays N posts in one campaign and prints each 195-post block's CPU time and
 queries per post, with the play state's size and the history's rows after it.
+
+``--against REF`` (issue 23) compares this checkout with a git ref: the ref is checked out
+into a temporary directory (``git worktree add --detach``) and each run is a fresh process
+(``--child``) importing one checkout's ``pbp`` first on its path; the processes alternate,
+this checkout's and the ref's, in an order that turns each round, playing the same posts on
+the same sheets (this checkout's ``SESSIONS`` and tables, whatever the ref has). It prints
+each system's CPU posts/s on both sides and the ratio (the median of each round's ratio,
+with the lowest and highest as the spread) and the load average. A system the ref does not
+know is compared with the ref's Fate Condensed rate of the same round (the same session in
+Fate Condensed's words): the ref's cost of a post, which is what the ratio is about.
 """
 from __future__ import annotations
 
@@ -31,7 +41,9 @@ import argparse
 import gc
 import hashlib
 import json
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +51,9 @@ import tomllib
 from datetime import datetime, timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+HERE = Path(__file__).resolve().parent
+# --against runs a child process per run with the checkout it measures first on the path
+sys.path.insert(0, os.environ.get("PBP_BENCH_ROOT") or str(HERE.parent))
 
 _PROSE = "Ruth keeps to the shadows along the loading dock, looking for whatever\ntore the door off its hinges."
 
@@ -324,22 +338,18 @@ SESSIONS = {
 }
 
 TABLES = {      # each system's table: its sample (pbp/samples) or benchmarks/tables, three sheets
-    "fate-condensed": ("samples:fate-condensed", ["ruth", "charles", "ghoul"]),
+    "fate-condensed": ("../pbp/samples/chicago", ["ruth", "charles", "ghoul"]),
     "fate-core": ("tables/fate-core", ["ruth", "charles", "ghoul"]),
     "d10-pool": ("tables/d10-pool", ["ruth", "charles", "captain"]),
-    "early-fate": ("samples:early-fate", ["jet", "mara", "brute"]),
-    "dresden-files-condensed": ("samples:dresden-files-condensed", ["nora", "marcus", "lake-thing"]),
+    "early-fate": ("../pbp/samples/early_fate", ["jet", "mara", "brute"]),
+    "dresden-files-condensed": ("../pbp/samples/dresden", ["nora", "marcus", "lake-thing"]),
 }
 SYSTEMS = tuple(SESSIONS)
 
 
 def _table_dir(system: str) -> Path:
-    from pbp.demo import sample_dir
-
-    where = TABLES[system][0]
-    if where.startswith("samples:"):
-        return sample_dir(where.split(":", 1)[1])
-    return Path(__file__).resolve().parent / where
+    """This checkout's sheets (under --against the ref plays them too: the same sheets)."""
+    return (HERE / TABLES[system][0]).resolve()
 
 
 class Campaign:
@@ -493,11 +503,98 @@ def bench_history(system: str, posts: int, block: int = 195,
     return rows
 
 
+def _child(system: str, posts: int, calls: bool) -> int:
+    """One run in a process of its own (``--against``): a warm-up session, then ``posts``
+    posts; prints the CPU and wall seconds, queries and (``calls``) Python calls as JSON
+    (counted on ``posts`` more posts after the timed ones)."""
+    campaign = Campaign(system)
+    campaign.play(len(campaign.script))
+    gc.collect()
+    cpu, wall, queries = campaign.play(posts)
+    out = {"cpu": cpu, "wall": wall, "queries": queries}
+    if calls:       # counted on further posts, so the profiler does not slow the ones timed
+        import cProfile
+        import pstats
+
+        profile = cProfile.Profile()
+        profile.enable()
+        campaign.play(posts)
+        profile.disable()
+        out["calls"] = pstats.Stats(profile).total_calls
+    print(json.dumps(out))
+    return 0
+
+
+def _knows(root: Path, system: str) -> bool:
+    """Whether the checkout at ``root`` has ``system`` (an older ref may have fewer)."""
+    probe = f"from pbp.rules.systems import get_system; get_system({system!r})"
+    return subprocess.run([sys.executable, "-c", probe], env={**os.environ, "PYTHONPATH": str(root)},
+                          cwd=root, capture_output=True).returncode == 0
+
+
+def bench_against(ref: str, posts: int, repeats: int, systems, calls: bool = False) -> int:
+    """This checkout against ``ref``, each run a process of its own, alternating."""
+    import tempfile as _tempfile
+
+    here = HERE.parent
+    where = Path(_tempfile.mkdtemp(prefix="pbp-against-")) / "ref"
+    subprocess.run(["git", "-C", str(here), "worktree", "add", "--detach", "--quiet", str(where), ref], check=True)
+    try:
+        sides = {"this": here, ref: where}
+        known = {s: _knows(where, s) for s in systems}
+        if "fate-condensed" not in systems and not all(known.values()):
+            systems = ["fate-condensed", *systems]
+            known["fate-condensed"] = _knows(where, "fate-condensed")
+        runs = {(side, s): [] for side in sides for s in systems}
+        load = []
+
+        def run(side: str, system: str) -> dict:
+            root = sides[side]
+            argv = [sys.executable, str(Path(__file__).resolve()), "--child", system, "--posts", str(posts)]
+            if calls:
+                argv.append("--calls")
+            done = subprocess.run(argv, env={**os.environ, "PBP_BENCH_ROOT": str(root), "PYTHONPATH": str(root)},
+                                  cwd=root, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise SystemExit(f"{side} {system}: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+            return json.loads(done.stdout.strip().splitlines()[-1])
+
+        for n in range(repeats):
+            order = systems[n % len(systems):] + systems[:n % len(systems)]
+            for system in order:
+                pair = ["this", ref] if n % 2 == 0 else [ref, "this"]
+                for side in pair:
+                    if side == ref and not known[system]:
+                        continue
+                    runs[(side, system)].append(run(side, system))
+            load.append(os.getloadavg()[0])
+        print(f"this checkout against {ref}: {posts} posts a run, {repeats} rounds, each run a process of its "
+              f"own, alternating; CPU posts/s (median), ratio = median of the rounds' ratios (lowest-highest); "
+              f"load average {min(load):.1f}-{max(load):.1f}")
+        for system in systems:
+            base = system if known[system] else "fate-condensed"
+            mine = [posts / r["cpu"] for r in runs[("this", system)]]
+            theirs = [posts / r["cpu"] for r in runs[(ref, base)]]
+            ratios = sorted(a / b for a, b in zip(mine, theirs))
+            line = (f"  {system:24} this {statistics.median(mine):5.0f}  {ref} {statistics.median(theirs):5.0f}"
+                    f"{'' if known[system] else ' (its fate-condensed)'}  ratio {statistics.median(ratios):.2f} "
+                    f"({ratios[0]:.2f}-{ratios[-1]:.2f})  queries/post "
+                    f"{runs[('this', system)][0]['queries'] / posts:.1f} vs {runs[(ref, base)][0]['queries'] / posts:.1f}")
+            if calls:
+                line += (f"  calls/post {runs[('this', system)][0]['calls'] / posts:,.0f} vs "
+                         f"{runs[(ref, base)][0]['calls'] / posts:,.0f}")
+            print(line)
+    finally:
+        subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force", str(where)], check=False)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--commands", type=int, default=50_000)
     ap.add_argument("--posts", type=int, default=60, help="posts a run, per system (default 60: 4 sessions)")
-    ap.add_argument("--repeats", type=int, default=10, help="runs per system, alternating (default 10)")
+    ap.add_argument("--repeats", type=int, default=None,
+                    help="runs per system, alternating (default 10; with --against 3 rounds)")
     ap.add_argument("--messages", type=int, default=None, help="old name of --posts (0: no whole posts)")
     ap.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated (default: all)")
     ap.add_argument("--check", action="store_true",
@@ -507,8 +604,16 @@ def main() -> int:
     ap.add_argument("--calls", action="store_true",
                     help="also count Python function calls per post (cProfile; with --history too)")
     ap.add_argument("--only-posts", action="store_true", help="skip the parse and reading figures")
+    ap.add_argument("--against", metavar="REF", help="instead: this checkout against a git ref (issue 23), "
+                    "alternating processes; prints the ratio of CPU posts/s per system")
+    ap.add_argument("--child", metavar="SYSTEM", help=argparse.SUPPRESS)   # one run of --against
     args = ap.parse_args()
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    if args.child:
+        return _child(args.child, args.posts, args.calls)
+    if args.against:
+        return bench_against(args.against, args.posts, args.repeats or 3, systems,
+                             calls=args.calls)
     if args.history:
         for system in systems:
             rows = bench_history(system, args.history, calls=args.calls)
@@ -535,6 +640,7 @@ def main() -> int:
     if posts <= 0:      # --posts 0: the parse and reading figures only
         return 0
     systems = ["fate-condensed"] + [s for s in systems if s != "fate-condensed"]   # the base runs first
+    args.repeats = args.repeats or 10
     figures = bench_systems(posts, args.repeats, systems)
     print(f"whole posts (read+parse+resolve+persist+render, SQLite file): the same "
           f"{len(SESSIONS['fate-condensed'][3])}-post session on each system's table, {posts} posts a run, "

@@ -289,16 +289,22 @@ class Daemon:
 
     def tick(self) -> None:
         """Deadlines and reminders (pending reactions, compels) at the injected clock; once
-        an hour, old sent replies are compacted (:mod:`pbp.retention`)."""
+        an hour, old sent replies are compacted (:mod:`pbp.retention`), in small batches
+        that take the database lock only to write, so posts do not wait for them."""
         from pbp.pipeline import apply_deadlines
 
         if time.monotonic() >= self._compact_at:
-            from pbp.retention import compact_sent
+            from pbp.retention import DAEMON_BATCH, compact_sent, give_back_space
 
             self._compact_at = time.monotonic() + COMPACT_EVERY_SECONDS
-            with self.db_lock:
-                compacted = compact_sent(self.ctx.clock(), self.config.compact_sent_after_days)
+            compacted = 0       # small batches, each worked out outside the lock and written under it
+            while not self.stopping.is_set():
+                n = compact_sent(self.ctx.clock(), self.config.compact_sent_after_days, DAEMON_BATCH, lock=self.db_lock)
+                compacted += n
+                if n < DAEMON_BATCH:
+                    break
             if compacted:
+                give_back_space(self.db_lock)
                 log.debug("compacted %d sent replies", compacted)
 
         with self.db_lock, exclusively("deadlines") as ours:   # one daemon at a time applies them

@@ -44,7 +44,7 @@ from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
-from pbp.store.prepared import Insert, Select
+from pbp.store.prepared import Insert, Select, Update
 from pbp.textsafety import is_addr_spec, shorten
 from pbp.views import public_sheets, shows_anything, views
 
@@ -112,7 +112,8 @@ _INSERT_MESSAGE = Insert(m.Message, ("message_id", "post_key", "campaign", "mail
                                      "status", "result", "received_at", "copy_key", "forward_key",
                                      "text_sketch"))
 _INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
-                                       "status", "attempts", "next_attempt_at", "last_error", "created_at"))
+                                       "status", "attempts", "next_attempt_at", "last_error", "created_at",
+                                       "compacted"))
 
 
 def _campaign(slug: str) -> m.Campaign | None:
@@ -372,7 +373,7 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     transaction makes it all-or-nothing (a command an earlier one made moot is skipped
     with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
-    post = _open_post(campaign, member, ctx, replied_to=mail.replied_to)
+    post = _open_post(campaign, member, ctx, replied_to=mail.replied_to, kept=True)
     results = apply_post(post, commands)
     sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
                         relay=campaign.delivery == "relay", notes=notes)
@@ -382,20 +383,49 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
         if id(res) in post.ledger:
             d["ledger"] = post.ledger[id(res)][1]
     base.replies = sent
-    _INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied", result=base.to_dict())
+    _INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied",
+                    result=_kept_result(base, results, post.__dict__.get("_recorded", {})))
     return base
 
 
-def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None) -> Post:
+def _kept_result(base: PostOutcome, results: list, recorded: dict) -> dict:
+    """What an applied post's message row keeps of its outcome (issue 23): not what the
+    row's columns, the outbox (its replies) and the ledger hold already. A result in the
+    ledger keeps its ledger hash and only what differs from what was recorded there (its
+    changes; effects added after the roll was recorded); :func:`_stored` puts it back
+    together from the ledger row."""
+    kept = []
+    for d, res in zip(base.results, results):
+        ledger = recorded.get(id(res))
+        if ledger is None or "ledger" not in d:
+            kept.append(d)
+            continue
+        kept.append({k: v for k, v in d.items() if k not in repo.LEDGER_VIEW or ledger.get(k) != v})
+    # the first reply's own id: how a resent copy finds the original result in the outbox
+    # (another sender's mail with the same Message-ID is another post, :func:`_first_reply`)
+    first = [{"message_id": base.replies[0]["message_id"]}] if base.replies else []
+    return {"campaign": base.campaign, "errors": base.errors, "results": kept, "replies": first}
+
+
+def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None, *,
+               kept: bool = False) -> Post:
+    """The post's view of the campaign: its table and play state, decoded from the database
+    or, with ``kept`` (a post that will commit them), the ones the campaign's last post
+    left in this process if the database has not changed since (:func:`pbp.store.repo.take_kept`)."""
     system = campaign_system(campaign)
-    table = repo.load_table(campaign, system.skills)
-    play = load_play(campaign.play)
-    if not play.rolls_numbered:     # rolls used to show ledger row ids: new numbers start past them
-        play.next_id = max(play.next_id, repo.max_roll_row(campaign) + 1)
-        play.rolls_numbered = True
+    found = repo.take_kept(campaign) if kept else None
+    if found is not None:
+        table, play, snap = found.table, found.play, found.snapshot
+    else:
+        table = repo.load_table(campaign, system.skills)
+        play = load_play(campaign.play)
+        if not play.rolls_numbered:     # rolls used to show ledger row ids: new numbers start past them
+            play.next_id = max(play.next_id, repo.max_roll_row(campaign) + 1)
+            play.rolls_numbered = True
+        snap = repo.snapshot(table)
     post = Post(campaign=campaign, table=table, play=play, author=author, now=ctx.clock(),
                 dice=ctx.dice, system=system, settings=ctx.config, replied_to=replied_to)
-    post.snapshot = repo.snapshot(table)
+    post.snapshot = snap
     post.names_at_start = tuple((a.name, a.hidden, a.owner) for a in table.aspects)
     return post
 
@@ -428,9 +458,11 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         if isinstance(res, ActionResult):
             if res.roll_id is None:
                 raise RuntimeError(f"a roll reached the ledger without its id: {res.command}")
-            row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev, res.roll_id)
+            recorded = res.to_dict()
+            row = repo.record_roll(campaign, source.id if source else None, recorded, prev, res.roll_id)
             prev = row.hash
             post.ledger[id(res)] = (res.shown_id, row.hash[:8])
+            post.__dict__.setdefault("_recorded", {})[id(res)] = recorded    # what the message row need not repeat
     finish_post(post)           # the after_post steps of pbp.play.core.SEQUENCE
 
     # The table's mail shows what every member may know; what it leaves out goes to the GM
@@ -467,7 +499,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
                              subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
-    _save_play(campaign, post.play, ctx.config)
+    play = _save_play(campaign, post.play, ctx.config, table_written=saved.wrote)
+    repo.keep(campaign, post.table, saved, play)     # for its next post (pbp.store.repo)
     return sent
 
 
@@ -550,12 +583,23 @@ def _addresses(post: Post, members: list[Author], names) -> list[str]:
     return sorted(set(out))
 
 
-def _save_play(campaign: m.Campaign, play: PlayState, config: Config) -> None:
+_SAVE_PLAY = Update(m.Campaign, ("play", "next_deadline", "version"))
+
+
+def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_written: bool = False) -> PlayState:
+    """Write the play state if it changed; if it or the table did (``table_written``), the
+    campaign takes a fresh version (what a kept table is checked by, pbp.store.repo).
+    Returns the play state as a load would read it back (decoded from what was written if it
+    changed: its sets and maps in the stored order, which replies show)."""
     data = dump_play(play)
-    if data != campaign.play:
+    if data != campaign.play:       # as stored: the keys sorted (JSONField)
+        play = load_play(m.Campaign.play.python_value(m.Campaign.play.db_value(data)))
+    if data != campaign.play or table_written:
         due = play.next_deadline(timedelta(hours=campaign_hours(campaign, config, "reminder_hours")))
-        m.Campaign.update(play=data, next_deadline=due).where(m.Campaign.id == campaign.id).execute()
-        campaign.play = data
+        version = repo.new_version()
+        _SAVE_PLAY(campaign.id, play=data, next_deadline=due, version=version)
+        campaign.play, campaign.version = data, version
+    return play
 
 
 def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
@@ -726,13 +770,18 @@ def _notice_due(key: str, now: datetime, every: timedelta) -> bool:
 
 def _stored(message: m.Message, status: str, reason: str = "") -> PostOutcome:
     stored = dict(message.result or {})
+    results = stored.get("results", [])
+    if any("ledger" in r and "command" not in r for r in results):    # kept short (_kept_result)
+        rolls = {row.hash[:8]: row for row in m.RollRecord.select().where(m.RollRecord.message_id == message.message_id)}
+        results = [{**repo.ledger_view(rolls[r["ledger"]]), **r} if "command" not in r and r.get("ledger") in rolls
+                   else r for r in results]
     return PostOutcome(
         message_id=message.message_id,
         campaign=stored.get("campaign"),
         author=message.author,
         status=status,
         errors=stored.get("errors", []),
-        results=stored.get("results", []),
+        results=results,
         replies=[],
         reason=reason or f"first handled with status {message.status}",
     )

@@ -23,7 +23,10 @@ is changed in place instead:
   and the same keys in ``/sheet set`` by mail.
 * Every change by play (a post, see :func:`record_play`) or by hand is a :class:`SheetChange`
   row: who, when, which message, the sheet before and after: the character's row, its own
-  aspects and the free invokes it holds (:func:`state_of`, :func:`sheet_aspects`).
+  aspects and the free invokes it holds (:func:`state_of`, :func:`sheet_aspects`); a change
+  by play keeps only the entries it changed, before and after (issue 23: a post's history
+  row is a few hundred bytes, not two whole sheets), which is all :func:`undo` and
+  :func:`describe_diff` read.
   :func:`undo` takes back the last change not yet undone, field by field (only what that
   change changed, so later changes to other fields stay), the aspects one by one
   (:func:`_restore_aspects`, :func:`_restore_holds`), and is itself recorded.
@@ -43,6 +46,10 @@ from pbp.rules.systems import campaign_system
 from pbp.sheetfile import parse_sheet
 from pbp.store import models as m
 from pbp.store import repo
+from pbp.store.prepared import Insert
+
+_INSERT_CHANGE = Insert(m.SheetChange, ("campaign", "character", "at", "who", "how", "message_id", "before", "after",
+                                        "undone"))
 
 OWN_KINDS = ("high_concept", "trouble", "character")
 INT_KEYS = ("refresh", "milestone_refresh", "milestone_skills", "fate_points")
@@ -817,7 +824,8 @@ def record_play(campaign: m.Campaign, before: repo.Snapshot, saved: repo.Saved, 
     holds (:func:`sheet_aspects`), the shape ``pbp character set`` records, so
     :func:`undo` takes it back. Built from what :func:`pbp.store.repo.save_table` compared
     (``saved``): no row is dumped again, and a character the post did not touch costs nothing.
-    ``at``: the post's time (the pipeline's clock), else now."""
+    ``at``: the post's time (the pipeline's clock), else now. Only the entries the post
+    changed are kept (before and after), the aspects and holds only if they changed."""
     names = [n for n in saved.changed if n in before.characters]     # one the post created has no before
     if not names:
         return
@@ -838,9 +846,12 @@ def record_play(campaign: m.Campaign, before: repo.Snapshot, saved: repo.Saved, 
         now_aspects, now_holds = sheet_aspects(now_items, name)
         if rows is None and (then_aspects, then_holds) == (now_aspects, now_holds):
             continue
-        m.SheetChange.create(campaign=campaign, character=name, who=who, how="play", message_id=message_id,
-                             at=at or m.utcnow(), before={**was_row, "aspects": then_aspects, "holds": then_holds},
-                             after={**now_row, "aspects": now_aspects, "holds": now_holds})
+        was_row.update(aspects=then_aspects, holds=then_holds)
+        now_row.update(aspects=now_aspects, holds=now_holds)
+        keys = [k for k in dict.fromkeys([*was_row, *now_row]) if was_row.get(k) != now_row.get(k)]
+        _INSERT_CHANGE(campaign=campaign, character=name, who=who, how="play", message_id=message_id,
+                       at=at or m.utcnow(), before={k: was_row.get(k) for k in keys},
+                       after={k: now_row.get(k) for k in keys}, undone=False)
 
 
 def _restore_aspects(table: rs.Table, owner: str, before: list, after: list) -> list[str]:

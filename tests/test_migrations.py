@@ -67,6 +67,10 @@ def check_post_key_migration(url: str) -> None:
     database.execute_sql("INSERT INTO campaign (slug, name, system, delivery, settings, play, created_at, forum) "
                          "VALUES ('c', 'C', 'fate-condensed', 'relay', '{}', '{}', '2026-01-01 00:00:00', '{}')")
     undo_post_keys(database)
+    migrations.drop_triggers(database)   # they name the version column (schema 10)
+    database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 10
+    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 11
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
     for campaign, message_id in ((1, "old@x"), (None, "stray@x")):
         database.execute_sql("INSERT INTO message (message_id, campaign_id, author, subject, status, received_at) "
                              f"VALUES ('{message_id}', {campaign or 'NULL'}, 'ruth@x', 'The warehouse', 'applied', "
@@ -111,6 +115,10 @@ def check_fingerprint_migration(url: str) -> None:
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
+    migrations.drop_triggers(database)   # they name the version column (schema 10)
+    database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 10
+    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 11
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=1).execute()
     database.close()
@@ -147,6 +155,10 @@ def test_version_3_gets_the_system_state_column_and_keeps_its_characters(tmp_pat
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
     undo_post_keys(database)
+    migrations.drop_triggers(database)   # they name the version column (schema 10)
+    database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 10
+    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 11
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=3).execute()
     database.close()
@@ -190,6 +202,10 @@ def test_version_6_gets_the_aspect_system_state_column_and_keeps_its_aspects(tmp
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
     undo_post_keys(database)
+    migrations.drop_triggers(database)   # they name the version column (schema 10)
+    database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 10
+    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 11
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=6).execute()
     database.close()

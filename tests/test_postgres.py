@@ -41,6 +41,10 @@ from tests.test_headers import (  # noqa: E402,F401
     test_any_subject_gives_a_short_clean_subject,
     test_threading_ids_never_copied_raw_and_references_trimmed,
 )
+from tests.test_kept_table import (  # noqa: E402,F401
+    test_a_write_outside_the_daemon_is_seen_by_its_next_post,
+    test_two_daemons_on_one_database_each_see_the_others_posts,
+)
 from tests.test_trust import strict, test_the_notice_to_an_unverified_member_is_rate_limited  # noqa: E402,F401
 
 

@@ -120,3 +120,47 @@ def test_replies_that_cannot_be_compacted_do_not_fill_the_batch(chicago, config)
     assert rounds == [2, 2, 0]
     row = m.OutboxMail.get(m.OutboxMail.message_id == out.replies[0]["message_id"])
     assert parsed(row).get_body(("html",)) is None                   # the real reply was compacted
+
+
+def test_a_batch_is_worked_out_before_the_lock_and_only_written_under_it(chicago, config, monkeypatch):
+    """Issue 23: posts wait for the retention at most for one batch's writes: every reply
+    of the batch is compacted before the daemon's lock is taken."""
+    from pbp import retention
+
+    for n in range(3):
+        process_message(eml("/overcome Investigate vs Fair\n", message_id=f"lock-{n}@t"), make_ctx(config, "00++"))
+    sent_long_ago()
+    made = []
+    compact = retention.compact
+    monkeypatch.setattr(retention, "compact", lambda raw, when=None: made.append(1) or compact(raw, when))
+
+    class Lock:
+        held_after = None
+
+        def __enter__(self):
+            Lock.held_after = len(made)
+
+        def __exit__(self, *exc):
+            return False
+
+    total = m.OutboxMail.select().count()
+    assert compact_sent(FIXED_NOW, days=30, limit=2, lock=Lock()) == 2
+    assert Lock.held_after == 2
+    assert compact_sent(FIXED_NOW, days=30, limit=100, lock=Lock()) == total - 2
+    assert compact_sent(FIXED_NOW, days=30, lock=Lock()) == 0
+
+
+def test_pbp_s_own_replies_are_cut_without_the_email_package_and_read_the_same(chicago, config):
+    from pbp.retention import _plain_of_ours, plain_only
+
+    out = process_message(eml("/overcome Investigate vs Fair\n"), make_ctx(config, "00++"))
+    raw = m.OutboxMail.get(m.OutboxMail.message_id == out.replies[0]["message_id"]).raw
+    fast, slow = _plain_of_ours(raw, FIXED_NOW), plain_only(raw, FIXED_NOW)
+    assert fast is not None and len(fast) < len(raw) * 0.6
+    a, b = (email.message_from_string(x, policy=policy.default) for x in (fast, slow))
+    assert plain_text(a) == plain_text(b)
+    assert [(k, str(v)) for k, v in a.items() if k.lower() not in ("content-type", "content-transfer-encoding",
+                                                                     "mime-version")] == \
+        [(k, str(v)) for k, v in b.items() if k.lower() not in ("content-type", "content-transfer-encoding",
+                                                                "mime-version")]
+    assert _plain_of_ours(HTML_ONLY, FIXED_NOW) is None     # not pbp's shape: the email package's turn

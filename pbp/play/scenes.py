@@ -121,6 +121,7 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
         pc._close_pending(post, p)
     play.scene = None
     play.turn_clock = None
+    play.forget_thread_kind("narrate")      # anyone taken out is back: no narration is owed any more
     return NoteResult(cmd.source, GM, "scene_end", text="\n  ".join(lines), changes=changes)
 
 

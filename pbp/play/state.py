@@ -362,6 +362,13 @@ class PlayState:
         forget_oldest(self.closed_rolls, CLOSED_KEPT)
         return closed
 
+    def forget_thread_kind(self, kind: str) -> None:
+        """Drop every ref of a kind (``"narrate"``) from the thread map: what a scene's end
+        settles for good (a narration asked of someone taken out outside a conflict is
+        never closed otherwise, and the map grew by one with every such ask)."""
+        for ref in {r for refs in self.threads.values() for r in refs if r.startswith(kind + ":")}:
+            self.forget_thread_refs(ref)
+
     def forget_thread_refs(self, ref: str) -> None:
         """Drop a closed item from the thread map, so the map does not grow with history."""
         for key in [k for k, refs in self.threads.items() if ref in refs]:

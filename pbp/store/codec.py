@@ -36,18 +36,32 @@ def _hints(cls: type) -> dict[str, object]:
     return typing.get_type_hints(cls)
 
 
+@lru_cache(maxsize=None)
+def _names(cls: type) -> tuple[str, ...] | None:
+    """A dataclass's field names (None for any other type): looked up once per class."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def dump(value) -> object:
     """A JSON-ready structure for ``value``."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value.value if isinstance(value, enum.Enum) else value
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
     if isinstance(value, enum.Enum):
         return value.value
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
     if isinstance(value, datetime):
         return value.isoformat()
-    if dataclasses.is_dataclass(value):
-        out = {f.name: dump(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        out[_TAG] = type(value).__name__
+    names = _names(kind)
+    if names is not None:
+        out = {name: dump(getattr(value, name)) for name in names}
+        out[_TAG] = kind.__name__
         return out
+    if kind is list or kind is tuple:
+        return [dump(v) for v in value]
     if isinstance(value, typing.Mapping):
         return {str(k): dump(v) for k, v in value.items()}
     if isinstance(value, (frozenset, set)):
@@ -72,14 +86,31 @@ def _fresh(data):
 
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
+_PLAIN_TYPES = frozenset((str, int, float, bool))
+
+
+@lru_cache(maxsize=None)
+def _shape(tp) -> tuple:
+    return typing.get_origin(tp), typing.get_args(tp)
+
+
+@lru_cache(maxsize=None)
+def _init_fields(cls: type) -> tuple[tuple[str, object], ...]:
+    """A dataclass's fields an instance is made with, and their types: once per class."""
+    hints = _hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.init)
 
 
 def load(tp, data):
     """The value of type ``tp`` that :func:`dump` turned into ``data``."""
     if data is None:
         return None
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
+    if tp in _PLAIN_TYPES and type(data) is tp:
+        return data
+    try:
+        origin, args = _shape(tp)
+    except TypeError:       # an unhashable type expression: worked out each time
+        origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
         options = [a for a in args if a is not type(None)]
         if len(options) == 1:
@@ -97,11 +128,9 @@ def load(tp, data):
     if tp is datetime:
         return datetime.fromisoformat(data)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
-        cls = _subclasses(tp).get(data.get(_TAG, tp.__name__), tp)
-        hints = _hints(cls)
-        kwargs = {f.name: load(hints[f.name], data[f.name]) for f in dataclasses.fields(cls)
-                  if f.init and f.name in data}
-        return cls(**kwargs)
+        tag = data.get(_TAG)
+        cls = tp if tag is None or tag == tp.__name__ else _subclasses(tp).get(tag, tp)
+        return cls(**{name: load(hint, data[name]) for name, hint in _init_fields(cls) if name in data})
     if origin in (list, typing.List) or tp is list:
         (item,) = args or (typing.Any,)
         return [load(item, v) for v in data]

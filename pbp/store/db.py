@@ -11,6 +11,7 @@ from pbp.store.migrations import upgrade
 from pbp.store.models import ALL_MODELS, db
 
 SQLITE_PRAGMAS = {
+    "auto_vacuum": "incremental",   # a new database only: the retention gives pages back (pbp.retention)
     "journal_mode": "wal",      # readers do not block the daemon's writer
     "synchronous": "normal",    # durable at each checkpoint; safe with WAL
     "foreign_keys": 1,

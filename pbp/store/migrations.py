@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from peewee import CharField, IntegerField, Model
+from peewee import BigIntegerField, BooleanField, CharField, IntegerField, Model, PostgresqlDatabase
 from playhouse.migrate import SchemaMigrator
 
 from pbp.store.models import JSONField, post_key
@@ -83,9 +83,80 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (9, "a post is known by its campaign, author and Message-ID (post_key), not by its Message-ID alone: "
         "nobody can take a post's place by sending its id first; posts keep a sketch of their prose, so a copy "
         "sent as a new mail is found (text_sketch)", lambda migrator: _keyed_posts(migrator)),
+    (10, "a campaign's version moves with its table and play state (a daemon keeps the table between posts)",
+     lambda migrator: [
+         migrator.add_column("campaign", "version", BigIntegerField(null=True, default=0)),
+     ]),
+    (11, "the retention finds the replies it has not looked at by an indexed column, not by their text",
+     lambda migrator: [
+         migrator.add_column("outboxmail", "compacted", BooleanField(default=False, index=True)),
+     ]),
 ]
 
 LATEST = MIGRATIONS[-1][0]
+
+# Any write to a campaign's characters or aspects moves its version, whoever writes (the
+# daemon, another daemon, ``pbp character set`` in a shell), so a table a daemon kept from
+# its last post (pbp.store.repo.take_kept) is never used once the rows under it changed.
+# Created (idempotently) after the tables, on a new database and on every upgrade.
+_SQLITE_TRIGGER = ('CREATE TRIGGER IF NOT EXISTS "pbp_{table}_{op}_version" AFTER {op} ON "{table}" '
+                   'BEGIN UPDATE "campaign" SET "version" = "version" + 1 WHERE "id" = {row}."campaign_id"; END')
+_PG_FUNCTION = '''CREATE OR REPLACE FUNCTION pbp_campaign_version() RETURNS trigger AS $$
+BEGIN
+    UPDATE "campaign" SET "version" = "version" + 1
+     WHERE "id" = CASE WHEN TG_OP = 'DELETE' THEN OLD."campaign_id" ELSE NEW."campaign_id" END;
+    RETURN NULL;
+END $$ LANGUAGE plpgsql'''
+_PG_TRIGGER = ('CREATE OR REPLACE TRIGGER "pbp_{table}_version" AFTER INSERT OR UPDATE OR DELETE ON "{table}" '
+               'FOR EACH ROW EXECUTE FUNCTION pbp_campaign_version()')
+# and a write of the play state that does not set a version itself (anything but a post)
+_SQLITE_PLAY_TRIGGER = ('CREATE TRIGGER IF NOT EXISTS "pbp_campaign_play_version" AFTER UPDATE OF "play" ON "campaign" '
+                        'WHEN NEW."version" IS OLD."version" '
+                        'BEGIN UPDATE "campaign" SET "version" = "version" + 1 WHERE "id" = NEW."id"; END')
+_PG_PLAY_FUNCTION = '''CREATE OR REPLACE FUNCTION pbp_campaign_play_version() RETURNS trigger AS $$
+BEGIN
+    IF NEW."version" IS NOT DISTINCT FROM OLD."version" THEN
+        NEW."version" := coalesce(OLD."version", 0) + 1;
+    END IF;
+    RETURN NEW;
+END $$ LANGUAGE plpgsql'''
+_PG_PLAY_TRIGGER = ('CREATE OR REPLACE TRIGGER "pbp_campaign_version" BEFORE UPDATE OF "play" ON "campaign" '
+                    'FOR EACH ROW EXECUTE FUNCTION pbp_campaign_play_version()')
+VERSIONED = ("character", "aspect")
+_PG_LOCK = 0x70627076       # "pbpv": the advisory lock under which the triggers are created
+
+
+def create_triggers(database) -> None:
+    """The triggers that move ``campaign.version`` on a write to its characters or aspects,
+    or to its play state by anything that does not set the version itself."""
+    if not isinstance(database, PostgresqlDatabase):
+        with database.atomic():
+            for table in VERSIONED:
+                for op in ("INSERT", "UPDATE", "DELETE"):
+                    database.execute_sql(_SQLITE_TRIGGER.format(table=table, op=op, row="OLD" if op == "DELETE" else "NEW"))
+            database.execute_sql(_SQLITE_PLAY_TRIGGER)
+        return
+    with database.atomic():     # daemons starting together: one creates them, the others see them
+        database.execute_sql("SELECT pg_advisory_xact_lock(%s)", (_PG_LOCK,))
+        names = [f"pbp_{t}_version" for t in (*VERSIONED, "campaign")]
+        have = database.execute_sql("SELECT count(*) FROM pg_trigger WHERE tgname IN (%s, %s, %s)", names).fetchone()[0]
+        if have == len(names):
+            return
+        database.execute_sql(_PG_FUNCTION)
+        for table in VERSIONED:
+            database.execute_sql(_PG_TRIGGER.format(table=table))
+        database.execute_sql(_PG_PLAY_FUNCTION)
+        database.execute_sql(_PG_PLAY_TRIGGER)
+
+
+def drop_triggers(database) -> None:
+    """SQLite's: a migration that rebuilds a table (peewee's SQLite migrator renames a copy)
+    fails while a trigger names it; they are made again after the migrations."""
+    if not isinstance(database, PostgresqlDatabase):
+        for table in VERSIONED:
+            for op in ("INSERT", "UPDATE", "DELETE"):
+                database.execute_sql(f'DROP TRIGGER IF EXISTS "pbp_{table}_{op}_version"')
+        database.execute_sql('DROP TRIGGER IF EXISTS "pbp_campaign_play_version"')
 
 
 class SchemaVersion(Model):
@@ -114,12 +185,15 @@ def upgrade(database, create_tables: Callable[[], None]) -> int:
                 create_tables()
                 database.create_tables([SchemaVersion])
                 SchemaVersion.create(version=LATEST)
+            create_triggers(database)
             return LATEST
         if version > LATEST:
             raise ConfigError(f"the database is at schema version {version}, newer than this pbp ({LATEST})",
                               hint="upgrade pbp, or point it at a database this version made")
         database.create_tables([SchemaVersion], safe=True)
         migrator = SchemaMigrator.from_database(database)
+        if version < LATEST:
+            drop_triggers(database)
         for number, what, change in MIGRATIONS:
             if number <= version:
                 continue
@@ -130,4 +204,5 @@ def upgrade(database, create_tables: Callable[[], None]) -> int:
                 SchemaVersion.create(version=number)
             log.info("database migrated to schema version %d: %s", number, what)
         create_tables()  # tables added by a release (created empty, idempotent)
+    create_triggers(database)
     return LATEST

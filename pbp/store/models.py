@@ -12,6 +12,7 @@ import json
 from datetime import datetime, timezone
 
 from peewee import (
+    BigIntegerField,
     BooleanField,
     CharField,
     DatabaseProxy,
@@ -57,6 +58,11 @@ class Campaign(BaseModel):
     play = JSONField(default=dict)          # pbp.play.state.PlayState: scene, conflict, pending...
     next_deadline = DateTimeField(null=True, index=True)
     created_at = DateTimeField(default=utcnow)
+    # Changes whenever its table or play state does: a post sets a fresh random value, and
+    # triggers (pbp.store.migrations.create_triggers) move it on any other write to its characters
+    # or aspects; a daemon reuses the table it kept from the last post while it is unchanged
+    # (pbp.store.repo.take_kept), so several daemons and the CLI on one database stay right.
+    version = BigIntegerField(null=True, default=0)
 
 
 class Member(BaseModel):
@@ -179,6 +185,7 @@ class OutboxMail(BaseModel):
     last_error = TextField(default="")
     created_at = DateTimeField(default=utcnow)
     sent_at = DateTimeField(null=True)
+    compacted = BooleanField(default=False, index=True)   # looked at by the retention (pbp.retention)
 
 
 class MailboxState(BaseModel):

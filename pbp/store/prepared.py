@@ -81,3 +81,27 @@ class Insert:
         if isinstance(database, PostgresqlDatabase):
             return cursor.fetchone()[0]
         return cursor.lastrowid
+
+
+class Update:
+    """A one-row UPDATE by id of a fixed set of a model's fields (``Update(m.Character,
+    ("skills", ...))(row_id, skills=...)``): the SQL made once per database, as for
+    :class:`Insert`. Returns the rows changed (0 or 1)."""
+
+    def __init__(self, model: type[Model], fields: tuple[str, ...]) -> None:
+        self.model = model
+        self.fields = [model._meta.fields[name] for name in fields]
+        self.names = tuple(fields)
+        self._cache: dict[int, tuple] = {}
+
+    def __call__(self, row_id: int, **values) -> int:
+        database = db.obj
+        cached = self._cache.get(id(database))
+        sql = cached[1] if cached is not None and cached[0] is database else None
+        if sql is None:
+            sets = ", ".join(f'"{f.column_name}" = {database.param}' for f in self.fields)
+            sql = f'UPDATE "{self.model._meta.table_name}" SET {sets} WHERE "id" = {database.param}'
+            self._cache[id(database)] = (database, sql)
+        params = [f.db_value(values[f.name]) for f in self.fields]
+        params.append(row_id)
+        return database.execute_sql(sql, params).rowcount

@@ -4,18 +4,28 @@ A message loads its campaign's table in two queries (characters, aspects in play
 engine changes the dataclasses, and :func:`save_table` writes back only what changed. The
 cost does not grow with the campaign's history: inactive aspects and old rolls are never
 read.
+
+A daemon keeps each campaign's decoded table and play state from one post to the next
+(:func:`keep`, :func:`take_kept`), under the campaign's ``version``: a post that changes
+anything writes a fresh random version with the play state, and triggers move it on any
+other write to the campaign's characters or aspects (:func:`pbp.store.migrations.create_triggers`),
+so a kept table is used only while the database still holds exactly what it was made from,
+whichever daemon or shell wrote last. A kept entry is taken out for the post that uses it
+(an engine changes it in place): a post that fails leaves nothing kept, and the next one
+loads the campaign afresh.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from dataclasses import dataclass
 
 from peewee import fn
 
 from pbp.rules import state as rs
 from pbp.store import models as m
-from pbp.store.prepared import Insert, Select
+from pbp.store.prepared import Insert, Select, Update
 
 _CHARACTERS = Select(lambda campaign_id: m.Character.select().where(m.Character.campaign == campaign_id))
 _ASPECTS = Select(lambda campaign_id: m.Aspect.select(
@@ -105,6 +115,23 @@ class Saved:
     changed: list[str]                          # the sheets a reply shows (see save_table)
     rows: dict[str, tuple[str | None, str]]     # name -> (row as loaded, row now), rows that changed
     aspects: list[tuple[int, dict | None, dict | None]]  # id, fields as loaded (None: new), now (None: gone)
+    snapshot: Snapshot | None = None            # the table as now stored (what the next post diffs against)
+
+    @property
+    def wrote(self) -> bool:
+        return bool(self.rows or self.aspects)
+
+
+_UPDATES: dict[tuple[str, ...], Update] = {}
+_ASPECT_UPDATE = Update(m.Aspect, ("name", "kind", "owner", "free_invokes", "hidden", "system_state"))
+
+
+def _update_character(row_id: int, fields: dict) -> None:
+    names = tuple(fields) + ("updated_at",)
+    update = _UPDATES.get(names)
+    if update is None:
+        update = _UPDATES[names] = Update(m.Character, names)
+    update(row_id, **fields, updated_at=m.utcnow())
 
 
 def save_table(campaign: m.Campaign, before: Snapshot, after: rs.Table) -> Saved:
@@ -115,30 +142,35 @@ def save_table(campaign: m.Campaign, before: Snapshot, after: rs.Table) -> Saved
     changed rows' dumps and the changed aspects' fields before and after."""
     changed: list[str] = []
     rows: dict[str, tuple[str | None, str]] = {}
+    stored: dict[str, str] = {}
     for ch in after.characters.values():
         fields = _character_fields(ch)
+        now = stored[ch.name] = _dump(fields)
         if ch.id is None:
             ch.id = m.Character.create(campaign=campaign, **fields).id
             changed.append(ch.name)
-            rows[ch.name] = (None, _dump(fields))
+            rows[ch.name] = (None, now)
             continue
-        now, was = _dump(fields), before.characters.get(ch.name)
+        was = before.characters.get(ch.name)
         if was != now:
-            m.Character.update(**fields, updated_at=m.utcnow()).where(m.Character.id == ch.id).execute()
+            _update_character(ch.id, fields)
             changed.append(ch.name)
             rows[ch.name] = (was, now)
 
     touched: list[tuple[int, dict | None, dict | None]] = []
     kept: set[int] = set()
+    aspects: dict[int, str] = {}
     for a in after.aspects:
         fields = _aspect_fields(a)
         if a.id is None:
             a.id = m.Aspect.create(campaign=campaign, **fields).id
             touched.append((a.id, None, fields))
+            aspects[a.id] = _dump(fields)
             continue
         kept.add(a.id)
-        if before.aspects.get(a.id) != _dump(fields):
-            m.Aspect.update(**fields).where(m.Aspect.id == a.id).execute()
+        now = aspects[a.id] = _dump(fields)
+        if before.aspects.get(a.id) != now:
+            _ASPECT_UPDATE(a.id, **fields)
             touched.append((a.id, before.aspect(a.id), fields))
     gone = [aid for aid in before.aspects if aid not in kept]
     if gone:
@@ -151,7 +183,63 @@ def save_table(campaign: m.Campaign, before: Snapshot, after: rs.Table) -> Saved
             for name in (fields["owner"], *fields["free_invokes"]):
                 if name in after.characters and name not in changed:
                     changed.append(name)
-    return Saved(changed, rows, touched)
+    return Saved(changed, rows, touched, Snapshot(characters=stored, ids={ch.name: ch.id for ch in after.characters.values()},
+                                                  aspects=aspects, system=after.system))
+
+
+# --------------------------------------------------------------------------- kept between posts
+
+@dataclass
+class Kept:
+    """A campaign's table and play state as its last post left them, at ``version``."""
+
+    database: object
+    version: int
+    system: str
+    table: rs.Table
+    snapshot: Snapshot
+    play: object                    # pbp.play.state.PlayState (the store does not import play)
+
+
+KEPT_MOST = 64
+"""How many campaigns' tables a process keeps (the most recently played)."""
+_KEPT: dict[int, Kept] = {}
+
+
+def new_version() -> int:
+    """A fresh version for a campaign a post changed: random, so two daemons never write
+    the same one (the triggers' +1 steps cannot meet one either, in practice)."""
+    return secrets.randbits(62)
+
+
+def take_kept(campaign: m.Campaign) -> Kept | None:
+    """The table and play state kept for ``campaign`` if the database still holds what
+    they were made from (same database, version and system); taken out either way."""
+    kept = _KEPT.pop(campaign.id, None)
+    if kept is None or kept.database is not m.db.obj or kept.version != campaign.version \
+            or kept.system != campaign.system or not campaign.version:
+        return None
+    return kept
+
+
+def keep(campaign: m.Campaign, table: rs.Table, saved: Saved, play) -> None:
+    """Keep what a post left for the campaign's next post (at its version now): the table
+    as a load would read it back, its changed rows decoded from what was written (a dict's
+    keys in the stored order, which replies show) and its aspects in the order of their ids."""
+    for name, (_, now) in saved.rows.items():
+        ch = table.characters[name]
+        table.characters[name] = character_to_state({**json.loads(now), "id": ch.id})
+    written = {aid for aid, _, now in saved.aspects if now is not None}
+    table.aspects = sorted((aspect_to_state({**json.loads(saved.snapshot.aspects[a.id]), "id": a.id})
+                            if a.id in written else a for a in table.aspects), key=lambda a: a.id)
+    _KEPT.pop(campaign.id, None)
+    _KEPT[campaign.id] = Kept(m.db.obj, campaign.version, campaign.system, table, saved.snapshot, play)
+    while len(_KEPT) > KEPT_MOST:
+        _KEPT.pop(next(iter(_KEPT)))
+
+
+def forget_kept() -> None:
+    _KEPT.clear()
 
 
 def chain_hash(prev_hash: str, record: dict) -> str:
@@ -175,6 +263,22 @@ def ledger_payload(row: m.RollRecord) -> dict:
         "outcome": row.outcome,
         "detail": row.detail,
     }
+
+
+#: The keys of a roll's result (``ActionResult.to_dict``) its ledger row holds.
+LEDGER_VIEW = ("command", "actor", "action", "skill", "dice", "rolls", "modifiers", "effort", "opposition", "shifts",
+               "outcome", "effects", "roll_id")
+
+
+def ledger_view(row: m.RollRecord) -> dict:
+    """A roll's result as its ledger row recorded it (the :data:`LEDGER_VIEW` keys)."""
+    detail = row.detail or {}
+    out = {"command": row.command, "actor": row.actor, "action": row.action, "skill": row.skill, "dice": row.dice,
+           "effort": row.effort, "shifts": row.shifts, "outcome": row.outcome}
+    out.update({k: detail[k] for k in ("rolls", "modifiers", "opposition", "effects") if k in detail})
+    if "number" in detail:
+        out["roll_id"] = detail["number"]
+    return out
 
 
 def last_ledger_hash(campaign: m.Campaign) -> str:

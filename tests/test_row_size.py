@@ -1,0 +1,26 @@
+"""Small rows (issue 23): an applied post's message row does not repeat what the ledger and
+the outbox hold, and a resent copy still gets its whole result back, as first given."""
+from __future__ import annotations
+
+import json
+
+from pbp.pipeline import process_message
+from pbp.store import models as m
+from tests.helpers import eml, make_ctx
+
+POST = '/attack Ghoul with Fight\n/advantage Notice "Loose Floorboards" vs Fair\n/fp spend\n'
+
+
+def test_a_resent_post_gets_the_whole_result_back_from_a_short_row(chicago, config):
+    first = process_message(eml(POST, message_id="short@t"), make_ctx(config, "+0+0,-0-0,00+0"))
+    assert first.status == "applied", first.errors
+    row = m.Message.get(m.Message.message_id == "short@t")
+    whole = json.dumps(first.to_dict())
+    kept = json.dumps(row.result)
+    assert len(kept) < len(whole) * 0.5, (len(kept), len(whole))
+    # of the replies only the first's own id is kept (how a resent copy finds its original)
+    assert [set(r) for r in row.result["replies"]] == [{"message_id"}] and all("dice" not in r for r in row.result["results"] if "ledger" in r)
+    again = process_message(eml(POST, message_id="short@t"), make_ctx(config, "----"))
+    assert again.status == "duplicate"
+    assert again.results == first.results      # rolls put back together from the ledger, effects added after
+    assert again.errors == first.errors and again.campaign == first.campaign
