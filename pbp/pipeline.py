@@ -36,13 +36,14 @@ from pbp.play.core import campaign_hours, finish_post
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, reply_subject
-from pbp.rules.dice import DiceSource
+from pbp.rules.dice import DiceSource, RandomDice
 from pbp.rules.results import ActionResult
 from pbp.rules import explain
 from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
+from pbp.store.seeds import SceneDice
 from pbp.store.prepared import Insert, Select
 from pbp.textsafety import is_addr_spec, shorten
 from pbp.views import public_sheets, shows_anything, views
@@ -66,6 +67,7 @@ class Context:
     dice: DiceSource
     clock: Callable[[], datetime] = m.utcnow
     renderer: Renderer = field(default_factory=Renderer)
+    beacon: object = None       # a public randomness beacon mixed into committed seeds (pbp.store.seeds.Beacon)
 
 
 @dataclass
@@ -332,6 +334,7 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
     post = _open_post(campaign, member, ctx, replied_to=mail.replied_to)
+    commit_dice(post, campaign, ctx, mail.id, mail.new_text)
     results = apply_post(post, commands)
     sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
                         relay=campaign.delivery == "relay", notes=notes)
@@ -359,6 +362,14 @@ def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: s
     return post
 
 
+def commit_dice(post: Post, campaign: m.Campaign, ctx: Context, post_id: str, text: str) -> None:
+    """Real dice come from the open scene's committed seed (:mod:`pbp.store.seeds`), derived
+    from this post's id and text; fixed dice (``--dice``, ``PBP_DICE``) override that."""
+    if isinstance(ctx.dice, RandomDice):
+        post.seeds = SceneDice(campaign, post_id, text, ctx.dice, beacon=ctx.beacon)
+        post.seeds.attach(post)
+
+
 def read_post(campaign: m.Campaign, ctx: Context) -> Post:
     """The campaign as its GM sees it, for tools that only read (``pbp table``): nothing
     is saved."""
@@ -383,13 +394,23 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                     message_id=source.id if source is not None else None, at=post.now)
     faults.reached("mid_transaction")
     prev = repo.last_ledger_hash(campaign)
+    events = post.seeds.events if post.seeds is not None else []
+    source_id = source.id if source else None
+    for action, detail in (e for e in events if e[0] == "commit"):     # a scene's commitment before its rolls
+        prev = repo.record_event(campaign, source_id, "dice_commit", detail, prev).hash
     for res in results:         # the ledger records each roll under the id it took when made
         if isinstance(res, ActionResult):
             if res.roll_id is None:
                 raise RuntimeError(f"a roll reached the ledger without its id: {res.command}")
-            row = repo.record_roll(campaign, source.id if source else None, res.to_dict(), prev, res.roll_id)
+            record = res.to_dict()
+            proof = post.seeds.proof(res.roll_id) if post.seeds is not None else None
+            if proof is not None:
+                record["effects"] = [*record.get("effects", []), {"kind": "committed_dice", "text": "", "data": proof}]
+            row = repo.record_roll(campaign, source_id, record, prev, res.roll_id)
             prev = row.hash
             post.ledger[id(res)] = (res.roll_id, row.hash[:8])
+    for action, detail in (e for e in events if e[0] == "reveal"):     # and its seed after them
+        prev = repo.record_event(campaign, source_id, "dice_reveal", detail, prev).hash
     finish_post(post)           # the after_post steps of pbp.play.core.SEQUENCE
 
     # The table's mail shows what every member may know; what it leaves out goes to the GM
@@ -408,7 +429,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         forum = bymail.bound(campaign)   # a forum reads Markdown (pbp.forum.bymail)
         body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
                                    commands=commands, sheets=changed, relay=relay, asks=post.asks,
-                                   status=status_lines(post), notes=notes, markdown=forum)
+                                   status=status_lines(post), notes=notes, markdown=forum,
+                                   proof=_dice_footer(post, table_ledger))
         replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(table_recipients(campaign, members)),
                              text=body[0], html=body[1], markdown=body[2] if forum else "", thread=where,
                              thread_subject=subject, refs=tuple(refs)))
@@ -428,6 +450,14 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
     _save_play(campaign, post.play, ctx.config)
     return sent
+
+
+def _dice_footer(post: Post, table_ledger: dict) -> list[str]:
+    """The reply's ``pbp-dice/1`` lines (:mod:`pbp.verify_dice`): commitments, reveals and
+    the throws of the rolls the table's mail shows; with fixed dice, a line saying so."""
+    if post.seeds is None:
+        return []
+    return post.seeds.footer({rid for rid, _ in table_ledger.values()})
 
 
 _SUBJECT_OF = Select(lambda message_id: m.Message.select(m.Message.subject).where(m.Message.message_id == message_id))
@@ -747,6 +777,7 @@ def apply_deadlines(ctx: Context) -> int:
             campaign = m.Campaign.get_by_id(campaign_id)
             members = [Author(**row) for row in _MEMBERS(campaign.id)]
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)
+            commit_dice(post, campaign, ctx, f"deadline-{campaign.slug}-{now.strftime('%Y%m%dT%H%M%SZ')}", "")
             threads = dict(post.play.threads)
             results = run_deadline_jobs(post)
             if results or post.asks or post.tells:

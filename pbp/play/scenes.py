@@ -81,6 +81,7 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
                        npcs=list(dict.fromkeys(ch.name for ch in npcs)))
     changes = [ch for fn in SCENE_START for ch in fn(post)]
     text = f'Scene {play.scene.number}: "{cmd.name}" begins.'
+    committed = post.seeds.start(post, play.scene.number) if post.seeds is not None else None
     if play.scene.npcs:
         text += " In it: " + ", ".join(play.scene.npcs) + "."
     if zones is not None:
@@ -88,6 +89,8 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
         if zones.border_pairs:
             pairs = sorted(" - ".join(sorted(p, key=zones.zones.index)) for p in zones.border_pairs)
             text += "\n  Borders: " + "; ".join(pairs) + "."
+    if committed:
+        text += "\n  " + committed
     return NoteResult(cmd.source, GM, "scene_start", text=text, changes=changes)
 
 
@@ -119,6 +122,9 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     for p in list(play.pending):
         lines.append(f"{pc.what(post, p)} on {p.target} is dropped with the scene.")
         pc._close_pending(post, p)
+    revealed = post.seeds.reveal(post, play.scene.number) if post.seeds is not None else None
+    if revealed:
+        lines.append(revealed)
     play.scene = None
     play.turn_clock = None
     return NoteResult(cmd.source, GM, "scene_end", text="\n  ".join(lines), changes=changes)

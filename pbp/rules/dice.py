@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Protocol, runtime_checkable
 
+from pbp import verify_dice
 from pbp.errors import DiceExhausted
 
 FATE_FACES = (-1, 0, 1)
@@ -147,3 +148,35 @@ class FixedDice:
             self._next -= 1
             raise DiceMismatch(f"fixed dice group {self._next + 1} {throw.text!r} has a face above {sides}")
         return throw.faces
+
+
+class CommittedDice:
+    """Dice derived from a scene's committed seed and the post that asked for them
+    (:mod:`pbp.verify_dice`, scheme ``pbp-dice/1``): throw ``i`` of the post is fixed by
+    the seed, the post's id and its text, so nobody can choose or redo it, and anyone can
+    recompute it once the seed is revealed. ``throws`` keeps each throw, as
+    ``[roll id or None, kind, faces]``, for the reply's footer and the ledger."""
+
+    __slots__ = ("key", "post_id", "digest", "throws")
+
+    def __init__(self, key: bytes, post_id: str, text: str) -> None:
+        self.key, self.post_id, self.digest = key, post_id, verify_dice.text_digest(text)
+        self.throws: list[list] = []
+
+    def fate(self, n: int = 4) -> tuple[int, ...]:
+        _check_counts(n)
+        faces = verify_dice.fate_faces(self.key, self.post_id, self.digest, len(self.throws), n)
+        self.throws.append([None, f"{n}dF", faces])
+        return faces
+
+    def die(self, sides: int, n: int) -> tuple[int, ...]:
+        _check_counts(n, sides)
+        faces = verify_dice.die_faces(self.key, self.post_id, self.digest, len(self.throws), sides, n)
+        self.throws.append([None, f"{n}d{sides}", faces])
+        return faces
+
+    def claim(self, roll_id: int) -> None:
+        """The throws made since the last claim belong to roll ``roll_id``."""
+        for throw in self.throws:
+            if throw[0] is None:
+                throw[0] = roll_id

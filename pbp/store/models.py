@@ -146,6 +146,24 @@ class RollRecord(BaseModel):
     created_at = DateTimeField(default=utcnow)
 
 
+class SceneSeed(BaseModel):
+    """A scene's committed dice (:mod:`pbp.store.seeds`, scheme :mod:`pbp.verify_dice`):
+    the secret seed, kept here and nowhere a player or a mail can read it until the
+    scene ends and ``revealed_at`` is set; its commitment, published at once; the beacon
+    round it is mixed with, if any, and that round's value once read."""
+
+    campaign = ForeignKeyField(Campaign, backref="scene_seeds", on_delete="CASCADE")
+    scene = IntegerField()
+    seed = CharField()                      # 64 hex digits
+    commitment = CharField()
+    beacon = JSONField(null=True)           # {"name": "drand", "round": R, "randomness": HEX | None}
+    created_at = DateTimeField(default=utcnow)
+    revealed_at = DateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("campaign", "scene"), True),)
+
+
 class OutboxMail(BaseModel):
     """Replies written in the same transaction as the state change; a sender job delivers
     them and marks each sent (a transactional outbox)."""
@@ -200,4 +218,4 @@ class SheetChange(BaseModel):
 
 
 ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice,
-              SheetChange]
+              SheetChange, SceneSeed]

@@ -1,0 +1,140 @@
+"""Committed dice, scene by scene (issue 25; the scheme is :mod:`pbp.verify_dice`).
+
+``/scene start`` draws a secret seed (:mod:`secrets`), keeps it in the scene's own row
+(:class:`pbp.store.models.SceneSeed`, never in the play state, a mail or a reply) and
+publishes its commitment; every die thrown in the scene is derived from the seed and the
+post that asked for it (:class:`pbp.rules.dice.CommittedDice`); ``/scene end`` publishes
+the seed. Commitments and reveals go into the hash-chained ledger in order
+(:func:`pbp.store.repo.record_event`).
+
+:class:`SceneDice` is what one post (or deadline round) holds: the play layer calls
+:meth:`SceneDice.start` and :meth:`SceneDice.reveal` from ``/scene start`` and ``/scene
+end`` and knows nothing of the store. Fixed dice (``--dice``, ``PBP_DICE``) override all of
+this: the pipeline then makes no ``SceneDice`` and replies say the dice were fixed.
+"""
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from typing import Protocol
+
+from pbp import verify_dice
+from pbp.rules.dice import CommittedDice
+from pbp.store import models as m
+
+VERSION = verify_dice.VERSION
+
+
+class Beacon(Protocol):
+    """A public randomness source mixed into a scene's seed after its commitment (docs/verify.md,
+    "A beacon"): the commitment names a round still in the future; its value, once public,
+    is mixed into the seed (:func:`pbp.verify_dice.mix_beacon`)."""
+
+    name: str
+
+    def round_after(self, when: datetime) -> int: ...
+
+    def randomness(self, round_: int) -> bytes | None: ...
+
+
+class SceneDice:
+    """The committed dice of one post: the open scene's seed (if the scene has one) made
+    into the post's dice source, and what the post's reply and the ledger must say."""
+
+    def __init__(self, campaign: m.Campaign, post_id: str, text: str, fallback, *, beacon: Beacon | None = None):
+        self.campaign, self.post_id, self.text, self.fallback, self.beacon = campaign, post_id, text, fallback, beacon
+        self.scene: int | None = None
+        self.dice: CommittedDice | None = None
+        self.events: list[tuple[str, dict]] = []      # ("commit" | "reveal", what the ledger records)
+        self.lines: list[str] = []                    # footer lines of the reply: commitments, reveals
+        self.used: list[tuple[int, CommittedDice]] = []   # each scene's dice this post threw, in order
+        self.commitments: dict[int, str] = {}
+
+    # -- the play layer's calls
+    def attach(self, post) -> None:
+        """Give the post the open scene's committed dice, if it has a seed not yet revealed."""
+        scene = post.play.scene
+        row = _row(self.campaign, scene.number) if scene is not None else None
+        if row is not None and row.revealed_at is None:
+            self._use(post, row)
+
+    def start(self, post, number: int) -> str:
+        """A new scene's seed: drawn, kept, committed to; returns the sentence for the table."""
+        seed = secrets.token_bytes(32)
+        commit = verify_dice.commitment(seed, self.campaign.slug, number)
+        beacon = None
+        if self.beacon is not None:
+            beacon = {"name": self.beacon.name, "round": self.beacon.round_after(post.now), "randomness": None}
+        m.SceneSeed.delete().where((m.SceneSeed.campaign == self.campaign) & (m.SceneSeed.scene == number)).execute()
+        row = m.SceneSeed.create(campaign=self.campaign, scene=number, seed=seed.hex(), commitment=commit,
+                                 beacon=beacon, created_at=post.now)
+        self._use(post, row)
+        name = f"{self.campaign.slug}/{number}"
+        mixed = f" beacon={beacon['name']}:{beacon['round']}" if beacon else ""
+        self.lines.append(f"{VERSION} commit scene={name} c={commit}{mixed}")
+        self.events.append(("commit", {"scene": number, "commitment": commit, **({"beacon": beacon} if beacon else {})}))
+        also = f", mixed with {beacon['name']} round {beacon['round']}" if beacon else ""
+        return (f"Dice: committed to {commit[:16]} ({VERSION}{also}); every roll of this scene follows from it "
+                "and the post that asks, and the seed is shown when the scene ends (docs/verify.md).")
+
+    def reveal(self, post, number: int) -> str | None:
+        """The scene's seed made public (its end); returns the sentence for the table."""
+        row = _row(self.campaign, number)
+        if row is None or row.revealed_at is not None:
+            return None
+        row.revealed_at = post.now
+        row.save()
+        name = f"{self.campaign.slug}/{number}"
+        beacon = row.beacon or {}
+        mixed = (f" beacon={beacon['name']}:{beacon['round']}:{beacon['randomness']}"
+                 if beacon.get("randomness") else "")
+        self.lines.append(f"{VERSION} reveal scene={name} seed={row.seed}{mixed}")
+        self.events.append(("reveal", {"scene": number, "commitment": row.commitment, "seed": row.seed}))
+        post.dice, self.dice, self.scene = self.fallback, None, None
+        return f"Dice: the seed of scene {number} is {row.seed}; check its rolls with pbp verify --mails (docs/verify.md)."
+
+    # -- what the pipeline reads
+    def _use(self, post, row: m.SceneSeed) -> None:
+        key = bytes.fromhex(row.seed)
+        beacon = row.beacon or None
+        if beacon and self.beacon is not None:
+            if not beacon.get("randomness"):
+                value = self.beacon.randomness(beacon["round"])
+                if value is not None:
+                    row.beacon = {**beacon, "randomness": value.hex()}
+                    row.save()
+                    beacon = row.beacon
+            if beacon.get("randomness"):
+                key = verify_dice.mix_beacon(key, beacon["round"], bytes.fromhex(beacon["randomness"]))
+        self.scene = row.scene
+        self.dice = CommittedDice(key, self.post_id, self.text)
+        self.used.append((row.scene, self.dice))
+        self.commitments[row.scene] = row.commitment
+        post.dice = self.dice
+
+    def footer(self, shown_rolls: set[int] | None = None) -> list[str]:
+        """The reply's machine-readable lines: commitments, the post's throws with their
+        roll numbers (only the rolls in ``shown_rolls``, those the table's mail shows), then
+        reveals."""
+        lines = [line for line in self.lines if " commit " in line]
+        for scene, dice in self.used:
+            items = [f"t{i}=#{roll}:{verify_dice.throw_text(kind, faces)}"
+                     for i, (roll, kind, faces) in enumerate(dice.throws)
+                     if shown_rolls is None or roll in shown_rolls]
+            if items:
+                lines.append(f"{VERSION} scene={self.campaign.slug}/{scene} post={self.post_id} text={dice.digest} "
+                             + " ".join(items))
+        return lines + [line for line in self.lines if " reveal " in line]
+
+    def proof(self, roll_id: int) -> dict | None:
+        """What the ledger keeps of a roll's committed dice (under the hash chain)."""
+        for scene, dice in self.used:
+            throws = [[i, kind, list(faces)] for i, (roll, kind, faces) in enumerate(dice.throws) if roll == roll_id]
+            if throws:
+                return {"v": VERSION, "scene": scene, "commitment": self.commitments[scene], "post": self.post_id,
+                        "text": dice.digest, "throws": throws}
+        return None
+
+
+def _row(campaign: m.Campaign, number: int) -> m.SceneSeed | None:
+    return m.SceneSeed.get_or_none((m.SceneSeed.campaign == campaign) & (m.SceneSeed.scene == number))
