@@ -23,6 +23,7 @@ from peewee import InterfaceError, OperationalError
 
 from pbp import commands as c
 from pbp import copies, faults
+from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
 from pbp.errors import CommandError, NotAllowedError
 from pbp.forum import byapi, bymail
@@ -68,6 +69,10 @@ class Context:
     clock: Callable[[], datetime] = m.utcnow
     renderer: Renderer = field(default_factory=Renderer)
     beacon: object = None       # a public randomness beacon mixed into committed seeds (pbp.store.seeds.Beacon)
+
+    def __post_init__(self) -> None:
+        if self.beacon is None:     # [dice] beacon (pbp.beacon)
+            self.beacon = beacon_from_config(self.config)
 
 
 @dataclass
@@ -415,7 +420,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
 
     # The table's mail shows what every member may know; what it leaves out goes to the GM
     # in a mail of their own (pbp.views says who is told what).
-    seen = views(results, post.table, names_at_start=post.names_at_start, author_is_gm=post.author.is_gm)
+    seen = views(results, post.table, names_at_start=post.names_at_start, author_is_gm=post.author.is_gm,
+                 secret_rolls=post.secret_rolls)
     table_ledger = {id(shown): post.ledger[id(res)] for shown, res in zip(seen.table, results) if id(res) in post.ledger}
     changed = _table_sheets(post, changed_names)
     subject = thread_subject(source) if source is not None else thread_subject_
@@ -457,7 +463,7 @@ def _dice_footer(post: Post, table_ledger: dict) -> list[str]:
     the throws of the rolls the table's mail shows; with fixed dice, a line saying so."""
     if post.seeds is None:
         return []
-    return post.seeds.footer({rid for rid, _ in table_ledger.values()})
+    return post.seeds.footer({rid for rid, _ in table_ledger.values()} - set(post.secret_rolls), set(post.secret_rolls))
 
 
 _SUBJECT_OF = Select(lambda message_id: m.Message.select(m.Message.subject).where(m.Message.message_id == message_id))

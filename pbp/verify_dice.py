@@ -28,7 +28,8 @@ Every reply that carries committed dice ends in lines starting ``pbp-dice/1``:
 ``commit scene=SLUG/N c=HEX [beacon=drand:ROUND]`` (the scene's first reply), ``scene=SLUG/N
 post=ID text=HEX t0=#12:4dF:+0-+ t1=#13:3d10:8.9.10`` (a post's throws, each with its roll
 number), ``secret scene=SLUG/N post=ID text=HEX t0=#14:4dF:?`` (dice kept from the table),
-``reveal scene=SLUG/N seed=HEX [beacon=drand:ROUND:HEX]`` (the scene's end).
+``reveal-roll scene=SLUG/N post=ID text=HEX t0=#14:4dF:+-0+`` (a secret roll's dice, at the
+scene's end), ``reveal scene=SLUG/N seed=HEX [beacon=drand:ROUND:HEX]`` (the scene's end).
 """
 from __future__ import annotations
 
@@ -223,7 +224,7 @@ def collect(directory: Path) -> tuple[dict[str, SceneLines], list[str]]:
             scene.seeds.add(tokens.get("seed", ""))
             if "beacon" in tokens:
                 scene.beacons.add(tokens["beacon"])
-        elif kind in ("throws", "secret"):
+        elif kind in ("throws", "secret", "reveal-roll"):
             for key, value in _TOKEN.findall(line):
                 if not re.fullmatch(r"t\d+", key):
                     continue
@@ -269,11 +270,19 @@ def check_scene(scene: SceneLines) -> tuple[list[str], list[str]]:
     key = seed
     if scene.beacon_round is not None:
         found = [b for b in scene.beacons if b.rpartition(":")[0] == scene.beacon_round]
-        if not found:
-            bad.append(f"scene {scene.name}: committed to beacon {scene.beacon_round}, but no value revealed")
+        if len(found) != 1:
+            bad.append(f"scene {scene.name}: committed to beacon {scene.beacon_round}, but "
+                       + ("no value revealed" if not found else "different values revealed"))
             return good, bad
-        round_ = int(scene.beacon_round.rpartition(":")[2])
-        key = mix_beacon(seed, round_, bytes.fromhex(found[0].rpartition(":")[2]))
+        value = found[0].rpartition(":")[2]
+        if value == "none":
+            good.append(f"scene {scene.name}: beacon {scene.beacon_round} could not be read when the scene's first "
+                        "die was thrown; its dice follow from the seed alone")
+        else:
+            round_ = int(scene.beacon_round.rpartition(":")[2])
+            key = mix_beacon(seed, round_, bytes.fromhex(value))
+            good.append(f"scene {scene.name}: mixed with beacon {scene.beacon_round}, value {value[:16]}... "
+                        "(compare it with the beacon's own record)")
     checked = 0
     secret = 0
     for throw in sorted(scene.throws.values(), key=lambda t: t.order):

@@ -297,7 +297,10 @@ class Builder(Transformer):
 
     # -- actions
     def overcome(self, c):
-        return Overcome, _action_fields(c[0], c[1], c[2:])
+        fields = _action_fields(c[0], c[1], c[2:-1])
+        if c[-1] is not None:
+            fields["secrecy"] = str(c[-1]).lower()
+        return Overcome, fields
 
     def defend(self, c):
         return Defend, _action_fields(c[0], c[1], c[2:])
@@ -362,7 +365,10 @@ class Builder(Transformer):
 
     # -- dice
     def roll(self, c):
-        return Roll, (c[0] or {})
+        fields = dict(c[1] or {})
+        if c[0] is not None:
+            fields["secrecy"] = str(c[0]).lower()
+        return Roll, fields
 
     def dice_roll(self, c):
         fields = _dice(c[0])

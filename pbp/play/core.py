@@ -115,6 +115,7 @@ class Post:
     command: c.Command | None = None                    # the command being applied (for error examples)
     follow: list = field(default_factory=list)          # results a command set off (a contest threat's roll)
     seeds: object = None            # the scene's committed dice (pbp.store.seeds.SceneDice); None: fixed dice
+    secret_rolls: dict = field(default_factory=dict)    # roll id -> what the table reads instead (pbp.play.secrets)
 
     # -- who is acting
     def character(self, name: str | None, cmd: c.Command, *, for_reading: bool = False) -> Character:

@@ -157,11 +157,19 @@ class CommittedDice:
     recompute it once the seed is revealed. ``throws`` keeps each throw, as
     ``[roll id or None, kind, faces]``, for the reply's footer and the ledger."""
 
-    __slots__ = ("key", "post_id", "digest", "throws")
+    __slots__ = ("_key", "post_id", "digest", "throws")
 
-    def __init__(self, key: bytes, post_id: str, text: str) -> None:
-        self.key, self.post_id, self.digest = key, post_id, verify_dice.text_digest(text)
+    def __init__(self, key, post_id: str, text: str) -> None:
+        """``key``: the derivation key, or a function that gives it at the first throw (a
+        beacon's round is read only when the dice are needed: :mod:`pbp.store.seeds`)."""
+        self._key, self.post_id, self.digest = key, post_id, verify_dice.text_digest(text)
         self.throws: list[list] = []
+
+    @property
+    def key(self) -> bytes:
+        if callable(self._key):
+            self._key = self._key()
+        return self._key
 
     def fate(self, n: int = 4) -> tuple[int, ...]:
         _check_counts(n)

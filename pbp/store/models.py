@@ -150,13 +150,15 @@ class SceneSeed(BaseModel):
     """A scene's committed dice (:mod:`pbp.store.seeds`, scheme :mod:`pbp.verify_dice`):
     the secret seed, kept here and nowhere a player or a mail can read it until the
     scene ends and ``revealed_at`` is set; its commitment, published at once; the beacon
-    round it is mixed with, if any, and that round's value once read."""
+    round it is mixed with, if any, and that round's value once read; the scene's secret
+    rolls, whole, told at the reveal."""
 
     campaign = ForeignKeyField(Campaign, backref="scene_seeds", on_delete="CASCADE")
     scene = IntegerField()
     seed = CharField()                      # 64 hex digits
     commitment = CharField()
     beacon = JSONField(null=True)           # {"name": "drand", "round": R, "randomness": HEX | None}
+    secrets = JSONField(default=list)       # the scene's secret and blind rolls, for the reveal (pbp.play.secrets)
     created_at = DateTimeField(default=utcnow)
     revealed_at = DateTimeField(null=True)
 

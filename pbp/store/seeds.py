@@ -86,45 +86,80 @@ class SceneDice:
         row.save()
         name = f"{self.campaign.slug}/{number}"
         beacon = row.beacon or {}
-        mixed = (f" beacon={beacon['name']}:{beacon['round']}:{beacon['randomness']}"
-                 if beacon.get("randomness") else "")
+        mixed = (f" beacon={beacon['name']}:{beacon['round']}:{beacon.get('randomness') or 'none'}"
+                 if beacon else "")
+        for kept in row.secrets or []:
+            items = " ".join(f"t{i}=#{kept['roll']}:{verify_dice.throw_text(kind, faces)}"
+                             for i, kind, faces in kept["throws"])
+            self.lines.append(f"{VERSION} reveal-roll scene={name} post={kept['post']} text={kept['text']} {items}")
         self.lines.append(f"{VERSION} reveal scene={name} seed={row.seed}{mixed}")
-        self.events.append(("reveal", {"scene": number, "commitment": row.commitment, "seed": row.seed}))
+        self.events.append(("reveal", {"scene": number, "commitment": row.commitment, "seed": row.seed,
+                                       "secrets": [k["roll"] for k in row.secrets or []]}))
         post.dice, self.dice, self.scene = self.fallback, None, None
-        return f"Dice: the seed of scene {number} is {row.seed}; check its rolls with pbp verify --mails (docs/verify.md)."
+        told = "".join(f"\n  Secret {kept['told']}." for kept in row.secrets or [])
+        return (f"Dice: the seed of scene {number} is {row.seed}; check its rolls with pbp verify --mails "
+                f"(docs/verify.md).{told}")
 
     # -- what the pipeline reads
     def _use(self, post, row: m.SceneSeed) -> None:
-        key = bytes.fromhex(row.seed)
-        beacon = row.beacon or None
-        if beacon and self.beacon is not None:
-            if not beacon.get("randomness"):
-                value = self.beacon.randomness(beacon["round"])
-                if value is not None:
-                    row.beacon = {**beacon, "randomness": value.hex()}
-                    row.save()
-                    beacon = row.beacon
-            if beacon.get("randomness"):
-                key = verify_dice.mix_beacon(key, beacon["round"], bytes.fromhex(beacon["randomness"]))
         self.scene = row.scene
-        self.dice = CommittedDice(key, self.post_id, self.text)
+        self.dice = CommittedDice(lambda: self._key(row), self.post_id, self.text)
         self.used.append((row.scene, self.dice))
         self.commitments[row.scene] = row.commitment
         post.dice = self.dice
 
-    def footer(self, shown_rolls: set[int] | None = None) -> list[str]:
+    def _key(self, row: m.SceneSeed) -> bytes:
+        """The scene's derivation key, at its first throw in this post: the seed, mixed with
+        the beacon round its commitment named. A round that cannot be read when the scene's
+        first die is thrown is given up for the whole scene (``randomness`` ""), so every
+        throw of a scene uses one key; the reveal says so."""
+        seed = bytes.fromhex(row.seed)
+        beacon = row.beacon or None
+        if not beacon:
+            return seed
+        if beacon.get("randomness") is None:
+            value = self.beacon.randomness(beacon["round"]) if self.beacon is not None else None
+            row.beacon = {**beacon, "randomness": value.hex() if value is not None else ""}
+            row.save()
+            beacon = row.beacon
+        if not beacon["randomness"]:
+            return seed
+        return verify_dice.mix_beacon(seed, beacon["round"], bytes.fromhex(beacon["randomness"]))
+
+    def footer(self, shown_rolls: set[int] | None = None, secret_rolls: set[int] = frozenset()) -> list[str]:
         """The reply's machine-readable lines: commitments, the post's throws with their
-        roll numbers (only the rolls in ``shown_rolls``, those the table's mail shows), then
-        reveals."""
-        lines = [line for line in self.lines if " commit " in line]
+        roll numbers (only the rolls in ``shown_rolls``, those the table's mail shows), the
+        secret rolls' throws without their faces, then reveals."""
+        lines = [line for line in self.lines if line.startswith(f"{VERSION} commit ")]
         for scene, dice in self.used:
+            head = f"scene={self.campaign.slug}/{scene} post={self.post_id} text={dice.digest}"
             items = [f"t{i}=#{roll}:{verify_dice.throw_text(kind, faces)}"
                      for i, (roll, kind, faces) in enumerate(dice.throws)
-                     if shown_rolls is None or roll in shown_rolls]
+                     if roll not in secret_rolls and (shown_rolls is None or roll in shown_rolls)]
+            hidden = [f"t{i}=#{roll}:{kind}:?" for i, (roll, kind, faces) in enumerate(dice.throws)
+                      if roll in secret_rolls]
             if items:
-                lines.append(f"{VERSION} scene={self.campaign.slug}/{scene} post={self.post_id} text={dice.digest} "
-                             + " ".join(items))
-        return lines + [line for line in self.lines if " reveal " in line]
+                lines.append(f"{VERSION} {head} " + " ".join(items))
+            if hidden:
+                lines.append(f"{VERSION} secret {head} " + " ".join(hidden))
+        return lines + [line for line in self.lines if line.startswith(f"{VERSION} reveal")]
+
+    def keep_secret(self, result, what: str) -> None:
+        """Keep a secret roll, whole, in its scene's row for the reveal (never in a mail before)."""
+        proof = self.proof(result.roll_id)
+        if proof is None:
+            return
+        row = _row(self.campaign, proof["scene"])
+        d = result.to_dict()
+        opposition = d.get("opposition") or {}
+        told = (f"roll #{result.roll_id}, {result.actor} ({what}): dice "
+                + " ".join(verify_dice.throw_text(kind, faces).partition(":")[2] for _, kind, faces in proof["throws"])
+                + f", total {d.get('effort'):+d}"
+                + (f" vs {opposition.get('label') or opposition.get('value')}" if opposition else "")
+                + (f": {str(d['outcome']).replace('_', ' ')}" if d.get("outcome") else ""))
+        row.secrets = [*(row.secrets or []), {"roll": result.roll_id, "told": told, "post": proof["post"],
+                                              "text": proof["text"], "throws": proof["throws"]}]
+        row.save()
 
     def proof(self, roll_id: int) -> dict | None:
         """What the ledger keeps of a roll's committed dice (under the hash chain)."""
