@@ -439,6 +439,12 @@ class SceneStart(Command):
 
 
 @dataclass(frozen=True)
+class Reveal(Command):
+    """``/reveal`` (GM): the open scene's dice seed made public now; the rest of the scene
+    rolls under a new one (docs/verify.md)."""
+
+
+@dataclass(frozen=True)
 class SceneEnd(Command):
     """``/scene end`` (GM): boosts, situation aspects and stress go."""
 

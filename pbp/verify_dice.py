@@ -8,7 +8,8 @@ any folder depth). Scheme ``pbp-dice/1``:
 
 * At ``/scene start`` pbp draws a secret 32-byte **seed** and publishes its **commitment**
   ``SHA-256("pbp-dice/1 commit" 0x00 CAMPAIGN 0x00 SCENE 0x00 SEED)`` (CAMPAIGN the
-  campaign's slug, SCENE the scene's number in decimal, UTF-8).
+  campaign's slug, SCENE the scene's number in decimal, UTF-8; after a ``/reveal`` in the
+  middle of scene 3 its next seed is SCENE "3.2", then "3.3"...).
 * The post that asks for dice is named by its id (the Message-ID without ``<>``, or the
   forum's post id) and the SHA-256 of its text as read (:func:`text_digest`). Its throws are
   numbered 0, 1, 2... in the order the rules engine throws them (a re-roll is a new throw).
@@ -51,8 +52,9 @@ FATE_CHARS = "-0+"
 # --------------------------------------------------------------------------- the derivation
 
 
-def commitment(seed: bytes, campaign: str, scene: int) -> str:
-    """The published hash of a scene's seed (hex)."""
+def commitment(seed: bytes, campaign: str, scene: int | str) -> str:
+    """The published hash of a scene's seed (hex). ``scene`` is its number, or after a
+    ``/reveal`` in the middle of it "NUMBER.SEGMENT" ("3.2": scene 3's second seed)."""
     body = b"\x00".join([f"{VERSION} commit".encode(), campaign.encode("utf-8"), str(scene).encode(), seed])
     return hashlib.sha256(body).hexdigest()
 
@@ -264,7 +266,7 @@ def check_scene(scene: SceneLines) -> tuple[list[str], list[str]]:
     except ValueError:
         bad.append(f"scene {scene.name}: the revealed seed {seed_hex!r} is not hex")
         return good, bad
-    if not number.isdigit() or commitment(seed, campaign, int(number)) != commit:
+    if not re.fullmatch(r"\d+(\.\d+)?", number) or commitment(seed, campaign, number) != commit:
         bad.append(f"scene {scene.name}: the revealed seed does not match the commitment {commit[:16]}...")
         return good, bad
     key = seed

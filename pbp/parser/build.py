@@ -66,6 +66,7 @@ from pbp.commands import (
     Refuse,
     Roll,
     Say,
+    Reveal,
     SceneEnd,
     SceneStart,
     SessionEnd,
@@ -524,6 +525,9 @@ class Builder(Transformer):
 
     def scene_end(self, c):
         return SceneEnd, {}
+
+    def reveal(self, c):
+        return Reveal, {}
 
     def session_end(self, c):
         return SessionEnd, {}

@@ -94,6 +94,24 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
     return NoteResult(cmd.source, GM, "scene_start", text=text, changes=changes)
 
 
+@handles(c.Reveal)
+def reveal(post: Post, cmd: c.Reveal) -> NoteResult:
+    """``/reveal``: the open scene's dice seed now, and a new one committed for the rest of it."""
+    post.require_gm("/reveal", "/reveal")
+    scene = post.play.scene
+    if scene is None:
+        raise RulesError("no scene is open: a scene's dice are revealed when it ends", source=cmd.source,
+                         expected="an open scene", example='/scene start "Warehouse"')
+    if post.seeds is None:
+        return NoteResult(cmd.source, GM, "reveal", text="Dice: this table's dice are fixed (--dice, PBP_DICE): "
+                          "there is no seed to reveal.")
+    shown = post.seeds.reveal(post, scene.number)
+    if shown is None:
+        raise RulesError(f'scene {scene.number}, "{scene.name}", has no committed dice to reveal', source=cmd.source,
+                         expected="a scene started with committed dice", example="/scene end")
+    return NoteResult(cmd.source, GM, "reveal", text=shown + "\n  " + post.seeds.start(post, scene.number))
+
+
 @handles(c.SceneEnd)
 def scene_end(post: Post, cmd: c.SceneEnd) -> NoteResult | None:
     _gm_only(post, cmd)

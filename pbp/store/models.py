@@ -155,6 +155,7 @@ class SceneSeed(BaseModel):
 
     campaign = ForeignKeyField(Campaign, backref="scene_seeds", on_delete="CASCADE")
     scene = IntegerField()
+    segment = IntegerField(default=1)       # 2, 3... after each /reveal: the scene's dice under a new seed
     seed = CharField()                      # 64 hex digits
     commitment = CharField()
     beacon = JSONField(null=True)           # {"name": "drand", "round": R, "randomness": HEX | None}
@@ -163,7 +164,7 @@ class SceneSeed(BaseModel):
     revealed_at = DateTimeField(null=True)
 
     class Meta:
-        indexes = ((("campaign", "scene"), True),)
+        indexes = ((("campaign", "scene", "segment"), True),)
 
 
 class OutboxMail(BaseModel):

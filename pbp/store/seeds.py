@@ -43,12 +43,13 @@ class SceneDice:
 
     def __init__(self, campaign: m.Campaign, post_id: str, text: str, fallback, *, beacon: Beacon | None = None):
         self.campaign, self.post_id, self.text, self.fallback, self.beacon = campaign, post_id, text, fallback, beacon
-        self.scene: int | None = None
+        self.scene: str | None = None      # the label of the seed in use: "3", or "3.2" after a /reveal
         self.dice: CommittedDice | None = None
         self.events: list[tuple[str, dict]] = []      # ("commit" | "reveal", what the ledger records)
         self.lines: list[str] = []                    # footer lines of the reply: commitments, reveals
-        self.used: list[tuple[int, CommittedDice]] = []   # each scene's dice this post threw, in order
-        self.commitments: dict[int, str] = {}
+        self.used: list[tuple[str, CommittedDice]] = []   # each scene's dice this post threw, in order
+        self.commitments: dict[str, str] = {}
+        self.rows: dict[str, m.SceneSeed] = {}
 
     # -- the play layer's calls
     def attach(self, post) -> None:
@@ -61,18 +62,20 @@ class SceneDice:
     def start(self, post, number: int) -> str:
         """A new scene's seed: drawn, kept, committed to; returns the sentence for the table."""
         seed = secrets.token_bytes(32)
-        commit = verify_dice.commitment(seed, self.campaign.slug, number)
+        last = _row(self.campaign, number)
+        segment = last.segment + 1 if last is not None else 1
+        label = _label(number, segment)
+        commit = verify_dice.commitment(seed, self.campaign.slug, label)
         beacon = None
         if self.beacon is not None:
             beacon = {"name": self.beacon.name, "round": self.beacon.round_after(post.now), "randomness": None}
-        m.SceneSeed.delete().where((m.SceneSeed.campaign == self.campaign) & (m.SceneSeed.scene == number)).execute()
-        row = m.SceneSeed.create(campaign=self.campaign, scene=number, seed=seed.hex(), commitment=commit,
-                                 beacon=beacon, created_at=post.now)
+        row = m.SceneSeed.create(campaign=self.campaign, scene=number, segment=segment, seed=seed.hex(),
+                                 commitment=commit, beacon=beacon, created_at=post.now)
         self._use(post, row)
-        name = f"{self.campaign.slug}/{number}"
+        name = f"{self.campaign.slug}/{label}"
         mixed = f" beacon={beacon['name']}:{beacon['round']}" if beacon else ""
         self.lines.append(f"{VERSION} commit scene={name} c={commit}{mixed}")
-        self.events.append(("commit", {"scene": number, "commitment": commit, **({"beacon": beacon} if beacon else {})}))
+        self.events.append(("commit", {"scene": label, "commitment": commit, **({"beacon": beacon} if beacon else {})}))
         also = f", mixed with {beacon['name']} round {beacon['round']}" if beacon else ""
         return (f"Dice: committed to {commit[:16]} ({VERSION}{also}); every roll of this scene follows from it "
                 "and the post that asks, and the seed is shown when the scene ends (docs/verify.md).")
@@ -84,7 +87,8 @@ class SceneDice:
             return None
         row.revealed_at = post.now
         row.save()
-        name = f"{self.campaign.slug}/{number}"
+        label = _label(row.scene, row.segment)
+        name = f"{self.campaign.slug}/{label}"
         beacon = row.beacon or {}
         mixed = (f" beacon={beacon['name']}:{beacon['round']}:{beacon.get('randomness') or 'none'}"
                  if beacon else "")
@@ -93,19 +97,20 @@ class SceneDice:
                              for i, kind, faces in kept["throws"])
             self.lines.append(f"{VERSION} reveal-roll scene={name} post={kept['post']} text={kept['text']} {items}")
         self.lines.append(f"{VERSION} reveal scene={name} seed={row.seed}{mixed}")
-        self.events.append(("reveal", {"scene": number, "commitment": row.commitment, "seed": row.seed,
+        self.events.append(("reveal", {"scene": label, "commitment": row.commitment, "seed": row.seed,
                                        "secrets": [k["roll"] for k in row.secrets or []]}))
         post.dice, self.dice, self.scene = self.fallback, None, None
         told = "".join(f"\n  Secret {kept['told']}." for kept in row.secrets or [])
-        return (f"Dice: the seed of scene {number} is {row.seed}; check its rolls with pbp verify --mails "
+        return (f"Dice: the seed of scene {label} is {row.seed}; check its rolls with pbp verify --mails "
                 f"(docs/verify.md).{told}")
 
     # -- what the pipeline reads
     def _use(self, post, row: m.SceneSeed) -> None:
-        self.scene = row.scene
+        self.scene = label = _label(row.scene, row.segment)
         self.dice = CommittedDice(lambda: self._key(row), self.post_id, self.text)
-        self.used.append((row.scene, self.dice))
-        self.commitments[row.scene] = row.commitment
+        self.used.append((label, self.dice))
+        self.commitments[label] = row.commitment
+        self.rows[label] = row
         post.dice = self.dice
 
     def _key(self, row: m.SceneSeed) -> bytes:
@@ -149,7 +154,7 @@ class SceneDice:
         proof = self.proof(result.roll_id)
         if proof is None:
             return
-        row = _row(self.campaign, proof["scene"])
+        row = self.rows[proof["scene"]]
         d = result.to_dict()
         opposition = d.get("opposition") or {}
         told = (f"roll #{result.roll_id}, {result.actor} ({what}): dice "
@@ -172,4 +177,11 @@ class SceneDice:
 
 
 def _row(campaign: m.Campaign, number: int) -> m.SceneSeed | None:
-    return m.SceneSeed.get_or_none((m.SceneSeed.campaign == campaign) & (m.SceneSeed.scene == number))
+    """The scene's latest seed (its last segment)."""
+    return (m.SceneSeed.select().where((m.SceneSeed.campaign == campaign) & (m.SceneSeed.scene == number))
+            .order_by(m.SceneSeed.segment.desc()).first())
+
+
+def _label(scene: int, segment: int) -> str:
+    """How lines and commitments name a seed: "3", or "3.2" for scene 3's second seed."""
+    return str(scene) if segment == 1 else f"{scene}.{segment}"

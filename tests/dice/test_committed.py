@@ -218,3 +218,25 @@ def test_pbp_verify_mails(db, config, tmp_path, capsys, monkeypatch):
     assert main(["verify", "--mails", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
     assert "no such folder" in err and "example:  pbp verify --mails" in err
+
+
+def test_the_gms_reveal_shows_the_seed_and_commits_a_new_one(db, config, tmp_path):
+    create_sample_campaign()
+    mt = MailTable(config, committed=True)
+    assert mt.post("GM", "/reveal\n").status == "rejected"          # no scene open
+    mt.post("GM", '/scene start "The Docks"\n')
+    mt.post("Cassandra", "/roll\n")
+    refused = mt.post("Cassandra", "/reveal\n")
+    assert refused.status == "rejected" and "/reveal is for the GM" in refused.text, refused.text
+    shown = mt.post("GM", "/reveal\n")
+    assert shown.status == "applied", shown.text
+    assert "pbp-dice/1 reveal scene=chicago/1 seed=" in shown.text
+    assert "pbp-dice/1 commit scene=chicago/1.2 c=" in shown.text, shown.text
+    mt.post("Cassandra", "/roll\n")
+    mails = save_mails(tmp_path / "mid", address("Cassandra"))
+    good, bad = verify_dice.verify(mails)
+    assert not bad and any("chicago/1: commitment matches; 1 throws" in g for g in good), good
+    assert any("chicago/1.2: not revealed yet; 1 throws" in g for g in good), good
+    mt.post("GM", "/scene end\n")
+    good, bad = verify_dice.verify(save_mails(tmp_path / "end", address("Cassandra")))
+    assert not bad and sum("commitment matches" in g for g in good) == 2, good
