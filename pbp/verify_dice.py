@@ -192,8 +192,11 @@ _TOKEN = re.compile(r"(\w+)=(\S+)")
 
 def read_lines(directory: Path):
     """Every ``pbp-dice/1`` line of every mail under ``directory``, with its file, in the
-    order the mails were sent (their Date header)."""
+    order the mails were sent (their Date header); then those of text files (``.md``,
+    ``.txt``: a forum topic's posts saved as text, e.g. Discourse's ``/raw/TOPIC``), by name."""
     mails = []
+    for path in sorted([*directory.rglob("*.md"), *directory.rglob("*.txt")]):
+        mails.append((float("inf"), str(path), path.read_text(encoding="utf-8", errors="replace")))
     for path in sorted(directory.rglob("*.eml")):
         msg = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
         try:
@@ -328,7 +331,8 @@ def verify(directory: Path) -> tuple[list[str], list[str]]:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or not Path(args[0]).is_dir():
-        print("usage: python verify_dice.py DIR   (a folder of saved .eml mails)", file=sys.stderr)
+        print("usage: python verify_dice.py DIR   (a folder of saved .eml mails, or a forum topic's posts as "
+              ".md or .txt)", file=sys.stderr)
         return 2
     good, bad = verify(Path(args[0]))
     for line in good:

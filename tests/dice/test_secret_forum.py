@@ -7,13 +7,26 @@ import email
 import email.policy
 import re
 
+import pytest
+
+from pbp import verify_dice
+from pbp.campaigns import add_member, bind_forum
 from pbp.pipeline import process_message
 from pbp.store import models as m
-from tests.forum.discourse_mail import SITE, discourse_mail
-from tests.forum.test_bymail import forum_table  # noqa: F401 (the fixture)
+from tests.forum.discourse_mail import BOT, LIST_ID, SITE, discourse_mail
 from tests.helpers import make_ctx
 
 OUTCOMES = re.compile(r"success|fail|tie|=>|dice\s+\[|total|Superb|Great|Mediocre|Terrible", re.I)
+
+
+@pytest.fixture
+def forum_table(chicago):
+    """The sample campaign bound to the forum (as tests/forum/test_bymail.py binds it): the
+    GM and Ruth play on the forum, Cassandra and the others by mail."""
+    bind_forum(chicago, site=SITE, list_id=LIST_ID, bot=BOT)
+    add_member(chicago, "ruth@pbp.localhost", forum_username="ruth")
+    add_member(chicago, "gm@pbp.localhost", "gm", forum_username="tess_gm")
+    return chicago
 
 
 def _texts(rows):
@@ -21,7 +34,7 @@ def _texts(rows):
              .get_body(("plain",)).get_content()) for row in rows]
 
 
-def test_a_secret_roll_on_the_forum(forum_table, config):  # noqa: F811
+def test_a_secret_roll_on_the_forum(forum_table, config, tmp_path):
     ctx = make_ctx(config)        # real dice: committed
     out = process_message(discourse_mail('/scene start "Docks"\n', poster="tess_gm"), ctx)
     assert out.status == "applied", out.errors
@@ -41,3 +54,15 @@ def test_a_secret_roll_on_the_forum(forum_table, config):  # noqa: F811
     for to, text in texts:
         if "cassandra@pbp.localhost" in to:
             assert not OUTCOMES.search(text.split("pbp-dice/1")[0]), text
+    # the topic, saved as text (Discourse's /raw/TOPIC), is checked once the scene ends
+    out = process_message(discourse_mail("/scene end\n", poster="tess_gm", post=1003, number=3, key="k3",
+                                         random="r3"), ctx)
+    assert out.status == "applied", out.errors
+    posts = [t for to, t in _texts(m.OutboxMail.select().order_by(m.OutboxMail.id))
+             if any(a.endswith("@" + SITE) for a in to)]
+    assert len(posts) == 3 and "`pbp-dice/1 reveal-roll scene=chicago/1" in posts[2], posts
+    saved = tmp_path / "topic"
+    saved.mkdir()
+    (saved / "topic-12.md").write_text("\n\n-------------------------\n\n".join(posts), encoding="utf-8")
+    good, bad = verify_dice.verify(saved)
+    assert not bad and "commitment matches; 1 throws recomputed" in " ".join(good), (good, bad)
