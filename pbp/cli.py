@@ -62,7 +62,7 @@ def _dice(spec: str | None):
     if not spec:
         return RandomDice()
     try:
-        return FixedDice(spec)
+        return FixedDice(spec, announce=where)
     except ValueError as exc:
         raise PbpError(f"{where} {shorten(spec)!r}: {exc}",
                        hint='faces of each throw, throws separated by commas: --dice "0++-,+0-0" (Fate) '

@@ -44,7 +44,7 @@ from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
-from pbp.store.seeds import SceneDice
+from pbp.store.seeds import FixedNotice, SceneDice
 from pbp.store.prepared import Insert, Select
 from pbp.textsafety import is_addr_spec, shorten
 from pbp.views import public_sheets, shows_anything, views
@@ -373,6 +373,8 @@ def commit_dice(post: Post, campaign: m.Campaign, ctx: Context, post_id: str, te
     if isinstance(ctx.dice, RandomDice):
         post.seeds = SceneDice(campaign, post_id, text, ctx.dice, beacon=ctx.beacon)
         post.seeds.attach(post)
+    elif getattr(ctx.dice, "announce", ""):     # the operator's --dice / PBP_DICE: the replies say so
+        post.seeds = FixedNotice(ctx.dice.announce)
 
 
 def read_post(campaign: m.Campaign, ctx: Context) -> Post:

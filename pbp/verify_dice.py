@@ -29,6 +29,7 @@ Every reply that carries committed dice ends in lines starting ``pbp-dice/1``:
 ``commit scene=SLUG/N c=HEX [beacon=drand:ROUND]`` (the scene's first reply), ``scene=SLUG/N
 post=ID text=HEX t0=#12:4dF:+0-+ t1=#13:3d10:8.9.10`` (a post's throws, each with its roll
 number), ``secret scene=SLUG/N post=ID text=HEX t0=#14:4dF:?`` (dice kept from the table),
+``fixed by=PBP_DICE rolls=#3,#4`` (dice the operator fixed: nothing to check),
 ``reveal-roll scene=SLUG/N post=ID text=HEX t0=#14:4dF:+-0+`` (a secret roll's dice, at the
 scene's end), ``reveal scene=SLUG/N seed=HEX [beacon=drand:ROUND:HEX]`` (the scene's end).
 """
@@ -212,14 +213,20 @@ def read_lines(directory: Path):
                 yield name, line
 
 
-def collect(directory: Path) -> tuple[dict[str, SceneLines], list[str]]:
+def collect(directory: Path) -> tuple[dict[str, SceneLines], list[str], list[str]]:
+    """The scenes the lines name, the problems found reading them, and the notes on fixed dice."""
     scenes: dict[str, SceneLines] = {}
     problems: list[str] = []
+    fixed: list[str] = []
     order = 0
     for name, line in read_lines(directory):
         words = line.split()
         kind = words[1] if len(words) > 1 and "=" not in words[1] else "throws"
         tokens = dict(_TOKEN.findall(line))
+        if kind == "fixed":
+            fixed.append(f"rolls {tokens.get('rolls', '?').replace(',', ', ')} had dice fixed by the operator "
+                         f"({tokens.get('by', '?')}): not committed, nothing to check")
+            continue
         scene = scenes.setdefault(tokens.get("scene", "?"), SceneLines(tokens.get("scene", "?")))
         if kind == "commit":
             scene.commits.add(tokens.get("c", ""))
@@ -245,7 +252,7 @@ def collect(directory: Path) -> tuple[dict[str, SceneLines], list[str]]:
                     problems.append(f"scene {scene.name}: roll {throw.roll} (post {throw.post}, throw {throw.index}) "
                                     f"shows {seen.kind}:{seen.shown} in {seen.source} but {throw.kind}:{throw.shown} "
                                     f"in {throw.source}")
-    return scenes, problems
+    return scenes, problems, fixed
 
 
 def check_scene(scene: SceneLines) -> tuple[list[str], list[str]]:
@@ -319,8 +326,7 @@ def check_scene(scene: SceneLines) -> tuple[list[str], list[str]]:
 
 def verify(directory: Path) -> tuple[list[str], list[str]]:
     """(what checked out, the problems) for every scene found in the mails under ``directory``."""
-    scenes, problems = collect(Path(directory))
-    good: list[str] = []
+    scenes, problems, good = collect(Path(directory))
     for scene in scenes.values():
         g, b = check_scene(scene)
         good += g

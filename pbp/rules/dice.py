@@ -110,11 +110,14 @@ class FixedDice:
     the wrong dice fails loudly instead of drifting out of step with its spec.
     """
 
-    __slots__ = ("_throws", "_next")
+    __slots__ = ("_throws", "_next", "announce")
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, *, announce: str = "") -> None:
+        """``announce``: where the operator fixed them (``--dice``, ``PBP_DICE``); the table's
+        replies then say the dice were fixed (:class:`pbp.store.seeds.FixedNotice`)."""
         self._throws = parse_spec(spec)
         self._next = 0
+        self.announce = announce
 
     @property
     def remaining(self) -> int:

@@ -10,7 +10,8 @@ the seed. Commitments and reveals go into the hash-chained ledger in order
 :class:`SceneDice` is what one post (or deadline round) holds: the play layer calls
 :meth:`SceneDice.start` and :meth:`SceneDice.reveal` from ``/scene start`` and ``/scene
 end`` and knows nothing of the store. Fixed dice (``--dice``, ``PBP_DICE``) override all of
-this: the pipeline then makes no ``SceneDice`` and replies say the dice were fixed.
+this: the pipeline then makes no ``SceneDice``, and for the operator's fixed dice a
+:class:`FixedNotice`, so the replies say the dice were fixed.
 """
 from __future__ import annotations
 
@@ -174,6 +175,37 @@ class SceneDice:
                 return {"v": VERSION, "scene": scene, "commitment": self.commitments[scene], "post": self.post_id,
                         "text": dice.digest, "throws": throws}
         return None
+
+
+class FixedNotice:
+    """What replies say when the operator fixed the dice (``--dice``, ``PBP_DICE``): no seed,
+    nothing to check, and every reply with rolls says so (the same calls as
+    :class:`SceneDice`)."""
+
+    scene = None
+
+    def __init__(self, where: str) -> None:
+        self.where, self.events = where, []
+
+    def attach(self, post) -> None:
+        pass
+
+    def start(self, post, number: int) -> str:
+        return (f"Dice: fixed by the operator ({self.where}); this scene's dice are not committed and cannot be "
+                "checked (docs/verify.md).")
+
+    def reveal(self, post, number: int) -> None:
+        return None
+
+    def keep_secret(self, result, what: str) -> None:
+        pass
+
+    def proof(self, roll_id: int) -> None:
+        return None
+
+    def footer(self, shown_rolls=None, secret_rolls=frozenset()) -> list[str]:
+        rolls = sorted((shown_rolls or set()) | set(secret_rolls))
+        return [f"{VERSION} fixed by={self.where} rolls=" + ",".join(f"#{r}" for r in rolls)] if rolls else []
 
 
 def _row(campaign: m.Campaign, number: int) -> m.SceneSeed | None:

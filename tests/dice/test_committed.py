@@ -240,3 +240,23 @@ def test_the_gms_reveal_shows_the_seed_and_commits_a_new_one(db, config, tmp_pat
     mt.post("GM", "/scene end\n")
     good, bad = verify_dice.verify(save_mails(tmp_path / "end", address("Cassandra")))
     assert not bad and sum("commitment matches" in g for g in good) == 2, good
+
+
+def test_the_operators_fixed_dice_are_said_in_the_replies(db, config, tmp_path, monkeypatch):
+    """pbp process --dice / PBP_DICE: nothing is committed, and the table is told."""
+    from pbp.cli import _dice
+    from pbp.pipeline import Context, process_message
+    from tests.helpers import eml
+
+    create_sample_campaign()
+    monkeypatch.setenv("PBP_DICE", "++++")
+    ctx = Context(config=config, dice=_dice(None))
+    start = process_message(eml('/scene start "Docks"\n', sender=address("GM"), message_id="f-1@t"), ctx)
+    roll = process_message(eml("/roll\n", sender=address("Cassandra"), message_id="f-2@t"), ctx)
+    assert start.status == roll.status == "applied"
+    texts = [decoded(row.raw) for row in m.OutboxMail.select().order_by(m.OutboxMail.id)]
+    assert "Dice: fixed by the operator (PBP_DICE)" in texts[0] and "pbp-dice/1 commit" not in texts[0]
+    assert re.search(r"pbp-dice/1 fixed by=PBP_DICE rolls=#\d+", texts[-1]), texts[-1]
+    assert not m.SceneSeed.select().exists()
+    good, bad = verify_dice.verify(save_mails(tmp_path / "mails", address("Cassandra")))
+    assert not bad
