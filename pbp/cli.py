@@ -69,7 +69,7 @@ def _dice(spec: str | None):
     if not spec:
         return RandomDice()
     try:
-        return FixedDice(spec)
+        return FixedDice(spec, announce=where)
     except ValueError as exc:
         raise PbpError(f"{where} {shorten(spec)!r}: {exc}", hint=DICE_FORMAT) from None
 
@@ -571,18 +571,45 @@ def cmd_verify(args) -> int:
     from pbp.store import models as m
     from pbp.store.repo import verify_ledger
 
+    if args.mails is not None:
+        return _verify_mails(args.mails)
     _open(args)
     campaigns = [get_campaign(args.campaign)] if args.campaign else list(m.Campaign.select())
     bad = 0
     for c in campaigns:
         problems = verify_ledger(c)
-        count = m.RollRecord.select().where(m.RollRecord.campaign == c).count()
+        count = m.RollRecord.select().where((m.RollRecord.campaign == c)
+                                            & m.RollRecord.action.not_in(("dice_commit", "dice_reveal"))).count()
         print(f"{c.slug}: {count} rolls, " + ("ledger intact" if not problems else f"{len(problems)} problems"))
         for p in problems:
             print("  " + p)
         bad += len(problems)
     if bad:
         print(f"error: the dice ledger has {bad} problem{'s' if bad != 1 else ''} (listed above)", file=sys.stderr)
+    return EXIT_FAILED if bad else EXIT_OK
+
+
+def _verify_mails(folder: str) -> int:
+    """``pbp verify --mails DIR``: the committed dice of the saved mails under DIR, checked by
+    the standalone verifier shipped with pbp (pbp/verify_dice.py; docs/verify.md)."""
+    from pathlib import Path
+
+    from pbp import verify_dice
+
+    if not Path(folder).is_dir():
+        print(f"error: --mails {folder}: no such folder\n  expected: a folder of saved mails (.eml files)\n"
+              f"  example:  pbp verify --mails ~/mail/chicago", file=sys.stderr)
+        return EXIT_USAGE
+    good, bad = verify_dice.verify(Path(folder))
+    for line in good:
+        print("ok: " + line)
+    for line in bad:
+        print("PROBLEM: " + line)
+    if not good and not bad:
+        print(f"no {verify_dice.VERSION} lines in the mails under {folder}: no committed dice to check")
+    if bad:
+        print(f"error: {len(bad)} problem{'s' if len(bad) != 1 else ''} with the committed dice (listed above)",
+              file=sys.stderr)
     return EXIT_FAILED if bad else EXIT_OK
 
 
@@ -980,8 +1007,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--retry", action="store_true", help="put failed replies back in the queue")
     s.set_defaults(func=cmd_outbox)
 
-    s = sub.add_parser("verify", help="check the dice ledger's hash chain")
+    s = sub.add_parser("verify", help="check the dice ledger's hash chain, or (--mails) saved mails' committed dice")
     s.add_argument("--campaign", help="one campaign's slug (default: every campaign)")
+    s.add_argument("--mails", metavar="DIR", help="check the committed dice of the saved mails (.eml) under DIR "
+                                                  "instead (docs/verify.md); needs no database")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("run", help="run the daemon")

@@ -122,7 +122,7 @@ class ActionCommand(Command):
 
 @dataclass(frozen=True)
 class Overcome(ActionCommand):
-    pass
+    secrecy: str = ""      # "secret" | "blind": only the GM sees the dice until the scene ends (docs/verify.md)
 
 
 @dataclass(frozen=True)
@@ -168,6 +168,7 @@ class Roll(Command):
     # whose dice differ refuses written dice it does not use and rolls its own for a skill
     # (the d10 hack's pool). Not compared: under Fate ``/roll Fight`` is ``/roll 4dF+Fight``.
     dice_written: bool = field(default=False, compare=False)
+    secrecy: str = ""      # "secret" | "blind": only the GM sees the dice until the scene ends (docs/verify.md)
 
 
 @dataclass(frozen=True)
@@ -435,6 +436,12 @@ class SceneStart(Command):
     zones: tuple[str, ...] = ()
     borders: tuple[tuple[str, str], ...] = ()
     npcs: tuple[str, ...] = ()        # the NPCs in the scene (their carried points join the GM's pool)
+
+
+@dataclass(frozen=True)
+class Reveal(Command):
+    """``/reveal`` (GM): the open scene's dice seed made public now; the rest of the scene
+    rolls under a new one (docs/verify.md)."""
 
 
 @dataclass(frozen=True)

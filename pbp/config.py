@@ -71,6 +71,8 @@ class Config:
     hold_out_of_turn: bool = False           # an action out of turn waits for its turn (else it is refused)
     contest_invoke_next_side: bool = False   # 3+ sides: a failed advantage's free invoke to the next side (else the GM)
     trust_authserv_id: str = ""              # trust Authentication-Results from this host
+    beacon: str = "none"                     # "none" | "drand": a public beacon mixed into each scene's dice seed
+    beacon_url: str = ""                     # the beacon's HTTP API (default: drand's, pbp.beacon.DRAND_URL)
     discourse: dict | None = None            # the raw [discourse] table (the forum's API); see discourse_settings()
 
     def imap_settings(self, mailbox: str = "INBOX", environ=None):
@@ -140,6 +142,7 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
              "show_npc_skills": BOOL, "free_bonuses": BOOL,
              "hold_out_of_turn": BOOL, "contest_invoke_next_side": BOOL},
     "security": {"trust_authserv_id": TEXT},
+    "dice": {"beacon": _one_of("none", "drand"), "beacon_url": TEXT},
     "limits": {"max_message_bytes": COUNT, "max_commands": COUNT},
     "imap": {**_SERVER, "mailbox": TEXT, "fetch_batch": COUNT, "poll_interval": SECONDS},
     "smtp": {**_SERVER, "local_hostname": TEXT},
@@ -288,6 +291,8 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         hold_out_of_turn=play.get("hold_out_of_turn", defaults["hold_out_of_turn"]),
         contest_invoke_next_side=play.get("contest_invoke_next_side", defaults["contest_invoke_next_side"]),
         trust_authserv_id=security.get("trust_authserv_id", defaults["trust_authserv_id"]),
+        beacon=data.get("dice", {}).get("beacon", defaults["beacon"]),
+        beacon_url=data.get("dice", {}).get("beacon_url", defaults["beacon_url"]),
         discourse=discourse,
     )
 

@@ -24,6 +24,7 @@ from peewee import IntegrityError, InterfaceError, OperationalError
 
 from pbp import commands as c
 from pbp import copies, faults
+from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
 from pbp.errors import CommandError, DiceExhausted, NotAllowedError
 from pbp.forum import byapi, bymail
@@ -44,6 +45,7 @@ from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
+from pbp.store.seeds import FixedNotice, SceneDice
 from pbp.store.prepared import Insert, Select, Update
 from pbp.textsafety import is_addr_spec, shorten
 from pbp.views import public_sheets, shows_anything, views
@@ -67,6 +69,11 @@ class Context:
     dice: DiceSource
     clock: Callable[[], datetime] = m.utcnow
     renderer: Renderer = field(default_factory=Renderer)
+    beacon: object = None       # a public randomness beacon mixed into committed seeds (pbp.store.seeds.Beacon)
+
+    def __post_init__(self) -> None:
+        if self.beacon is None:     # [dice] beacon (pbp.beacon)
+            self.beacon = beacon_from_config(self.config)
 
 
 @dataclass
@@ -374,6 +381,7 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
     post = _open_post(campaign, member, ctx, replied_to=mail.replied_to, kept=True)
+    commit_dice(post, campaign, ctx, mail.id, mail.new_text)
     results = apply_post(post, commands)
     sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
                         relay=campaign.delivery == "relay", notes=notes)
@@ -430,6 +438,16 @@ def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: s
     return post
 
 
+def commit_dice(post: Post, campaign: m.Campaign, ctx: Context, post_id: str, text: str) -> None:
+    """Real dice come from the open scene's committed seed (:mod:`pbp.store.seeds`), derived
+    from this post's id and text; fixed dice (``--dice``, ``PBP_DICE``) override that."""
+    if isinstance(ctx.dice, RandomDice):
+        post.seeds = SceneDice(campaign, post_id, text, ctx.dice, beacon=ctx.beacon)
+        post.seeds.attach(post)
+    elif getattr(ctx.dice, "announce", ""):     # the operator's --dice / PBP_DICE: the replies say so
+        post.seeds = FixedNotice(ctx.dice.announce)
+
+
 def read_post(campaign: m.Campaign, ctx: Context) -> Post:
     """The campaign as its GM sees it, for tools that only read (``pbp table``): nothing
     is saved."""
@@ -454,21 +472,33 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                     message_id=source.id if source is not None else None, at=post.now)
     faults.reached("mid_transaction")
     prev = repo.last_ledger_hash(campaign)
+    events = post.seeds.events if post.seeds is not None else []
+    source_id = source.id if source else None
+    for action, detail in (e for e in events if e[0] == "commit"):     # a scene's commitment before its rolls
+        prev = repo.record_event(campaign, source_id, "dice_commit", detail, prev).hash
     for res in results:         # the ledger records each roll under the id it took when made
         if isinstance(res, ActionResult):
             if res.roll_id is None:
                 raise RuntimeError(f"a roll reached the ledger without its id: {res.command}")
             recorded = res.to_dict()
-            row = repo.record_roll(campaign, source.id if source else None, recorded, prev, res.roll_id)
+            proof = post.seeds.proof(res.roll_id) if post.seeds is not None else None
+            if proof is not None:
+                recorded["effects"] = [*recorded.get("effects", []), {"kind": "committed_dice", "text": "", "data": proof}]
+            row = repo.record_roll(campaign, source_id, recorded, prev, res.roll_id)
             prev = row.hash
             post.ledger[id(res)] = (res.shown_id, row.hash[:8])
             post.__dict__.setdefault("_recorded", {})[id(res)] = recorded    # what the message row need not repeat
+    for action, detail in (e for e in events if e[0] == "reveal"):     # and its seed after them
+        prev = repo.record_event(campaign, source_id, "dice_reveal", detail, prev).hash
     finish_post(post)           # the after_post steps of pbp.play.core.SEQUENCE
 
     # The table's mail shows what every member may know; what it leaves out goes to the GM
     # in a mail of their own (pbp.views says who is told what).
-    seen = views(results, post.table, names_at_start=post.names_at_start, author_is_gm=post.author.is_gm)
+    seen = views(results, post.table, names_at_start=post.names_at_start, author_is_gm=post.author.is_gm,
+                 secret_rolls=post.secret_rolls)
     table_ledger = {id(shown): post.ledger[id(res)] for shown, res in zip(seen.table, results) if id(res) in post.ledger}
+    # the dice proofs are the rolls' own ids (a revised roll shows the id it revised)
+    table_rolls = {res.roll_id for shown, res in zip(seen.table, results) if id(res) in post.ledger}
     changed = _table_sheets(post, changed_names)
     subject = thread_subject(source, campaign) if source is not None else thread_subject_
     where = source.thread if source is not None else thread
@@ -481,7 +511,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         forum = bymail.bound(campaign)   # a forum reads Markdown (pbp.forum.bymail)
         body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
                                    commands=commands, sheets=changed, relay=relay, asks=post.asks,
-                                   status=status_lines(post), notes=notes, markdown=forum)
+                                   status=status_lines(post), notes=notes, markdown=forum,
+                                   proof=_dice_footer(post, table_rolls))
         replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(table_recipients(campaign, members)),
                              text=body[0], html=body[1], markdown=body[2] if forum else "", thread=where,
                              thread_subject=subject, refs=tuple(refs)))
@@ -502,6 +533,14 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     play = _save_play(campaign, post.play, ctx.config, table_written=saved.wrote)
     repo.keep(campaign, post.table, saved, play)     # for its next post (pbp.store.repo)
     return sent
+
+
+def _dice_footer(post: Post, table_rolls: set[int]) -> list[str]:
+    """The reply's ``pbp-dice/1`` lines (:mod:`pbp.verify_dice`): commitments, reveals and
+    the throws of the rolls the table's mail shows; with fixed dice, a line saying so."""
+    if post.seeds is None:
+        return []
+    return post.seeds.footer(table_rolls - set(post.secret_rolls), set(post.secret_rolls))
 
 
 _SUBJECT_OF = Select(lambda campaign_id, message_id: m.Message.select(m.Message.subject).where(
@@ -919,6 +958,7 @@ def apply_deadlines(ctx: Context) -> int:
             campaign = m.Campaign.get_by_id(campaign_id)
             members = [Author(**row) for row in _MEMBERS(campaign.id)]
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)
+            commit_dice(post, campaign, ctx, f"deadline-{campaign.slug}-{now.strftime('%Y%m%dT%H%M%SZ')}", "")
             threads = dict(post.play.threads)
             results = run_deadline_jobs(post)
             if results or post.asks or post.tells:

@@ -501,7 +501,7 @@ class Renderer:
         return (mark_lines(text) if marked else text, self.html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
-               status=(), template: str = "result", notes=(), markdown: bool = False) -> tuple[str, str]:
+               status=(), template: str = "result", notes=(), markdown: bool = False, proof=()) -> tuple[str, str]:
         """The post with each command replaced by its result (relay), or the results alone
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
         for, whose turn it is, the reader's notes (lines that looked like commands but were
@@ -509,7 +509,8 @@ class Renderer:
         the GM's own copy of what the table's mail left out (:mod:`pbp.views`). In a relay
         every line of the text that is pbp's starts with :data:`MARK` (:func:`mark_lines`)
         and the relayed prose is escaped (:func:`relayed_line`). With
-        ``markdown``, (plain text, HTML, Markdown for a forum: ``result.md.j2``)."""
+        ``markdown``, (plain text, HTML, Markdown for a forum: ``result.md.j2``). ``proof``:
+        the ``pbp-dice/1`` footer lines of committed dice (:mod:`pbp.verify_dice`), last."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
@@ -529,7 +530,8 @@ class Renderer:
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
         data = dict(campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
-                    asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS)
+                    asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS,
+                    proof=list(proof))
         both = self._both(template, marked=relay and commands is not None, **data)
         return (*both, self._markdown(template, **data)) if markdown else both
 

@@ -89,16 +89,25 @@ def _public(result, secret: frozenset[str]):
     return replace(result, text=text, sheet=sheet, changes=changes, effects=effects), True
 
 
-def views(results, table, *, names_at_start=(), author_is_gm: bool) -> Views:
-    """The table's results and the GM's copy for one post (or deadline round)."""
+def views(results, table, *, names_at_start=(), author_is_gm: bool, secret_rolls=None) -> Views:
+    """The table's results and the GM's copy for one post (or deadline round). A secret or
+    blind roll (``secret_rolls``: roll id -> the note the table reads, :mod:`pbp.play.secrets`)
+    is that note on the table, and the GM is told it whole whoever wrote the post."""
     secret = secret_names(table, names_at_start, results)
+    secret_rolls = secret_rolls or {}
     table_results, differ = [], []
     for result in results:
+        note = secret_rolls.get(getattr(result, "roll_id", None)) if isinstance(result, ActionResult) else None
+        if note is not None:
+            table_results.append(note)
+            differ.append(result)
+            continue
         public, differs = _public(result, secret)
         table_results.append(public)
         if differs:
             differ.append(result)
-    for_gm = any(e.data.get("gm_only") for r in differ for e in r.effects)
+    for_gm = any(e.data.get("gm_only") for r in differ for e in r.effects) or any(
+        getattr(r, "roll_id", None) in secret_rolls for r in differ)
     return Views(table_results, differ if (author_is_gm or for_gm) else [])
 
 

@@ -66,6 +66,7 @@ from pbp.commands import (
     Refuse,
     Roll,
     Say,
+    Reveal,
     SceneEnd,
     SceneStart,
     SessionEnd,
@@ -302,7 +303,10 @@ class Builder(Transformer):
 
     # -- actions
     def overcome(self, c):
-        return Overcome, _action_fields(c[0], c[1], c[2:])
+        fields = _action_fields(c[0], c[1], c[2:-1])
+        if c[-1] is not None:
+            fields["secrecy"] = str(c[-1]).lower()
+        return Overcome, fields
 
     def defend(self, c):
         return Defend, _action_fields(c[0], c[1], c[2:])
@@ -367,7 +371,10 @@ class Builder(Transformer):
 
     # -- dice
     def roll(self, c):
-        return Roll, (c[0] or {})
+        fields = dict(c[1] or {})
+        if c[0] is not None:
+            fields["secrecy"] = str(c[0]).lower()
+        return Roll, fields
 
     def dice_roll(self, c):
         fields = _dice(c[0])
@@ -523,6 +530,9 @@ class Builder(Transformer):
 
     def scene_end(self, c):
         return SceneEnd, {}
+
+    def reveal(self, c):
+        return Reveal, {}
 
     def session_end(self, c):
         return SessionEnd, {}

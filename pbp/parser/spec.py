@@ -139,6 +139,7 @@ SPECS: tuple[Spec, ...] = (
          roles={"_START": "the scene's name", "_ZONES": "a zone name", "_BORDERS": "a zone name"},
          lists={"_ZONES": "zone", "_BORDERS": "border (Dock-Office)"},
          says={"_WITH": '"with" and the NPCs in the scene (with Ghoul)'}),
+    Spec("reveal", "_REVEAL", "/reveal", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True),
     Spec("session", "_SESSION", "/session end", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
          parts={"_END": "/session end"}),
     Spec("milestone", "_MILESTONE", "/milestone minor", "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,

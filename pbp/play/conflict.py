@@ -41,6 +41,7 @@ from pbp.play.core import (
     resolve_action, status_line,
 )
 from pbp.play.dates import when
+from pbp.play.secrets import keep_secret
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
@@ -140,6 +141,8 @@ def act(post: Post, cmd):
             and not post.own_characters():
         return resolve_action(post, cmd, GM)     # the GM's own dice (the weather): no character rolls
     actor = post.character(getattr(cmd, "actor", None), cmd)
+    if getattr(cmd, "secrecy", ""):
+        return _secret(post, cmd, actor)
     if isinstance(cmd, c.Roll):
         return resolve_action(post, cmd, actor.name)
     if isinstance(cmd, c.Defend):
@@ -167,6 +170,18 @@ def act(post: Post, cmd):
     if isinstance(cmd, c.Advantage) and target is not None and cmd.opposition is None:
         cmd = replace(cmd, opposition=c.Opposition(character=target.name))   # the target resists actively
     return resolve_action(post, cmd, actor.name)
+
+
+def _secret(post: Post, cmd, actor: Character):
+    """A secret or blind roll (:mod:`pbp.play.secrets`): outside a conflict, where turns and
+    defences need everyone to see the dice."""
+    if active(post) is not None:
+        raise RulesError(f"a {cmd.secrecy} roll cannot be made during a conflict: everyone sees a conflict's dice",
+                         source=cmd.source, expected="the roll without the word " + cmd.secrecy,
+                         example=cmd.source.rsplit(" ", 1)[0] if isinstance(cmd, c.Overcome) else "/roll Notice")
+    result = resolve_action(post, cmd, actor.name)
+    keep_secret(post, cmd, result)
+    return result
 
 
 def _target_of(post: Post, cmd) -> Character | None:

@@ -114,6 +114,8 @@ class Post:
     ledger: dict = field(default_factory=dict)          # id(result) -> (roll id, short hash), for the reply
     command: c.Command | None = None                    # the command being applied (for error examples)
     follow: list = field(default_factory=list)          # results a command set off (a contest threat's roll)
+    seeds: object = None            # the scene's committed dice (pbp.store.seeds.SceneDice); None: fixed dice
+    secret_rolls: dict = field(default_factory=dict)    # roll id -> what the table reads instead (pbp.play.secrets)
 
     # -- who is acting
     def character(self, name: str | None, cmd: c.Command, *, for_reading: bool = False) -> Character:
@@ -480,6 +482,9 @@ def number_roll(post: Post, result):
     (a contest threat's attack) call it too. A roll discarded with its command (a held
     action dropped, a post refused) gives its number back with the play state."""
     result.roll_id = post.play.new_id()
+    claim = getattr(post.dice, "claim", None)    # committed dice (pbp.rules.dice.CommittedDice) mark their throws
+    if claim is not None:
+        claim(result.roll_id)
     return result
 
 

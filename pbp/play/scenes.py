@@ -81,6 +81,7 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
                        npcs=list(dict.fromkeys(ch.name for ch in npcs)))
     changes = [ch for fn in SCENE_START for ch in fn(post)]
     text = f'Scene {play.scene.number}: "{cmd.name}" begins.'
+    committed = post.seeds.start(post, play.scene.number) if post.seeds is not None else None
     if play.scene.npcs:
         text += " In it: " + ", ".join(play.scene.npcs) + "."
     if zones is not None:
@@ -88,7 +89,27 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
         if zones.border_pairs:
             pairs = sorted(" - ".join(sorted(p, key=zones.zones.index)) for p in zones.border_pairs)
             text += "\n  Borders: " + "; ".join(pairs) + "."
+    if committed:
+        text += "\n  " + committed
     return NoteResult(cmd.source, GM, "scene_start", text=text, changes=changes)
+
+
+@handles(c.Reveal)
+def reveal(post: Post, cmd: c.Reveal) -> NoteResult:
+    """``/reveal``: the open scene's dice seed now, and a new one committed for the rest of it."""
+    post.require_gm("/reveal", "/reveal")
+    scene = post.play.scene
+    if scene is None:
+        raise RulesError("no scene is open: a scene's dice are revealed when it ends", source=cmd.source,
+                         expected="an open scene", example='/scene start "Warehouse"')
+    if post.seeds is None:
+        return NoteResult(cmd.source, GM, "reveal", text="Dice: this table's dice are fixed (--dice, PBP_DICE): "
+                          "there is no seed to reveal.")
+    shown = post.seeds.reveal(post, scene.number)
+    if shown is None:
+        raise RulesError(f'scene {scene.number}, "{scene.name}", has no committed dice to reveal', source=cmd.source,
+                         expected="a scene started with committed dice", example="/scene end")
+    return NoteResult(cmd.source, GM, "reveal", text=shown + "\n  " + post.seeds.start(post, scene.number))
 
 
 @handles(c.SceneEnd)
@@ -119,6 +140,9 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     for p in list(play.pending):
         lines.append(f"{pc.what(post, p)} on {p.target} is dropped with the scene.")
         pc._close_pending(post, p)
+    revealed = post.seeds.reveal(post, play.scene.number) if post.seeds is not None else None
+    if revealed:
+        lines.append(revealed)
     play.scene = None
     play.turn_clock = None
     play.forget_thread_kind("narrate")      # anyone taken out is back: no narration is owed any more

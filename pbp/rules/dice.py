@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Protocol, runtime_checkable
 
+from pbp import verify_dice
 from pbp.errors import DiceExhausted
 
 FATE_FACES = (-1, 0, 1)
@@ -109,11 +110,14 @@ class FixedDice:
     the wrong dice fails loudly instead of drifting out of step with its spec.
     """
 
-    __slots__ = ("_throws", "_next")
+    __slots__ = ("_throws", "_next", "announce")
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, *, announce: str = "") -> None:
+        """``announce``: where the operator fixed them (``--dice``, ``PBP_DICE``); the table's
+        replies then say the dice were fixed (:class:`pbp.store.seeds.FixedNotice`)."""
         self._throws = parse_spec(spec)
         self._next = 0
+        self.announce = announce
 
     @property
     def remaining(self) -> int:
@@ -147,3 +151,43 @@ class FixedDice:
             self._next -= 1
             raise DiceMismatch(f"fixed dice group {self._next + 1} {throw.text!r} has a face above {sides}")
         return throw.faces
+
+
+class CommittedDice:
+    """Dice derived from a scene's committed seed and the post that asked for them
+    (:mod:`pbp.verify_dice`, scheme ``pbp-dice/1``): throw ``i`` of the post is fixed by
+    the seed, the post's id and its text, so nobody can choose or redo it, and anyone can
+    recompute it once the seed is revealed. ``throws`` keeps each throw, as
+    ``[roll id or None, kind, faces]``, for the reply's footer and the ledger."""
+
+    __slots__ = ("_key", "post_id", "digest", "throws")
+
+    def __init__(self, key, post_id: str, text: str) -> None:
+        """``key``: the derivation key, or a function that gives it at the first throw (a
+        beacon's round is read only when the dice are needed: :mod:`pbp.store.seeds`)."""
+        self._key, self.post_id, self.digest = key, post_id, verify_dice.text_digest(text)
+        self.throws: list[list] = []
+
+    @property
+    def key(self) -> bytes:
+        if callable(self._key):
+            self._key = self._key()
+        return self._key
+
+    def fate(self, n: int = 4) -> tuple[int, ...]:
+        _check_counts(n)
+        faces = verify_dice.fate_faces(self.key, self.post_id, self.digest, len(self.throws), n)
+        self.throws.append([None, f"{n}dF", faces])
+        return faces
+
+    def die(self, sides: int, n: int) -> tuple[int, ...]:
+        _check_counts(n, sides)
+        faces = verify_dice.die_faces(self.key, self.post_id, self.digest, len(self.throws), sides, n)
+        self.throws.append([None, f"{n}d{sides}", faces])
+        return faces
+
+    def claim(self, roll_id: int) -> None:
+        """The throws made since the last claim belong to roll ``roll_id``."""
+        for throw in self.throws:
+            if throw[0] is None:
+                throw[0] = roll_id

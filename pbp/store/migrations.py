@@ -91,6 +91,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
      lambda migrator: [
          migrator.add_column("outboxmail", "compacted", BooleanField(default=False, index=True)),
      ]),
+    # a new table, created by create_tables() after the migrations
+    (12, "each scene's dice are committed to a secret seed, revealed at its end (table sceneseed, pbp.verify_dice)",
+     lambda migrator: []),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -168,6 +168,27 @@ class RollRecord(BaseModel):
     created_at = DateTimeField(default=utcnow)
 
 
+class SceneSeed(BaseModel):
+    """A scene's committed dice (:mod:`pbp.store.seeds`, scheme :mod:`pbp.verify_dice`):
+    the secret seed, kept here and nowhere a player or a mail can read it until the
+    scene ends and ``revealed_at`` is set; its commitment, published at once; the beacon
+    round it is mixed with, if any, and that round's value once read; the scene's secret
+    rolls, whole, told at the reveal."""
+
+    campaign = ForeignKeyField(Campaign, backref="scene_seeds", on_delete="CASCADE")
+    scene = IntegerField()
+    segment = IntegerField(default=1)       # 2, 3... after each /reveal: the scene's dice under a new seed
+    seed = CharField()                      # 64 hex digits
+    commitment = CharField()
+    beacon = JSONField(null=True)           # {"name": "drand", "round": R, "randomness": HEX | None}
+    secrets = JSONField(default=list)       # the scene's secret and blind rolls, for the reveal (pbp.play.secrets)
+    created_at = DateTimeField(default=utcnow)
+    revealed_at = DateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("campaign", "scene", "segment"), True),)
+
+
 class OutboxMail(BaseModel):
     """Replies written in the same transaction as the state change; a sender job delivers
     them and marks each sent (a transactional outbox)."""
@@ -223,4 +244,4 @@ class SheetChange(BaseModel):
 
 
 ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice,
-              SheetChange]
+              SheetChange, SceneSeed]

@@ -313,6 +313,18 @@ def record_roll(campaign: m.Campaign, message_id: str | None, result_dict: dict,
     return row
 
 
+def record_event(campaign: m.Campaign, message_id: str | None, action: str, detail: dict,
+                 prev_hash: str) -> m.RollRecord:
+    """Append a scene's dice commitment or seed reveal (``action`` "dice_commit" or
+    "dice_reveal", :mod:`pbp.store.seeds`) to the campaign's ledger, chained like a roll,
+    so the chain binds commitments, rolls and reveals in the order they were made."""
+    row = m.RollRecord(campaign=campaign, message_id=message_id, actor="pbp", command=action, action=action,
+                       skill=None, dice=[], effort=0, detail=detail, prev_hash=prev_hash)
+    row.hash = chain_hash(prev_hash, ledger_payload(row))
+    row.id = _INSERT_ROLL(**{name: getattr(row, name) for name in _INSERT_ROLL.names})
+    return row
+
+
 def roll_number(row: m.RollRecord) -> int:
     """The id players saw for a ledger row: its number, or for rolls recorded before rolls
     were numbered with the campaign's other ids, its row id (what their replies said)."""

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from email import policy
 
 from pbp.pipeline import Context, apply_deadlines, process_message
-from pbp.rules.dice import FixedDice
+from pbp.rules.dice import FixedDice, RandomDice
 from pbp.store import models as m
 from tests.helpers import FIXED_NOW, eml, plain_text
 
@@ -52,6 +52,7 @@ class MailTable:
     count: int = 0
     steps: list[Step] = field(default_factory=list)
     step: timedelta = timedelta(minutes=10)
+    committed: bool = False     # a post without fixed dice rolls real, committed dice (pbp.store.seeds)
 
     def post(self, who: str, body: str, *, dice: str = "", reply_to: Step | None = None,
              at: datetime | None = None, subject: str | None = None, references: bool = True) -> Step:
@@ -68,9 +69,9 @@ class MailTable:
             subject = subject or f"Re: {parent.subject}"
         subject = subject or "The conflict"
         raw = eml(body, sender=address(who), message_id=f"post-{self.count}@pbp.test", subject=subject, extra=extra)
-        dice_source = FixedDice(dice or "")
+        dice_source = RandomDice() if self.committed and not dice else FixedDice(dice or "")
         outcome = process_message(raw, Context(config=self.config, dice=dice_source, clock=lambda: self.now))
-        if outcome.status == "applied":
+        if outcome.status == "applied" and isinstance(dice_source, FixedDice):
             assert dice_source.remaining == 0, f"post {self.count}: {dice_source.remaining} fixed throws left unused"
         step = Step(outcome, [_read(r["message_id"]) for r in outcome.replies])
         self.steps.append(step)

@@ -1,0 +1,48 @@
+"""Secret and blind rolls (issue 25; docs/verify.md, "Secret and blind rolls").
+
+``/roll secret ...`` and ``/as NPC overcome ... secret``: the GM rolls where the table
+cannot see. ``blind`` is the same word for a player's roll whose result only the GM learns
+(the GM asks for a Notice roll to spot a lie; the player writes ``/roll blind Notice``, or
+the GM rolls it for them with ``/as Ruth roll blind Notice``). The table's mail says that
+roll #N was made, by whom and on what, under the scene's dice commitment, never its dice or
+outcome; the GM gets the whole result in a mail of their own (:mod:`pbp.views`); what the
+roll created (a boost) is hidden from the table like a hidden aspect; the roll is closed to
+invokes (an invoke would show its total). At the scene's end the dice and the outcome are
+revealed with the seed (:meth:`pbp.store.seeds.SceneDice.reveal`).
+"""
+from __future__ import annotations
+
+from pbp import commands as c
+from pbp.play.core import NoteResult, Post
+from pbp.rules.results import ActionResult
+
+CLOSED_WHY = "it was a secret roll: its dice and result are the GM's until the scene ends"
+
+
+def _what(cmd) -> str:
+    if isinstance(cmd, c.Roll):
+        if cmd.skill:
+            return cmd.skill
+        return f"{cmd.count}d{cmd.sides}" + (f"{cmd.modifier:+d}" if cmd.modifier else "")
+    return f"overcome with {cmd.skill}"
+
+
+def keep_secret(post: Post, cmd, result) -> None:
+    """Make a resolved roll secret: the table's note, the GM's whole result, the reveal."""
+    if not isinstance(result, ActionResult) or result.roll_id is None:
+        return
+    post.play.close_rolls(lambda head: result.roll_id in head.ids, CLOSED_WHY)
+    for change in result.changes:       # a boost or aspect the roll made would tell its outcome
+        if change.what in ("aspect", "boost") and change.before is None:
+            for aspect in post.table.aspects:
+                if aspect.name == change.subject:
+                    aspect.hidden = True
+    blind = cmd.secrecy == "blind"
+    under = " under this scene's dice commitment" if post.seeds is not None and post.seeds.scene is not None else ""
+    how = "blind" if blind else "in secret"
+    text = (f"Roll #{result.roll_id}: {result.actor} rolled {how} ({_what(cmd)}){under}. "
+            + ("Rolled; the GM knows the result." if blind else "The GM knows the result.")
+            + " Its dice are shown when the scene ends.")
+    post.secret_rolls[result.roll_id] = NoteResult(result.command, result.actor, "secret_roll", text=text)
+    if post.seeds is not None:
+        post.seeds.keep_secret(result, _what(cmd))

@@ -1,0 +1,90 @@
+"""A public beacon mixed into a scene's seed after its commitment (docs/verify.md, "A beacon"):
+tested with a recorded round, since these machines have no internet."""
+from __future__ import annotations
+
+import email
+import re
+from email import policy
+from datetime import datetime
+
+from pbp import verify_dice
+from pbp.beacon import Drand, Recorded, from_config
+from pbp.demo import create_sample_campaign
+from pbp.pipeline import Context, process_message
+from pbp.rules.dice import RandomDice
+from pbp.store import models as m
+from tests.dice.test_committed import _edit, save_mails
+from tests.helpers import FIXED_NOW, eml
+from tests.play.table import address
+
+# A 32-byte value standing in for a drand round's randomness (the round FIXED_NOW names)
+RECORDED = bytes.fromhex("8f4b7ad1a0e7e4c2b2a1f0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9")
+
+
+def test_rounds_follow_drands_clock():
+    drand = Drand()
+    # the default chain: round 1 at genesis, one every 30 s; the round named is the one after
+    # the round being published, so its value is not known yet
+    assert drand.round_after(datetime.utcfromtimestamp(1595431050)) == 2
+    assert drand.round_after(datetime.utcfromtimestamp(1595431050 + 30 * 100 + 5)) == 102
+
+
+def test_the_config_names_the_beacon(config):
+    assert from_config(config) is None
+
+
+def _post(ctx, who, body, n):
+    return process_message(eml(body, sender=address(who), message_id=f"b-{n}@pbp.test"), ctx)
+
+
+def test_a_recorded_round_is_mixed_in_and_checked(db, config, tmp_path):
+    create_sample_campaign()
+    round_ = Drand().round_after(FIXED_NOW)
+    beacon = Recorded({})       # the round named is not public when the scene starts
+    ctx = Context(config=config, dice=RandomDice(), clock=lambda: FIXED_NOW, beacon=beacon)
+    assert _post(ctx, "GM", '/scene start "Docks"\n', 1).status == "applied"
+    assert m.SceneSeed.get().beacon == {"name": "drand", "round": round_, "randomness": None}
+    beacon.values[round_] = RECORDED
+    assert _post(ctx, "Cassandra", "/roll\n/roll 3d10\n", 2).status == "applied"
+    assert _post(ctx, "GM", "/scene end\n", 3).status == "applied"
+    mails = save_mails(tmp_path / "mails", address("Cassandra"))
+    text = "\n".join(verify_dice.mail_text(email.message_from_bytes(p.read_bytes(), policy=policy.default))
+                     for p in sorted(mails.glob("*.eml")))
+    assert f"beacon=drand:{round_}" in text and RECORDED.hex() in text
+    good, bad = verify_dice.verify(mails)
+    assert not bad and "2 throws recomputed" in " ".join(good), (good, bad)
+    # the seed alone does not give these dice: the beacon's value was mixed in
+    row = m.SceneSeed.get()
+    line = re.search(r"t0=#\d+:4dF:(\S+)", text).group(1)
+    digest = re.search(r"post=b-2@pbp.test text=(\w+)", text).group(1)
+    mixed = verify_dice.mix_beacon(bytes.fromhex(row.seed), round_, RECORDED)
+    assert verify_dice.throw_text("4dF", verify_dice.fate_faces(mixed, "b-2@pbp.test", digest, 0)).endswith(line)
+    # another round value than the beacon's own is found out
+    _edit(mails, lambda t: t.replace(RECORDED.hex(), "00" * 32))
+    bad = verify_dice.verify(mails)[1]
+    assert bad and all("but the seed gives" in b for b in bad), bad
+
+
+def test_a_round_not_yet_public_is_read_at_a_later_roll(db, config, tmp_path):
+    create_sample_campaign()
+    round_ = Drand().round_after(FIXED_NOW)
+    beacon = Recorded({})
+    ctx = Context(config=config, dice=RandomDice(), clock=lambda: FIXED_NOW, beacon=beacon)
+    assert _post(ctx, "GM", '/scene start "Docks"\n', 1).status == "applied"
+    beacon.values[round_] = RECORDED
+    assert _post(ctx, "Cassandra", "/roll\n", 2).status == "applied"
+    assert m.SceneSeed.get().beacon["randomness"] == RECORDED.hex()
+
+
+def test_a_round_that_cannot_be_read_is_given_up_for_the_scene(db, config, tmp_path):
+    create_sample_campaign()
+    beacon = Recorded({})
+    round_ = beacon.round_after(FIXED_NOW)
+    ctx = Context(config=config, dice=RandomDice(), clock=lambda: FIXED_NOW, beacon=beacon)
+    assert _post(ctx, "GM", '/scene start "Docks"\n', 1).status == "applied"
+    assert _post(ctx, "Cassandra", "/roll\n", 2).status == "applied"
+    beacon.values[round_] = RECORDED      # too late: the scene's first die used the seed alone
+    assert _post(ctx, "Cassandra", "/roll\n", 3).status == "applied"
+    assert _post(ctx, "GM", "/scene end\n", 4).status == "applied"
+    good, bad = verify_dice.verify(save_mails(tmp_path / "mails", address("Cassandra")))
+    assert not bad and "could not be read" in " ".join(good) and "2 throws recomputed" in " ".join(good), (good, bad)
