@@ -82,7 +82,7 @@ def _seen(post: Post, ch, *, public: bool = False, npc_hidden: bool = False) -> 
                  "aspects": sorted(a.name for a in own if not a.hidden)})
     if not public:
         seen["hidden aspects"] = sorted(a.name for a in own if a.hidden)
-    seen.update({"stress": play["stress"], "consequences": play["consequences"],
+    seen.update({"stress": {t: list(b) for t, b in ch.stress.items()}, "consequences": play["consequences"],
                  "free_invokes": {k: v for k, v in play["free_invokes"].items() if public is False or k not in hidden},
                  "taken_out": play["taken_out"], "carried_points": play["carried_points"]})
     return seen

@@ -33,7 +33,7 @@ def test_stress_tracks_keep_the_systems_order_after_the_sheet_is_saved(mt, chica
     assert first.text.index("physical") < first.text.index("mental")
     spent = mt.post("Ruth", '/overcome Athletics vs Great +invoke "Knife Up My Sleeve"\n', dice="0000")
     assert spent.status == "applied", spent.text
-    line = next(x for x in spent.text.splitlines() if x.strip().startswith("Ruth: FP"))
+    line = next(x for x in spent.text.splitlines() if x.lstrip("\u2503 ").startswith("Ruth: FP"))   # relay marks
     assert line.index("physical") < line.index("mental"), line
     again = mt.post("Ruth", "/sheet\n")
     assert again.text.index("physical") < again.text.index("mental")

@@ -42,7 +42,7 @@ def assert_secret(posted, *secrets: str) -> None:
 
 def test_an_npcs_skills_stunts_and_hidden_aspects_are_the_gms(table):
     channel, npc, skill = table
-    assert_secret(channel.post(GM, f"/sheet set {quoted(npc)} skills.{skill}=4\n"), f'"{skill}": 4')
+    assert_secret(channel.post(GM, f"/sheet set {quoted(npc)} skills.{skill}=4\n"), f'skills.{skill}: (none) -> 4')
     assert_secret(channel.post(GM, f'/sheet set {quoted(npc)} stunts.Gutripper="{skill} attack +1"\n'),
                   "Gutripper")
     assert_secret(channel.post(GM, f'/sheet set {quoted(npc)} aspects.hidden="Secretly Craven"\n'),
@@ -52,7 +52,7 @@ def test_an_npcs_skills_stunts_and_hidden_aspects_are_the_gms(table):
 def test_a_fix_the_table_may_see_is_told_without_the_secret_part(table):
     channel, npc, skill = table
     posted = channel.post(GM, f"/sheet set {quoted(npc)} fate_points=7 skills.{skill}=2\n")
-    assert_secret(posted, f'"{skill}": 2')
+    assert_secret(posted, f'skills.{skill}: (none) -> 2')
     assert any("fate" in mail.text and "-> 7" in mail.text for mail in posted.for_players()), \
         [m.text for m in posted.mails]
 
@@ -62,4 +62,4 @@ def test_with_show_npc_skills_the_table_sees_them(table):
     set_campaign(channel.campaign, "show_npc_skills", "yes")
     posted = channel.post(GM, f"/sheet set {quoted(npc)} skills.{skill}=3\n")
     assert posted.status == "applied", posted.text
-    assert any(f'"{skill}": 3' in mail.text for mail in posted.for_players()), [m.text for m in posted.mails]
+    assert any(f'skills.{skill}: (none) -> 3' in mail.text for mail in posted.for_players()), [m.text for m in posted.mails]
