@@ -44,6 +44,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
      lambda migrator: [
          migrator.add_column("aspect", "system_state", JSONField(default=dict)),
      ]),
+    # the table itself is created by create_tables() after the migrations (a new table)
+    (8, "every applied post is kept for the campaign's archive (table archivepost, pbp archive)",
+     lambda migrator: []),
 ]
 LATEST = MIGRATIONS[-1][0]
 

@@ -1,0 +1,202 @@
+"""The campaign archive (issue 26, docs/archive.md), built from a golden conflict played by
+mail (tests/golden/whole_conflict) with hidden things in it: the Ghoul's hidden aspect
+"Afraid of Fire" (in the sample campaign), a hidden aspect the GM adds by a post the table
+never hears of, the GM's copies of what the table's mails left out, and the NPCs' sheets.
+
+Read from the players' side: the players' archive, the feed and the Markdown export are
+searched file by file for every hidden item, which the GM's archive must hold.
+"""
+from __future__ import annotations
+
+import io
+import json
+import re
+import tomllib
+import zipfile
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urldefrag
+
+import pytest
+
+from pbp.archive.export import export_zip
+from pbp.archive.feed import atom
+from pbp.archive.site import write_site
+from pbp.store import models as m
+from tests.play import golden
+
+SECRET_ASPECT = "Afraid of Fire"               # the Ghoul's, hidden (pbp/samples/chicago/ghoul.toml) until Ethan finds it
+GM_ONLY_ASPECT = "Trapdoor Under The Altar"    # added hidden by a post the table gets no mail for
+
+
+@pytest.fixture
+def game(config, chicago):
+    table, _ = golden.play("whole_conflict", config)
+    step = table.post("GM", f'/aspect add "{GM_ONLY_ASPECT}" hidden')
+    assert step.status == "applied"
+    assert all("ruth" not in ",".join(r.to) for r in step.replies), "the table got no mail for it"
+    return chicago, table
+
+
+@pytest.fixture
+def played(game):
+    return game[0]
+
+
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"])
+        if tag in ("a", "link") and a.get("href"):
+            self.hrefs.append(a["href"])
+
+
+def parse(path: Path) -> Links:
+    p = Links()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+def texts_of_site(out: Path) -> dict[str, str]:
+    return {f.name: f.read_text(encoding="utf-8") for f in sorted(out.iterdir()) if f.is_file()}
+
+
+def texts_of_zip(data: bytes) -> dict[str, str]:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        return {name: z.read(name).decode("utf-8") for name in z.namelist()}
+
+
+# --------------------------------------------------------------------------- the site
+
+
+def test_every_link_resolves_and_every_post_is_reachable_from_the_index(played, tmp_path):
+    for gm in (False, True):
+        out = tmp_path / ("gm" if gm else "players")
+        write_site(played, out, gm=gm)
+        pages = {f.name: parse(f) for f in out.glob("*.html")}
+        for name, page in pages.items():
+            for href in page.hrefs:
+                target, fragment = urldefrag(href)
+                target = target or name
+                assert (out / target).is_file(), f"{name}: {href} leads nowhere"
+                if fragment:
+                    assert fragment in pages[target].ids, f"{name}: {href}: no #{fragment} in {target}"
+        index_links = set(pages["index.html"].hrefs)
+        anchors = {f"{name}#{i}" for name, page in pages.items() for i in page.ids if i.startswith("post-")}
+        assert anchors, "no post in the archive"
+        assert anchors <= index_links, f"posts not linked from the index: {sorted(anchors - index_links)[:5]}"
+        if gm:
+            assert all("<strong>GM's archive:</strong>" in (out / n).read_text() for n in pages), "the GM's archive says so on every page"
+        else:
+            assert not any("<strong>GM's archive:</strong>" in (out / n).read_text() for n in pages)
+        assert "<script" not in "".join((out / n).read_text() for n in pages)
+
+
+def test_posts_are_in_order_with_ids_that_never_change(game, tmp_path):
+    campaign, table = game
+    write_site(campaign, tmp_path / "a")
+    rows = list(m.ArchivePost.select().order_by(m.ArchivePost.id))
+    assert [r.at for r in rows] == sorted(r.at for r in rows), "oldest first"
+    scene = (tmp_path / "a" / "scene-1.html").read_text()
+    order = [int(n) for n in re.findall(r'<article class="post" id="post-(\d+)"', scene)]
+    assert order == sorted(order) and len(order) > 20
+    # a later post adds an entry; every earlier permalink stays where it was
+    first = set(re.findall(r'href="([^"]+#post-\d+)"', (tmp_path / "a" / "index.html").read_text()))
+    assert table.post("GM", '/scene start "The Morning After"').status == "applied"
+    write_site(campaign, tmp_path / "b")
+    again = set(re.findall(r'href="([^"]+#post-\d+)"', (tmp_path / "b" / "index.html").read_text()))
+    assert first < again
+    assert any(h.startswith("scene-2.html#") for h in again - first)
+
+
+def test_a_scene_page_shows_text_commands_results_dice_and_turns(played, tmp_path):
+    write_site(played, tmp_path, gm=False)
+    page = (tmp_path / "scene-1.html").read_text()
+    assert "The warehouse smells of brine and candle smoke." in page     # the GM's prose, as written
+    assert "/attack" in page                                             # a player's command
+    assert "Ruth attacks" in page or "Ruth" in page
+    assert re.search(r"dice \[[-+0]\] \[[-+0]\] \[[-+0]\] \[[-+0]\]", page), "the dice"
+    assert "turn." in page, "whose turn it was"
+    assert "Recap" in page
+
+
+# --------------------------------------------------------------------------- hidden things
+
+
+def test_hidden_things_are_absent_for_players_and_present_for_the_gm(played, tmp_path):
+    write_site(played, tmp_path / "players")
+    write_site(played, tmp_path / "gm", gm=True)
+    players = {**texts_of_site(tmp_path / "players"), "feed": atom(played),
+               **texts_of_zip(export_zip(played))}
+    gm = {**texts_of_site(tmp_path / "gm"), **texts_of_zip(export_zip(played, gm=True))}
+    gm_text = "\n".join(gm.values())
+    secrets = (GM_ONLY_ASPECT,                 # a hidden aspect the table never heard of
+               "Shoot Fair",                   # the GM's /npc add line: a minor NPC's skills
+               "Shoot +2, Athletics +1",       # the GM's copy of it
+               "For the GM only", "gm@pbp.localhost", "ruth@pbp.localhost")
+    for secret in secrets:
+        leaks = [name for name, text in players.items() if secret.casefold() in text.casefold()]
+        assert not leaks, f"{secret!r} reached the players in {leaks}"
+        assert secret.casefold() in gm_text.casefold(), f"{secret!r} missing from the GM's archive"
+    # NPCs' sheets (their skills): the GM's alone
+    assert "character-ghoul.html" in gm and "character-ghoul.html" not in players
+    assert "Stealth" in gm["character-ghoul.html"]
+    assert not any(n.endswith("ghoul.toml") for n in players) and any(n.endswith("ghoul.toml") for n in gm)
+    # the Ghoul's hidden aspect is named for the players only from the post where Ethan finds it
+    for page in ("scene-1.html", "chicago/scene-1.md"):
+        text = players[page]
+        found = text.index("discovers Afraid of Fire")
+        assert text.find(SECRET_ASPECT) >= text.rfind("post-", 0, found), page
+        assert gm_text.count(SECRET_ASPECT) > text.count(SECRET_ASPECT)
+
+
+def test_a_secret_roll_is_the_gms_alone(played, tmp_path):
+    """The hook for committed dice: a ledger row marked secret is left out for the players."""
+    row = m.RollRecord.select().order_by(m.RollRecord.id).first()
+    row.detail = {**row.detail, "secret": True}
+    row.save()
+    write_site(played, tmp_path / "p")
+    write_site(played, tmp_path / "g", gm=True)
+    assert f'id="roll-{row.id}"' not in (tmp_path / "p" / "ledger.html").read_text()
+    assert f'id="roll-{row.id}"' in (tmp_path / "g" / "ledger.html").read_text()
+
+
+# --------------------------------------------------------------------------- feed and export
+
+
+def test_the_feed_is_valid_atom_with_one_entry_per_post_the_table_saw(played):
+    import feedparser
+
+    feed = feedparser.parse(atom(played, base_url="https://example.org/chicago/"))
+    assert not feed.bozo, feed.get("bozo_exception")
+    assert feed.version == "atom10"
+    shown = m.ArchivePost.select().where(m.ArchivePost.shown != "").count()
+    assert len(feed.entries) == shown > 20
+    ids = [e.id for e in feed.entries]
+    assert len(set(ids)) == len(ids)
+    assert all(re.match(r"https://example\.org/chicago/(scene|between)-\d+\.html#post-\d+$", e.link)
+               for e in feed.entries)
+    assert [e.updated_parsed for e in feed.entries] == sorted((e.updated_parsed for e in feed.entries), reverse=True)
+
+
+def test_the_markdown_export_renders_and_its_sheets_read_back(played):
+    from markdown_it import MarkdownIt
+
+    files = texts_of_zip(export_zip(played))
+    scenes = [n for n in files if n.endswith(".md")]
+    assert scenes
+    md = MarkdownIt("commonmark")
+    for name in scenes:
+        tokens = md.parse(files[name])
+        assert any(t.type == "heading_open" for t in tokens), name
+        assert "<h1>" in md.render(files[name])
+    sheets = [n for n in files if n.endswith(".toml")]
+    assert {tomllib.loads(files[n])["name"] for n in sheets} >= {"Ruth", "Cassandra", "Ethan"}
+    for n in (n for n in files if n.endswith(".fari.json")):
+        assert json.loads(files[n])
