@@ -36,17 +36,44 @@ def _did(fact: dict) -> str:
     return what
 
 
+def _summary(acts: list[dict]) -> str:
+    """One character's actions in the scene, in the order first done: each kind of action
+    against each target with how many times and how it went ("attacks Ghoul 3 times (2
+    succeed, 1 fails)"); a single action whole ("attacks Ghoul with Fight and succeeds")."""
+    if len(acts) <= 2:
+        return "; then ".join(_did(a) for a in acts)
+    groups: dict[tuple, list[str]] = {}
+    for a in acts:
+        target = _target(a) if a["action"] in ("attack", "overcome", "advantage") else None
+        groups.setdefault((a["action"], target), []).append(a.get("outcome") or "")
+    parts = []
+    for (action, target), outcomes in groups.items():
+        what = DID.get(action, action)
+        if target:
+            what += f" against {target}" if action != "attack" else f" {target}"
+        if len(outcomes) == 1:
+            parts.append(f"{what} and {OUTCOMES[outcomes[0]]}" if outcomes[0] in OUTCOMES else what)
+            continue
+        counts = {o: outcomes.count(o) for o in dict.fromkeys(outcomes) if o}
+        how = ", ".join(f"{n} {OUTCOMES[o] if n == 1 else PLURAL[o]}" for o, n in counts.items())
+        parts.append(f"{what} {len(outcomes)} times" + (f" ({how})" if how else ""))
+    return "; ".join(parts)
+
+
+PLURAL = {"fail": "fail", "tie": "tie", "success": "succeed", "style": "succeed with style"}
+
+
 def recap(facts: list[dict], *, in_play: list[str], turn: str | None, note: str = "") -> list[str]:
     """``facts``: the scene's results in order; ``in_play``: the aspects in play now (the
     reader may know them); ``turn``: whose turn it is, None outside a conflict."""
     lines = [f"The GM: {note.strip()}"] if note.strip() else []
-    by_actor: dict[str, list[str]] = {}
+    by_actor: dict[str, list[dict]] = {}
     harm: list[str] = []
     out: list[str] = []
     made: list[str] = []
     for fact in facts:
         if fact.get("outcome") is not None or fact.get("dice"):
-            by_actor.setdefault(fact["actor"], []).append(_did(fact))
+            by_actor.setdefault(fact["actor"], []).append(fact)
         for ch in fact.get("changes") or ():
             if ch["what"] == "consequence" and ch["before"] is None and ch["after"]:
                 harm.append(f'{ch["subject"]} takes "{ch["after"]}"')
@@ -55,7 +82,7 @@ def recap(facts: list[dict], *, in_play: list[str], turn: str | None, note: str 
             elif ch["what"] == "aspect" and ch["after"] == "created" and ch["subject"] not in made:
                 made.append(ch["subject"])
     for actor, acts in by_actor.items():
-        lines.append(f"{actor} " + "; then ".join(acts) + ".")
+        lines.append(f"{actor} {_summary(acts)}.")
     if harm:
         lines.append("Consequences: " + ", ".join(harm) + ".")
     if out:

@@ -164,3 +164,11 @@ def scene_recap(archive: Archive, scene: SceneView) -> list[str]:
     return recap_.recap([f for e in scene.entries for f in e.facts], in_play=in_play,
                         turn=last.turn if scene.open and last is not None else None,
                         note=notes.get(str(scene.number), "") if scene.number is not None else "")
+
+
+def scene_facts(campaign: m.Campaign, number: int) -> list[dict]:
+    """The results the table's mails held in scene ``number``, in order (for ``/recap``)."""
+    rows = (m.ArchivePost.select(m.ArchivePost.facts)
+            .where((m.ArchivePost.campaign == campaign) & (m.ArchivePost.scene_number == number)
+                   & (m.ArchivePost.shown != "")).order_by(m.ArchivePost.id))
+    return [f for row in rows for f in row.facts]

@@ -200,3 +200,68 @@ def test_the_markdown_export_renders_and_its_sheets_read_back(played):
     assert {tomllib.loads(files[n])["name"] for n in sheets} >= {"Ruth", "Cassandra", "Ethan"}
     for n in (n for n in files if n.endswith(".fari.json")):
         assert json.loads(files[n])
+
+
+# --------------------------------------------------------------------------- in a real browser
+
+
+def _chromium(width: int, *args: str) -> str:
+    from tests.play.test_html_screens import chromium
+
+    import subprocess
+
+    done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           "--no-first-run", "--disable-extensions", "--allow-file-access-from-files",
+                           f"--window-size={width},1400", *args], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def _widths(out: Path, names: list[str], width: int) -> dict[str, tuple[int, int]]:
+    """(scroll width, client width) of each page laid out ``width`` pixels wide, each in an
+    iframe of a probe page in the site's folder (so the pages' style sheet loads); the
+    probe's script (the test's, not the archive's) writes the measures into its body."""
+    import html
+
+    frames = "".join(f'<iframe style="display:block;width:{width}px;height:60px;border:0" '
+                     f'srcdoc="{html.escape((out / n).read_text(encoding="utf-8"))}"></iframe>' for n in names)
+    probe = out / "probe.html"
+    probe.write_text(
+        f"<!DOCTYPE html><html><body style='margin:0'>{frames}<script>"
+        "window.onload = function () { var out = [];"
+        "  document.querySelectorAll('iframe').forEach(function (f) {"
+        "    var d = f.contentDocument.documentElement; out.push([d.scrollWidth, d.clientWidth,"
+        "      f.contentDocument.styleSheets.length]); });"
+        "  var p = document.createElement('pre'); p.id = 'widths'; p.textContent = JSON.stringify(out);"
+        "  document.body.appendChild(p); };</script></body></html>", encoding="utf-8")
+    dom = _chromium(width, "--virtual-time-budget=5000", "--dump-dom", probe.as_uri())
+    probe.unlink()
+    found = re.search(r'<pre id="widths">(.*?)</pre>', dom)
+    assert found, dom[-2000:]
+    measured = json.loads(html.unescape(found.group(1)))
+    assert all(sheets == 1 for _, _, sheets in measured), "the style sheet did not load"
+    return {n: (w[0], w[1]) for n, w in zip(names, measured)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gm", [False, True], ids=["players", "gm"])
+def test_the_archive_fits_a_phone_and_a_desktop_in_chromium(played, tmp_path, gm):
+    import os
+
+    from tests.play.test_html_screens import png_size
+
+    out = tmp_path / "site"
+    write_site(played, out, gm=gm)
+    names = sorted(f.name for f in out.glob("*.html"))
+    for width in (360, 1280):
+        measured = _widths(out, names, width)
+        wide = {n: w for n, w in measured.items() if w[0] > w[1]}
+        assert not wide, f"pages that scroll sideways at {width} px: {wide}"
+        assert all(client == width for _, client in measured.values()), measured
+    keep = Path(os.environ["PBP_SCREENSHOTS"]) if os.environ.get("PBP_SCREENSHOTS") else tmp_path / "screens"
+    keep.mkdir(parents=True, exist_ok=True)
+    for name in ("index.html", "scene-1.html", "character-ruth.html", "ledger.html"):
+        for width in (360, 1280):
+            shot = keep / f"archive-{'gm' if gm else 'players'}-{name[:-5]}-{width}.png"
+            _chromium(width, f"--screenshot={shot}", (out / name).as_uri())
+            assert png_size(shot)[0] == width
