@@ -577,6 +577,11 @@ def cmd_archive(args) -> int:
     _open(args)
     campaign = get_campaign(args.campaign)
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        from pbp.errors import ConfigError
+
+        raise ConfigError(f"--out {out}: this is a file, and the archive needs a folder",
+                          hint="pbp archive --out archive/chicago (made if need be)")
     view = "the GM's archive (everything, hidden things included)" if args.gm else "the players' archive"
     if args.markdown:
         out.mkdir(parents=True, exist_ok=True)

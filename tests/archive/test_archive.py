@@ -205,19 +205,24 @@ def test_the_markdown_export_renders_and_its_sheets_read_back(played):
 # --------------------------------------------------------------------------- in a real browser
 
 
-def _chromium(width: int, *args: str) -> str:
+def _chromium(width: int, *args: str, console: list | None = None) -> str:
+    """Chromium's output; the pages' console messages (an error in a page, a script's
+    uncaught exception) are appended to ``console``."""
     from tests.play.test_html_screens import chromium
 
     import subprocess
 
     done = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                            "--no-first-run", "--disable-extensions", "--allow-file-access-from-files",
+                           "--enable-logging=stderr", "--v=0",
                            f"--window-size={width},1400", *args], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr[-2000:]
+    if console is not None:
+        console += [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
     return done.stdout
 
 
-def _widths(out: Path, names: list[str], width: int) -> dict[str, tuple[int, int]]:
+def _widths(out: Path, names: list[str], width: int, console: list | None = None) -> dict[str, tuple[int, int]]:
     """(scroll width, client width) of each page laid out ``width`` pixels wide, each in an
     iframe of a probe page in the site's folder (so the pages' style sheet loads); the
     probe's script (the test's, not the archive's) writes the measures into its body."""
@@ -234,7 +239,7 @@ def _widths(out: Path, names: list[str], width: int) -> dict[str, tuple[int, int
         "      f.contentDocument.styleSheets.length]); });"
         "  var p = document.createElement('pre'); p.id = 'widths'; p.textContent = JSON.stringify(out);"
         "  document.body.appendChild(p); };</script></body></html>", encoding="utf-8")
-    dom = _chromium(width, "--virtual-time-budget=5000", "--dump-dom", probe.as_uri())
+    dom = _chromium(width, "--virtual-time-budget=5000", "--dump-dom", probe.as_uri(), console=console)
     probe.unlink()
     found = re.search(r'<pre id="widths">(.*?)</pre>', dom)
     assert found, dom[-2000:]
@@ -254,7 +259,9 @@ def test_the_archive_fits_a_phone_and_a_desktop_in_chromium(played, tmp_path, gm
     write_site(played, out, gm=gm)
     names = sorted(f.name for f in out.glob("*.html"))
     for width in (360, 1280):
-        measured = _widths(out, names, width)
+        console: list[str] = []
+        measured = _widths(out, names, width, console)
+        assert not console, f"console messages at {width} px: {console}"
         wide = {n: w for n, w in measured.items() if w[0] > w[1]}
         assert not wide, f"pages that scroll sideways at {width} px: {wide}"
         assert all(client == width for _, client in measured.values()), measured
@@ -265,3 +272,16 @@ def test_the_archive_fits_a_phone_and_a_desktop_in_chromium(played, tmp_path, gm
             shot = keep / f"archive-{'gm' if gm else 'players'}-{name[:-5]}-{width}.png"
             _chromium(width, f"--screenshot={shot}", (out / name).as_uri())
             assert png_size(shot)[0] == width
+
+
+@pytest.mark.slow
+def test_the_probe_catches_a_wide_page_and_a_console_error(tmp_path):
+    """The checks above can fail: a box wider than the screen is measured wider, and a
+    page's uncaught error reaches the console list."""
+    (tmp_path / "style.css").write_text("")
+    (tmp_path / "wide.html").write_text('<link rel="stylesheet" href="style.css"><div style="width:700px">x</div>')
+    (tmp_path / "bad.html").write_text('<link rel="stylesheet" href="style.css"><script>nosuch();</script>')
+    console: list[str] = []
+    measured = _widths(tmp_path, ["wide.html", "bad.html"], 360, console)
+    assert measured["wide.html"][0] > 360
+    assert any("nosuch" in line for line in console)

@@ -38,3 +38,12 @@ def test_an_unknown_campaign_is_one_error_line(tmp_path, monkeypatch, capsys):
     assert main(["archive", "--out", str(tmp_path / "x"), "--campaign", "nope"]) != 0
     err = capsys.readouterr().err
     assert 'no campaign "nope"' in err and "Traceback" not in err
+
+
+def test_a_file_where_the_folder_should_be_is_named(tmp_path, monkeypatch, capsys):
+    cli_table(tmp_path, monkeypatch, sheets=[])
+    (tmp_path / "taken").write_text("x")
+    capsys.readouterr()
+    assert main(["archive", "--out", str(tmp_path / "taken")]) != 0
+    err = capsys.readouterr().err
+    assert "is a file, and the archive needs a folder" in err and "pbp archive --out" in err
