@@ -9,6 +9,7 @@ searched file by file for every hidden item, which the GM's archive must hold.
 from __future__ import annotations
 
 import io
+import os
 import json
 import re
 import tomllib
@@ -285,3 +286,41 @@ def test_the_probe_catches_a_wide_page_and_a_console_error(tmp_path):
     measured = _widths(tmp_path, ["wide.html", "bad.html"], 360, console)
     assert measured["wide.html"][0] > 360
     assert any("nosuch" in line for line in console)
+
+
+AXE = Path(os.environ.get("PBP_AXE", Path.home() / ".cache" / "pbp-test" / "axe-core" / "axe.min.js"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gm", [False, True], ids=["players", "gm"])
+def test_no_serious_accessibility_violation(played, tmp_path, gm):
+    """axe-core (npm, MPL-2.0; scripts/install-test-services fetches it) run in Chromium on
+    every page: no violation of WCAG 2 A or AA rated serious or critical."""
+    if not AXE.is_file():
+        pytest.skip(f"axe-core is not installed at {AXE}: run scripts/install-test-services")
+    import html
+    import shutil
+
+    out = tmp_path / "site"
+    write_site(played, out, gm=gm)
+    shutil.copy(AXE, out / "axe.min.js")
+    run = ("<script src='axe.min.js'></script><script>"
+           "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(function (r) {"
+           "  var p = document.createElement('pre'); p.id = 'axe';"
+           "  p.textContent = JSON.stringify(r.violations.map(function (v) {"
+           "    return [v.id, v.impact, v.nodes.length, v.nodes[0].html]; }));"
+           "  document.body.appendChild(p); });</script></body>")
+    # the check can fail: an image without a text alternative is a critical violation
+    (out / "zz-broken.html").write_text('<!DOCTYPE html><html lang="en"><head><title>x</title></head>'
+                                        '<body><main><img src="x.png"></main></body></html>')
+    found = {}
+    for page in sorted(out.glob("*.html")):
+        probe = out / f"axe-{page.name}"
+        probe.write_text(page.read_text(encoding="utf-8").replace("</body>", run), encoding="utf-8")
+        dom = _chromium(1280, "--virtual-time-budget=20000", "--dump-dom", probe.as_uri())
+        result = re.search(r'<pre id="axe">(.*?)</pre>', dom, re.S)
+        assert result, f"axe did not run on {page.name}"
+        found[page.name] = json.loads(html.unescape(result.group(1)))
+    serious = {name: [v for v in vs if v[1] in ("serious", "critical")] for name, vs in found.items()}
+    assert [v[0] for v in serious.pop("zz-broken.html")] == ["image-alt"]
+    assert len(serious) >= 4 and not any(serious.values()), serious
