@@ -69,6 +69,7 @@ def write_site(campaign: m.Campaign, out: Path, *, gm: bool = False) -> list[Pat
     renderer = Renderer()
     where = {e.row.post_id: f"{s.page}#{e.anchor}" for s in archive.scenes for e in s.entries}
     roll_at = {n: f"{s.page}#{e.anchor}" for s in archive.scenes for e in s.entries for n in e.row.roll_ids}
+    roll_when = {n: e.at for s in archive.scenes for e in s.entries for n in e.row.roll_ids}   # the post's clock
     common = dict(archive=archive, reader=reader, campaign=campaign, system=system.name, where=where)
     written: list[Path] = []
 
@@ -90,7 +91,7 @@ def write_site(campaign: m.Campaign, out: Path, *, gm: bool = False) -> list[Pat
                  sheet=_sheet_text(archive, table, ch, renderer), changes=_history(archive, ch.name, where))
         problems = repo.verify_ledger(campaign)
         page("ledger.html", "ledger.html.j2", title="The dice ledger", rows=archive.ledger, problems=problems,
-             roll_at=roll_at, number=lambda r: (r.detail or {}).get("number", r.id),
+             roll_at=roll_at, roll_when=roll_when, number=lambda r: (r.detail or {}).get("number", r.id),
              detail=lambda r: json.dumps(r.detail, ensure_ascii=False, sort_keys=True))
     (out / "style.css").write_text((TEMPLATES / "style.css").read_text(encoding="utf-8"), encoding="utf-8")
     written.append(out / "style.css")
