@@ -613,6 +613,33 @@ def _verify_mails(folder: str) -> int:
     return EXIT_FAILED if bad else EXIT_OK
 
 
+def cmd_archive(args) -> int:
+    """The campaign's archive (docs/archive.md): a static site in --out, or with --markdown
+    a zip of Markdown scenes and sheets there; the players' view unless --gm."""
+    from pbp.archive.export import export_zip
+    from pbp.archive.site import write_site
+    from pbp.campaigns import get_campaign
+
+    _open(args)
+    campaign = get_campaign(args.campaign)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        from pbp.errors import ConfigError
+
+        raise ConfigError(f"--out {out}: this is a file, and the archive needs a folder",
+                          hint="pbp archive --out archive/chicago (made if need be)")
+    view = "the GM's archive (everything, hidden things included)" if args.gm else "the players' archive"
+    if args.markdown:
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{campaign.slug}{'-gm' if args.gm else ''}-archive.zip"
+        path.write_bytes(export_zip(campaign, gm=args.gm))
+        print(f"{campaign.slug}: {view} as Markdown written to {path}")
+    else:
+        files = write_site(campaign, out, gm=args.gm)
+        print(f"{campaign.slug}: {view} written to {out} ({len(files)} files; open {out / 'index.html'})")
+    return 0
+
+
 def cmd_run(args) -> int:
     from pbp.daemon import configure_logging, run
 
@@ -967,6 +994,14 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("name", help="the character's name")
         _campaign_option(s)
         s.set_defaults(func=func)
+
+    s = sub.add_parser("archive", help="write the campaign's archive: a static site, its feed, or a Markdown zip")
+    s.add_argument("--out", required=True, metavar="DIR", help="the folder to write into (made if need be)")
+    s.add_argument("--campaign", help=CAMPAIGN_HELP)
+    s.add_argument("--gm", action="store_true", help="the GM's archive: everything, hidden things included")
+    s.add_argument("--markdown", action="store_true",
+                   help="a zip of one Markdown file per scene and every sheet as TOML and Fari JSON")
+    s.set_defaults(func=cmd_archive)
 
     s = sub.add_parser("sheet", help="show a character sheet (everything, as the GM sees it)")
     s.add_argument("name", help="the character's name")

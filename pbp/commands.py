@@ -643,6 +643,14 @@ class Again(Command):
 
 
 @dataclass(frozen=True)
+class Recap(Command):
+    """``/recap ["the GM's note"]``: the scene so far in a few lines (:mod:`pbp.archive.recap`);
+    the GM's note, when given, is kept and leads every recap of the scene."""
+
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Say(Command):
     """``/as Ghoul`` alone on a line: the prose that follows is the NPC's (no roll)."""
 

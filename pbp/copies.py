@@ -108,7 +108,7 @@ def _forward_key(campaign_id: int, author: str, lines: list[str]) -> str:
 
 def counts(commands: list[c.Command]) -> bool:
     """Whether a post's commands may be held back as a copy: not when it only reads."""
-    return any(not (isinstance(cmd, (c.Sheet, c.TableView, c.FpShow)))
+    return any(not (isinstance(cmd, (c.Sheet, c.TableView, c.FpShow)) or isinstance(cmd, c.Recap) and not cmd.note)
                for cmd in commands)
 
 

@@ -24,6 +24,7 @@ from peewee import IntegrityError, InterfaceError, OperationalError
 
 from pbp import commands as c
 from pbp import copies, faults
+from pbp.archive import record as archive
 from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
 from pbp.errors import CommandError, DiceExhausted, NotAllowedError
@@ -506,13 +507,15 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     open_ids = open_roll_ids(post.play)
     refs = [a.ref for a in post.asks] + [f"roll:{rid}" for rid, _ in post.ledger.values() if rid in open_ids]
     replies = []
+    shown = ""      # the table's reply in Markdown, kept for the archive (pbp.archive.record)
     # a deadline round with only reminders tells only; a post with only the GM's business, too
     if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
         forum = bymail.bound(campaign)   # a forum reads Markdown (pbp.forum.bymail)
         body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
                                    commands=commands, sheets=changed, relay=relay, asks=post.asks,
-                                   status=status_lines(post), notes=notes, markdown=forum,
+                                   status=status_lines(post), notes=notes, markdown=True,
                                    proof=_dice_footer(post, table_rolls))
+        shown = body[2]
         replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(table_recipients(campaign, members)),
                              text=body[0], html=body[1], markdown=body[2] if forum else "", thread=where,
                              thread_subject=subject, refs=tuple(refs)))
@@ -524,12 +527,17 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                                  to=tuple(to), text=text, html=html, thread=where, subject=tell.subject,
                                  refs=tuple(tell.refs)))
     gms = sorted({mb.email for mb in members if mb.is_gm})
+    gm_copy = ""
     if seen.gm and gms:             # what the table's mail left out, for the GM (pbp.views)
         text, html = ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
                                          commands=None, sheets=[], relay=False, template="gm_copy")
+        gm_copy = ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
+                                      commands=None, sheets=[], relay=False, markdown=True)[2]
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
                              subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
+    archive.keep(campaign, post=post, source=source, commands=commands, seen=seen, shown=shown, gm=gm_copy,
+                 private=[{"to": list(t.to), "subject": t.subject, "text": t.text} for t in post.tells], sent=sent)
     play = _save_play(campaign, post.play, ctx.config, table_written=saved.wrote)
     repo.keep(campaign, post.table, saved, play)     # for its next post (pbp.store.repo)
     return sent

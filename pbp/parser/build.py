@@ -19,6 +19,7 @@ from pbp.commands import (
     Accept,
     Advantage,
     Again,
+    Recap,
     Approve,
     AspectAdd,
     AspectRemove,
@@ -509,6 +510,9 @@ class Builder(Transformer):
 
     def again(self, c):
         return Again, {"changed": _text(c[0], "what has changed")}
+
+    def recap(self, c):
+        return Recap, {"note": _text(c[0], "the GM's note")}
 
     def veto(self, c):
         ref, aspect, reason = c

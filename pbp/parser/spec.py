@@ -132,6 +132,8 @@ SPECS: tuple[Spec, ...] = (
          says={"SETTING": "a change to your sheet as KEY=VALUE (skills.Lore=Fair, aspects.trouble=\"...\")"}),
     Spec("again", "_AGAIN", '/again "the guards have gone"', "Copies, forwards and `/again`", play=True,
          text="what has changed, in quotes"),
+    Spec("recap", "_RECAP", "/recap", "The story so far: `/recap`", play=True,
+         text="the GM's note that leads the recap, in quotes"),
     # -- the GM's table
     Spec("scene", "_SCENE", '/scene start "Warehouse" zones Dock, Office borders Dock-Office',
          "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,

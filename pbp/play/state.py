@@ -292,6 +292,7 @@ class PlayState:
     settled: dict = field(default_factory=dict)        # recently settled compel/detail id (str) -> what became of it
     pool_scene: str | None = None   # the scene whose GM pool is open ("" before any /scene start)
     reminded_details: list[int] = field(default_factory=list)   # story details already reminded
+    recap_notes: dict[str, str] = field(default_factory=dict)   # scene number -> the GM's /recap note
     held: list[Held] = field(default_factory=list)   # actions waiting for their author's turn
     spins: list[HeldSpin] = field(default_factory=list)   # early Fate's spins, held for a later action
     helps: list[TeamHelp] = field(default_factory=list)   # teamwork offered or asked for (pbp.play.teamwork)

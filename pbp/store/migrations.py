@@ -94,6 +94,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     # a new table, created by create_tables() after the migrations
     (12, "each scene's dice are committed to a secret seed, revealed at its end (table sceneseed, pbp.verify_dice)",
      lambda migrator: []),
+    # the table itself is created by create_tables() after the migrations (a new table)
+    (13, "every applied post is kept for the campaign's archive (table archivepost, pbp archive)",
+     lambda migrator: []),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -243,5 +243,35 @@ class SheetChange(BaseModel):
     undone = BooleanField(default=False)
 
 
+class ArchivePost(BaseModel):
+    """One post (or deadline round) as the campaign's archive shows it (:mod:`pbp.archive`),
+    kept when it is applied, because nothing else stores it: the message row has no text,
+    and what the table was shown depends on what was hidden at that moment. ``text`` is
+    the author's own new text (quotes cut); ``shown`` the table's reply (results, changes,
+    status) in Markdown, "" when the table got no mail; ``gm`` the GM's copy of what the
+    table's mail left out, in Markdown; ``private`` the private mails ([{to, subject,
+    text}]); ``facts`` the results as the table read them (``to_dict``), for the recap.
+    Dice, working and the hash chain stay in the ledger (``RollRecord``), read by roll id."""
+
+    campaign = ForeignKeyField(Campaign, backref="archive", on_delete="CASCADE")
+    post_id = CharField(index=True)         # the post's id (Message-ID, forum post id); a round's first reply
+    source = CharField(default="mail")      # mail | forum | deadline
+    author = CharField(default="")          # the member's address ("" for a deadline round)
+    author_name = CharField(default="")
+    at = DateTimeField(default=utcnow)
+    subject = TextField(default="")
+    text = TextField(default="")
+    command_lines = JSONField(default=list)  # the text's lines (1-based) read as commands
+    scene = CharField(null=True)            # the scene in play after the post
+    scene_number = IntegerField(null=True)
+    scene_open = BooleanField(default=False)  # a scene was in play after the post
+    turn = CharField(null=True)             # whose turn it was after the post, in a conflict
+    shown = TextField(default="")
+    gm = TextField(default="")
+    private = JSONField(default=list)
+    facts = JSONField(default=list)
+    roll_ids = JSONField(default=list)      # the ledger's rolls the post made (RollRecord.detail.roll_id)
+
+
 ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice,
-              SheetChange, SceneSeed]
+              SheetChange, SceneSeed, ArchivePost]

@@ -1,0 +1,45 @@
+"""Keeping each applied post for the archive, in the post's own transaction.
+
+The pipeline calls :func:`keep` once a post's (or deadline round's) replies are written:
+the author's own text, the table's reply and the GM's copy in Markdown (rendered from
+the results, the way a forum reads them), the private mails' text, the results as the
+table read them (for the recap), the scene, whose turn it is and the rolls' ids. Nothing
+here parses the MIME that was sent. What the archive needs besides, it reads from the
+ledger (``RollRecord``), the sheet history (``SheetChange``) and the campaign's rows.
+"""
+from __future__ import annotations
+
+from pbp.store import models as m
+
+
+def keep(campaign: m.Campaign, *, post, source, commands, seen, shown: str, gm: str, private: list[dict],
+         sent: list[dict]) -> None:
+    """One ``ArchivePost`` row. ``post`` is the applied :class:`pbp.play.core.Post`,
+    ``source`` the :class:`pbp.posts.NeutralPost` (None for a deadline round), ``seen`` the
+    :class:`pbp.views.Views`, ``shown``/``gm`` the Markdown bodies ("" when not sent)."""
+    if source is None and not sent:
+        return
+    play = post.play
+    conflict = play.conflict
+    turn = conflict.turns.current if conflict is not None and not conflict.ended else None
+    scene = play.scene
+    name, number = (scene.name, scene.number) if scene is not None else (None, None)
+    if scene is None:               # a post that ended the scene belongs to it
+        last = (m.ArchivePost.select(m.ArchivePost.scene, m.ArchivePost.scene_number, m.ArchivePost.scene_open)
+                .where(m.ArchivePost.campaign == campaign).order_by(m.ArchivePost.id.desc()).first())
+        if last is not None and last.scene_open:
+            name, number = last.scene, last.scene_number
+    facts = [r.to_dict() for r in seen.table] if shown else []
+    if source is not None:
+        post_id, kind, text, subject = source.id, ("mail" if source.source == "mail" else "forum"), \
+            source.new_text, source.subject
+        author, author_name = source.author, source.author_name
+    else:
+        post_id, kind, text, subject, author, author_name = sent[0]["message_id"], "deadline", "", "", "", ""
+    m.ArchivePost.create(
+        campaign=campaign, post_id=post_id, source=kind, author=author, author_name=author_name or "",
+        at=post.now, subject=subject or "", text=text or "",
+        command_lines=sorted({cmd.line for cmd in commands or ()}),
+        scene=name, scene_number=number, scene_open=scene is not None,
+        turn=turn, shown=shown, gm=gm, private=private, facts=facts,
+        roll_ids=[rid for rid, _ in post.ledger.values()])
