@@ -33,9 +33,12 @@ Advantages in a Contest" in 000_7ba3f797fc1d45d3.txt).
   owes nothing; when one side is left standing, it wins.
 
 Every reply while a contest runs ends with the tally and what each side still owes this
-exchange (:func:`tally_lines`). The settling is done when the last side's overcome is in,
-so an invoke after the dice on a side's roll counts while the exchange is open, and the
-last roller's invokes go on the roll itself.
+exchange (:func:`tally_lines`). The settling is done when the last side's overcome is in.
+An invoke after the dice on a side's roll counts while the exchange is open; once it is
+settled, an invoke after the dice on one of its rolls (still open: the invoke window) settles
+it again (:func:`resettle`: "at the end of each exchange, compare the efforts", and Fate
+lets a player invoke after seeing the other side's roll), until the next exchange's first
+roll, which closes the last exchange's rolls. The threats' hits stand as struck.
 """
 from __future__ import annotations
 
@@ -237,6 +240,12 @@ def _side_roll(post: Post, cmd, actor: str):
                              expected="the overcome with no difficulty", example=f"/overcome {quote(cmd.skill)}")
         if cmd.opposition is None:
             cmd = replace(cmd, opposition=c.Opposition(rating=wanted))
+    if contest.settled:
+        ids = {r.roll for r in contest.settled if r.roll is not None}
+        post.play.close_rolls(lambda h: any(i in ids for i in h.ids),
+                              f'exchange {contest.exchange} of "{contest.name}" has begun, so exchange '
+                              f'{contest.exchange - 1} stays as it was settled')
+        contest.settled, contest.awarded = [], []
     return cmd
 
 
@@ -298,10 +307,14 @@ def _revised(post: Post, ref, old: ActionResult, new: ActionResult) -> list[str]
     contest = post.play.contest
     if contest is None:
         return []
-    for roll in contest.rolls:
-        if roll.roll is not None and roll.roll in ref.ids and roll.effort is not None:
-            roll.effort, roll.outcome = new.effort.total, new.outcome.value
-            return [f"{roll.roller}'s side now stands at {describe(roll.effort)} this exchange."]
+    for settled, rolls in ((False, contest.rolls), (True, contest.settled)):
+        for roll in rolls:
+            if roll.roll is not None and roll.roll in ref.ids and roll.effort is not None:
+                roll.effort, roll.outcome = new.effort.total, new.outcome.value
+                if settled:
+                    return [f"{roll.roller}'s side now stands at {describe(roll.effort)} in exchange "
+                            f"{contest.exchange - 1}.", *resettle(post, contest)]
+                return [f"{roll.roller}'s side now stands at {describe(roll.effort)} this exchange."]
     return []
 
 
@@ -314,47 +327,88 @@ def settle(post: Post, contest: Contest) -> tuple[list[Effect], list]:
     out: list[Effect] = []
     changes: list = []
     n = contest.exchange
-    rolled = [r for r in contest.rolls if r.effort is not None]
-    if rolled:
-        top = max(r.effort for r in rolled)
-        leaders = [r for r in rolled if r.effort == top]
-        if len(leaders) > 1:
-            names = and_names([_side_words(contest.sides[r.side]) for r in leaders])
+    effect, contest.awarded = _award(post, contest, contest.rolls, n)
+    out.append(effect)
+    out += _threats(post, contest, changes)
+    if _over(post, contest, out):
+        return out, changes
+    contest.exchange += 1
+    contest.settled, contest.rolls = contest.rolls, []
+    contest.deadline = post.now + timedelta(hours=contest.hours)
+    return out, changes
+
+
+def _award(post: Post, contest: Contest, rolls: list[ContestRoll], n: int, *, twist: bool = True
+           ) -> tuple[Effect, list[int]]:
+    """Exchange ``n``'s victories from its ``rolls``: marked on the sides, and returned as
+    the reply's effect and ``[side, victories]`` (``[]``: none marked). A tie asks the GM
+    for the twist, unless not ``twist`` (one is owed already)."""
+    rolled = [r for r in rolls if r.effort is not None]
+    if not rolled:
+        return Effect("contest_none", f"Exchange {n}: no side rolled, so no victory.", {}), []
+    top = max(r.effort for r in rolled)
+    leaders = [r for r in rolled if r.effort == top]
+    if len(leaders) > 1:
+        names = and_names([_side_words(contest.sides[r.side]) for r in leaders])
+        if twist:
             contest.twist_deadline = post.deadline()
             contest.twist_exchange = n
-            out.append(Effect("contest_tie", f"Exchange {n}: a tie for the highest effort ({describe(top)}) between "
-                              f"{names}: no victory, and a twist: the GM adds a new situation aspect.", {}))
             post.ask(Ask(ref=TWIST_REF, who=GM, deadline=contest.twist_deadline,
                          subject=f'The twist in "{contest.name}"',
                          text=f'GM: exchange {n} of "{contest.name}" ended in a tie. Name the twist, a new situation '
                               f'aspect: /contest twist "Loose Rubble". If you have not by '
                               f'{pc.when(contest.twist_deadline)}, pbp adds "{DEFAULT_TWIST}".'))
-        else:
-            win = leaders[0]
-            style = win.outcome == "style" and not any(r.outcome == "style" for r in rolled if r is not win)
-            marks = 2 if style else 1
-            side = contest.sides[win.side]
-            side.victories += marks
-            how = "succeeded with style, and no one else did: two victories" if style else "one victory"
-            out.append(Effect("contest_victory", f"Exchange {n}: {_has(side)} the highest effort "
-                              f"({describe(top)}): {how}.", {"side": win.side, "victories": marks}))
-    else:
-        out.append(Effect("contest_none", f"Exchange {n}: no side rolled, so no victory.", {}))
-    out += _threats(post, contest, changes)
+        return Effect("contest_tie", f"Exchange {n}: a tie for the highest effort ({describe(top)}) between "
+                      f"{names}: no victory, and a twist: the GM adds a new situation aspect.", {}), []
+    win = leaders[0]
+    style = win.outcome == "style" and not any(r.outcome == "style" for r in rolled if r is not win)
+    marks = 2 if style else 1
+    side = contest.sides[win.side]
+    side.victories += marks
+    how = "succeeded with style, and no one else did: two victories" if style else "one victory"
+    return Effect("contest_victory", f"Exchange {n}: {_has(side)} the highest effort ({describe(top)}): {how}.",
+                  {"side": win.side, "victories": marks}), [win.side, marks]
+
+
+def _over(post: Post, contest: Contest, out: list[Effect]) -> bool:
+    """Whether a side has won (the victories needed, or the only side standing): then the
+    contest ends, said in ``out``."""
     winner = next((s for s in contest.sides if s.victories >= contest.needed), None)
     standing = [s for s in contest.sides if _standing(post, s)]
     if winner is None and len(standing) == 1:
         winner = standing[0]
-    if winner is not None:
-        post.play.contest = None
+    if winner is None:
+        return False
+    post.play.contest = None
+    post.close_ref(TWIST_REF)
+    out.append(Effect("contest_over", f'{_side_name(winner)} win{"" if len(winner.members) > 1 else "s"} the contest "{contest.name}" ("{winner.intent}"): '
+                      f"{_score(contest)}. The GM narrates how it ends.", {}))
+    return True
+
+
+def resettle(post: Post, contest: Contest) -> list[str]:
+    """The last exchange settled again, a roll of it revised after the dice (an invoke on
+    the earlier side's roll once the last side has rolled): its victories taken back and
+    marked anew, the twist asked for or no longer owed; the threats' hits stand. Returns
+    the reply's notes."""
+    n = contest.exchange - 1
+    if contest.awarded:
+        contest.sides[contest.awarded[0]].victories -= contest.awarded[1]
+    tie_before = not contest.awarded
+    effect, contest.awarded = _award(post, contest, contest.settled, n, twist=not tie_before)
+    notes = [f"Exchange {n} is settled again: {effect.text.split(': ', 1)[1]}"]
+    if tie_before and contest.awarded and contest.twist_deadline is not None and contest.twist_exchange == n:
+        contest.twist_deadline = None
         post.close_ref(TWIST_REF)
-        out.append(Effect("contest_over", f'{_side_name(winner)} win{"" if len(winner.members) > 1 else "s"} the contest "{contest.name}" ("{winner.intent}"): '
-                          f"{_score(contest)}. The GM narrates how it ends.", {}))
-        return out, changes
-    contest.exchange += 1
-    contest.rolls = []
-    contest.deadline = post.now + timedelta(hours=contest.hours)
-    return out, changes
+        notes.append("No twist is owed now.")
+    if contest.threats:
+        notes.append(f"The threats' hits of exchange {n} stand as struck (the GM adjusts them by hand).")
+    out: list[Effect] = []
+    if _over(post, contest, out):
+        notes += [e.text for e in out]
+    else:
+        notes.append(f"Now: {_score(contest)}.")
+    return notes
 
 
 def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:

@@ -245,6 +245,8 @@ class Contest:
     rolls: list[ContestRoll] = field(default_factory=list)
     twist_deadline: datetime | None = None   # a tie's twist owed by the GM until then
     twist_exchange: int = 0
+    settled: list[ContestRoll] = field(default_factory=list)   # the last exchange's rolls, until the next begins
+    awarded: list[int] = field(default_factory=list)   # what settling them marked: [side, victories], or [] (a tie)
 
 
 CLOSED_KEPT = 50

@@ -193,3 +193,47 @@ def test_only_allies_help(mt, chicago):
     mt.post("Ruth", "/help Charles")
     step = mt.post("Charles", "/overcome Athletics", dice="0000")
     assert step.status == "rejected" and "Ruth is not on Charles's side" in step.text
+
+
+def test_an_invoke_after_the_other_sides_roll_settles_the_exchange_again(mt, chicago):
+    """"At the end of each exchange, compare the efforts" (001_0095f60d590caa10.txt,
+    "Contests"), and Fate lets a player invoke after seeing the dice: Ruth rolls first,
+    Charles rolls last and wins the exchange, then Ruth invokes on her own roll and the
+    victory changes hands."""
+    mt.post("GM", RACE + " difficulty Good")
+    first = mt.post("Ruth", "/overcome Athletics", dice="0000")
+    rid = contest(chicago).rolls[0].roll
+    last = mt.post("Charles", "/overcome Athletics", dice="+000")     # Great (+4) against Ruth's Good (+3)
+    assert "Exchange 1: Charles has the highest effort" in last.text and tally(chicago) == [0, 1]
+    step = mt.post("Ruth", f'/invoke "Knife Up My Sleeve" on #{rid}')
+    assert step.status == "applied", step.text
+    assert "Exchange 1 is settled again: Ruth has the highest effort" in step.text
+    assert tally(chicago) == [1, 0] and contest(chicago).exchange == 2
+    assert "Ruth (\"first to the docks\"): 1 victory" in step.text          # the board says so
+    assert "Charles (\"first to the docks\"): 0 victories" in step.text
+    assert first.status == "applied"
+
+
+def test_an_invoke_can_turn_the_exchange_into_a_tie(mt, chicago):
+    mt.post("GM", RACE + " difficulty Good")
+    mt.post("Ruth", "/overcome Athletics", dice="0000")
+    rid = contest(chicago).rolls[0].roll
+    mt.post("Charles", "/overcome Athletics", dice="++00")            # Superb (+5)
+    assert tally(chicago) == [0, 1]
+    step = mt.post("Ruth", f'/invoke "Knife Up My Sleeve" on #{rid}')
+    assert "Exchange 1 is settled again: a tie for the highest effort" in step.text, step.text
+    assert tally(chicago) == [0, 0] and contest(chicago).twist_deadline is not None
+    assert any("Name the twist" in r.text for r in step.replies)
+
+
+def test_the_invoke_is_refused_once_the_next_exchange_has_begun(mt, chicago):
+    mt.post("GM", RACE + " difficulty Good")
+    mt.post("Ruth", "/overcome Athletics", dice="0000")
+    rid = contest(chicago).rolls[0].roll
+    mt.post("Charles", "/overcome Athletics", dice="+000")
+    mt.post("Charles", "/overcome Athletics", dice="0000")       # exchange 2's first roll
+    before = state_snapshot(chicago)
+    step = mt.post("Ruth", f'/invoke "Knife Up My Sleeve" on #{rid}')
+    assert step.status == "rejected"
+    assert f"roll #{rid} is closed to invokes: exchange 2 of \"Race\" has begun" in step.text
+    assert state_snapshot(chicago) == before and tally(chicago) == [0, 1]
