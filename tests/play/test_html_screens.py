@@ -168,7 +168,8 @@ def test_a_contest_board_is_a_card_not_a_wall_of_bold(chicago, config, tmp_path)
     status = ['Contest "The Chase", exchange 1, first to 3 victories:', "  Ruth and Charles: 0 victories",
               "  Ghoul: 1 victory"]
     markdown = Renderer()._markdown("result", campaign="Chicago Nights", blocks=[], changes=[], ledger={},
-                                    sheets=[], relay=False, asks=[], status=status, notes=[], max_sheets=8)
+                                    sheets=[], relay=False, asks=[], status=status, notes=[], max_sheets=8,
+                                    proof=[])
     assert "**  " not in markdown and "- Ruth and Charles: 0 victories" in markdown
     assert markdown.count("**") == 2
     (scroll, client), = widths([page], tmp_path)
