@@ -176,7 +176,8 @@ def advance(post: Post, cmd: c.Advance):
     said = "; ".join(c.text for c in verdict.changes)
     request = DetailRequest(post.play.new_id(), ch.name, said, post.now, post.deadline(), kind="advance",
                             data={"values": list(cmd.values), "level": have.get("level", "")})
-    open_request(post, request, f"Advancement #{request.id}: {ch.name} asks for {said}.",
+    # the table's reply says the request once, in the note below; the ask only says who answers
+    open_request(post, request, f"Advancement #{request.id} waits for the GM.",
                  f"{ch.name} asks, at the {have.get('level', '')} milestone:\n  {cmd.source}\nThat is: {said}.",
                  unanswered="it is denied and the sheet stays as it is")
     return NoteResult(cmd.source, ch.name, "advance",

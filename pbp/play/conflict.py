@@ -768,7 +768,9 @@ def _handoff_text(post: Post, order: rt.TurnOrder) -> str:
 def conflict_status(post: Post) -> list[str]:
     lines = []
     conflict = active(post)
-    if conflict is not None:
+    # whose turn it is, unless this post asks the actor to hand it on (issue 27: the ask says
+    # who names whom, with the command and its deadline; the line said it a second time)
+    if conflict is not None and not any(a.ref == TURN_REF for a in post.asks):
         lines.append(rt.status_line(conflict.turns))
     for p in post.play.pending:
         if p.held_by is not None:

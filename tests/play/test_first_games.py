@@ -80,3 +80,35 @@ def test_a_request_for_help_is_said_once_in_the_tables_mail(mt, chicago):
     table = step.replies[0].text
     assert table.count("asks Cassandra") == 1, table
     assert "Cassandra, to help Ruth's next roll reply /help Ruth by " in table
+
+
+# ---------------------------------------------------------------- nothing said twice in one reply
+
+def test_an_advancement_request_is_said_once_in_the_tables_reply(config, chicago):
+    """issue 27: the table's reply said Ruth's advancement twice, as the note and again in the
+    GM's ask; the ask now says only who answers and how (advancement golden, Ruth's /advance)."""
+    from tests.play import golden
+
+    table, _ = golden.play("advancement", config)
+    replies = [r.text for step in table.steps for r in step.replies if "Advancement #1" in r.text
+               and "(once the GM approves)" in r.text]
+    assert replies, "the advancement golden asks for advancement #1"
+    for text in replies:
+        assert text.count("switch ranks") == 1, text
+        assert "Advancement #1 waits for the GM. Reply /approve or /deny" in text
+
+
+def test_the_turn_handoff_is_asked_once(db, config):
+    """issue 27: "name who opens exchange 4" was said twice in one reply, by the handoff ask
+    and by the turn line; a reply that asks for the handoff has no turn line besides (early
+    Fate's conflict golden, where the Knifeman closes exchange 3; 002_3a4e52a093e280aa.txt)."""
+    from pbp.demo import create_sample_campaign
+    from tests.play import golden
+
+    create_sample_campaign("early-fate")
+    table, _ = golden.play("early_fate_conflict", config)
+    asked = [r.text for step in table.steps for r in step.replies
+             if "name who opens exchange" in r.text or "hand the turn on to one of" in r.text]
+    assert asked
+    for text in asked:
+        assert text.count("opens exchange") <= 1 and "hands off next (/next NAME)" not in text, text
