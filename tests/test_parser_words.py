@@ -58,7 +58,8 @@ def test_another_systems_track_is_refused_with_this_systems_list():
     error = caught.value
     assert error.message == '"mental" is not a kind of conflict in Narrow Fate: physical'
     assert (error.column, error.got, error.expected) == (44, "mental", "physical")
-    assert error.example == "/conflict start Ruth, Ghoul first Ruth physical"
+    # the author's own line, put right (issue 21: an example names the table's own characters)
+    assert error.example == "/conflict start Charles, Ghoul first Ghoul physical"
     parse_command(error.example, words=NARROW)          # the example is in this system's words
 
 
@@ -68,7 +69,7 @@ def test_another_systems_severity_is_refused_with_this_systems_list():
     error = caught.value
     assert error.message == '"mild2" is not a consequence in Narrow Fate: mild, moderate or severe'
     assert (error.column, error.got, error.expected) == (18, "mild2", "mild, moderate or severe")
-    assert error.example == '/absorb mild "Nasty Bite"'
+    assert error.example == '/absorb stress 1 severe "Bruised Ribs"'   # the author's own line, put right
     parse_command(error.example, words=NARROW)
 
 
@@ -97,7 +98,8 @@ def test_a_fate_condensed_post_lists_only_fate_condensed_words():
     with pytest.raises(CommandSyntaxError) as caught:
         parse_command("/conflict start A, B first A health", words=FATE_CONDENSED.words)
     assert caught.value.message == '"health" is not a kind of conflict in Fate Condensed: physical or mental'
-    assert caught.value.example == "/conflict start Ruth, Ghoul first Ruth mental"
+    # the one change since: the example is the author's own line put right (issue 21)
+    assert caught.value.example == "/conflict start A, B first A mental"
 
 
 def _docs_words() -> dict[str, tuple[str, str, str]]:
