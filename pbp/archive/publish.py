@@ -18,11 +18,13 @@ import logging
 import os
 import shutil
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbp.archive.site import write_site
 from pbp.config import ArchiveConfig
+from pbp.leases import shared
 from pbp.store import models as m
 
 log = logging.getLogger("pbp.archive")
@@ -76,6 +78,18 @@ def write_swapped(campaign: m.Campaign, target: Path, *, gm: bool) -> None:
             shutil.rmtree(temp, ignore_errors=True)
 
 
+@contextmanager
+def snapshot():
+    """One read-only view of the database for a whole site, so its pages agree with each
+    other and with the post id recorded for it, whatever is applied meanwhile: SQLite's WAL
+    gives a reading transaction its snapshot without holding up the writer; PostgreSQL needs
+    REPEATABLE READ for it."""
+    with m.db.atomic():
+        if shared():
+            m.db.execute_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        yield
+
+
 @dataclass
 class Publisher:
     """What the daemon has written: per (folder, campaign), the newest post id in it."""
@@ -93,29 +107,35 @@ class Publisher:
     def run(self, stopping=None) -> int:
         """Rewrite every site that is behind; returns how many were written."""
         done = 0
-        for campaign in m.Campaign.select().order_by(m.Campaign.id):
+        for campaign in list(m.Campaign.select().order_by(m.Campaign.id)):
             if stopping is not None and stopping.is_set():
                 break
-            newest = (m.ArchivePost.select(m.ArchivePost.id).where(m.ArchivePost.campaign == campaign)
-                      .order_by(m.ArchivePost.id.desc()).scalar()) or 0
-            for folder, gm in self.folders():
-                key = (folder, campaign.id)
-                target = folder / campaign.slug
-                if self.written.get(key) == newest and target.is_dir():
-                    continue
-                try:
-                    write_swapped(campaign, target, gm=gm)
-                except Exception as exc:   # this campaign's site alone; the next round tries again
-                    if key not in self.failing:
-                        self.failing.add(key)
-                        log.warning("archive of %s not written to %s: %s (hint: the folder must be writable by "
-                                    "the daemon's user, on a disk with room; [archive] in the config names it; "
-                                    "tried again every %g minutes, logged again only once it worked)",
-                                    campaign.slug, target, exc, self.settings.every_minutes)
-                    continue
-                if key in self.failing:
-                    self.failing.discard(key)
-                    log.info("archive of %s written to %s again", campaign.slug, target)
-                self.written[key] = newest
-                done += 1
+            with snapshot():
+                done += self._campaign(campaign)
+        return done
+
+    def _campaign(self, campaign: m.Campaign) -> int:
+        done = 0
+        newest = (m.ArchivePost.select(m.ArchivePost.id).where(m.ArchivePost.campaign == campaign)
+                  .order_by(m.ArchivePost.id.desc()).scalar()) or 0
+        for folder, gm in self.folders():
+            key = (folder, campaign.id)
+            target = folder / campaign.slug
+            if self.written.get(key) == newest and target.is_dir():
+                continue
+            try:
+                write_swapped(campaign, target, gm=gm)
+            except Exception as exc:   # this campaign's site alone; the next round tries again
+                if key not in self.failing:
+                    self.failing.add(key)
+                    log.warning("archive of %s not written to %s: %s (hint: the folder must be writable by "
+                                "the daemon's user, on a disk with room; [archive] in the config names it; "
+                                "tried again every %g minutes, logged again only once it worked)",
+                                campaign.slug, target, exc, self.settings.every_minutes)
+                continue
+            if key in self.failing:
+                self.failing.discard(key)
+                log.info("archive of %s written to %s again", campaign.slug, target)
+            self.written[key] = newest
+            done += 1
         return done

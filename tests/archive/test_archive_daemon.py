@@ -11,6 +11,7 @@ from pbp.cli import main
 from pbp.config import load_config
 from pbp.daemon import Daemon
 from pbp.demo import sample_dir
+from pbp.leases import shared
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m
 from tests.helpers import cli_table, eml
@@ -105,3 +106,22 @@ def test_a_campaign_whose_site_fails_is_logged_once_and_the_others_go_on(tmp_pat
     (tmp_path / "www" / "chicago").unlink()
     assert daemon.publish_archive() == 1                # it is tried again, and works
     assert (tmp_path / "www" / "chicago" / "index.html").is_file()
+
+
+def test_on_postgresql_each_site_is_read_in_one_snapshot(tmp_path, monkeypatch, postgres):
+    url = postgres.create_database("pbp_archive_daemon")
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    toml = tmp_path / "pbp.toml"
+    toml.write_text(toml.read_text().replace('url = "sqlite:///pbp.db"', f'url = "{url}"')
+                    + '\n[archive]\ndir = "www"\n')
+    assert main(["campaign", "create", "chicago", "--name", "Chicago Nights", "--gm", "gm@pbp.localhost",
+                 "--address", "table+chicago@pbp.localhost"]) == 0
+    sheets = [str(p) for p in sorted(sample_dir().glob("*.toml")) if p.name != "campaign.toml"]
+    assert main(["character", "import", *sheets, "--campaign", "chicago"]) == 0
+    daemon = Daemon(load_config(toml), dice=FixedDice("00++"))
+    assert shared()                                     # the REPEATABLE READ snapshot is taken
+    drop(tmp_path, "1.eml", (sample_dir() / "first-post.eml").read_bytes())
+    assert daemon.run_once() == 1
+    assert "loading dock" in "".join(p.read_text() for p in (tmp_path / "www" / "chicago").glob("*.html"))
+    assert daemon.publish_archive() == 0
