@@ -154,6 +154,19 @@ def test_check_config_names_an_archive_folder_that_is_a_file(tmp_path):
     assert "Traceback" not in out.stdout + out.stderr and out.stderr == ""
 
 
+def test_check_config_tries_the_archive_folders(tmp_path):
+    (tmp_path / "taken").write_text("x")
+    (tmp_path / "pbp.toml").write_text('[archive]\ndir = "www"\ngm_dir = "taken/gm"\n')
+    out = subprocess.run([sys.executable, "-m", "pbp.cli", "-c", str(tmp_path / "pbp.toml"), "check-config"],
+                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert f"ok    archive dir {tmp_path / 'www'}: writable" in out.stdout, out.stdout
+    assert f"FAIL  archive gm_dir {tmp_path / 'taken' / 'gm'}: {tmp_path / 'taken' / 'gm'}: the daemon cannot " \
+           "write the archive there" in out.stdout, out.stdout
+    assert '[archive] gm_dir = "/srv/pbp-archive"' in out.stdout and (tmp_path / "www").is_dir()
+    assert "Traceback" not in out.stdout + out.stderr
+
+
 def test_the_archive_folders_are_taken_from_the_config_files_folder(tmp_path):
     (tmp_path / "pbp.toml").write_text('[archive]\ndir = "site"\ngm_dir = "/srv/gm"\nevery_minutes = 2\n')
     archive = load_config(tmp_path / "pbp.toml").archive

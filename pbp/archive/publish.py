@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pbp.archive.site import write_site
 from pbp.config import ArchiveConfig
+from pbp.errors import ConfigError
 from pbp.leases import shared
 from pbp.store import models as m
 
@@ -76,6 +77,22 @@ def write_swapped(campaign: m.Campaign, target: Path, *, gm: bool) -> None:
     finally:
         if temp.exists():
             shutil.rmtree(temp, ignore_errors=True)
+
+
+def check_folder(folder: Path, key: str) -> str:
+    """``pbp check-config``: the folder is made if need be and a file can be written in it,
+    as the daemon will."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".pbp-check-{uuid.uuid4().hex[:8]}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(f"{folder}: the daemon cannot write the archive there ({exc.strerror or exc})",
+                          hint=f"make the folder writable by the daemon's user, or name another: "
+                               f'[archive] {key} = "/srv/pbp-archive"') from None
+    sites = sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+    return "writable" + (f" ({len(sites)} campaign sites in it)" if sites else "")
 
 
 @contextmanager
