@@ -745,6 +745,13 @@ def cmd_check_config(args) -> int:
             check(f"campaign {campaign.slug} on the forum {how}", lambda c=campaign: forum_mail_binding(config, c))
     if config.discourse:
         check(f"discourse API {config.discourse.get('url')}", lambda: forum_api_key(config))
+    if config.archive is not None:
+        from pbp.archive.publish import check_folder
+
+        for key in ("dir", "gm_dir"):
+            folder = getattr(config.archive, key)
+            if folder is not None:
+                check(f"archive {key} {folder}", lambda f=folder, k=key: check_folder(f, k))
     _print_checks(results)
     return 0 if all(ok for ok, _ in results) else 1
 

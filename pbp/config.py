@@ -48,6 +48,16 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class ArchiveConfig:
+    """``[archive]``: the daemon keeps each campaign's site in ``dir/SLUG`` (and the GM's in
+    ``gm_dir/SLUG``), rewritten every ``every_minutes`` when the campaign had new posts."""
+
+    dir: Path
+    gm_dir: Path | None = None
+    every_minutes: float = 5.0
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path | None
     database_url: str
@@ -74,6 +84,7 @@ class Config:
     beacon: str = "none"                     # "none" | "drand": a public beacon mixed into each scene's dice seed
     beacon_url: str = ""                     # the beacon's HTTP API (default: drand's, pbp.beacon.DRAND_URL)
     discourse: dict | None = None            # the raw [discourse] table (the forum's API); see discourse_settings()
+    archive: ArchiveConfig | None = None     # [archive]: the daemon keeps the sites up to date (None: off)
 
     def imap_settings(self, mailbox: str = "INBOX", environ=None):
         """The IMAP connection settings for one mailbox, password resolved now."""
@@ -112,12 +123,14 @@ def _number(positive: bool = False):
 
 TEXT = _Kind(lambda v: isinstance(v, str), "a string", '"..."')
 PATH = _Kind(lambda v: isinstance(v, str), "a path (relative to this file's folder)", '"certs/ca.pem"')
+FOLDER = _Kind(lambda v: isinstance(v, str), "a folder (relative to this file's folder)", '"/srv/pbp-archive"')
 BOOL = _Kind(lambda v: isinstance(v, bool), "true or false", "false")
 PORT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536, "a port number", "993")
 SECONDS = _Kind(_number(positive=True), "a number of seconds above 0", "60")
 HOURS = _Kind(lambda v: _number()(v) and math.isfinite(v) and v <= MAX_HOURS,
               f"a finite number of hours, 0 to {MAX_HOURS}", "24")
 DAYS = _Kind(_number(), "a number of days (0: never)", "30")
+MINUTES = _Kind(lambda v: _number(positive=True)(v) and math.isfinite(v), "a number of minutes above 0", "5")
 COUNT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "a whole number above 0", "20")
 
 
@@ -144,6 +157,7 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
     "security": {"trust_authserv_id": TEXT},
     "dice": {"beacon": _one_of("none", "drand"), "beacon_url": TEXT},
     "limits": {"max_message_bytes": COUNT, "max_commands": COUNT},
+    "archive": {"dir": FOLDER, "gm_dir": FOLDER, "every_minutes": MINUTES},
     "imap": {**_SERVER, "mailbox": TEXT, "fetch_batch": COUNT, "poll_interval": SECONDS},
     "smtp": {**_SERVER, "local_hostname": TEXT},
     "mailboxes": {"name": TEXT, "campaign": TEXT},
@@ -294,7 +308,31 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         beacon=data.get("dice", {}).get("beacon", defaults["beacon"]),
         beacon_url=data.get("dice", {}).get("beacon_url", defaults["beacon_url"]),
         discourse=discourse,
+        archive=_archive(data.get("archive") or {}, rel, where),
     )
+
+
+def _archive(table: dict, rel, where: str) -> ArchiveConfig | None:
+    """The [archive] section: folders the daemon writes each campaign's site into. An empty
+    ``dir`` (or none) means off; a folder that is a file, or the same for both readers, is an
+    error now rather than a failure at every rewrite."""
+    table = {k: v for k, v in table.items() if v != ""}
+    if "dir" not in table:
+        if "gm_dir" in table:
+            raise ConfigError(f"{where}[archive] gm_dir is set but dir is not",
+                              hint='set both, e.g. dir = "/srv/pbp-archive" and gm_dir = "/srv/pbp-archive-gm"')
+        return None
+    folders = {key: rel(table[key]) for key in ("dir", "gm_dir") if key in table}
+    for key, folder in folders.items():
+        if folder.exists() and not folder.is_dir():
+            raise ConfigError(f"{where}[archive] {key} = {_toml(table[key])}: {folder} is a file, "
+                              "and the archive needs a folder",
+                              hint=f'e.g. {key} = "/srv/pbp-archive" (made if need be; one folder per campaign in it)')
+    if folders.get("gm_dir") is not None and folders["gm_dir"].resolve() == folders["dir"].resolve():
+        raise ConfigError(f"{where}[archive] gm_dir is the same folder as dir: the GM's archive would "
+                          "replace the players'", hint='e.g. dir = "/srv/pbp-archive" and gm_dir = "/srv/pbp-archive-gm"')
+    return ArchiveConfig(dir=folders["dir"], gm_dir=folders.get("gm_dir"),
+                         every_minutes=float(table.get("every_minutes", 5)))
 
 
 def _discourse(data: dict, rel) -> dict | None:

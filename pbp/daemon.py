@@ -11,7 +11,10 @@ for another:
   and retried on the :class:`~pbp.delivery.Backoff` it logs (1, 2, 3, 5, then every 10 s);
 * the *sender* (:class:`pbp.delivery.OutboxSender`): delivers the outbox at start, when
   woken, and on its backoff; a hung SMTP server holds up nothing but itself;
-* *tick* (APScheduler, every minute): applies deadlines (pending reactions and compels).
+* *tick* (APScheduler, every minute): applies deadlines (pending reactions and compels);
+* *archive* (APScheduler, every ``[archive] every_minutes``, when ``[archive] dir`` is set):
+  rewrites the static site of each campaign with new posts (:mod:`pbp.archive.publish`),
+  reading without the database lock, so posts do not wait for it.
 
 Watchers and the sender are long-running loops, not scheduled jobs: they own their waits
 and retries, and as daemon threads they cannot keep a stopping process alive. SIGTERM stops
@@ -36,6 +39,7 @@ from datetime import datetime
 from typing import Callable
 
 from pbp import faults
+from pbp.archive.publish import Publisher
 from pbp.config import Config, MailboxBinding
 from pbp.delivery import Backoff, OutboxSender, deliver_outbox, make_forum, make_sender
 from pbp.leases import STANDBY_SECONDS, Leases, campaign_writes, exclusively, shared
@@ -122,6 +126,7 @@ class Daemon:
         self.sender = make_sender(config, environ, self.forum)
         self.outbox: OutboxSender | None = None   # the sender thread, once started
         self._compact_at = 0.0
+        self.publisher = Publisher(config.archive) if config.archive is not None else None
 
     # -- one round on one mailbox
     def poll(self, watcher: Watcher) -> int:
@@ -315,12 +320,22 @@ class Daemon:
         if due and self.outbox is not None:
             self.outbox.wake()
 
+    def publish_archive(self) -> int:
+        """Rewrite the archive of each campaign with new posts (``[archive]``); returns how
+        many sites were written. Reads only, so it takes no lock: a post applied meanwhile is
+        in this site or the next one."""
+        if self.publisher is None:
+            return 0
+        return self.publisher.run(self.stopping)
+
     def run_once(self) -> int:
-        """Handle what is waiting in every mailbox, apply deadlines, deliver, and return."""
+        """Handle what is waiting in every mailbox, apply deadlines, deliver, rewrite the
+        archives that are behind, and return."""
         handled = sum(self.poll(w) for w in self.watchers if self.holds(w))
         handled += self.poll_forum()
         self.tick()
         self.deliver()
+        self.publish_archive()
         return handled
 
     # -- running
@@ -379,6 +394,12 @@ class Daemon:
         signal.signal(signal.SIGINT, on_signal)
         scheduler = BackgroundScheduler(job_defaults={"coalesce": True, "max_instances": 1})
         scheduler.add_job(self.tick, "interval", seconds=60, id="tick", next_run_time=datetime.now())
+        if self.publisher is not None:
+            scheduler.add_job(self.publish_archive, "interval", seconds=self.config.archive.every_minutes * 60,
+                              id="archive", next_run_time=datetime.now())
+            log.info("archive: each campaign's site kept in %s%s, every %g minutes", self.config.archive.dir,
+                     f" (the GM's in {self.config.archive.gm_dir})" if self.config.archive.gm_dir else "",
+                     self.config.archive.every_minutes)
         mode = "IMAP" if self.config.transport == "imap" else "Maildir"
         log.info("pbp running: %d %s mailbox%s (%s), log level %s", len(self.watchers), mode,
                  "es" if len(self.watchers) != 1 else "", ", ".join(w.label for w in self.watchers),

@@ -24,6 +24,8 @@ REPO = Path(__file__).resolve().parent.parent
     ({"smtp": {"host": "smtp.example.org", "ca_fle": "ca.pem"}}, "[smtp] ca_fle", "did you mean ca_file?"),
     ({"mailboxes": [{"name": "INBOX", "campain": "chicago"}]}, "[[mailboxes]] #1 campain", "did you mean campaign?"),
     ({"limits": {"max_comands": 3}}, "[limits] max_comands", "did you mean max_commands?"),
+    ({"archive": {"dri": "site"}}, "[archive] dri", "did you mean dir?"),
+    ({"archiv": {"dir": "site"}}, "[archiv]", "did you mean archive?"),
 ])
 def test_unknown_keys_are_refused_with_a_suggestion(data, problem, suggestion):
     with pytest.raises(ConfigError) as caught:
@@ -49,6 +51,11 @@ def test_every_problem_is_listed_at_once():
     ({"limits": {"max_commands": 2.5}}, ("max_commands = 2.5: expected a whole number", "max_commands = 20")),
     ({"imap": {"host": "h", "port": "993"}}, ('[imap] port = "993": expected a port number', "port = 993")),
     ({"daemon": 5}, ("daemon must be a section", "[daemon]")),
+    ({"archive": {"dir": "site", "every_minutes": 0}}, ("[archive] every_minutes = 0: expected a number of minutes",
+                                                        "every_minutes = 5")),
+    ({"archive": {"dir": 5}}, ("[archive] dir = 5: expected a folder", 'dir = "/srv/pbp-archive"')),
+    ({"archive": {"gm_dir": "gm"}}, ("[archive] gm_dir is set but dir is not", 'dir = "/srv/pbp-archive"')),
+    ({"archive": {"dir": "site", "gm_dir": "site"}}, ("gm_dir is the same folder as dir", "gm_dir =")),
 ])
 def test_wrong_values_name_the_place_what_was_expected_and_an_example(data, words):
     with pytest.raises(ConfigError) as caught:
@@ -134,6 +141,43 @@ def test_check_config_refuses_a_typo_with_a_suggestion_and_no_traceback(tmp_path
     assert "FAIL  config file:" in out.stdout and "[daemon] poll_secnds" in out.stdout
     assert "did you mean poll_seconds?" in out.stdout
     assert "Traceback" not in out.stdout + out.stderr and out.stderr == ""
+
+
+def test_check_config_names_an_archive_folder_that_is_a_file(tmp_path):
+    (tmp_path / "taken").write_text("x")
+    (tmp_path / "pbp.toml").write_text('[archive]\ndir = "taken"\n')
+    out = subprocess.run([sys.executable, "-m", "pbp.cli", "-c", str(tmp_path / "pbp.toml"), "check-config"],
+                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "FAIL  config file:" in out.stdout and '[archive] dir = "taken"' in out.stdout
+    assert "is a file, and the archive needs a folder" in out.stdout and 'dir = "/srv/pbp-archive"' in out.stdout
+    assert "Traceback" not in out.stdout + out.stderr and out.stderr == ""
+
+
+def test_check_config_tries_the_archive_folders(tmp_path):
+    (tmp_path / "taken").write_text("x")
+    (tmp_path / "pbp.toml").write_text('[archive]\ndir = "www"\ngm_dir = "taken/gm"\n')
+    out = subprocess.run([sys.executable, "-m", "pbp.cli", "-c", str(tmp_path / "pbp.toml"), "check-config"],
+                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert f"ok    archive dir {tmp_path / 'www'}: writable" in out.stdout, out.stdout
+    assert f"FAIL  archive gm_dir {tmp_path / 'taken' / 'gm'}: {tmp_path / 'taken' / 'gm'}: the daemon cannot " \
+           "write the archive there" in out.stdout, out.stdout
+    assert '[archive] gm_dir = "/srv/pbp-archive"' in out.stdout and (tmp_path / "www").is_dir()
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_the_archive_folders_are_taken_from_the_config_files_folder(tmp_path):
+    (tmp_path / "pbp.toml").write_text('[archive]\ndir = "site"\ngm_dir = "/srv/gm"\nevery_minutes = 2\n')
+    archive = load_config(tmp_path / "pbp.toml").archive
+    assert archive.dir == tmp_path.resolve() / "site" and archive.gm_dir == Path("/srv/gm")
+    assert archive.every_minutes == 2
+    assert load_config_text(tmp_path, '[archive]\ndir = ""\n').archive is None     # "": off, as the example says
+
+
+def load_config_text(folder: Path, text: str):
+    (folder / "other.toml").write_text(text)
+    return load_config(folder / "other.toml")
 
 
 # ---- pbp init ------------------------------------------------------------------------------
