@@ -141,6 +141,7 @@ def act(post: Post, cmd):
             and not post.own_characters():
         return resolve_action(post, cmd, GM)     # the GM's own dice (the weather): no character rolls
     actor = post.character(getattr(cmd, "actor", None), cmd)
+    cmd = _by_default_secret(post, cmd)
     if getattr(cmd, "secrecy", ""):
         return _secret(post, cmd, actor)
     if isinstance(cmd, c.Roll):
@@ -170,6 +171,20 @@ def act(post: Post, cmd):
     if isinstance(cmd, c.Advantage) and target is not None and cmd.opposition is None:
         cmd = replace(cmd, opposition=c.Opposition(character=target.name))   # the target resists actively
     return resolve_action(post, cmd, actor.name)
+
+
+def _by_default_secret(post: Post, cmd):
+    """A roll of one of the campaign's ``secret_skills`` (``pbp campaign set``) outside a
+    conflict, written without ``secret`` or ``blind``: secret when the GM rolls it, blind when
+    a player does (the player is told it was rolled, the GM the result). In a conflict it is
+    rolled in the open, as every conflict roll is (docs/verify.md)."""
+    if not isinstance(cmd, (c.Roll, c.Overcome)) or cmd.secrecy or not cmd.skill or active(post) is not None:
+        return cmd
+    chosen = (getattr(post.campaign, "settings", None) or {}).get("secret_skills") or ()
+    skill = post.system.skill_named(cmd.skill) or cmd.skill
+    if skill not in chosen:
+        return cmd
+    return replace(cmd, secrecy="secret" if post.author.is_gm else "blind")
 
 
 def _secret(post: Post, cmd, actor: Character):
