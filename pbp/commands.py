@@ -143,6 +143,7 @@ class Advantage(ActionCommand):
     # layer fills it in. Empty (outside a contest): the aspect's owner if it is not the
     # actor's, else the GM's side.
     other_side: tuple[str, ...] = ()
+    secrecy: str = ""      # "secret" | "blind", outside a conflict, as an overcome's (docs/verify.md)
 
 
 @dataclass(frozen=True)

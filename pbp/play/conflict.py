@@ -41,13 +41,13 @@ from pbp.play.core import (
     resolve_action, status_line,
 )
 from pbp.play.dates import when
-from pbp.play.secrets import keep_secret
+from pbp.play.secrets import keep_secret, seen_aspects
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
 from pbp.rules import harm
 from pbp.rules import turns as rt
-from pbp.rules.actions import DEFENCE_LATER
+from pbp.rules.actions import DEFENCE_LATER, existing_aspect
 from pbp.rules.effort import best_skill
 from pbp.rules.ladder import describe
 from pbp.rules.names import and_names, same_name, skill_list
@@ -194,9 +194,29 @@ def _secret(post: Post, cmd, actor: Character):
         raise RulesError(f"a {cmd.secrecy} roll cannot be made during a conflict: everyone sees a conflict's dice",
                          source=cmd.source, expected="the roll without the word " + cmd.secrecy,
                          example=cmd.source.rsplit(" ", 1)[0] if isinstance(cmd, c.Overcome) else "/roll Notice")
+    if isinstance(cmd, c.Advantage):
+        cmd = _secret_advantage(post, cmd, actor)
+    seen = seen_aspects(post)
     result = resolve_action(post, cmd, actor.name)
-    keep_secret(post, cmd, result)
+    keep_secret(post, cmd, result, seen)
     return result
+
+
+def _secret_advantage(post: Post, cmd: c.Advantage, actor: Character) -> c.Advantage:
+    """A secret create-an-advantage makes a new aspect, discovers or guesses a hidden one
+    (the table sees none of them until the reveal); on an aspect the table already sees,
+    its new free invokes would tell the outcome, so that one is rolled in the open."""
+    target = _target_of(post, cmd)
+    if cmd.aspect:
+        existing = existing_aspect(post.table, cmd.aspect, target, actor.name)
+        if existing is not None and not existing.hidden:
+            raise RulesError(f'"{existing.name}" is in plain sight: a {cmd.secrecy} advantage on it would show '
+                             "its outcome in its free invokes", source=cmd.source,
+                             expected=f"a new aspect, or the advantage without the word {cmd.secrecy}",
+                             example=cmd.source.rsplit(" ", 1)[0])
+    if target is not None and cmd.opposition is None:
+        cmd = replace(cmd, opposition=c.Opposition(character=target.name))   # the target resists actively
+    return cmd
 
 
 def _target_of(post: Post, cmd) -> Character | None:
