@@ -188,12 +188,32 @@ def _by_default_secret(post: Post, cmd):
 
 
 def _secret(post: Post, cmd, actor: Character):
-    """A secret or blind roll (:mod:`pbp.play.secrets`): outside a conflict, where turns and
-    defences need everyone to see the dice."""
-    if active(post) is not None:
-        raise RulesError(f"a {cmd.secrecy} roll cannot be made during a conflict: everyone sees a conflict's dice",
-                         source=cmd.source, expected="the roll without the word " + cmd.secrecy,
-                         example=cmd.source.rsplit(" ", 1)[0] if isinstance(cmd, c.Overcome) else "/roll Notice")
+    """A secret or blind roll (:mod:`pbp.play.secrets`). In a conflict only an overcome or an
+    advantage against a difficulty may be secret, and it takes the actor's turn as any action
+    does; a plain roll is refused there, and so is an action someone resists actively (their
+    roll is theirs to see); attacks and defences have no secret form, since the harm they
+    change is the table's to see (docs/verify.md)."""
+    conflict = active(post)
+    if conflict is not None:
+        open_form = cmd.source.rsplit(" ", 1)[0]
+        if isinstance(cmd, c.Roll):
+            raise RulesError(f"a {cmd.secrecy} roll cannot be made during a conflict: everyone sees a conflict's "
+                             "dice, but for an overcome or an advantage against a difficulty",
+                             source=cmd.source, expected="the roll without the word " + cmd.secrecy,
+                             example="/as Ghoul overcome Notice vs Fair secret" if post.author.is_gm
+                             else "/overcome Notice vs Fair blind")
+        target = _target_of(post, cmd)
+        resisting = cmd.opposition.character if cmd.opposition is not None and cmd.opposition.character \
+            else target.name if target is not None and cmd.opposition is None else None
+        if resisting:
+            raise RulesError(f"{resisting} resists this actively: in a conflict a {cmd.secrecy} roll may only be "
+                             "against a difficulty, since the resisting roll is the table's to see",
+                             source=cmd.source, expected=f"a difficulty (vs Fair), or the roll without {cmd.secrecy}",
+                             example=open_form)
+        if member(conflict, actor.name) is not None:
+            _check_standing(post, conflict, actor.name, cmd, "act")
+            post.play.conflict = replace(conflict, turns=rt.take_action(conflict.turns, actor.name, "action"))
+            _touch(post)
     if isinstance(cmd, c.Advantage):
         cmd = _secret_advantage(post, cmd, actor)
     seen = seen_aspects(post)

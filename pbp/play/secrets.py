@@ -1,7 +1,9 @@
 """Secret and blind rolls (issue 25; docs/verify.md, "Secret and blind rolls").
 
-``/roll secret ...`` and ``/as NPC overcome ... secret``: the GM rolls where the table
-cannot see. ``blind`` is the same word for a player's roll whose result only the GM learns
+``/roll secret ...``, ``/as NPC overcome ... secret`` and ``/as NPC advantage ... secret``
+(or, for a campaign's ``secret_skills``, without the word): the GM rolls where the table
+cannot see; in a conflict, only an overcome or an advantage against a difficulty
+(:func:`pbp.play.conflict._secret`). ``blind`` is the same word for a player's roll whose result only the GM learns
 (the GM asks for a Notice roll to spot a lie; the player writes ``/roll blind Notice``, or
 the GM rolls it for them with ``/as Ruth roll blind Notice``). The table's mail says that
 roll #N was made, by whom and on what, under the scene's dice commitment, never its dice or

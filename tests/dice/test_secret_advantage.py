@@ -66,14 +66,14 @@ def test_a_players_blind_advantage_on_an_npc(table):
     assert gm and "Ghoul" in gm[0].text and "dice " in gm[0].text, [r.text for r in step.replies]
 
 
-def test_no_secret_advantage_on_an_aspect_in_plain_sight_nor_in_a_conflict(table):
+def test_no_secret_advantage_on_an_aspect_in_plain_sight_nor_resisted_in_a_conflict(table):
     assert table.post("GM", '/aspect add "Thick Fog"\n').status == "applied"
     step = table.post("GM", '/as Ghoul advantage Stealth "Thick Fog" secret\n')
     assert step.status == "rejected" and "in plain sight" in step.text, step.text
     assert 'example:  /as Ghoul advantage Stealth "Thick Fog"' in step.text, step.text
     assert table.post("GM", "/conflict start Cassandra, Ghoul first Ghoul\n").status == "applied"
-    step = table.post("GM", f'/as Ghoul advantage Notice "{ASPECT}" secret\n')
-    assert step.status == "rejected" and "cannot be made during a conflict" in step.text, step.text
+    step = table.post("GM", f'/as Ghoul advantage Notice "{ASPECT}" on Cassandra secret\n')
+    assert step.status == "rejected" and "Cassandra resists this actively" in step.text, step.text
 
 
 def test_a_secret_advantage_is_revealed_and_verified_at_the_scenes_end(table, tmp_path):
