@@ -177,7 +177,10 @@ def _by_default_secret(post: Post, cmd):
     """A roll of one of the campaign's ``secret_skills`` (``pbp campaign set``) outside a
     conflict, written without ``secret`` or ``blind``: secret when the GM rolls it, blind when
     a player does (the player is told it was rolled, the GM the result). In a conflict it is
-    rolled in the open, as every conflict roll is (docs/verify.md)."""
+    rolled in the open, as every conflict roll is, and so is one written ``open``
+    (docs/verify.md)."""
+    if getattr(cmd, "secrecy", "") == "open":       # written "open": in the open all the same
+        return replace(cmd, secrecy="")
     if not isinstance(cmd, (c.Roll, c.Overcome)) or cmd.secrecy or not cmd.skill or active(post) is not None:
         return cmd
     chosen = (getattr(post.campaign, "settings", None) or {}).get("secret_skills") or ()

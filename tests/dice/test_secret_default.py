@@ -98,3 +98,12 @@ def test_in_a_conflict_a_secret_skill_is_rolled_in_the_open(table):
     assert step.status == "applied", step.text
     mine = _theirs(step, "Cassandra")
     assert mine and "rolled in secret" not in mine[0].text and "dice " in mine[0].text, mine[0].text
+
+
+def test_open_makes_one_roll_of_a_secret_skill_public(table):
+    step = table.post("GM", "/as Ghoul overcome Notice vs Fair open\n")
+    assert step.status == "applied", step.text
+    mine = _theirs(step, "Cassandra")
+    assert mine and "rolled in secret" not in mine[0].text and "dice " in mine[0].text, mine[0].text
+    step = table.post("Cassandra", "/roll open Notice\n")
+    assert step.status == "applied" and "rolled blind" not in step.text and "dice " in step.text, step.text
