@@ -301,6 +301,8 @@ SETTINGS = {
     "show_npc_skills": "true: players see NPCs' skills and stunts in /sheet; false (default): only the GM",
     "free_bonuses": "yes: a player's plain +N applies at once; no (default): it waits for the GM",
     "hold_out_of_turn": "yes: an action out of turn waits for its turn; no (default): it is refused",
+    "secret_skills": "skills whose overcome rolls (and skill rolls) are secret by default outside a conflict, "
+                     "comma-separated, e.g. Notice,Empathy; empty: none (docs/verify.md)",
     "contest_invoke_next_side": "yes: in a contest of three or more sides, the free invoke a failed advantage gives "
                                 "goes to the next side; no (default): the GM's side holds it",
 }
@@ -336,12 +338,31 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> list[str]:
         if value.lower() not in YES + NO:
             raise ConfigError(f'show_npc_skills "{value}" is not true or false')
         campaign.settings = {**(campaign.settings or {}), key: value.lower() in YES}
+    elif key == "secret_skills":
+        campaign.settings = {**(campaign.settings or {}), key: _secret_skills(campaign, value)}
     elif key in ("free_bonuses", "hold_out_of_turn", "contest_invoke_next_side"):
         campaign.settings = {**(campaign.settings or {}), key: flag_value(key, value)}
     else:
         campaign.settings = {**(campaign.settings or {}), key: hours_value(key, value)}
     _save_changed(campaign)
     return []
+
+
+def _secret_skills(campaign: m.Campaign, value: str) -> list[str]:
+    """``secret_skills=Notice,Empathy``: each a skill of the campaign's system, in its spelling."""
+    system = campaign_system(campaign)
+    chosen: list[str] = []
+    for word in (w.strip() for w in value.split(",")):
+        if not word:
+            continue
+        skill = system.skill_named(word)
+        if skill is None:
+            raise ConfigError(f'secret_skills: "{visible(word, 60)}" is not {system.a_skill()}',
+                              hint=f"skills: {', '.join(system.skills)}; e.g. pbp campaign set "
+                                   f"secret_skills={','.join(system.skills[:2])}")
+        if skill not in chosen:
+            chosen.append(skill)
+    return chosen
 
 
 def _save_changed(campaign: m.Campaign) -> None:

@@ -956,9 +956,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
                                      "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
-                                     "show_npc_skills, free_bonuses, hold_out_of_turn, contest_invoke_next_side; "
+                                     "show_npc_skills, free_bonuses, hold_out_of_turn, contest_invoke_next_side, "
+                                     "secret_skills (e.g. secret_skills=Notice,Empathy: those rolls secret by default); "
                                      "a system's own, "
-                                     "as Dresden Files Condensed's free_stunts, escalating_stress and scale_levels)")
+                                     "as Dresden Files Condensed's free_stunts, escalating_stress and scale_levels)",
+                         description="secret_skills=Notice,Empathy (skills of the campaign's system; empty for "
+                                     "none): outside a conflict, those overcomes and skill rolls are secret when "
+                                     "the GM rolls them and blind when a player does, without the word "
+                                     "(docs/commands.md, \"Secret and blind rolls\")")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE", help="e.g. reaction_deadline_hours=24")
     _campaign_option(s)
     s.set_defaults(func=cmd_campaign_set)

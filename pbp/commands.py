@@ -122,7 +122,7 @@ class ActionCommand(Command):
 
 @dataclass(frozen=True)
 class Overcome(ActionCommand):
-    secrecy: str = ""      # "secret" | "blind": only the GM sees the dice until the scene ends (docs/verify.md)
+    secrecy: str = ""      # "secret" | "blind": only the GM sees the dice until the scene ends; "open" (docs/verify.md)
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,7 @@ class Advantage(ActionCommand):
     # layer fills it in. Empty (outside a contest): the aspect's owner if it is not the
     # actor's, else the GM's side.
     other_side: tuple[str, ...] = ()
+    secrecy: str = ""      # "secret" | "blind" | "open", as an overcome's (docs/verify.md)
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ class Roll(Command):
     # whose dice differ refuses written dice it does not use and rolls its own for a skill
     # (the d10 hack's pool). Not compared: under Fate ``/roll Fight`` is ``/roll 4dF+Fight``.
     dice_written: bool = field(default=False, compare=False)
-    secrecy: str = ""      # "secret" | "blind": only the GM sees the dice until the scene ends (docs/verify.md)
+    secrecy: str = ""      # "secret" | "blind": only the GM sees the dice until the scene ends; "open" (docs/verify.md)
 
 
 @dataclass(frozen=True)

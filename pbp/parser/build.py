@@ -319,7 +319,9 @@ class Builder(Transformer):
 
     def advantage(self, c):
         skill, aspect, target, opposition = c[0], c[1], c[2], c[3]
-        fields = _action_fields(skill, opposition, c[4:])
+        fields = _action_fields(skill, opposition, c[4:-1])
+        if c[-1] is not None:
+            fields["secrecy"] = str(c[-1]).lower()
         if aspect is True:
             fields["discover"] = True
         else:

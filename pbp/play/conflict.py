@@ -41,13 +41,13 @@ from pbp.play.core import (
     resolve_action, status_line,
 )
 from pbp.play.dates import when
-from pbp.play.secrets import keep_secret
+from pbp.play.secrets import keep_secret, seen_aspects
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
 from pbp.rules import harm
 from pbp.rules import turns as rt
-from pbp.rules.actions import DEFENCE_LATER
+from pbp.rules.actions import DEFENCE_LATER, existing_aspect
 from pbp.rules.effort import best_skill
 from pbp.rules.ladder import describe
 from pbp.rules.names import and_names, same_name, skill_list
@@ -141,6 +141,7 @@ def act(post: Post, cmd):
             and not post.own_characters():
         return resolve_action(post, cmd, GM)     # the GM's own dice (the weather): no character rolls
     actor = post.character(getattr(cmd, "actor", None), cmd)
+    cmd = _by_default_secret(post, cmd)
     if getattr(cmd, "secrecy", ""):
         return _secret(post, cmd, actor)
     if isinstance(cmd, c.Roll):
@@ -172,16 +173,73 @@ def act(post: Post, cmd):
     return resolve_action(post, cmd, actor.name)
 
 
+def _by_default_secret(post: Post, cmd):
+    """A roll of one of the campaign's ``secret_skills`` (``pbp campaign set``) outside a
+    conflict, written without ``secret`` or ``blind``: secret when the GM rolls it, blind when
+    a player does (the player is told it was rolled, the GM the result). In a conflict it is
+    rolled in the open, as every conflict roll is, and so is one written ``open``
+    (docs/verify.md)."""
+    if getattr(cmd, "secrecy", "") == "open":       # written "open": in the open all the same
+        return replace(cmd, secrecy="")
+    if not isinstance(cmd, (c.Roll, c.Overcome)) or cmd.secrecy or not cmd.skill or active(post) is not None:
+        return cmd
+    chosen = (getattr(post.campaign, "settings", None) or {}).get("secret_skills") or ()
+    skill = post.system.skill_named(cmd.skill) or cmd.skill
+    if skill not in chosen:
+        return cmd
+    return replace(cmd, secrecy="secret" if post.author.is_gm else "blind")
+
+
 def _secret(post: Post, cmd, actor: Character):
-    """A secret or blind roll (:mod:`pbp.play.secrets`): outside a conflict, where turns and
-    defences need everyone to see the dice."""
-    if active(post) is not None:
-        raise RulesError(f"a {cmd.secrecy} roll cannot be made during a conflict: everyone sees a conflict's dice",
-                         source=cmd.source, expected="the roll without the word " + cmd.secrecy,
-                         example=cmd.source.rsplit(" ", 1)[0] if isinstance(cmd, c.Overcome) else "/roll Notice")
+    """A secret or blind roll (:mod:`pbp.play.secrets`). In a conflict only an overcome or an
+    advantage against a difficulty may be secret, and it takes the actor's turn as any action
+    does; a plain roll is refused there, and so is an action someone resists actively (their
+    roll is theirs to see); attacks and defences have no secret form, since the harm they
+    change is the table's to see (docs/verify.md)."""
+    conflict = active(post)
+    if conflict is not None:
+        open_form = cmd.source.rsplit(" ", 1)[0]
+        if isinstance(cmd, c.Roll):
+            raise RulesError(f"a {cmd.secrecy} roll cannot be made during a conflict: everyone sees a conflict's "
+                             "dice, but for an overcome or an advantage against a difficulty",
+                             source=cmd.source, expected="the roll without the word " + cmd.secrecy,
+                             example="/as Ghoul overcome Notice vs Fair secret" if post.author.is_gm
+                             else "/overcome Notice vs Fair blind")
+        target = _target_of(post, cmd)
+        resisting = cmd.opposition.character if cmd.opposition is not None and cmd.opposition.character \
+            else target.name if target is not None and cmd.opposition is None else None
+        if resisting:
+            raise RulesError(f"{resisting} resists this actively: in a conflict a {cmd.secrecy} roll may only be "
+                             "against a difficulty, since the resisting roll is the table's to see",
+                             source=cmd.source, expected=f"a difficulty (vs Fair), or the roll without {cmd.secrecy}",
+                             example=open_form)
+        if member(conflict, actor.name) is not None:
+            _check_standing(post, conflict, actor.name, cmd, "act")
+            post.play.conflict = replace(conflict, turns=rt.take_action(conflict.turns, actor.name, "action"))
+            _touch(post)
+    if isinstance(cmd, c.Advantage):
+        cmd = _secret_advantage(post, cmd, actor)
+    seen = seen_aspects(post)
     result = resolve_action(post, cmd, actor.name)
-    keep_secret(post, cmd, result)
+    keep_secret(post, cmd, result, seen)
     return result
+
+
+def _secret_advantage(post: Post, cmd: c.Advantage, actor: Character) -> c.Advantage:
+    """A secret create-an-advantage makes a new aspect, discovers or guesses a hidden one
+    (the table sees none of them until the reveal); on an aspect the table already sees,
+    its new free invokes would tell the outcome, so that one is rolled in the open."""
+    target = _target_of(post, cmd)
+    if cmd.aspect:
+        existing = existing_aspect(post.table, cmd.aspect, target, actor.name)
+        if existing is not None and not existing.hidden:
+            raise RulesError(f'"{existing.name}" is in plain sight: a {cmd.secrecy} advantage on it would show '
+                             "its outcome in its free invokes", source=cmd.source,
+                             expected=f"a new aspect, or the advantage without the word {cmd.secrecy}",
+                             example=cmd.source.rsplit(" ", 1)[0])
+    if target is not None and cmd.opposition is None:
+        cmd = replace(cmd, opposition=c.Opposition(character=target.name))   # the target resists actively
+    return cmd
 
 
 def _target_of(post: Post, cmd) -> Character | None:

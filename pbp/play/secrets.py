@@ -1,7 +1,9 @@
 """Secret and blind rolls (issue 25; docs/verify.md, "Secret and blind rolls").
 
-``/roll secret ...`` and ``/as NPC overcome ... secret``: the GM rolls where the table
-cannot see. ``blind`` is the same word for a player's roll whose result only the GM learns
+``/roll secret ...``, ``/as NPC overcome ... secret`` and ``/as NPC advantage ... secret``
+(or, for a campaign's ``secret_skills``, without the word): the GM rolls where the table
+cannot see; in a conflict, only an overcome or an advantage against a difficulty
+(:func:`pbp.play.conflict._secret`). ``blind`` is the same word for a player's roll whose result only the GM learns
 (the GM asks for a Notice roll to spot a lie; the player writes ``/roll blind Notice``, or
 the GM rolls it for them with ``/as Ruth roll blind Notice``). The table's mail says that
 roll #N was made, by whom and on what, under the scene's dice commitment, never its dice or
@@ -24,19 +26,32 @@ def _what(cmd) -> str:
         if cmd.skill:
             return cmd.skill
         return f"{cmd.count}d{cmd.sides}" + (f"{cmd.modifier:+d}" if cmd.modifier else "")
+    if isinstance(cmd, c.Advantage):
+        return f"create an advantage with {cmd.skill}"
     return f"overcome with {cmd.skill}"
 
 
-def keep_secret(post: Post, cmd, result) -> None:
-    """Make a resolved roll secret: the table's note, the GM's whole result, the reveal."""
+def _key(aspect) -> tuple[str, str]:
+    return aspect.name.casefold(), (aspect.owner or "").casefold()
+
+
+def seen_aspects(post: Post) -> frozenset[tuple[str, str]]:
+    """The aspects the table can see before a secret roll (:func:`keep_secret` keeps it so)."""
+    return frozenset(_key(a) for a in post.table.aspects if not a.hidden)
+
+
+def keep_secret(post: Post, cmd, result, seen: frozenset[tuple[str, str]]) -> None:
+    """Make a resolved roll secret: the table's note, the GM's whole result, the reveal.
+    ``seen``: the aspects the table saw before the roll (:func:`seen_aspects`); any other
+    aspect in play after it (a boost, an advantage's new aspect, a hidden one it uncovered)
+    is hidden from the table as a hidden aspect is, since it would tell the outcome. Its free
+    invokes stay the roller's."""
     if not isinstance(result, ActionResult) or result.roll_id is None:
         return
     post.play.close_rolls(lambda head: result.roll_id in head.ids, CLOSED_WHY)
-    for change in result.changes:       # a boost or aspect the roll made would tell its outcome
-        if change.what in ("aspect", "boost") and change.before is None:
-            for aspect in post.table.aspects:
-                if aspect.name == change.subject:
-                    aspect.hidden = True
+    for aspect in post.table.aspects:
+        if _key(aspect) not in seen:
+            aspect.hidden = True
     blind = cmd.secrecy == "blind"
     under = " under this scene's dice commitment" if post.seeds is not None and post.seeds.scene is not None else ""
     how = "blind" if blind else "in secret"

@@ -77,9 +77,11 @@ def test_secret_rolls_are_revealed_and_checked_at_the_scenes_end(db, config, tmp
     assert re.search(r"[1-9]\d* throws recomputed", " ".join(good)), good
 
 
-def test_no_secret_roll_in_a_conflict(table):
+def test_no_secret_plain_roll_in_a_conflict(table):
+    """A conflict's secret rolls are overcomes and advantages against a difficulty
+    (tests/dice/test_secret_conflict.py); a plain roll is refused, naming the form that works."""
     assert table.post("GM", "/conflict start Cassandra, Ghoul first Ghoul\n").status == "applied"
-    step = table.post("GM", "/as Ghoul overcome Notice vs Fair secret\n")
+    step = table.post("GM", "/as Ghoul roll secret Notice\n")
     assert step.status == "rejected", step.text
     assert "cannot be made during a conflict" in step.text, step.text
-    assert "example:  /as Ghoul overcome Notice vs Fair" in step.text, step.text
+    assert "example:  /as Ghoul overcome Notice vs Fair secret" in step.text, step.text
