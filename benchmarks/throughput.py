@@ -409,8 +409,11 @@ class Campaign:
         return raw.encode(), dice
 
     def play(self, n: int) -> tuple[float, float, int]:
-        from pbp.copies import COPY_WINDOW
+        from pbp import copies
         from pbp.pipeline import process_message
+
+        # a ref from before copies by content (--against) has no window: a day is past any
+        COPY_WINDOW = getattr(copies, "COPY_WINDOW", timedelta(hours=24))
 
         posts = [self.post(self.done + k) for k in range(n)]
         queries, cpu, wall = self.queries, time.process_time(), time.perf_counter()
