@@ -57,8 +57,8 @@ def test_handing_the_turn_to_someone_just_taken_out_is_skipped(mt):
     step = mt.post("Ruth", '/attack "Masked Acolyte" with Fight\n/next "Masked Acolyte"\n', dice="++++,----")
     assert step.status == "applied", step.text
     assert "Skipped (line 2): Masked Acolyte left the fight earlier in this post" in step.text
-    # the conflict goes on, and the footer says Ruth still hands off
-    assert "Turn: Ruth has acted and hands off next" in step.text
+    # the conflict goes on, and the reply asks Ruth, still, to hand off (once: issue 27)
+    assert "Ruth, hand the turn on to one of" in step.text and "hands off next" not in step.text
 
 
 def test_a_second_handoff_after_the_first_is_skipped_not_refused(mt):
@@ -109,7 +109,7 @@ def test_an_action_out_of_turn_is_held_and_runs_when_the_turn_comes(holding, chi
     assert "Cassandra's turn: the action held since" in step.text
     assert "Cassandra overcomes with Stealth" in step.text
     assert "cassandra@pbp.localhost" in step.replies[0].to      # she is told: the table's mail is hers too
-    assert "Turn: Cassandra has acted and hands off next" in step.text
+    assert "Cassandra, hand the turn on to one of" in step.text   # asked once (issue 27)
     assert m.Campaign.get_by_id(chicago.id).play["held"] == []
 
 
