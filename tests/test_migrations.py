@@ -45,6 +45,15 @@ def test_a_database_from_a_newer_pbp_is_refused(tmp_path):
         open_database(url)
 
 
+def undo_kept_versions(database) -> None:
+    """Back to before versions 10 and 11: no campaign version (and none of the triggers that
+    name it), no compacted mark on the outbox."""
+    migrations.drop_triggers(database)
+    database.execute_sql("ALTER TABLE campaign DROP COLUMN version")
+    database.execute_sql("DROP INDEX outboxmail_compacted")
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
+
+
 def undo_post_keys(database) -> None:
     """Back to the message table before version 9: no post_key, the Message-ID unique."""
     database.execute_sql("DROP INDEX message_post_key")
@@ -67,10 +76,7 @@ def check_post_key_migration(url: str) -> None:
     database.execute_sql("INSERT INTO campaign (slug, name, system, delivery, settings, play, created_at, forum) "
                          "VALUES ('c', 'C', 'fate-condensed', 'relay', '{}', '{}', '2026-01-01 00:00:00', '{}')")
     undo_post_keys(database)
-    migrations.drop_triggers(database)   # they name the version column (schema 10)
-    database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 10
-    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 11
-    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
+    undo_kept_versions(database)
     for campaign, message_id in ((1, "old@x"), (None, "stray@x")):
         database.execute_sql("INSERT INTO message (message_id, campaign_id, author, subject, status, received_at) "
                              f"VALUES ('{message_id}', {campaign or 'NULL'}, 'ruth@x', 'The warehouse', 'applied', "
@@ -115,10 +121,7 @@ def check_fingerprint_migration(url: str) -> None:
     database.execute_sql("ALTER TABLE aspect DROP COLUMN system_state")  # added by version 7
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
-    migrations.drop_triggers(database)   # they name the version column (schema 10)
-    database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 10
-    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 11
-    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
+    undo_kept_versions(database)
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=1).execute()
     database.close()
@@ -155,10 +158,7 @@ def test_version_3_gets_the_system_state_column_and_keeps_its_characters(tmp_pat
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
     undo_post_keys(database)
-    migrations.drop_triggers(database)   # they name the version column (schema 10)
-    database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 10
-    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 11
-    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
+    undo_kept_versions(database)
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=3).execute()
     database.close()
@@ -202,10 +202,7 @@ def test_version_6_gets_the_aspect_system_state_column_and_keeps_its_aspects(tmp
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_name")   # added by version 8
     database.execute_sql("ALTER TABLE member DROP COLUMN forum_user_id")
     undo_post_keys(database)
-    migrations.drop_triggers(database)   # they name the version column (schema 10)
-    database.execute_sql("ALTER TABLE campaign DROP COLUMN version")   # added by version 10
-    database.execute_sql("DROP INDEX outboxmail_compacted")   # added by version 11
-    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
+    undo_kept_versions(database)
     with SchemaVersion.bind_ctx(database):
         SchemaVersion.update(version=6).execute()
     database.close()
