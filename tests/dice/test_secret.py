@@ -16,14 +16,6 @@ from tests.play.table import MailTable, address
 OUTCOMES = re.compile(r"success|fail|tie|=>|dice\s+\[|total|Superb|Great|Mediocre|Terrible", re.I)
 
 
-@pytest.fixture
-def table(db, config):
-    create_sample_campaign()
-    mt = MailTable(config, committed=True)
-    assert mt.post("GM", '/scene start "The Docks"\n').status == "applied"
-    return mt
-
-
 def test_the_gms_secret_roll_shows_the_table_only_that_it_was_made(table):
     step = table.post("GM", "The Ghoul listens.\n/as Ghoul overcome Notice vs Fair secret\n")
     assert step.status == "applied", step.text

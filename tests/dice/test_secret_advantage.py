@@ -7,25 +7,15 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
 from pbp import verify_dice
-from pbp.demo import create_sample_campaign
 from pbp.store import models as m
 from pbp.store import repo
 from tests.dice.test_committed import save_mails
 from tests.dice.test_secret import OUTCOMES
-from tests.play.table import MailTable, address
+from tests.play.table import address
 
 ASPECT = "Sharp Ears"
-
-
-@pytest.fixture
-def table(db, config):
-    create_sample_campaign()
-    mt = MailTable(config, committed=True)
-    assert mt.post("GM", '/scene start "The Docks"\n').status == "applied"
-    return mt
 
 
 def _theirs(step, who):
