@@ -442,7 +442,17 @@ class SceneStart(Command):
 @dataclass(frozen=True)
 class Reveal(Command):
     """``/reveal`` (GM): the open scene's dice seed made public now; the rest of the scene
-    rolls under a new one (docs/verify.md)."""
+    rolls under a new one. ``/reveal #3``: secret roll #3 alone, its dice, result and key
+    (one the GM held past its scene, or one of the open scene now; docs/verify.md)."""
+
+    ref: int | None = None
+
+
+@dataclass(frozen=True)
+class Hold(Command):
+    """``/hold #3`` (GM): secret roll #3 stays secret past its scene's end (docs/verify.md)."""
+
+    ref: int = 0
 
 
 @dataclass(frozen=True)

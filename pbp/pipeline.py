@@ -485,6 +485,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
             proof = post.seeds.proof(res.roll_id) if post.seeds is not None else None
             if proof is not None:
                 recorded["effects"] = [*recorded.get("effects", []), {"kind": "committed_dice", "text": "", "data": proof}]
+            if res.roll_id in post.secret_rolls:     # the players' archive leaves it out until revealed
+                recorded["secret"] = True
             row = repo.record_roll(campaign, source_id, recorded, prev, res.roll_id)
             prev = row.hash
             post.ledger[id(res)] = (res.shown_id, row.hash[:8])
@@ -712,7 +714,9 @@ def _refusal(line: str, words, campaign: m.Campaign, member: Author, ctx: Contex
     try:
         with m.db.atomic() as txn:
             try:
-                apply_post(_open_post(campaign, member, trial), [*before, command])
+                post = _open_post(campaign, member, trial)
+                commit_dice(post, campaign, trial, "example.trial", line)     # the table's committed dice, as a post's
+                apply_post(post, [*before, command])
             finally:
                 txn.rollback()
     except CommandError as exc:

@@ -4,12 +4,14 @@
 This file is the scheme's definition (docs/verify.md explains it) and its checker at once.
 It uses the Python standard library only and imports nothing of pbp, so a player can copy
 it out of the package, read it whole and run it on the mails pbp sent them (``.eml`` files,
-any folder depth). Scheme ``pbp-dice/1``:
+any folder depth). Scheme ``pbp-dice/2`` (``pbp-dice/1`` is the same without secret keys):
 
-* At ``/scene start`` pbp draws a secret 32-byte **seed** and publishes its **commitment**
-  ``SHA-256("pbp-dice/1 commit" 0x00 CAMPAIGN 0x00 SCENE 0x00 SEED)`` (CAMPAIGN the
-  campaign's slug, SCENE the scene's number in decimal, UTF-8; after a ``/reveal`` in the
-  middle of scene 3 its next seed is SCENE "3.2", then "3.3"...).
+* At ``/scene start`` pbp draws a secret 32-byte **seed** and a **keyseed**, and publishes
+  its **commitment** ``SHA-256("pbp-dice/2 commit" 0x00 CAMPAIGN 0x00 SCENE 0x00 KEYS 0x00
+  SEED)`` (CAMPAIGN the campaign's slug, SCENE the scene's number in decimal, UTF-8; after a
+  ``/reveal`` in the middle of scene 3 its next seed is SCENE "3.2", then "3.3"...; KEYS the
+  hex root of the scene's secret keys, :func:`keys_root`). Under ``pbp-dice/1``:
+  ``SHA-256("pbp-dice/1 commit" 0x00 CAMPAIGN 0x00 SCENE 0x00 SEED)``.
 * The post that asks for dice is named by its id (the Message-ID without ``<>``, or the
   forum's post id) and the SHA-256 of its text as read (:func:`text_digest`). Its throws are
   numbered 0, 1, 2... in the order the rules engine throws them (a re-roll is a new throw).
@@ -22,16 +24,21 @@ any folder depth). Scheme ``pbp-dice/1``:
   S > 256) and keeps it only when ``B < LIMIT``, ``LIMIT`` the largest multiple of S the
   unit holds (255 for Fate dice, 250 for d10): no modulo bias. The face is ``B mod S``: 0, 1,
   2 are the Fate faces -, 0, + and a numbered die shows ``B mod S + 1``.
-* At ``/scene end`` pbp publishes the seed; anyone can then check the commitment and
+* At ``/scene end`` pbp publishes the seed and KEYS; anyone can then check the commitment and
   recompute every throw.
+* ``pbp-dice/2``: the J-th secret roll of a seed throws with its own KEY_J
+  (:func:`secret_key`) instead of the seed, so the GM may hold it past the scene's end; its
+  reveal gives KEY_J and its Merkle path to KEYS (:func:`root_of`).
 
-Every reply that carries committed dice ends in lines starting ``pbp-dice/1``:
+Every reply that carries committed dice ends in lines starting ``pbp-dice/2`` (or ``/1``):
 ``commit scene=SLUG/N c=HEX [beacon=drand:ROUND]`` (the scene's first reply), ``scene=SLUG/N
 post=ID text=HEX t0=#12:4dF:+0-+ t1=#13:3d10:8.9.10`` (a post's throws, each with its roll
-number), ``secret scene=SLUG/N post=ID text=HEX t0=#14:4dF:?`` (dice kept from the table),
-``fixed by=PBP_DICE rolls=#3,#4`` (dice the operator fixed: nothing to check),
-``reveal-roll scene=SLUG/N post=ID text=HEX t0=#14:4dF:+-0+`` (a secret roll's dice, at the
-scene's end), ``reveal scene=SLUG/N seed=HEX [beacon=drand:ROUND:HEX]`` (the scene's end).
+number), ``secret scene=SLUG/N post=ID text=HEX key=J t0=#14:4dF:?`` (dice kept from the
+table), ``fixed by=PBP_DICE rolls=#3,#4`` (dice the operator fixed: nothing to check),
+``reveal-roll scene=SLUG/N post=ID text=HEX key=J:KEY:PATH t0=#14:4dF:+-0+`` (a secret
+roll's dice, at the scene's end or at ``/reveal #14``), ``held scene=SLUG/N roll=#14 key=J``
+(a secret roll the GM keeps past the scene), ``reveal scene=SLUG/N seed=HEX keys=HEX
+[beacon=drand:ROUND:HEX]`` (the scene's end).
 """
 from __future__ import annotations
 
@@ -46,7 +53,13 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-VERSION = "pbp-dice/1"
+VERSION = "pbp-dice/2"
+#: the schemes this file checks: a scene's lines say which it was committed under
+VERSIONS = ("pbp-dice/1", "pbp-dice/2")
+#: the label of the throws' and the beacon's derivation, the same in both schemes
+DERIVATION = "pbp-dice/1"
+#: pbp-dice/2: how many secret keys each seed commits to (a Merkle tree of KEYS leaves)
+KEYS = 32
 #: the mark at the start of pbp's own lines in a reply that relays a post (pbp.render.MARK)
 RELAY_MARK = "\u2503"
 FATE_CHARS = "-0+"
@@ -55,11 +68,67 @@ FATE_CHARS = "-0+"
 # --------------------------------------------------------------------------- the derivation
 
 
-def commitment(seed: bytes, campaign: str, scene: int | str) -> str:
+def commitment(seed: bytes, campaign: str, scene: int | str, keys: str | None = None) -> str:
     """The published hash of a scene's seed (hex). ``scene`` is its number, or after a
-    ``/reveal`` in the middle of it "NUMBER.SEGMENT" ("3.2": scene 3's second seed)."""
-    body = b"\x00".join([f"{VERSION} commit".encode(), campaign.encode("utf-8"), str(scene).encode(), seed])
-    return hashlib.sha256(body).hexdigest()
+    ``/reveal`` in the middle of it "NUMBER.SEGMENT" ("3.2": scene 3's second seed).
+    ``keys``: under ``pbp-dice/2``, the root (hex) of the scene's secret keys
+    (:func:`keys_root`), committed with the seed; None for a ``pbp-dice/1`` scene."""
+    if keys is None:
+        parts = [b"pbp-dice/1 commit", campaign.encode("utf-8"), str(scene).encode(), seed]
+    else:
+        parts = [b"pbp-dice/2 commit", campaign.encode("utf-8"), str(scene).encode(), keys.encode(), seed]
+    return hashlib.sha256(b"\x00".join(parts)).hexdigest()
+
+
+# pbp-dice/2: each secret roll's dice come from a key of its own, so the GM can keep one
+# secret past its scene's end while the scene's seed is revealed. The scene's KEYS keys
+# follow from a second secret (KEYSEED) that is never revealed; the commitment binds them
+# through the root of a Merkle tree over their leaves, and revealing one key with its path
+# to the root shows it was fixed at the scene's start without showing any other.
+
+
+def secret_key(keyseed: bytes, j: int) -> bytes:
+    """Key ``j`` (0..KEYS-1) of a scene: ``HMAC-SHA-256(KEYSEED, "pbp-dice/2 key" 0x00 J)``."""
+    return hmac.new(keyseed, b"pbp-dice/2 key\x00" + str(j).encode(), hashlib.sha256).digest()
+
+
+def leaf(campaign: str, scene: int | str, j: int, key: bytes) -> bytes:
+    """``SHA-256("pbp-dice/2 leaf" 0x00 CAMPAIGN 0x00 SCENE 0x00 J 0x00 KEY)``."""
+    return hashlib.sha256(b"\x00".join([b"pbp-dice/2 leaf", campaign.encode("utf-8"), str(scene).encode(),
+                                        str(j).encode(), key])).digest()
+
+
+def _node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"pbp-dice/2 node\x00" + left + right).digest()
+
+
+def _levels(leaves: list[bytes]) -> list[list[bytes]]:
+    levels = [leaves]
+    while len(levels[-1]) > 1:
+        below = levels[-1]
+        levels.append([_node(below[i], below[i + 1]) for i in range(0, len(below), 2)])
+    return levels
+
+
+def keys_root(keyseed: bytes, campaign: str, scene: int | str) -> str:
+    """The root (hex) of the Merkle tree over the scene's KEYS leaves, in order."""
+    return _levels([leaf(campaign, scene, j, secret_key(keyseed, j)) for j in range(KEYS)])[-1][0].hex()
+
+
+def key_path(keyseed: bytes, campaign: str, scene: int | str, j: int) -> list[str]:
+    """Key ``j``'s path to the root: its sibling at each level, from the leaves up (hex)."""
+    levels = _levels([leaf(campaign, scene, i, secret_key(keyseed, i)) for i in range(KEYS)])
+    return [level[(j >> depth) ^ 1].hex() for depth, level in enumerate(levels[:-1])]
+
+
+def root_of(campaign: str, scene: int | str, j: int, key: bytes, path: list[str]) -> str:
+    """The root a revealed key and its path lead to (the verifier compares it with the
+    root the scene's reveal gives, which its commitment binds)."""
+    node = leaf(campaign, scene, j, key)
+    for depth, sibling in enumerate(path):
+        other = bytes.fromhex(sibling)
+        node = _node(other, node) if (j >> depth) & 1 else _node(node, other)
+    return node.hex()
 
 
 def normal_text(text: str) -> str:
@@ -77,12 +146,12 @@ def text_digest(text: str) -> str:
 def mix_beacon(seed: bytes, round_: int, randomness: bytes) -> bytes:
     """The key of a scene whose seed was mixed with a public beacon's round after the
     commitment (a drand round's randomness): neither pbp nor the beacon alone chose it."""
-    return hmac.new(seed, b"\x00".join([f"{VERSION} beacon".encode(), str(round_).encode(), randomness]),
+    return hmac.new(seed, b"\x00".join([f"{DERIVATION} beacon".encode(), str(round_).encode(), randomness]),
                     hashlib.sha256).digest()
 
 
 def _stream(key: bytes, post_id: str, digest: str, index: int):
-    prefix = b"\x00".join([f"{VERSION} throw".encode(), post_id.encode("utf-8"), digest.encode(),
+    prefix = b"\x00".join([f"{DERIVATION} throw".encode(), post_id.encode("utf-8"), digest.encode(),
                            str(index).encode(), b""])
     counter = 0
     while True:
@@ -178,23 +247,28 @@ class ThrowLine:
     shown: str          # faces as the mail shows them; "?" for a secret throw
     source: str         # the file it was read from
     order: int          # the order it was read in (mails by Date, then lines)
+    key: int | None = None      # pbp-dice/2: the secret key a secret roll's throws use
 
 
 @dataclass
 class SceneLines:
     name: str
+    version: str = "pbp-dice/1"
     commits: set = field(default_factory=set)
     beacon_round: str | None = None
     seeds: set = field(default_factory=set)
+    roots: set = field(default_factory=set)       # pbp-dice/2: the root of the secret keys, from the reveal
     beacons: set = field(default_factory=set)
     throws: dict = field(default_factory=dict)     # (post, index) -> Throw
+    keys: dict = field(default_factory=dict)       # pbp-dice/2: key number -> set of (KEY hex, path)
+    held: dict = field(default_factory=dict)       # pbp-dice/2: roll -> key number, kept secret past the scene
 
 
 _TOKEN = re.compile(r"(\w+)=(\S+)")
 
 
 def read_lines(directory: Path):
-    """Every ``pbp-dice/1`` line of every mail under ``directory``, with its file, in the
+    """Every ``pbp-dice/N`` line of every mail under ``directory``, with its file, in the
     order the mails were sent (their Date header); then those of text files (``.md``,
     ``.txt``: a forum topic's posts saved as text, e.g. Discourse's ``/raw/TOPIC``), by name."""
     mails = []
@@ -218,7 +292,7 @@ def read_lines(directory: Path):
             if marked and not line.startswith(RELAY_MARK):
                 continue
             line = line.lstrip(RELAY_MARK).strip().strip("`")
-            if line.startswith(VERSION + " "):
+            if line.startswith(tuple(v + " " for v in VERSIONS)):
                 yield name, line
 
 
@@ -237,25 +311,38 @@ def collect(directory: Path) -> tuple[dict[str, SceneLines], list[str], list[str
                          f"({tokens.get('by', '?')}): not committed, nothing to check")
             continue
         scene = scenes.setdefault(tokens.get("scene", "?"), SceneLines(tokens.get("scene", "?")))
+        scene.version = words[0]
+        key = tokens.get("key", "")
         if kind == "commit":
             scene.commits.add(tokens.get("c", ""))
             if "beacon" in tokens:
                 scene.beacon_round = tokens["beacon"]
         elif kind == "reveal":
             scene.seeds.add(tokens.get("seed", ""))
+            if "keys" in tokens:
+                scene.roots.add(tokens["keys"])
             if "beacon" in tokens:
                 scene.beacons.add(tokens["beacon"])
+        elif kind == "held":
+            scene.held[tokens.get("roll", "?")] = key
         elif kind in ("throws", "secret", "reveal-roll"):
-            for key, value in _TOKEN.findall(line):
-                if not re.fullmatch(r"t\d+", key):
+            number, _, material = key.partition(":")
+            if material:            # a held roll's key revealed: KEY:PATH
+                secret, _, path = material.partition(":")
+                scene.keys.setdefault(number, set()).add((secret, path))
+            for token, value in _TOKEN.findall(line):
+                if not re.fullmatch(r"t\d+", token):
                     continue
                 roll, _, rest = value.partition(":")
                 dice, _, shown = rest.partition(":")
-                throw = ThrowLine(scene.name, tokens.get("post", ""), tokens.get("text", ""), int(key[1:]), roll, dice,
-                              shown, name, order)
+                throw = ThrowLine(scene.name, tokens.get("post", ""), tokens.get("text", ""), int(token[1:]), roll,
+                                  dice, shown, name, order, int(number) if number.isdigit() else None)
                 order += 1
                 seen = scene.throws.get((throw.post, throw.index))
-                if seen is None or seen.shown == "?":
+                if seen is None:
+                    scene.throws[(throw.post, throw.index)] = throw
+                elif seen.shown == "?":     # a secret roll revealed: it keeps its place in the order
+                    throw.order = seen.order
                     scene.throws[(throw.post, throw.index)] = throw
                 elif throw.shown != "?" and (seen.shown, seen.kind, seen.roll) != (throw.shown, throw.kind, throw.roll):
                     problems.append(f"scene {scene.name}: roll {throw.roll} (post {throw.post}, throw {throw.index}) "
@@ -285,10 +372,17 @@ def check_scene(scene: SceneLines) -> tuple[list[str], list[str]]:
     except ValueError:
         bad.append(f"scene {scene.name}: the revealed seed {seed_hex!r} is not hex")
         return good, bad
-    if not re.fullmatch(r"\d+(\.\d+)?", number) or commitment(seed, campaign, number) != commit:
+    root = None
+    if scene.version != "pbp-dice/1":
+        if len(scene.roots) != 1:
+            bad.append(f"scene {scene.name}: " + ("its reveal gives no root of its secret keys (keys=)"
+                                                  if not scene.roots else "different roots of its secret keys revealed"))
+            return good, bad
+        (root,) = scene.roots
+    if not re.fullmatch(r"\d+(\.\d+)?", number) or commitment(seed, campaign, number, root) != commit:
         bad.append(f"scene {scene.name}: the revealed seed does not match the commitment {commit[:16]}...")
         return good, bad
-    key = seed
+    beacon: tuple[int, bytes] | None = None
     if scene.beacon_round is not None:
         found = [b for b in scene.beacons if b.rpartition(":")[0] == scene.beacon_round]
         if len(found) != 1:
@@ -300,13 +394,36 @@ def check_scene(scene: SceneLines) -> tuple[list[str], list[str]]:
             good.append(f"scene {scene.name}: beacon {scene.beacon_round} could not be read when the scene's first "
                         "die was thrown; its dice follow from the seed alone")
         else:
-            round_ = int(scene.beacon_round.rpartition(":")[2])
-            key = mix_beacon(seed, round_, bytes.fromhex(value))
+            beacon = int(scene.beacon_round.rpartition(":")[2]), bytes.fromhex(value)
             good.append(f"scene {scene.name}: mixed with beacon {scene.beacon_round}, value {value[:16]}... "
                         "(compare it with the beacon's own record)")
     checked = 0
     secret = 0
+    unchecked: dict[str, list] = {}
+
+    def mix(key: bytes) -> bytes:
+        return key if beacon is None else mix_beacon(key, *beacon)
     for throw in sorted(scene.throws.values(), key=lambda t: t.order):
+        key = mix(seed)
+        if throw.key is not None:          # pbp-dice/2: a secret roll's own key
+            revealed = scene.keys.get(str(throw.key), set())
+            if not revealed:
+                unchecked.setdefault(throw.roll, []).append(throw)
+                continue
+            if len(revealed) != 1:
+                bad.append(f"scene {scene.name}: roll {throw.roll}: different values of its key {throw.key} revealed")
+                continue
+            ((key_hex, path),) = revealed
+            try:
+                own = bytes.fromhex(key_hex)
+                leads_to = root_of(campaign, number, throw.key, own, path.split("."))
+            except ValueError:
+                leads_to = ""
+            if leads_to != root:
+                bad.append(f"scene {scene.name}: roll {throw.roll}: its revealed key {throw.key} is not one the "
+                           f"scene's commitment {commit[:16]}... binds")
+                continue
+            key = mix(own)
         try:
             faces = faces_of(key, throw.post, throw.digest, throw.index, throw.kind)
         except ValueError as exc:
@@ -319,17 +436,25 @@ def check_scene(scene: SceneLines) -> tuple[list[str], list[str]]:
             continue
         if throw.shown != expected:
             bad.append(f"scene {scene.name}: roll {throw.roll} (post {throw.post}, throw {throw.index}) shows "
-                       f"{throw.kind}:{throw.shown}, but the seed gives {throw.kind}:{expected}")
+                       f"{throw.kind}:{throw.shown}, but the " + ("seed" if throw.key is None else "key")
+                       + f" gives {throw.kind}:{expected}")
         else:
             checked += 1
+    for roll, throws in unchecked.items():
+        why = ("the GM holds it secret past the scene" if roll in scene.held
+               else "its key is not revealed in these mails")
+        good.append(f"scene {scene.name}: roll {roll} cannot be checked: it was secret and {why} (key "
+                    f"{throws[0].key}; {len(throws)} throw{'s' if len(throws) != 1 else ''} of post {throws[0].post}); "
+                    f"its reveal (/reveal {roll}) will show its dice and key")
     numbers = [(int(t.roll.lstrip("#")), t) for t in sorted(scene.throws.values(), key=lambda t: t.order)
                if t.roll.lstrip("#").isdigit()]
     for (a, ta), (b, tb) in zip(numbers, numbers[1:]):
         if b < a:
             bad.append(f"scene {scene.name}: roll #{b} ({tb.source}) comes after roll #{a} ({ta.source}): "
                        "the rolls are out of order")
+    held = sum(len(t) for t in unchecked.values())
     good.append(f"scene {scene.name}: commitment matches; {checked} throws recomputed"
-                + (f", {secret} secret" if secret else ""))
+                + (f", {secret} secret" if secret else "") + (f", {held} held back" if held else ""))
     return good, bad
 
 

@@ -219,3 +219,24 @@ def test_version_6_gets_the_aspect_system_state_column_and_keeps_its_aspects(tmp
         repo.save_table(campaign, before, table)
         assert repo.load_table(campaign).aspects[0].system_state == {"scale": "Supernatural"}
     database.close()
+
+
+def test_version_13_gets_the_secret_keys_column_and_keeps_its_scene_seeds(tmp_path):
+    """Schema 14 (pbp-dice/2): a scene seed keeps the seed of its secret rolls' keys; a
+    database of version 13 keeps its seeds, which stay pbp-dice/1 (no keys)."""
+    from pbp.store import models as m
+    url = f"sqlite:///{tmp_path / 'v13.db'}"
+    database = open_database(url)
+    database.execute_sql("INSERT INTO campaign (slug, name, system, delivery, settings, play, created_at, forum) "
+                         "VALUES ('c', 'C', 'fate-condensed', 'relay', '{}', '{}', '2026-01-01 00:00:00', '{}')")
+    database.execute_sql("ALTER TABLE sceneseed DROP COLUMN keyseed")
+    database.execute_sql("INSERT INTO sceneseed (campaign_id, scene, segment, seed, commitment, secrets, created_at) "
+                         "VALUES (1, 1, 1, 'aa', 'bb', '[]', '2026-01-01 00:00:00')")
+    with SchemaVersion.bind_ctx(database):
+        SchemaVersion.update(version=13).execute()
+    database.close()
+    database = open_database(url)
+    assert current_version(database) == LATEST
+    with database.bind_ctx([m.Campaign, m.SceneSeed]):
+        row = m.SceneSeed.get()
+        assert (row.seed, row.commitment, row.keyseed) == ("aa", "bb", None)

@@ -46,7 +46,7 @@ def test_each_row_matches_the_grammar_and_its_docs(spec):
 
 
 def test_the_gm_only_rows():
-    assert set(GM_ONLY) == {"as", "approve", "deny", "veto", "cost", "scene", "reveal", "session", "milestone", "aspect",
+    assert set(GM_ONLY) == {"as", "approve", "deny", "veto", "cost", "scene", "reveal", "hold", "session", "milestone", "aspect",
                             "conflict", "place", "npc", "challenge", "contest"}
 
 

@@ -13,7 +13,7 @@ Left out of the players' view:
 - the GM's copy of what the table's mail left out (``ArchivePost.gm``);
 - an NPC's sheet (its skills, stunts and hidden aspects), a hidden aspect on any sheet, and
   members' addresses;
-- a secret roll (:func:`secret_roll`), and the ledger's commands and details.
+- a secret roll until it is revealed (:func:`hidden_roll`), and the ledger's commands and details.
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from datetime import datetime
 
 from pbp.archive import recap as recap_
 from pbp.store import models as m
+from pbp.store.seeds import hidden_rolls
 
 
 @dataclass(frozen=True)
@@ -34,10 +35,16 @@ class Reader:
 
 
 def secret_roll(row: m.RollRecord) -> bool:
-    """A roll the players may not see yet (committed dice' secret rolls): its ledger row's
-    ``detail["secret"]`` is true until it is revealed. The players' archive leaves it out
-    of the ledger and of every post; the GM's shows it, marked."""
+    """A secret or blind roll (committed dice' secret rolls): its ledger row's
+    ``detail["secret"]`` is true. The GM's archive shows it, marked."""
     return bool((row.detail or {}).get("secret"))
+
+
+def hidden_roll(row: m.RollRecord, hidden: set[int]) -> bool:
+    """A secret roll the players may not see yet: its scene is still open, or the GM holds it
+    past its scene (``hidden``: :func:`pbp.store.seeds.hidden_rolls`). The players' archive
+    leaves it out of the ledger and of every post."""
+    return secret_roll(row) and (row.detail or {}).get("number") in hidden
 
 
 @dataclass
@@ -122,8 +129,9 @@ def build(campaign: m.Campaign, reader: Reader) -> Archive:
                        .where((m.Aspect.campaign == campaign) & (m.Aspect.hidden == True)))  # noqa: E712
     ledger = list(m.RollRecord.select().where(m.RollRecord.campaign == campaign).order_by(m.RollRecord.id))
     by_number = {(r.detail or {}).get("number"): r for r in ledger}
+    hidden_now = hidden_rolls(campaign)
     if not reader.gm:
-        ledger = [r for r in ledger if not secret_roll(r)]
+        ledger = [r for r in ledger if not hidden_roll(r, hidden_now)]
     rows = m.ArchivePost.select().where(m.ArchivePost.campaign == campaign).order_by(m.ArchivePost.id)
     current = (campaign.play or {}).get("scene")
     scenes: list[SceneView] = []
@@ -132,7 +140,7 @@ def build(campaign: m.Campaign, reader: Reader) -> Archive:
             continue            # the table got no mail for it
         rolls = [by_number[n] for n in row.roll_ids if n in by_number]
         if not reader.gm:
-            rolls = [r for r in rolls if not secret_roll(r)]
+            rolls = [r for r in rolls if not hidden_roll(r, hidden_now)]
         by_gm = row.author.casefold() in gms
         lines = [(line, i in row.command_lines) for i, line in enumerate(row.text.splitlines(), start=1)
                  if reader.gm or not (by_gm and i in row.command_lines)]

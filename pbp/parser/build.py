@@ -68,6 +68,7 @@ from pbp.commands import (
     Roll,
     Say,
     Reveal,
+    Hold,
     SceneEnd,
     SceneStart,
     SessionEnd,
@@ -538,7 +539,10 @@ class Builder(Transformer):
         return SceneEnd, {}
 
     def reveal(self, c):
-        return Reveal, {}
+        return Reveal, ({"ref": _ref(c[0])} if c and c[0] is not None else {})
+
+    def hold(self, c):
+        return Hold, {"ref": _ref(c[0])}
 
     def session_end(self, c):
         return SessionEnd, {}

@@ -41,7 +41,7 @@ from pbp.play.core import (
     resolve_action, status_line,
 )
 from pbp.play.dates import when
-from pbp.play.secrets import keep_secret, seen_aspects
+from pbp.play.secrets import keep_secret, secret_throws, seen_aspects
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
@@ -220,7 +220,8 @@ def _secret(post: Post, cmd, actor: Character):
     if isinstance(cmd, c.Advantage):
         cmd = _secret_advantage(post, cmd, actor)
     seen = seen_aspects(post)
-    result = resolve_action(post, cmd, actor.name)
+    with secret_throws(post, cmd):
+        result = resolve_action(post, cmd, actor.name)
     keep_secret(post, cmd, result, seen)
     return result
 

@@ -28,6 +28,7 @@ from pbp.play.advance import grant
 from pbp.play.bonuses import ask_for_rename
 from pbp.play.core import GM, SCENE_END, SCENE_START, NoteResult, Post, handles, quote, resolve_action
 from pbp.play.economy import npcs_enter
+from pbp.play.secrets import reveal_roll
 from pbp.play.state import Scene
 from pbp.rules import aspects as ra
 from pbp.rules import recovery
@@ -96,8 +97,11 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
 
 @handles(c.Reveal)
 def reveal(post: Post, cmd: c.Reveal) -> NoteResult:
-    """``/reveal``: the open scene's dice seed now, and a new one committed for the rest of it."""
+    """``/reveal``: the open scene's dice seed now, and a new one committed for the rest of it.
+    ``/reveal #3``: secret roll #3 alone (:func:`pbp.play.secrets.reveal_roll`)."""
     post.require_gm("/reveal", "/reveal")
+    if cmd.ref is not None:
+        return reveal_roll(post, cmd)
     scene = post.play.scene
     if scene is None:
         raise RulesError("no scene is open: a scene's dice are revealed when it ends", source=cmd.source,

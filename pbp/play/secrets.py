@@ -10,12 +10,18 @@ roll #N was made, by whom and on what, under the scene's dice commitment, never 
 outcome; the GM gets the whole result in a mail of their own (:mod:`pbp.views`); what the
 roll created (a boost) is hidden from the table like a hidden aspect; the roll is closed to
 invokes (an invoke would show its total). At the scene's end the dice and the outcome are
-revealed with the seed (:meth:`pbp.store.seeds.SceneDice.reveal`).
+revealed with the seed (:meth:`pbp.store.seeds.SceneDice.reveal`), but for the rolls the GM
+holds past it (``/hold #N``): under ``pbp-dice/2`` each secret roll throws with a key of its
+own (:func:`secret_throws`), which ``/reveal #N`` shows later.
 """
 from __future__ import annotations
 
+import contextlib
+
 from pbp import commands as c
-from pbp.play.core import NoteResult, Post
+from pbp import verify_dice
+from pbp.errors import RulesError
+from pbp.play.core import GM, NoteResult, Post, handles
 from pbp.rules.results import ActionResult
 
 CLOSED_WHY = "it was a secret roll: its dice and result are the GM's until the scene ends"
@@ -61,3 +67,53 @@ def keep_secret(post: Post, cmd, result, seen: frozenset[tuple[str, str]]) -> No
     post.secret_rolls[result.roll_id] = NoteResult(result.command, result.actor, "secret_roll", text=text)
     if post.seeds is not None:
         post.seeds.keep_secret(result, _what(cmd))
+
+
+@contextlib.contextmanager
+def secret_throws(post: Post, cmd):
+    """The throws of a secret roll, under the next secret key of the scene's seed."""
+    context = post.seeds.secretly() if post.seeds is not None else contextlib.nullcontext()
+    if context is None:
+        raise RulesError(f"this scene's dice seed has no secret key left: it has had {verify_dice.KEYS} secret "
+                         "rolls", source=cmd.source,
+                         expected="a new seed first: /reveal shows this one's dice and commits a new one, with "
+                                  "new keys", example="/reveal")
+    with context:
+        yield
+
+
+def _not_committed(post: Post, cmd) -> None:
+    if post.seeds is None:
+        raise RulesError("this table's dice are not committed (fixed dice): there is no secret roll to "
+                         "hold or reveal", source=cmd.source, expected="a table with committed dice",
+                         example="/table")
+
+
+@handles(c.Hold)
+def hold(post: Post, cmd: c.Hold) -> NoteResult:
+    """``/hold #3``: secret roll #3 stays secret when its scene ends (docs/verify.md)."""
+    post.require_gm("/hold", "/hold #3")
+    _not_committed(post, cmd)
+    try:
+        text = post.seeds.hold(cmd.ref)
+    except LookupError as exc:
+        raise RulesError(str(exc), source=cmd.source, expected="a secret roll of the open scene, not revealed yet",
+                         example=_example(post, "/hold")) from None
+    return NoteResult(cmd.source, GM, "hold", text=text)
+
+
+def reveal_roll(post: Post, cmd: c.Reveal) -> NoteResult:
+    """``/reveal #3``: secret roll #3 alone, now: its dice, its result and its key."""
+    _not_committed(post, cmd)
+    try:
+        text = post.seeds.reveal_roll(post, cmd.ref)
+    except LookupError as exc:
+        raise RulesError(str(exc), source=cmd.source, expected="a secret roll not revealed yet",
+                         example=_example(post, "/reveal")) from None
+    return NoteResult(cmd.source, GM, "reveal", text=text)
+
+
+def _example(post: Post, verb: str) -> str:
+    """The command with a secret roll the GM may name (the latest one kept), else ``/reveal``."""
+    latest = post.seeds.latest_secret()
+    return f"{verb} #{latest}" if latest is not None else "/reveal"

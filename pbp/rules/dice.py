@@ -158,15 +158,34 @@ class CommittedDice:
     (:mod:`pbp.verify_dice`, scheme ``pbp-dice/1``): throw ``i`` of the post is fixed by
     the seed, the post's id and its text, so nobody can choose or redo it, and anyone can
     recompute it once the seed is revealed. ``throws`` keeps each throw, as
-    ``[roll id or None, kind, faces]``, for the reply's footer and the ledger."""
+    ``[roll id or None, kind, faces]``, for the reply's footer and the ledger. Under
+    ``pbp-dice/2`` a secret roll throws with a key of its own (:meth:`secretly`); ``keys``
+    says which throw used which (throw index -> key number)."""
 
-    __slots__ = ("_key", "post_id", "digest", "throws")
+    __slots__ = ("_key", "post_id", "digest", "throws", "keys", "_secret")
 
     def __init__(self, key, post_id: str, text: str) -> None:
         """``key``: the derivation key, or a function that gives it at the first throw (a
         beacon's round is read only when the dice are needed: :mod:`pbp.store.seeds`)."""
         self._key, self.post_id, self.digest = key, post_id, verify_dice.text_digest(text)
         self.throws: list[list] = []
+        self.keys: dict[int, int] = {}
+        self._secret: tuple[int, object] | None = None
+
+    def secretly(self, number: int | None, key) -> None:
+        """Throw with secret key ``number`` (``key``: its bytes, or a function giving them)
+        until called again with None."""
+        self._secret = None if number is None else (number, key)
+
+    def _current(self) -> bytes:
+        if self._secret is None:
+            return self.key
+        number, key = self._secret
+        if callable(key):
+            key = key()
+            self._secret = (number, key)
+        self.keys[len(self.throws)] = number
+        return key
 
     @property
     def key(self) -> bytes:
@@ -176,13 +195,13 @@ class CommittedDice:
 
     def fate(self, n: int = 4) -> tuple[int, ...]:
         _check_counts(n)
-        faces = verify_dice.fate_faces(self.key, self.post_id, self.digest, len(self.throws), n)
+        faces = verify_dice.fate_faces(self._current(), self.post_id, self.digest, len(self.throws), n)
         self.throws.append([None, f"{n}dF", faces])
         return faces
 
     def die(self, sides: int, n: int) -> tuple[int, ...]:
         _check_counts(n, sides)
-        faces = verify_dice.die_faces(self.key, self.post_id, self.digest, len(self.throws), sides, n)
+        faces = verify_dice.die_faces(self._current(), self.post_id, self.digest, len(self.throws), sides, n)
         self.throws.append([None, f"{n}d{sides}", faces])
         return faces
 

@@ -51,6 +51,19 @@ def _keyed_posts(migrator: SchemaMigrator) -> list:
     ]
 
 
+def _keyseed(migrator: SchemaMigrator) -> list:
+    """Version 14: a scene seed's secret keys (``sceneseed.keyseed``). A database from before
+    version 12 has no ``sceneseed`` table yet: create_tables() makes it whole afterwards."""
+    database = migrator.database
+
+    def add():
+        if "sceneseed" in database.get_tables() and \
+                "keyseed" not in {col.name for col in database.get_columns("sceneseed")}:
+            migrator.add_column("sceneseed", "keyseed", CharField(null=True)).run()
+
+    return [_Step(add)]
+
+
 # (version, what it does, the change); version 1 is the first released schema
 MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (1, "the first schema", lambda migrator: []),
@@ -97,6 +110,8 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     # the table itself is created by create_tables() after the migrations (a new table)
     (13, "every applied post is kept for the campaign's archive (table archivepost, pbp archive)",
      lambda migrator: []),
+    (14, "a scene's secret rolls have keys of their own, so the GM may keep one secret past the scene "
+         "(pbp-dice/2: sceneseed.keyseed)", lambda migrator: _keyseed(migrator)),
 ]
 
 LATEST = MIGRATIONS[-1][0]

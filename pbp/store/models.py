@@ -179,9 +179,11 @@ class SceneSeed(BaseModel):
     scene = IntegerField()
     segment = IntegerField(default=1)       # 2, 3... after each /reveal: the scene's dice under a new seed
     seed = CharField()                      # 64 hex digits
+    keyseed = CharField(null=True)          # pbp-dice/2: the secret rolls' keys' seed, never revealed; None: pbp-dice/1
     commitment = CharField()
     beacon = JSONField(null=True)           # {"name": "drand", "round": R, "randomness": HEX | None}
-    secrets = JSONField(default=list)       # the scene's secret and blind rolls, for the reveal (pbp.play.secrets)
+    secrets = JSONField(default=list)       # the scene's secret and blind rolls, for the reveal (pbp.play.secrets);
+                                            # each {"roll", "told", "post", "text", "throws", "key", "held", "shown"}
     created_at = DateTimeField(default=utcnow)
     revealed_at = DateTimeField(null=True)
 

@@ -304,7 +304,8 @@ def record_roll(campaign: m.Campaign, message_id: str | None, result_dict: dict,
         opposition=opp["value"] if opp else None,
         shifts=result_dict.get("shifts"),
         outcome=result_dict.get("outcome"),
-        detail={**{k: result_dict[k] for k in ("rolls", "modifiers", "opposition", "effects") if k in result_dict},
+        detail={**{k: result_dict[k] for k in ("rolls", "modifiers", "opposition", "effects", "secret")
+                   if k in result_dict},
                 **({"number": number} if number is not None else {})},
         prev_hash=prev_hash,
     )

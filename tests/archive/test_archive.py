@@ -157,17 +157,6 @@ def test_hidden_things_are_absent_for_players_and_present_for_the_gm(played, tmp
         assert gm_text.count(SECRET_ASPECT) > text.count(SECRET_ASPECT)
 
 
-def test_a_secret_roll_is_the_gms_alone(played, tmp_path):
-    """The hook for committed dice: a ledger row marked secret is left out for the players."""
-    row = m.RollRecord.select().order_by(m.RollRecord.id).first()
-    row.detail = {**row.detail, "secret": True}
-    row.save()
-    write_site(played, tmp_path / "p")
-    write_site(played, tmp_path / "g", gm=True)
-    assert f'id="roll-{row.id}"' not in (tmp_path / "p" / "ledger.html").read_text()
-    assert f'id="roll-{row.id}"' in (tmp_path / "g" / "ledger.html").read_text()
-
-
 # --------------------------------------------------------------------------- feed and export
 
 

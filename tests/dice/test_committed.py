@@ -44,7 +44,7 @@ def play_scene(config, system: str, who: str, skill: str) -> MailTable:
     mt = MailTable(config, committed=True)
     start = mt.post("GM", '/scene start "The Docks"\n')
     assert start.status == "applied", start.text
-    assert "Dice: committed to" in start.text and "pbp-dice/1 commit scene=" in start.text, start.text
+    assert "Dice: committed to" in start.text and "pbp-dice/2 commit scene=" in start.text, start.text
     rolls = "/roll 6d10\n" if system == "d10-pool" else "/roll\n/roll 2d6\n"
     first = mt.post(who, f"I try.\n/overcome {skill} vs Fair\n{rolls}")
     assert first.status == "applied", first.text
@@ -52,7 +52,7 @@ def play_scene(config, system: str, who: str, skill: str) -> MailTable:
     assert second.status == "applied", second.text
     end = mt.post("GM", "/scene end\n")
     assert end.status == "applied", end.text
-    assert "pbp-dice/1 reveal scene=" in end.text
+    assert "pbp-dice/2 reveal scene=" in end.text
     return mt
 
 
@@ -99,7 +99,7 @@ def _change_seed(text: str) -> str:
 
 def _reorder(text: str) -> str:
     """Swap the faces of a post's first two throws of the same kind (roll #N shows #M's dice)."""
-    line = next((ln for ln in text.splitlines() if ln.lstrip("\u2503 ").startswith("pbp-dice/1 scene=")), None)
+    line = next((ln for ln in text.splitlines() if ln.lstrip("\u2503 ").startswith("pbp-dice/2 scene=")), None)
     if line is None:
         return text
     throws = re.findall(r"t(\d+)=(#\d+):(\w+):(\S+)", line)
@@ -150,7 +150,7 @@ def test_the_verifier_flags_rolls_out_of_order(db, config, tmp_path):
     dated = []
     for path in sorted(mails.glob("*.eml")):
         msg = email.message_from_bytes(path.read_bytes(), policy=policy.default)
-        if "pbp-dice/1 scene=" in verify_dice.mail_text(msg):
+        if "pbp-dice/2 scene=" in verify_dice.mail_text(msg):
             dated.append((path, msg))
     (a, ma), (b, mb) = dated[:2]
     da, db_ = ma["Date"], mb["Date"]
@@ -188,7 +188,7 @@ def test_fixed_dice_override_the_derivation(db, config):
     mt = MailTable(config, committed=True)
     mt.post("GM", '/scene start "The Docks"\n')
     step = mt.post("Cassandra", "/roll\n", dice="++++")
-    assert "[+] [+] [+] [+]" in step.text and "pbp-dice/1 scene=" not in step.text, step.text
+    assert "[+] [+] [+] [+]" in step.text and "pbp-dice/2 scene=" not in step.text, step.text
 
 
 def test_the_verifier_runs_alone(db, config, tmp_path):
@@ -231,8 +231,8 @@ def test_the_gms_reveal_shows_the_seed_and_commits_a_new_one(db, config, tmp_pat
     assert refused.status == "rejected" and "/reveal is for the GM" in refused.text, refused.text
     shown = mt.post("GM", "/reveal\n")
     assert shown.status == "applied", shown.text
-    assert "pbp-dice/1 reveal scene=chicago/1 seed=" in shown.text
-    assert "pbp-dice/1 commit scene=chicago/1.2 c=" in shown.text, shown.text
+    assert "pbp-dice/2 reveal scene=chicago/1 seed=" in shown.text
+    assert "pbp-dice/2 commit scene=chicago/1.2 c=" in shown.text, shown.text
     mt.post("Cassandra", "/roll\n")
     mails = save_mails(tmp_path / "mid", address("Cassandra"))
     good, bad = verify_dice.verify(mails)
@@ -256,8 +256,8 @@ def test_the_operators_fixed_dice_are_said_in_the_replies(db, config, tmp_path, 
     roll = process_message(eml("/roll\n", sender=address("Cassandra"), message_id="f-2@t"), ctx)
     assert start.status == roll.status == "applied"
     texts = [decoded(row.raw) for row in m.OutboxMail.select().order_by(m.OutboxMail.id)]
-    assert "Dice: fixed by the operator (PBP_DICE)" in texts[0] and "pbp-dice/1 commit" not in texts[0]
-    assert re.search(r"pbp-dice/1 fixed by=PBP_DICE rolls=#\d+", texts[-1]), texts[-1]
+    assert "Dice: fixed by the operator (PBP_DICE)" in texts[0] and "pbp-dice/2 commit" not in texts[0]
+    assert re.search(r"pbp-dice/2 fixed by=PBP_DICE rolls=#\d+", texts[-1]), texts[-1]
     assert not m.SceneSeed.select().exists()
     good, bad = verify_dice.verify(save_mails(tmp_path / "mails", address("Cassandra")))
     assert not bad

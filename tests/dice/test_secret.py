@@ -24,9 +24,9 @@ def test_the_gms_secret_roll_shows_the_table_only_that_it_was_made(table):
     rid = re.search(r"Roll #(\d+): Ghoul rolled in secret \(overcome with Notice\) under this scene's dice "
                     r"commitment\. The GM knows the result\.", table_mail.text)
     assert rid, table_mail.text
-    shown = table_mail.text.split("pbp-dice/1")[0]
+    shown = table_mail.text.split("pbp-dice/2")[0]
     assert not OUTCOMES.search(shown), shown
-    assert re.search(rf"pbp-dice/1 secret scene=chicago/1 post=\S+ text=\w+ t0=#{rid.group(1)}:4dF:\?$",
+    assert re.search(rf"pbp-dice/2 secret scene=chicago/1 post=\S+ text=\w+ key=0 t0=#{rid.group(1)}:4dF:\?$",
                      table_mail.text, re.M), table_mail.text
     assert "dice " in gm_copy.text and "Ghoul overcomes with Notice" in gm_copy.text, gm_copy.text
     # an invoke would show its total: the roll is closed
@@ -34,7 +34,7 @@ def test_the_gms_secret_roll_shows_the_table_only_that_it_was_made(table):
     assert asked.status == "rejected" and "secret roll" in asked.text, asked.text
     # nor does the table view tell
     view = table.post("Cassandra", "/table\n")
-    assert not OUTCOMES.search(view.text.split("pbp-dice/1")[0]) and "Boost" not in view.text, view.text
+    assert not OUTCOMES.search(view.text.split("pbp-dice/2")[0]) and "Boost" not in view.text, view.text
 
 
 def test_a_blind_roll_tells_the_player_rolled_the_gm_knows(table):
@@ -42,7 +42,7 @@ def test_a_blind_roll_tells_the_player_rolled_the_gm_knows(table):
     assert step.status == "applied", step.text
     mine = [r for r in step.replies if address("Cassandra") in r.to]
     assert len(mine) == 1 and "Roll #" in mine[0].text and "Rolled; the GM knows the result." in mine[0].text
-    assert not OUTCOMES.search(mine[0].text.split("pbp-dice/1")[0]), mine[0].text
+    assert not OUTCOMES.search(mine[0].text.split("pbp-dice/2")[0]), mine[0].text
     gm = [r for r in step.replies if r.to == [address("GM")]]
     assert gm and "Cassandra rolls" in gm[0].text and "dice " in gm[0].text, [r.text for r in step.replies]
 

@@ -42,7 +42,7 @@ def test_the_gms_secret_advantage_hides_its_aspect_and_keeps_its_free_invoke(tab
     assert aspect.hidden and aspect.free_invokes == {"Ghoul": 2}, aspect
     for who in ("Cassandra", "Charles"):
         view = table.post(who, "/table\n")
-        assert ASPECT not in view.text and not OUTCOMES.search(view.text.split("pbp-dice/1")[0]), view.text
+        assert ASPECT not in view.text and not OUTCOMES.search(view.text.split("pbp-dice/2")[0]), view.text
 
 
 def test_a_players_blind_advantage_on_an_npc(table):

@@ -35,7 +35,7 @@ def test_a_secret_advantage_on_the_gms_turn_takes_the_turn_and_shows_nothing(tab
     mine = _theirs(step, "Cassandra")
     assert len(mine) == 1 and re.search(r"Ghoul rolled in secret \(create an advantage with Stealth\)",
                                         mine[0].text), [r.text for r in step.replies]
-    shown = mine[0].text.split("pbp-dice/1")[0]
+    shown = mine[0].text.split("pbp-dice/2")[0]
     assert "In the Rafters" not in shown and not OUTCOMES.search(shown), shown
     assert repo.load_table(m.Campaign.get()).find_aspect("In the Rafters").hidden
     # the turn was taken: the Ghoul cannot act again before the others
@@ -49,7 +49,7 @@ def test_a_secret_overcome_on_a_players_turn(table):
     assert step.status == "applied", step.text
     mine = _theirs(step, "Charles")
     assert mine and "Cassandra rolled blind (overcome with Notice)" in mine[0].text, mine[0].text
-    assert not OUTCOMES.search(mine[0].text.split("pbp-dice/1")[0]), mine[0].text
+    assert not OUTCOMES.search(mine[0].text.split("pbp-dice/2")[0]), mine[0].text
 
 
 @pytest.mark.parametrize("line, why", [

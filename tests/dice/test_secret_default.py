@@ -59,12 +59,12 @@ def test_the_gms_overcome_of_a_secret_skill_is_secret_without_the_word(table):
     assert len(mine) == 1, [r.text for r in step.replies]
     rid = re.search(r"Roll #(\d+): Ghoul rolled in secret \(overcome with Notice\)", mine[0].text)
     assert rid, mine[0].text
-    assert not OUTCOMES.search(mine[0].text.split("pbp-dice/1")[0]), mine[0].text
-    assert re.search(rf"pbp-dice/1 secret .* t0=#{rid.group(1)}:4dF:\?$", mine[0].text, re.M), mine[0].text
+    assert not OUTCOMES.search(mine[0].text.split("pbp-dice/2")[0]), mine[0].text
+    assert re.search(rf"pbp-dice/2 secret .* t0=#{rid.group(1)}:4dF:\?$", mine[0].text, re.M), mine[0].text
     gm = [r for r in step.replies if r.to == [address("GM")]]
     assert gm and "Ghoul overcomes with Notice" in gm[0].text and "dice " in gm[0].text, [r.text for r in step.replies]
     view = table.post("Cassandra", "/table\n")
-    assert not OUTCOMES.search(view.text.split("pbp-dice/1")[0]), view.text
+    assert not OUTCOMES.search(view.text.split("pbp-dice/2")[0]), view.text
 
 
 def test_a_players_roll_of_a_secret_skill_is_blind_and_another_skill_is_not(table):
@@ -73,7 +73,7 @@ def test_a_players_roll_of_a_secret_skill_is_blind_and_another_skill_is_not(tabl
     mine = _theirs(step, "Cassandra")
     assert len(mine) == 1 and "Cassandra rolled blind (overcome with Empathy)" in mine[0].text, mine[0].text
     assert "Rolled; the GM knows the result." in mine[0].text
-    assert not OUTCOMES.search(mine[0].text.split("pbp-dice/1")[0]), mine[0].text
+    assert not OUTCOMES.search(mine[0].text.split("pbp-dice/2")[0]), mine[0].text
     gm = [r for r in step.replies if r.to == [address("GM")]]
     assert gm and "dice " in gm[0].text, [r.text for r in step.replies]
     plain = table.post("Cassandra", "/overcome Athletics vs Fair\n")

@@ -46,21 +46,21 @@ def test_a_secret_roll_on_the_forum(forum_table, config, tmp_path):
     texts = _texts(rows)
     topic = [t for to, t in texts if any(a.endswith("@" + SITE) for a in to)]
     assert len(topic) == 1, texts
-    assert "rolled in secret" in topic[0] and not OUTCOMES.search(topic[0].split("pbp-dice/1")[0]), topic[0]
-    assert re.search(r"pbp-dice/1 secret scene=chicago/1 post=\S+ text=\w+ t0=#\d+:4dF:\?", topic[0]), topic[0]
+    assert "rolled in secret" in topic[0] and not OUTCOMES.search(topic[0].split("pbp-dice/2")[0]), topic[0]
+    assert re.search(r"pbp-dice/2 secret scene=chicago/1 post=\S+ text=\w+ key=\d+ t0=#\d+:4dF:\?", topic[0]), topic[0]
     gm = [t for to, t in texts if to == ["gm@pbp.localhost"]]
     assert gm and "Ghoul overcomes with Notice" in gm[0] and "dice" in gm[0], texts
     # the players who read by mail get the table's version only
     for to, text in texts:
         if "cassandra@pbp.localhost" in to:
-            assert not OUTCOMES.search(text.split("pbp-dice/1")[0]), text
+            assert not OUTCOMES.search(text.split("pbp-dice/2")[0]), text
     # the topic, saved as text (Discourse's /raw/TOPIC), is checked once the scene ends
     out = process_message(discourse_mail("/scene end\n", poster="tess_gm", post=1003, number=3, key="k3",
                                          random="r3"), ctx)
     assert out.status == "applied", out.errors
     posts = [t for to, t in _texts(m.OutboxMail.select().order_by(m.OutboxMail.id))
              if any(a.endswith("@" + SITE) for a in to)]
-    assert len(posts) == 3 and "`pbp-dice/1 reveal-roll scene=chicago/1" in posts[2], posts
+    assert len(posts) == 3 and "`pbp-dice/2 reveal-roll scene=chicago/1" in posts[2], posts
     saved = tmp_path / "topic"
     saved.mkdir()
     (saved / "topic-12.md").write_text("\n\n-------------------------\n\n".join(posts), encoding="utf-8")
