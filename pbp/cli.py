@@ -470,6 +470,7 @@ def cmd_process(args) -> int:
     posts = _read_posts(args.files)
     config = _open(args)
     ctx = Context(config=config, dice=dice)
+    reader = _reader(args)
     worst, stopped = 0, None
     for path, raw in posts:
         try:
@@ -478,7 +479,13 @@ def cmd_process(args) -> int:
             stopped = PbpError(f"{path}: --dice: {exc}; nothing of this post (nor of those after it) "
                                "was applied", hint=DICE_FORMAT)
             break
-        if args.json:
+        if reader is not False:         # --as-player / --audience table: what that reader may know
+            shown = outcome.read_by(reader)
+            if args.json:
+                _print_json(shown)
+            else:
+                _print_outcome(path, outcome, shown["replies"])
+        elif args.json:
             _print_json(outcome.to_dict())
         else:
             _print_outcome(path, outcome)
@@ -495,11 +502,41 @@ def cmd_process(args) -> int:
     return worst
 
 
-def _print_outcome(path, outcome) -> None:
+def _reader(args) -> str | None | bool:
+    """Whom ``pbp process`` shows its outcome to: False for the operator (everything), None
+    for anyone at the table (``--audience table``), or a member's address (``--as-player``:
+    an address, or the name of the character they play)."""
+    if args.audience == "table":
+        return None
+    if not args.as_player:
+        return False
+    from pbp.campaigns import get_campaign
+    from pbp.store import models as m
+
+    campaign = get_campaign(args.campaign)
+    wanted = args.as_player.strip()
+    members = list(m.Member.select().where(m.Member.campaign == campaign))
+    found = next((mb for mb in members if mb.email.casefold() == wanted.casefold()), None)
+    if found is None:
+        played = [ch.player for ch in m.Character.select().where(m.Character.campaign == campaign)
+                  if ch.player and ch.name.casefold() == wanted.casefold()]
+        found = next((mb for mb in members if played and mb.email.casefold() == played[0].casefold()), None)
+    if found is None:
+        players = sorted(mb.email for mb in members if mb.role != "gm")
+        raise PbpError(f'--as-player {shorten(wanted)}: no player of {campaign.slug} by that address or character',
+                       hint=f"--as-player {players[0] if players else 'ruth@example.org'} (or the name of their "
+                            "character)")
+    if found.role == "gm":
+        raise PbpError(f"--as-player {shorten(wanted)} is the GM, who may know everything",
+                       hint="leave out --as-player for the whole record")
+    return found.email
+
+
+def _print_outcome(path, outcome, replies=None) -> None:
     from pbp.store import models as m
 
     print(f"== {path}: {outcome.status}" + (f" ({outcome.reason})" if outcome.reason else ""))
-    for reply in outcome.replies:
+    for reply in outcome.replies if replies is None else replies:
         row = m.OutboxMail.get(m.OutboxMail.message_id == reply["message_id"])
         import email
         from email import policy
@@ -1028,6 +1065,12 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("process", help="run saved .eml files through the pipeline")
     s.add_argument("files", nargs="+", help="message files, or - for standard input")
     s.add_argument("--json", action="store_true", help="one JSON object per message")
+    who = s.add_mutually_exclusive_group()
+    who.add_argument("--as-player", metavar="NAME",
+                     help="show only what this player may know: their address or their character's name "
+                          "(docs/json.md); by default the operator's whole record")
+    who.add_argument("--audience", choices=["table"],
+                     help="show only what anyone at the table may know (docs/json.md)")
     s.add_argument("--dice", help='fixed faces of the next rolls, e.g. "0++-,+0-0" (or $PBP_DICE)')
     s.add_argument("--campaign", help="the campaign (when the addresses do not say)")
     s.add_argument("--no-send", action="store_true",

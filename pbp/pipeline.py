@@ -91,6 +91,7 @@ class PostOutcome:
     reason: str = ""
     duplicate_of: str = ""           # the Message-ID of the post a copy or forward repeats
     elapsed_ms: float = 0.0
+    shown_results: list[dict] = field(default_factory=list)     # as the table's mail showed them (pbp.views)
 
     def to_dict(self) -> dict:
         d = {
@@ -106,6 +107,23 @@ class PostOutcome:
             d["reason"] = self.reason
         if self.duplicate_of:
             d["duplicate_of"] = self.duplicate_of
+        return d
+
+    def read_by(self, reader: str | None) -> dict:
+        """What a reader of the table may know of this outcome (``pbp process --json
+        --as-player``, ``--audience table``; docs/json.md): ``reader`` a member's address, or
+        None for anyone at the table. The results as the table's mail showed them (a secret
+        roll as its note, nothing only the GM knows), the errors only for the post's author,
+        and the replies that reader got: the table's, and those addressed to them but the
+        GM's copy. A duplicate's results are left out (the original's own outcome has them)."""
+        d = self.to_dict()
+        mine = reader is not None and reader.casefold() == (self.author or "").casefold()
+        d["errors"] = self.errors if mine else []
+        d["results"] = self.shown_results if self.status == "applied" else []
+        d["replies"] = [r for r in self.replies if r.get("audience") == "table"
+                        or (reader is not None and r.get("audience") != "gm"
+                            and any(a.casefold() == reader.casefold() for a in r["to"]))]
+        d["reader"] = reader or "table"
         return d
 
 
@@ -391,6 +409,9 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     for d, res in zip(base.results, results):
         if id(res) in post.ledger:
             d["ledger"] = post.ledger[id(res)][1]
+        if getattr(res, "roll_id", None) in post.secret_rolls:
+            d["secret"] = True          # the operator's record: only the GM knows it (docs/json.md)
+    base.shown_results = post.shown_results
     base.replies = sent
     _INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied",
                     result=_kept_result(base, results, post.__dict__.get("_recorded", {})))
@@ -518,6 +539,10 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                                    status=status_lines(post), notes=notes, markdown=True,
                                    proof=_dice_footer(post, table_rolls))
         shown = body[2]
+        post.shown_results = [r.to_dict() for r in seen.table]
+        for d, res in zip(post.shown_results, seen.table):
+            if id(res) in table_ledger and d.get("action") != "secret_roll":   # a secret roll's hash is kept too
+                d["ledger"] = table_ledger[id(res)][1]
         replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(table_recipients(campaign, members)),
                              text=body[0], html=body[1], markdown=body[2] if forum else "", thread=where,
                              thread_subject=subject, refs=tuple(refs)))
@@ -921,7 +946,7 @@ def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *
             if reply.refs and threads is not None:
                 threads[written.id] = list(reply.refs)
             out.append({"to": written.recipients, "subject": written.subject, "in_reply_to": written.in_reply_to,
-                        "message_id": written.id})
+                        "message_id": written.id, "audience": reply.audience.value})
     return out
 
 

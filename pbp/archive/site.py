@@ -90,7 +90,11 @@ def write_site(campaign: m.Campaign, out: Path, *, gm: bool = False) -> list[Pat
             page(archive.character_page(ch.name), "character.html.j2", title=ch.name, character=ch,
                  sheet=_sheet_text(archive, table, ch, renderer), changes=_history(archive, ch.name, where))
         problems = repo.verify_ledger(campaign)
+        # the players' ledger does not show the hash of a roll it leaves out (a secret one): with
+        # the hash before it, that hash would let anyone try every face until one matched
+        shown_hashes = {r.hash for r in archive.ledger} | {""}
         page("ledger.html", "ledger.html.j2", title="The dice ledger", rows=archive.ledger, problems=problems,
+             shown_hashes=shown_hashes,
              roll_at=roll_at, roll_when=roll_when, number=lambda r: (r.detail or {}).get("number", r.id),
              detail=lambda r: json.dumps(r.detail, ensure_ascii=False, sort_keys=True))
     (out / "style.css").write_text((TEMPLATES / "style.css").read_text(encoding="utf-8"), encoding="utf-8")

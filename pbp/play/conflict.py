@@ -31,6 +31,8 @@ act this exchange (the ``status_line`` below), and with what pbp waits for.
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
 from datetime import timedelta
 
@@ -41,7 +43,7 @@ from pbp.play.core import (
     resolve_action, status_line,
 )
 from pbp.play.dates import when
-from pbp.play.secrets import keep_secret, secret_throws, seen_aspects
+from pbp.play.secrets import keep_secret, on_a_board, secret_throws, seen_aspects
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import aspects as ra
 from pbp.rules import conflict as rc
@@ -141,7 +143,7 @@ def act(post: Post, cmd):
             and not post.own_characters():
         return resolve_action(post, cmd, GM)     # the GM's own dice (the weather): no character rolls
     actor = post.character(getattr(cmd, "actor", None), cmd)
-    cmd = _by_default_secret(post, cmd)
+    cmd = _by_default_secret(post, cmd, actor.name)
     if getattr(cmd, "secrecy", ""):
         return _secret(post, cmd, actor)
     if isinstance(cmd, c.Roll):
@@ -173,12 +175,12 @@ def act(post: Post, cmd):
     return resolve_action(post, cmd, actor.name)
 
 
-def _by_default_secret(post: Post, cmd):
+def _by_default_secret(post: Post, cmd, actor: str):
     """A roll of one of the campaign's ``secret_skills`` (``pbp campaign set``) outside a
     conflict, written without ``secret`` or ``blind``: secret when the GM rolls it, blind when
     a player does (the player is told it was rolled, the GM the result). In a conflict it is
-    rolled in the open, as every conflict roll is, and so is one written ``open``
-    (docs/verify.md)."""
+    rolled in the open, as every conflict roll is, and so are one written ``open`` and one
+    that counts on a challenge's or a contest's board, which shows it (docs/verify.md)."""
     if getattr(cmd, "secrecy", "") == "open":       # written "open": in the open all the same
         return replace(cmd, secrecy="")
     if not isinstance(cmd, (c.Roll, c.Overcome)) or cmd.secrecy or not cmd.skill or active(post) is not None:
@@ -187,7 +189,14 @@ def _by_default_secret(post: Post, cmd):
     skill = post.system.skill_named(cmd.skill) or cmd.skill
     if skill not in chosen:
         return cmd
+    if on_a_board(post, cmd, actor):        # a challenge's task, a contest's roll: their boards are public
+        return cmd
     return replace(cmd, secrecy="secret" if post.author.is_gm else "blind")
+
+
+def _fighting(post: Post, name: str) -> bool:
+    conflict = active(post)
+    return conflict is not None and member(conflict, name) is not None
 
 
 def _secret(post: Post, cmd, actor: Character):
@@ -217,6 +226,11 @@ def _secret(post: Post, cmd, actor: Character):
             _check_standing(post, conflict, actor.name, cmd, "act")
             post.play.conflict = replace(conflict, turns=rt.take_action(conflict.turns, actor.name, "action"))
             _touch(post)
+    board = on_a_board(post, cmd, actor.name, _fighting(post, actor.name))
+    if board:
+        raise RulesError(f"a {cmd.secrecy} roll cannot be made here: {board}", source=cmd.source,
+                         expected=f"the roll without the word {cmd.secrecy}",
+                         example=re.sub(rf"\s+{cmd.secrecy}\b", "", cmd.source, count=1, flags=re.I))
     if isinstance(cmd, c.Advantage):
         cmd = _secret_advantage(post, cmd, actor)
     seen = seen_aspects(post)

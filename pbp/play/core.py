@@ -116,6 +116,7 @@ class Post:
     follow: list = field(default_factory=list)          # results a command set off (a contest threat's roll)
     seeds: object = None            # the scene's committed dice (pbp.store.seeds.SceneDice); None: fixed dice
     secret_rolls: dict = field(default_factory=dict)    # roll id -> what the table reads instead (pbp.play.secrets)
+    shown_results: list = field(default_factory=list)   # the results as the table's mail showed them (pbp.views), as dicts
 
     # -- who is acting
     def character(self, name: str | None, cmd: c.Command, *, for_reading: bool = False) -> Character:

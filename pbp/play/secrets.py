@@ -22,6 +22,7 @@ from pbp import commands as c
 from pbp import verify_dice
 from pbp.errors import RulesError
 from pbp.play.core import GM, NoteResult, Post, handles
+from pbp.rules.names import same_name
 from pbp.rules.results import ActionResult
 
 CLOSED_WHY = "it was a secret roll: its dice and result are the GM's until the scene ends"
@@ -80,6 +81,24 @@ def secret_throws(post: Post, cmd):
                                   "new keys", example="/reveal")
     with context:
         yield
+
+
+def on_a_board(post: Post, cmd, actor: str, fighting: bool = False) -> str | None:
+    """Why a secret roll cannot be made here, when it would count on a board every reply
+    shows: a challenge's open task of the same skill (``fighting``: the actor is in a conflict,
+where an overcome is no task), or a contest side's roll. Those boards
+    tell each task's or side's result (issue 25: nothing of a secret roll's outcome reaches
+    the table). The same tests as :mod:`pbp.play.challenges` and :mod:`pbp.play.contests`."""
+    play = post.play
+    if isinstance(cmd, c.Overcome) and play.challenge is not None and not fighting:
+        skill = post.system.skill_named(cmd.skill) or cmd.skill
+        task = next((t for t in play.challenge.tasks if t.state == "open" and same_name(t.skill, skill)), None)
+        if task is not None:
+            return f'it would take task {task.n} of the challenge "{play.challenge.name}", whose board shows its result'
+    if isinstance(cmd, (c.Overcome, c.Advantage)) and play.contest is not None:
+        if any(same_name(member, actor) for side in play.contest.sides for member in side.members):
+            return f'{actor} is in the contest "{play.contest.name}", whose board shows each side\'s roll'
+    return None
 
 
 def _not_committed(post: Post, cmd) -> None:

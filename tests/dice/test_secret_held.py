@@ -72,6 +72,8 @@ def test_a_held_roll_stays_secret_past_its_scene_and_is_checked_once_revealed(ta
     write_site(campaign, tmp_path / "gm", gm=True)
     players = "\n".join(p.read_text() for p in (tmp_path / "players").glob("*.html"))
     assert f'id="roll-{ledger_row.id}"' not in players and not _leaks([players], rid, kept)
+    # nor its hash (with the hash before it, anyone could try every face until one matched)
+    assert ledger_row.hash[:8] not in players and not any(ledger_row.hash[:8] in t for t in texts)
     assert f'id="roll-{ledger_row.id}"' in (tmp_path / "gm" / "ledger.html").read_text()
     # the verifier checks the rest of the scene and says which roll it could not check, and why
     good, bad = verify_dice.verify(mails)
