@@ -602,17 +602,7 @@ def _verify_mails(folder: str) -> int:
         print(f"error: --mails {folder}: no such folder\n  expected: a folder of saved mails (.eml files)\n"
               f"  example:  pbp verify --mails ~/mail/chicago", file=sys.stderr)
         return EXIT_USAGE
-    good, bad = verify_dice.verify(Path(folder))
-    for line in good:
-        print("ok: " + line)
-    for line in bad:
-        print("PROBLEM: " + line)
-    if not good and not bad:
-        print(f"no {verify_dice.VERSION} lines in the mails under {folder}: no committed dice to check")
-    if bad:
-        print(f"error: {len(bad)} problem{'s' if len(bad) != 1 else ''} with the committed dice (listed above)",
-              file=sys.stderr)
-    return EXIT_FAILED if bad else EXIT_OK
+    return EXIT_FAILED if verify_dice.report(Path(folder)) else EXIT_OK
 
 
 def cmd_archive(args) -> int:
