@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 # the mail's text conventions, which earlier callers import from here
 from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
+from pbp.i18n import ENGLISH, Language, of_settings
 from pbp.resources import resource_path
 from pbp.rules import explain
 from pbp.rules.ladder import describe, signed
@@ -480,32 +481,50 @@ MAX_SHEETS = 4
 
 
 class Renderer:
-    """The Jinja environment (built once) and one method per kind of reply, each
-    returning (plain text, HTML)."""
+    """The Jinja environments (built once per language a reply is written in) and one method
+    per kind of reply, each returning (plain text, HTML). A reply is written in its
+    campaign's language (``language`` among its settings, :func:`pbp.i18n.of_settings`):
+    the templates take their words from its catalog (Jinja's ``{% trans %}``)."""
 
     def __init__(self) -> None:
+        self._envs: dict[str, tuple[jinja2.Environment, jinja2.Environment]] = {}
+        self.text_env, self.html_env = self.environments(ENGLISH)
+
+    def environments(self, language: Language) -> tuple[jinja2.Environment, jinja2.Environment]:
+        """(plain text, HTML) environments speaking ``language``, made on first use."""
+        envs = self._envs.get(language.code)
+        if envs is None:
+            envs = self._envs[language.code] = (self._make(language, autoescape=False),
+                                                self._make(language, autoescape=True))
+        return envs
+
+    @staticmethod
+    def _make(language: Language, *, autoescape: bool) -> jinja2.Environment:
         loader = jinja2.FileSystemLoader(str(resource_path("templates", "")))
-        common = dict(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                      undefined=jinja2.StrictUndefined)
-        self.text_env = jinja2.Environment(autoescape=False, **common)
-        self.html_env = jinja2.Environment(autoescape=True, **common)
-        for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
-                               md=markdown_text, code=code_text, worth=worth, relayed=relayed)
-            env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
-                               indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
-                               is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
-                               slot_text=slot_text, skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE, box_free=BOX_FREE,
-                               box_marked=BOX_MARKED)
+        env = jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                                 undefined=jinja2.StrictUndefined, autoescape=autoescape,
+                                 extensions=["jinja2.ext.i18n"])
+        env.install_gettext_translations(language.translations, newstyle=True)
+        env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
+                           md=markdown_text, code=code_text, worth=worth, relayed=relayed)
+        env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
+                           indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
+                           is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
+                           slot_text=slot_text, skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
+                           box_free=BOX_FREE, box_marked=BOX_MARKED, when=language.when, stamp=language.stamp)
+        return env
 
     def _markdown(self, name: str, **data) -> str:
-        return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))
+        text_env, _ = self.environments(_language(data.get("campaign")))
+        return tidy(text_env.get_template(f"{name}.md.j2").render(**data))
 
     def _both(self, name: str, *, marked: bool = False, **data) -> tuple[str, str]:
-        """(plain text, HTML) of template ``name``; ``marked``: the text's own lines carry
-        :data:`MARK` (a relay, whose relayed lines the template tags with ``relayed``)."""
-        text = tidy(self.text_env.get_template(f"{name}.txt.j2").render(**data))
-        return (mark_lines(text) if marked else text, self.html_env.get_template(f"{name}.html.j2").render(**data))
+        """(plain text, HTML) of template ``name`` in the campaign's language; ``marked``: the
+        text's own lines carry :data:`MARK` (a relay, whose relayed lines the template tags
+        with ``relayed``)."""
+        text_env, html_env = self.environments(_language(data.get("campaign")))
+        text = tidy(text_env.get_template(f"{name}.txt.j2").render(**data))
+        return (mark_lines(text) if marked else text, html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
                status=(), template: str = "result", notes=(), markdown: bool = False, proof=()) -> tuple[str, str]:
@@ -564,5 +583,10 @@ class Renderer:
             body = plain_text(msg) if msg.get_body(("plain",)) is not None else ""
         return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body, kind=kind)
 
-    def sheet(self, sheet: dict) -> str:
-        return self.text_env.get_template("sheet.txt.j2").render(sheet=sheet)
+    def sheet(self, sheet: dict, language: Language = ENGLISH) -> str:
+        return self.environments(language)[0].get_template("sheet.txt.j2").render(sheet=sheet)
+
+
+def _language(campaign) -> Language:
+    """The language a reply for ``campaign`` is written in (none yet: English)."""
+    return of_settings(getattr(campaign, "settings", None))
