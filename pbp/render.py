@@ -247,27 +247,26 @@ def brief(sheet: dict) -> str:
 
 def brief_html(sheet: dict) -> Markup:
     """:func:`brief` for the HTML part: fate points as a counter, stress as boxes (filled
-    when marked), consequences and held invokes as words, each piece wrapping as a whole."""
+    when marked), consequences and held invokes as words, each piece wrapping as a whole.
+    Built with f-strings of escaped values (``Markup.format`` costs a formatter per piece)."""
     e = escape
-    parts = [Markup('<b>{}</b> <span style="{}">{} FP</span>').format(sheet["name"], FP_STYLE, sheet["fate_points"])]
+    parts = [f'<b>{e(sheet["name"])}</b> <span style="{FP_STYLE}">{e(sheet["fate_points"])} FP</span>']
     for track, boxes in sheet["stress"].items():
         if boxes:
-            drawn = Markup("").join(Markup('<span style="{}"></span>').format(BOX_MARKED if b else BOX_FREE) for b in boxes)
-            parts.append(Markup("{} {}").format(track, drawn))
+            drawn = "".join(_BOX_MARKED_HTML if b else _BOX_FREE_HTML for b in boxes)
+            parts.append(f"{e(track)} {drawn}")
     for q in sheet["consequences"]:
         if q["aspect"]:
-            parts.append(Markup("{} &ldquo;{}&rdquo;{}").format(q["severity"], q["aspect"],
-                                                              " (recovering)" if q["recovering"] else ""))
+            parts.append(f'{e(q["severity"])} &ldquo;{e(q["aspect"])}&rdquo;{" (recovering)" if q["recovering"] else ""}')
     if sheet.get("carried_points"):
-        parts.append(Markup("carries {} FP into the GM's next pool").format(sheet["carried_points"]))
+        parts.append(f"carries {e(sheet['carried_points'])} FP into the GM's next pool")
     held = sheet.get("free_invokes_held") or {}
     if held:
-        parts.append(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items())))
+        parts.append(str(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items()))))
     if sheet["taken_out"]:
-        parts.append(Markup("<b>taken out</b>"))
+        parts.append("<b>taken out</b>")
     keep = 1 + sum(1 for boxes in sheet["stress"].values() if boxes)   # the counter and the boxes do not break
-    return Markup(" · ").join([*(Markup('<span style="white-space:nowrap">{}</span>').format(p) for p in parts[:keep]),
-                               *parts[keep:]])
+    return Markup(" · ".join([*(f'<span style="white-space:nowrap">{p}</span>' for p in parts[:keep]), *parts[keep:]]))
 
 
 FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius:9px; background:#e8e0c8; "
@@ -275,6 +274,8 @@ FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius
 _BOX = "display:inline-block; width:11px; height:11px; margin-right:2px; vertical-align:-1px; border:1.5px solid #555;"
 BOX_FREE = _BOX + " background:#fff;"
 BOX_MARKED = _BOX + " background:#b33; border-color:#b33;"
+_BOX_FREE_HTML = f'<span style="{BOX_FREE}"></span>'
+_BOX_MARKED_HTML = f'<span style="{BOX_MARKED}"></span>'
 DIE_STYLE = ("display:inline-block; width:1.3em; height:1.3em; line-height:1.3em; margin-right:3px; text-align:center; "
              "border:1px solid #888; border-radius:3px; background:#fff; font-weight:bold;")
 
@@ -305,16 +306,22 @@ def relayed_line(line: str) -> str:
     """A line of a player's prose as a relay shows it: without bidi controls (which could
     reorder it on screen), and with a backslash before it when what shows first is the
     mark or looks like it (``\\┃ Ruth overcomes...``); in a right-to-left line, whose last
-    character may show first, after it too."""
-    line = "".join(ch for ch in line if ch not in BIDI and ch != _PROSE)
-    shown = [ch for ch in line if not _blank(ch)]
-    if not shown:
+    character may show first, after it too. Only the first and last characters that show
+    are looked at (issue 23: a post's every character was classified before)."""
+    line = line.translate(_UNSHOWN)
+    first = next((ch for ch in line if not _blank(ch)), None)
+    if first is None:
         return line
-    if _looks_like_mark(shown[0]):
+    last = next(ch for ch in reversed(line) if not _blank(ch))
+    if _looks_like_mark(first):
         line = "\\" + line
-    if _looks_like_mark(shown[-1]) and any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in shown):
+    if _looks_like_mark(last) and any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in line if not _blank(ch)):
         line += "\\"
     return line
+
+
+#: What a relayed line loses: bidi controls and the relay's own tag (:func:`str.translate`).
+_UNSHOWN = dict.fromkeys(map(ord, BIDI | {_PROSE}))
 
 
 def relayed(line: str) -> str:
