@@ -159,10 +159,12 @@ def cmd_campaign_create(args) -> int:
                           hint="e.g. --forum https://forum.example.org/c/game-table/5 --forum-bot pbp-bot")
     with m.db.atomic():   # a campaign whose forum binding is refused is not left half made
         c = create_campaign(args.slug, args.name or args.slug, system=args.system, address=args.address,
-                            delivery=args.delivery, gms=args.gm or [], players=args.player or [])
+                            delivery=args.delivery, gms=args.gm or [], players=args.player or [],
+                            language=args.language)
         if forum:
             bind_forum(c, **forum)
-    print(f"campaign {c.slug} ({c.name}, {c.system}, {c.delivery} mode) created")
+    language = f", {c.settings['language']}" if (c.settings or {}).get("language") else ""
+    print(f"campaign {c.slug} ({c.name}, {c.system}, {c.delivery} mode{language}) created")
     if forum:
         print(f"  plays in the forum category {forum_path(c, config)}; "
               "add members with --forum-username (docs/forum.md)")
@@ -600,17 +602,7 @@ def _verify_mails(folder: str) -> int:
         print(f"error: --mails {folder}: no such folder\n  expected: a folder of saved mails (.eml files)\n"
               f"  example:  pbp verify --mails ~/mail/chicago", file=sys.stderr)
         return EXIT_USAGE
-    good, bad = verify_dice.verify(Path(folder))
-    for line in good:
-        print("ok: " + line)
-    for line in bad:
-        print("PROBLEM: " + line)
-    if not good and not bad:
-        print(f"no {verify_dice.VERSION} lines in the mails under {folder}: no committed dice to check")
-    if bad:
-        print(f"error: {len(bad)} problem{'s' if len(bad) != 1 else ''} with the committed dice (listed above)",
-              file=sys.stderr)
-    return EXIT_FAILED if bad else EXIT_OK
+    return EXIT_FAILED if verify_dice.report(Path(folder)) else EXIT_OK
 
 
 def cmd_archive(args) -> int:
@@ -929,6 +921,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--delivery", choices=["relay", "list"], default="relay",
                    help="relay: pbp sends each result to every member; list: pbp replies to a mailing list "
                         "(default: %(default)s)")
+    s.add_argument("--language", default="en", metavar="CODE",
+                   help="the language pbp writes and reads for this table: en or pt-BR (docs/translating.md; "
+                        "default: %(default)s)")
     s.add_argument("--gm", action="append", metavar="EMAIL", help="a GM's address (repeat for more GMs)")
     s.add_argument("--player", action="append", metavar="EMAIL", help="a player's address (repeat for more)")
     s.add_argument("--forum", metavar="CATEGORY-URL",

@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 # the mail's text conventions, which earlier callers import from here
 from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
+from pbp.i18n import ENGLISH, Language, of_settings
 from pbp.resources import resource_path
 from pbp.rules import explain
 from pbp.rules.ladder import describe, signed
@@ -246,27 +247,26 @@ def brief(sheet: dict) -> str:
 
 def brief_html(sheet: dict) -> Markup:
     """:func:`brief` for the HTML part: fate points as a counter, stress as boxes (filled
-    when marked), consequences and held invokes as words, each piece wrapping as a whole."""
+    when marked), consequences and held invokes as words, each piece wrapping as a whole.
+    Built with f-strings of escaped values (``Markup.format`` costs a formatter per piece)."""
     e = escape
-    parts = [Markup('<b>{}</b> <span style="{}">{} FP</span>').format(sheet["name"], FP_STYLE, sheet["fate_points"])]
+    parts = [f'<b>{e(sheet["name"])}</b> <span style="{FP_STYLE}">{e(sheet["fate_points"])} FP</span>']
     for track, boxes in sheet["stress"].items():
         if boxes:
-            drawn = Markup("").join(Markup('<span style="{}"></span>').format(BOX_MARKED if b else BOX_FREE) for b in boxes)
-            parts.append(Markup("{} {}").format(track, drawn))
+            drawn = "".join(_BOX_MARKED_HTML if b else _BOX_FREE_HTML for b in boxes)
+            parts.append(f"{e(track)} {drawn}")
     for q in sheet["consequences"]:
         if q["aspect"]:
-            parts.append(Markup("{} &ldquo;{}&rdquo;{}").format(q["severity"], q["aspect"],
-                                                              " (recovering)" if q["recovering"] else ""))
+            parts.append(f'{e(q["severity"])} &ldquo;{e(q["aspect"])}&rdquo;{" (recovering)" if q["recovering"] else ""}')
     if sheet.get("carried_points"):
-        parts.append(Markup("carries {} FP into the GM's next pool").format(sheet["carried_points"]))
+        parts.append(f"carries {e(sheet['carried_points'])} FP into the GM's next pool")
     held = sheet.get("free_invokes_held") or {}
     if held:
-        parts.append(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items())))
+        parts.append(str(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items()))))
     if sheet["taken_out"]:
-        parts.append(Markup("<b>taken out</b>"))
+        parts.append("<b>taken out</b>")
     keep = 1 + sum(1 for boxes in sheet["stress"].values() if boxes)   # the counter and the boxes do not break
-    return Markup(" · ").join([*(Markup('<span style="white-space:nowrap">{}</span>').format(p) for p in parts[:keep]),
-                               *parts[keep:]])
+    return Markup(" · ".join([*(f'<span style="white-space:nowrap">{p}</span>' for p in parts[:keep]), *parts[keep:]]))
 
 
 FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius:9px; background:#e8e0c8; "
@@ -274,6 +274,8 @@ FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius
 _BOX = "display:inline-block; width:11px; height:11px; margin-right:2px; vertical-align:-1px; border:1.5px solid #555;"
 BOX_FREE = _BOX + " background:#fff;"
 BOX_MARKED = _BOX + " background:#b33; border-color:#b33;"
+_BOX_FREE_HTML = f'<span style="{BOX_FREE}"></span>'
+_BOX_MARKED_HTML = f'<span style="{BOX_MARKED}"></span>'
 DIE_STYLE = ("display:inline-block; width:1.3em; height:1.3em; line-height:1.3em; margin-right:3px; text-align:center; "
              "border:1px solid #888; border-radius:3px; background:#fff; font-weight:bold;")
 
@@ -304,16 +306,22 @@ def relayed_line(line: str) -> str:
     """A line of a player's prose as a relay shows it: without bidi controls (which could
     reorder it on screen), and with a backslash before it when what shows first is the
     mark or looks like it (``\\┃ Ruth overcomes...``); in a right-to-left line, whose last
-    character may show first, after it too."""
-    line = "".join(ch for ch in line if ch not in BIDI and ch != _PROSE)
-    shown = [ch for ch in line if not _blank(ch)]
-    if not shown:
+    character may show first, after it too. Only the first and last characters that show
+    are looked at (issue 23: a post's every character was classified before)."""
+    line = line.translate(_UNSHOWN)
+    first = next((ch for ch in line if not _blank(ch)), None)
+    if first is None:
         return line
-    if _looks_like_mark(shown[0]):
+    last = next(ch for ch in reversed(line) if not _blank(ch))
+    if _looks_like_mark(first):
         line = "\\" + line
-    if _looks_like_mark(shown[-1]) and any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in shown):
+    if _looks_like_mark(last) and any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in line if not _blank(ch)):
         line += "\\"
     return line
+
+
+#: What a relayed line loses: bidi controls and the relay's own tag (:func:`str.translate`).
+_UNSHOWN = dict.fromkeys(map(ord, BIDI | {_PROSE}))
 
 
 def relayed(line: str) -> str:
@@ -473,32 +481,50 @@ MAX_SHEETS = 4
 
 
 class Renderer:
-    """The Jinja environment (built once) and one method per kind of reply, each
-    returning (plain text, HTML)."""
+    """The Jinja environments (built once per language a reply is written in) and one method
+    per kind of reply, each returning (plain text, HTML). A reply is written in its
+    campaign's language (``language`` among its settings, :func:`pbp.i18n.of_settings`):
+    the templates take their words from its catalog (Jinja's ``{% trans %}``)."""
 
     def __init__(self) -> None:
+        self._envs: dict[str, tuple[jinja2.Environment, jinja2.Environment]] = {}
+        self.text_env, self.html_env = self.environments(ENGLISH)
+
+    def environments(self, language: Language) -> tuple[jinja2.Environment, jinja2.Environment]:
+        """(plain text, HTML) environments speaking ``language``, made on first use."""
+        envs = self._envs.get(language.code)
+        if envs is None:
+            envs = self._envs[language.code] = (self._make(language, autoescape=False),
+                                                self._make(language, autoescape=True))
+        return envs
+
+    @staticmethod
+    def _make(language: Language, *, autoescape: bool) -> jinja2.Environment:
         loader = jinja2.FileSystemLoader(str(resource_path("templates", "")))
-        common = dict(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                      undefined=jinja2.StrictUndefined)
-        self.text_env = jinja2.Environment(autoescape=False, **common)
-        self.html_env = jinja2.Environment(autoescape=True, **common)
-        for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
-                               md=markdown_text, code=code_text, worth=worth, relayed=relayed)
-            env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
-                               indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
-                               is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
-                               slot_text=slot_text, skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE, box_free=BOX_FREE,
-                               box_marked=BOX_MARKED)
+        env = jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                                 undefined=jinja2.StrictUndefined, autoescape=autoescape,
+                                 extensions=["jinja2.ext.i18n"])
+        env.install_gettext_translations(language.translations, newstyle=True)
+        env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
+                           md=markdown_text, code=code_text, worth=worth, relayed=relayed)
+        env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
+                           indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
+                           is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
+                           slot_text=slot_text, skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
+                           box_free=BOX_FREE, box_marked=BOX_MARKED, when=language.when, stamp=language.stamp)
+        return env
 
     def _markdown(self, name: str, **data) -> str:
-        return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))
+        text_env, _ = self.environments(_language(data.get("campaign")))
+        return tidy(text_env.get_template(f"{name}.md.j2").render(**data))
 
     def _both(self, name: str, *, marked: bool = False, **data) -> tuple[str, str]:
-        """(plain text, HTML) of template ``name``; ``marked``: the text's own lines carry
-        :data:`MARK` (a relay, whose relayed lines the template tags with ``relayed``)."""
-        text = tidy(self.text_env.get_template(f"{name}.txt.j2").render(**data))
-        return (mark_lines(text) if marked else text, self.html_env.get_template(f"{name}.html.j2").render(**data))
+        """(plain text, HTML) of template ``name`` in the campaign's language; ``marked``: the
+        text's own lines carry :data:`MARK` (a relay, whose relayed lines the template tags
+        with ``relayed``)."""
+        text_env, html_env = self.environments(_language(data.get("campaign")))
+        text = tidy(text_env.get_template(f"{name}.txt.j2").render(**data))
+        return (mark_lines(text) if marked else text, html_env.get_template(f"{name}.html.j2").render(**data))
 
     def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
                status=(), template: str = "result", notes=(), markdown: bool = False, proof=()) -> tuple[str, str]:
@@ -557,5 +583,10 @@ class Renderer:
             body = plain_text(msg) if msg.get_body(("plain",)) is not None else ""
         return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body, kind=kind)
 
-    def sheet(self, sheet: dict) -> str:
-        return self.text_env.get_template("sheet.txt.j2").render(sheet=sheet)
+    def sheet(self, sheet: dict, language: Language = ENGLISH) -> str:
+        return self.environments(language)[0].get_template("sheet.txt.j2").render(sheet=sheet)
+
+
+def _language(campaign) -> Language:
+    """The language a reply for ``campaign`` is written in (none yet: English)."""
+    return of_settings(getattr(campaign, "settings", None))
