@@ -11,6 +11,7 @@ are written to the outbox, or nothing applies and its author gets a reply that s
 """
 from __future__ import annotations
 
+import json
 import logging
 import random
 import time
@@ -42,7 +43,7 @@ from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
 from pbp.store.seeds import FixedNotice, SceneDice
-from pbp.store.prepared import Insert, Select, Update
+from pbp.store.prepared import Dumped, Insert, Select, Update
 from pbp.textsafety import is_addr_spec, shorten
 from pbp.views import public_sheets, shows_anything, views
 
@@ -635,12 +636,14 @@ def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_w
     Returns the play state as a load would read it back (decoded from what was written if it
     changed: its sets and maps in the stored order, which replies show)."""
     data = dump_play(play)
-    if data != campaign.play:       # as stored: the keys sorted (JSONField)
-        play = load_play(m.Campaign.play.python_value(m.Campaign.play.db_value(data)))
-    if data != campaign.play or table_written:
+    changed = data != campaign.play     # as stored: the keys sorted (JSONField)
+    if changed or table_written:
+        text = Dumped(m.Campaign.play.db_value(data))   # dumped once, for the row and the read back
+        if changed:
+            play = load_play(json.loads(text))
         due = play.next_deadline(timedelta(hours=campaign_hours(campaign, config, "reminder_hours")))
         version = repo.new_version()
-        _SAVE_PLAY(campaign.id, play=data, next_deadline=due, version=version)
+        _SAVE_PLAY(campaign.id, play=text, next_deadline=due, version=version)
         campaign.play, campaign.version = data, version
     return play
 

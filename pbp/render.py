@@ -155,6 +155,8 @@ _MD_BARE_URL = re.compile(r"(?i)(?<=[a-z])(://)|\b(www)(\.)")
 #: a zero-width space: shown as nothing, it breaks what a forum would read as a mention or a link
 ZWSP = "\u200b"
 _CODE_FENCE = re.compile(r"`{3,}|~{3,}")
+#: anything any of the patterns above could change (a superset: a match only means "look closer")
+_MD_ANY = re.compile(r"[\\`*_\[\]<@]|://|(?i:www)\.|^\s*(?:[>#+-]|\d+\.)(?=\s)", re.M)
 
 
 def markdown_text(text) -> str:
@@ -162,7 +164,10 @@ def markdown_text(text) -> str:
     emphasis, links, code or HTML escaped, and a line that would start a quote, heading or
     list escaped at its start; an ``@name`` and a bare URL are kept from becoming a forum's
     mention or link. "FP 3 -> 2" stays as it is."""
-    text = _MD_MENTION.sub("@" + ZWSP, str(text))
+    text = str(text)
+    if _MD_ANY.search(text) is None:      # most text has nothing to escape: one scan, not five
+        return text
+    text = _MD_MENTION.sub("@" + ZWSP, text)
     text = _MD_BARE_URL.sub(lambda f: ZWSP + f.group(1) if f.group(1) else f.group(2) + ZWSP + f.group(3), text)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = _MD_LINE_START.sub(lambda f: f.group(1) + "\\" + f.group(2), text)
@@ -480,6 +485,19 @@ def verdict(res: ActionResult) -> str:
 MAX_SHEETS = 4
 
 
+class _FlatTemplate(jinja2.Template):
+    """A template whose globals are one plain dict. Jinja keeps them as a ``ChainMap`` (the
+    template's own over the environment's) and copies that into every render's context,
+    key by key in Python: about a twentieth of a post's CPU (issue 23). The environments'
+    globals are set once, when they are made (:meth:`Renderer._make`), so a flat copy taken
+    at the first render holds the same."""
+
+    def new_context(self, vars=None, shared=False, locals=None):
+        if type(self.globals) is not dict:
+            self.globals = dict(self.globals)
+        return super().new_context(vars, shared, locals)
+
+
 class Renderer:
     """The Jinja environments (built once per language a reply is written in) and one method
     per kind of reply, each returning (plain text, HTML). A reply is written in its
@@ -503,7 +521,8 @@ class Renderer:
         loader = jinja2.FileSystemLoader(str(resource_path("templates", "")))
         env = jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                                  undefined=jinja2.StrictUndefined, autoescape=autoescape,
-                                 extensions=["jinja2.ext.i18n"])
+                                 extensions=["jinja2.ext.i18n"], auto_reload=False)   # the package's own files
+        env.template_class = _FlatTemplate
         env.install_gettext_translations(language.translations, newstyle=True)
         env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
                            md=markdown_text, code=code_text, worth=worth, relayed=relayed)
