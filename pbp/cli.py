@@ -390,7 +390,6 @@ def cmd_sheet(args) -> int:
     from pbp.campaigns import get_campaign
     from pbp.sheets_view import sheet_dict
     from pbp.render import Renderer
-    from pbp.rules import explain
     from pbp.rules.systems import campaign_system
     from pbp.store import repo
 
@@ -406,8 +405,7 @@ def cmd_sheet(args) -> int:
     if args.json:
         _print_json(sheet)
     else:
-        with explain.shown(campaign_system(campaign)):     # the campaign's words (early Fate's slots)
-            print(Renderer().sheet(sheet), end="")
+        print(Renderer().sheet(sheet, campaign_system(campaign)), end="")     # the campaign's words (early Fate's slots)
     return 0
 
 
@@ -420,11 +418,12 @@ def cmd_table(args) -> int:
     from pbp.rules.dice import RandomDice
 
     config = _open(args)
-    view = overview(read_post(get_campaign(args.campaign), Context(config=config, dice=RandomDice())), gm=True)
+    post = read_post(get_campaign(args.campaign), Context(config=config, dice=RandomDice()))
+    view = overview(post, gm=True)
     if args.json:
         _print_json(to_json(view))
     else:
-        print("\n".join(overview_lines(view)))
+        print("\n".join(overview_lines(view, post.system.ladder)))
     return 0
 
 
@@ -433,7 +432,6 @@ def cmd_roll(args) -> int:
     2d10``; ``pbp roll --system d10 6d10`` counts the d10s as hits (a system refuses dice it
     does not use, as ``/roll`` does)."""
     from pbp.parser import parse_command
-    from pbp.rules import explain
     from pbp.rules.actions import resolve
     from pbp.rules.state import Character, Table
     from pbp.rules.systems import get_system
@@ -459,8 +457,8 @@ def cmd_roll(args) -> int:
     if args.json:
         _print_json(res.to_dict())
     else:
-        with explain.shown(system):     # the faces and the total as the system counts them
-            print(f"{expr}: {faces(res.effort.dice)} = {amount(res.effort.total, res.effort)}")
+        # the faces and the total as the system counts them
+        print(f"{expr}: {faces(res.effort.dice, system)} = {amount(res.effort.total, res.effort, system)}")
     return 0
 
 

@@ -37,8 +37,7 @@ from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.rules.results import ActionResult
-from pbp.rules import explain
-from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
+from pbp.rules.systems import campaign_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -48,12 +47,6 @@ from pbp.textsafety import is_addr_spec, shorten
 from pbp.views import public_sheets, shows_anything, views
 
 log = logging.getLogger("pbp.pipeline")
-
-#: The system a reply is explained under before its post is routed to a campaign (a
-#: stranger's mail, a post no campaign takes, a failure before routing): the product's
-#: default campaign system, named here rather than assumed by ``explain`` (docs/systems.md,
-#: "Before a campaign is known"). Once routed, the campaign's own system (``_process_post``).
-UNROUTED = get_system(DEFAULT_SYSTEM)
 
 GM_ONLY = "GM-only"
 
@@ -165,9 +158,8 @@ def process_message(
     real size when ``raw`` holds only its headers (an IMAP fetch of an oversized mail)."""
     started = time.perf_counter()
     try:
-        with explain.shown(UNROUTED):     # until routed; then the campaign's system's (_process)
-            outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
-                               campaign_slug=campaign_slug, size=size)
+        outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
+                           campaign_slug=campaign_slug, size=size)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
     except DiceExhausted:
@@ -214,9 +206,7 @@ def _internal_error(post: NeutralPost, ctx, exc: Exception, *, mailbox=None, uid
         members = [Author(**row) for row in _MEMBERS(campaign.id)] if campaign is not None else []
         if campaign is not None and any(mb.email == post.author for mb in members):
             base.campaign = campaign.slug
-            # the failed post's own block is gone: explain under its campaign's system
-            with explain.shown(campaign_system(campaign)):
-                reply = _reply_to_author(post, "error", ctx.renderer.error(mail=post, campaign=campaign, errors=[error]))
+            reply = _reply_to_author(post, "error", ctx.renderer.error(mail=post, campaign=campaign, errors=[error]))
             base.replies = _send([reply], campaign, post.id, ctx)
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
@@ -238,8 +228,7 @@ def process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None =
     :func:`process_message` does, it never raises for anything a poster can cause."""
     started = time.perf_counter()
     try:
-        with explain.shown(UNROUTED):     # until routed; then the campaign's system's (_process_post)
-            outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
+        outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later
     except DiceExhausted:
@@ -276,7 +265,6 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
         base.reason = "no campaign matches this mail's addresses"
         return _finish(base, record, None)
     base.campaign = campaign.slug
-    explain.show(campaign_system(campaign))     # replies explain results in this system's words and ladder
 
     members = [Author(**row) for row in _MEMBERS(campaign.id)]
     member = next((mb for mb in members if mb.email == post.author), None)
@@ -508,7 +496,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     # a deadline round with only reminders tells only; a post with only the GM's business, too
     if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
         forum = adapters.writer(campaign, ctx.config, ctx.adapters).markdown   # a forum reads Markdown
-        body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
+        body = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.table, ledger=table_ledger,
                                    commands=commands, sheets=changed, relay=relay, asks=post.asks,
                                    status=status_lines(post), notes=notes, markdown=True,
                                    proof=_dice_footer(post, table_rolls))
@@ -526,10 +514,10 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     gms = sorted({mb.email for mb in members if mb.is_gm})
     gm_copy = ""
     if seen.gm and gms:             # what the table's mail left out, for the GM (pbp.views)
-        text, html = ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
-                                         commands=None, sheets=[], relay=False, template="gm_copy")
-        gm_copy = ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
-                                      commands=None, sheets=[], relay=False, markdown=True)[2]
+        text, html = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.gm,
+                                         ledger=post.ledger, commands=None, sheets=[], relay=False, template="gm_copy")
+        gm_copy = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.gm,
+                                      ledger=post.ledger, commands=None, sheets=[], relay=False, markdown=True)[2]
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
                              subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
@@ -944,7 +932,7 @@ def apply_deadlines(ctx: Context) -> int:
     now = ctx.clock()
     due = [row.id for row in m.Campaign.select(m.Campaign.id).where(m.Campaign.next_deadline <= now)]
     for campaign_id in due:
-        with m.db.atomic(), explain.shown(campaign_system(m.Campaign.get_by_id(campaign_id))):
+        with m.db.atomic():
             campaign = m.Campaign.get_by_id(campaign_id)
             members = [Author(**row) for row in _MEMBERS(campaign.id)]
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)
