@@ -28,6 +28,7 @@ from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
 from pbp.errors import CommandError, DiceExhausted, NotAllowedError
 from pbp import adapters
+from pbp.ooc import ooc_lines
 from pbp.parser import find_commands, find_near_commands, parse_command, parse_lines
 from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, thread_from_dict, thread_to_dict
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
@@ -352,8 +353,9 @@ def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | N
     refs = ((campaign.play or {}).get("threads") or {}).get(mail.replied_to) or ()
     if not any(r.startswith(("compel:", "detail:")) for r in refs):
         return None
+    ooc = ooc_lines(mail.new_text)     # table talk is never read for an answer (pbp.ooc)
     for number, line in enumerate(mail.new_text.splitlines(), start=1):
-        if line.strip():
+        if line.strip() and number not in ooc:
             word = line.strip().rstrip(".!").strip().lower()
             return (number, "/" + word) if word in BARE_ANSWERS else None
     return None

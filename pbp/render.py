@@ -21,6 +21,7 @@ from markupsafe import Markup, escape
 # the mail's text conventions, which earlier callers import from here
 from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
 from pbp.i18n import ENGLISH, Language, of_settings
+from pbp.ooc import split_ooc
 from pbp.resources import resource_path
 from pbp.rules.ladder import describe, signed
 from pbp.rules.results import ActionResult, Change
@@ -575,13 +576,18 @@ class Renderer:
         and the relayed prose is escaped (:func:`relayed_line`). With
         ``markdown``, (plain text, HTML, Markdown for a forum: ``result.md.j2``). ``proof``:
         the ``pbp-dice/1`` footer lines of committed dice (:mod:`pbp.verify_dice`), last.
-        ``system``: the campaign's, whose words explain the results and the sheets."""
+        ``system``: the campaign's, whose words explain the results and the sheets.
+        A relay shows the post's out-of-character lines (:mod:`pbp.ooc`) apart, after the
+        story and its results, without their marks."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
+        ooc: list[str] = []     # the out-of-character words of a relayed post, shown apart (pbp.ooc)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
         else:
             by_line = {cmd.line: res for cmd, res in zip(commands, results)}
-            for number, line in enumerate(mail.new_text.splitlines(), start=1):
+            story, apart = split_ooc(mail.new_text)
+            ooc = apart if relay else []
+            for number, line in story:
                 if number in by_line:
                     res = by_line[number]
                     blocks.append(("result", res, ledger.get(id(res))))
@@ -596,7 +602,7 @@ class Renderer:
         changes = coalesce([ch for res in results for ch in res.changes])
         data = dict(campaign=campaign, system=system, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
                     asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS,
-                    proof=list(proof))
+                    proof=list(proof), ooc=ooc)
         both = self._both(template, marked=relay and commands is not None, **data)
         return (*both, self._markdown(template, **data)) if markdown else both
 
