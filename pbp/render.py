@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import jinja2
@@ -485,6 +486,27 @@ def verdict(res: ActionResult) -> str:
 MAX_SHEETS = 4
 
 
+#: While a reply's parts are rendered (:meth:`Renderer.result`): what :func:`_once` worked out
+#: for each result, so the text, the HTML and the Markdown ask the system's explainer once.
+_ONCE: ContextVar[dict | None] = ContextVar("pbp_render_once", default=None)
+
+
+def _once(fn):
+    """``fn(result)`` worked out once per result while :data:`_ONCE` is set (a reply's
+    render); as it is otherwise. The templates only read what it returns."""
+    def once(res):
+        memo = _ONCE.get()
+        if memo is None:
+            return fn(res)
+        key = (fn, id(res))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = (fn(res), res)     # the result kept with it: its id stays its own
+        return found[0]
+    once.__name__ = fn.__name__
+    return once
+
+
 class _FlatTemplate(jinja2.Template):
     """A template whose globals are one plain dict. Jinja keeps them as a ``ChainMap`` (the
     template's own over the environment's) and copies that into every render's context,
@@ -526,7 +548,7 @@ class Renderer:
         env.install_gettext_translations(language.translations, newstyle=True)
         env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
                            md=markdown_text, code=code_text, worth=worth, relayed=relayed)
-        env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
+        env.globals.update(action_rows=_once(action_rows), headline=_once(headline), verdict=_once(verdict), paragraphs=paragraphs,
                            indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                            is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
                            slot_text=slot_text, skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
@@ -577,8 +599,12 @@ class Renderer:
         data = dict(campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
                     asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS,
                     proof=list(proof))
-        both = self._both(template, marked=relay and commands is not None, **data)
-        return (*both, self._markdown(template, **data)) if markdown else both
+        token = _ONCE.set({})       # the text, HTML and Markdown share each result's rows
+        try:
+            both = self._both(template, marked=relay and commands is not None, **data)
+            return (*both, self._markdown(template, **data)) if markdown else both
+        finally:
+            _ONCE.reset(token)
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)
