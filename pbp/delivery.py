@@ -152,7 +152,8 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                     continue
                 began = time.monotonic()
                 try:
-                    receipt = await sender.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
+                    by = sender.for_channel(row.channel) if hasattr(sender, "for_channel") else sender
+                    receipt = await by.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
                 except SmtpRejected as exc:
                     if exc.stage == "CONNECT":
                         with lock:
@@ -219,8 +220,9 @@ def _refused(row: m.OutboxMail, exc: BaseException, now: datetime) -> None:
 
 
 def make_sender(config: Config, environ=None, forum=None):
-    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), the
-    rows its adapter wrote go to the forum (:class:`pbp.forum.byapi.ForumSender`)."""
+    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), a
+    :class:`ChannelSender` that maps each row's channel to its sender (the rows the API
+    adapter wrote, channel ``discourse``, to :class:`pbp.forum.byapi.ForumPoster`)."""
     if config.transport == "maildir":
         from pbp.transport.maildir import MaildirSender
 
@@ -231,9 +233,41 @@ def make_sender(config: Config, environ=None, forum=None):
         mail = SmtpSender(config.smtp_settings(environ=environ))
     if forum is None:
         return mail
-    from pbp.forum.byapi import ForumSender
+    from pbp.forum.byapi import CHANNEL, ForumPoster
 
-    return ForumSender(mail, forum)
+    return ChannelSender(mail, {CHANNEL: ForumPoster(forum)})
+
+
+class ChannelSender:
+    """Delivery's map of channels to senders: a row goes to the sender of its channel
+    (``OutboxMail.channel``, written by the adapter that wrote the row), mail (SMTP or the
+    Maildir) for every channel not mapped. It has the connection shape of the mail sender."""
+
+    def __init__(self, mail, senders: dict) -> None:
+        self.mail = mail
+        self.senders = dict(senders)
+        self.settings = getattr(mail, "settings", None)
+
+    def for_channel(self, channel: str):
+        return self.senders.get(channel, self.mail)
+
+    @property
+    def connected(self) -> bool:
+        return getattr(self.mail, "connected", True)
+
+    async def connect(self) -> None:
+        if hasattr(self.mail, "connect"):
+            await self.mail.connect()
+
+    async def send(self, raw, sender: str, recipients):
+        return await self.mail.send(raw, sender, recipients)
+
+    async def send_many(self, messages):
+        return await self.mail.send_many(messages)
+
+    async def close(self) -> None:
+        if hasattr(self.mail, "close"):
+            await self.mail.close()
 
 
 def make_forum(config: Config, environ=None):

@@ -4,6 +4,9 @@ them is the mail adapter's (:mod:`pbp.mail.compose`); this module knows no heade
 
 The templates lay the mail out; the small filters here turn dice, ladder values and
 changes into the glyphs players read ("[+] [0] [-] [+]", "Great (+4)", "FP 3 -> 2").
+Everything worded by a game system takes the system explicitly (avrae/d20's shape: the
+stringifier is passed): the functions here take it as an argument, and a template reads
+the ``system`` its renderer method was given (:func:`_in_system`).
 """
 from __future__ import annotations
 
@@ -19,8 +22,8 @@ from markupsafe import Markup, escape
 # the mail's text conventions, which earlier callers import from here
 from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
 from pbp.i18n import ENGLISH, Language, of_settings
+from pbp.ooc import split_ooc
 from pbp.resources import resource_path
-from pbp.rules import explain
 from pbp.rules.ladder import describe, signed
 from pbp.rules.results import ActionResult, Change
 from pbp.textsafety import BIDI
@@ -35,19 +38,24 @@ VERBS = {
 }
 
 
-def faces(roll) -> str:
+def faces(roll, system) -> str:
     """A throw's faces as the campaign's system shows them ("[+] [0] [-] [+]", "[8] [10]")."""
-    return explain.current().faces(roll)
+    return system.explain.faces(roll)
 
 
-def amount(n: int, effort) -> str:
+def amount(n: int, effort, system) -> str:
     """An effort's total as its system counts it (the ladder; a pool's hits)."""
-    return explain.current().amount(n, effort)
+    return system.explain.amount(n, effort)
 
 
-def worth(bonus: int) -> str:
-    """What a stunt adds, in the words of the system being shown: "+2", "+1 hit"."""
-    return explain.current().worth(bonus)
+def worth(bonus: int, system) -> str:
+    """What a stunt adds, in the words of the system: "+2", "+1 hit"."""
+    return system.explain.worth(bonus)
+
+
+def rated(n: int, system) -> str:
+    """A value on the system's ladder: "Fair (+2)"; beyond it, the number."""
+    return describe(n, system.ladder)
 
 
 def track_label(track: str) -> str:
@@ -59,10 +67,10 @@ def track_label(track: str) -> str:
     return track if track.casefold() in units else f"{track} stress".strip()
 
 
-def slot_text(shifts: int, aspect: str | None) -> str:
+def slot_text(shifts: int, aspect: str | None, system) -> str:
     """A consequence slot on a sheet in the system's words ("2: (free)"; early Fate's
     "(free), takes the whole hit")."""
-    return explain.current().slot(shifts, aspect)
+    return system.explain.slot(shifts, aspect)
 
 
 def _boost(name: str) -> str:
@@ -407,10 +415,10 @@ class Row:
     rest: str = ""
 
 
-def action_rows(res: ActionResult) -> list[Row]:
+def action_rows(res: ActionResult, system) -> list[Row]:
     """The working of a roll, one row per term: dice, each modifier with its source,
-    rerolls, effort, opposition."""
-    x = explain.current()
+    rerolls, effort, opposition, in ``system``'s words."""
+    x = system.explain
     effort = res.effort
     first = effort.rolls[0]
     rows = [Row("dice", x.faces(first), x.dice_value(first), dice=x.glyphs(first))]
@@ -430,11 +438,12 @@ def action_rows(res: ActionResult) -> list[Row]:
     opp = res.opposition
     if opp is not None:
         if opp.effort is None:
-            passive = x.passive(opp.value) if not effort.rating_counts else describe(opp.value)
-            rows.append(Row("vs", passive if not opp.label or opp.label == describe(opp.value) else opp.label, ""))
+            passive = x.passive(opp.value) if not effort.rating_counts else describe(opp.value, system.ladder)
+            rows.append(Row("vs", passive if not opp.label or opp.label == describe(opp.value, system.ladder)
+                            else opp.label, ""))
         else:  # a rolled opposition shows its working too: which number is its dice, which its total
             o = opp.effort
-            skill_txt = _skill_words(o.modifiers, o) or (o.skill or "no skill")
+            skill_txt = _skill_words(o.modifiers, o, system) or (o.skill or "no skill")
             rows.append(Row("vs", f"{opp.character}: {skill_txt}", ""))
             rows.append(Row("", f"  dice {x.faces(o.dice)}", x.dice_value(o.dice), x.glyphs(o.dice)))
             for m in o.modifiers:
@@ -459,26 +468,35 @@ def _paid(use) -> str:
     return {"free": "free", "boost": "boost", "fp": "fate point"}.get(use.paid_with, use.paid_with)
 
 
-def headline(res: ActionResult) -> str:
+def headline(res: ActionResult, system) -> str:
     terms = [m for m in res.effort.modifiers if m.source == "skill"]
     if res.action == "roll":
         written = res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'
-        return f"{res.actor} rolls {explain.current().rolled(written, terms, res.effort)}"
-    skill = explain.current().headline_skill(res.skill or "no skill", terms, res.effort)
+        return f"{res.actor} rolls {system.explain.rolled(written, terms, res.effort)}"
+    skill = system.explain.headline_skill(res.skill or "no skill", terms, res.effort)
     target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
     if target is None and res.opposition is not None:
         target = res.opposition.character
     return VERBS.get(res.action, "{actor} rolls {skill}").format(actor=res.actor, skill=skill, target=target or "")
 
 
-def _skill_words(modifiers, effort) -> str:
+def _skill_words(modifiers, effort, system) -> str:
     """"Fight Good (+3)"; for a pool, its terms and size: "Fight + Boldly, 6 dice"."""
-    return explain.current().skill_words([m for m in modifiers if m.source == "skill"], effort)
+    return system.explain.skill_words([m for m in modifiers if m.source == "skill"], effort)
 
 
-def verdict(res: ActionResult) -> str:
+def verdict(res: ActionResult, system) -> str:
     """The outcome line, in the system's words ("success, 2 shifts")."""
-    return explain.current().verdict(res)
+    return system.explain.verdict(res)
+
+
+def _in_system(fn):
+    """``fn`` as a template calls it, without the system: the system is the template's
+    ``system``, the one its renderer method was given."""
+    @jinja2.pass_context
+    def call(context, *args):
+        return fn(*args, context["system"])
+    return call
 
 
 #: More changed sheets than this (a scene's end clears everyone's stress) are named, not
@@ -493,15 +511,16 @@ _ONCE: ContextVar[dict | None] = ContextVar("pbp_render_once", default=None)
 
 def _once(fn):
     """``fn(result)`` worked out once per result while :data:`_ONCE` is set (a reply's
-    render); as it is otherwise. The templates only read what it returns."""
-    def once(res):
+    render, whose results are all told in one system); as it is otherwise. The templates
+    only read what it returns."""
+    def once(res, *rest):
         memo = _ONCE.get()
         if memo is None:
-            return fn(res)
+            return fn(res, *rest)
         key = (fn, id(res))
         found = memo.get(key)
         if found is None:
-            found = memo[key] = (fn(res), res)     # the result kept with it: its id stays its own
+            found = memo[key] = (fn(res, *rest), res)     # the result kept with it: its id stays its own
         return found[0]
     once.__name__ = fn.__name__
     return once
@@ -546,12 +565,14 @@ class Renderer:
                                  extensions=["jinja2.ext.i18n"], auto_reload=False)   # the package's own files
         env.template_class = _FlatTemplate
         env.install_gettext_translations(language.translations, newstyle=True)
-        env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
-                           md=markdown_text, code=code_text, worth=worth, relayed=relayed)
-        env.globals.update(action_rows=_once(action_rows), headline=_once(headline), verdict=_once(verdict), paragraphs=paragraphs,
+        env.filters.update(faces=_in_system(faces), describe=_in_system(rated), signed=signed, brief=brief,
+                           changes=change_lines, md=markdown_text, code=code_text, worth=_in_system(worth),
+                           relayed=relayed)
+        env.globals.update(action_rows=_in_system(_once(action_rows)), headline=_in_system(_once(headline)),
+                           verdict=_in_system(_once(verdict)), paragraphs=paragraphs,
                            indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                            is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
-                           slot_text=slot_text, skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
+                           slot_text=_in_system(slot_text), skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
                            box_free=BOX_FREE, box_marked=BOX_MARKED, when=language.when, stamp=language.stamp)
         return env
 
@@ -567,7 +588,7 @@ class Renderer:
         text = tidy(text_env.get_template(f"{name}.txt.j2").render(**data))
         return (mark_lines(text) if marked else text, html_env.get_template(f"{name}.html.j2").render(**data))
 
-    def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
+    def result(self, *, mail, campaign, system, results, ledger, commands, sheets, relay: bool, asks=(),
                status=(), template: str = "result", notes=(), markdown: bool = False, proof=()) -> tuple[str, str]:
         """The post with each command replaced by its result (relay), or the results alone
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
@@ -577,13 +598,19 @@ class Renderer:
         every line of the text that is pbp's starts with :data:`MARK` (:func:`mark_lines`)
         and the relayed prose is escaped (:func:`relayed_line`). With
         ``markdown``, (plain text, HTML, Markdown for a forum: ``result.md.j2``). ``proof``:
-        the ``pbp-dice/1`` footer lines of committed dice (:mod:`pbp.verify_dice`), last."""
+        the ``pbp-dice/1`` footer lines of committed dice (:mod:`pbp.verify_dice`), last.
+        ``system``: the campaign's, whose words explain the results and the sheets.
+        A relay shows the post's out-of-character lines (:mod:`pbp.ooc`) apart, after the
+        story and its results, without their marks."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
+        ooc: list[str] = []     # the out-of-character words of a relayed post, shown apart (pbp.ooc)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
         else:
             by_line = {cmd.line: res for cmd, res in zip(commands, results)}
-            for number, line in enumerate(mail.new_text.splitlines(), start=1):
+            story, apart = split_ooc(mail.new_text)
+            ooc = apart if relay else []
+            for number, line in story:
                 if number in by_line:
                     res = by_line[number]
                     blocks.append(("result", res, ledger.get(id(res))))
@@ -596,9 +623,9 @@ class Renderer:
         while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
-        data = dict(campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
+        data = dict(campaign=campaign, system=system, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
                     asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS,
-                    proof=list(proof))
+                    proof=list(proof), ooc=ooc)
         token = _ONCE.set({})       # the text, HTML and Markdown share each result's rows
         try:
             both = self._both(template, marked=relay and commands is not None, **data)
@@ -628,8 +655,9 @@ class Renderer:
             body = plain_text(msg) if msg.get_body(("plain",)) is not None else ""
         return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body, kind=kind)
 
-    def sheet(self, sheet: dict, language: Language = ENGLISH) -> str:
-        return self.environments(language)[0].get_template("sheet.txt.j2").render(sheet=sheet)
+    def sheet(self, sheet: dict, system, language: Language = ENGLISH) -> str:
+        """A sheet as text, in ``system``'s words (its ladder, its consequence slots)."""
+        return self.environments(language)[0].get_template("sheet.txt.j2").render(sheet=sheet, system=system)
 
 
 def _language(campaign) -> Language:
