@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from pbp import faults
+from pbp import adapters, faults
 from pbp.archive.publish import Publisher
 from pbp.config import Config, MailboxBinding
 from pbp.delivery import Backoff, OutboxSender, deliver_outbox, make_forum, make_sender
@@ -263,7 +263,6 @@ class Daemon:
 
     def forum_post(self, inbound, *, wake: bool = True):
         """One forum post (polled, or brought by the webhook) through the pipeline."""
-        from pbp.forum import byapi
         from pbp.pipeline import process_post
 
         with self.db_lock if wake else nullcontext():
@@ -271,8 +270,8 @@ class Daemon:
             if wake:   # the webhook's: how far the poll has read (an old post's edit is not rolled)
                 state = m.MailboxState.get_or_none(m.MailboxState.mailbox == f"discourse:{self.forum.settings.site}")
                 cursor = state.last_uid if state is not None else 0
-            outcome = process_post(byapi.post_from(inbound, self.config, bot=self.forum.settings.username,
-                                                   cursor=cursor), self.ctx)
+            arrival = adapters.ApiArrival(inbound, bot=self.forum.settings.username, cursor=cursor)
+            outcome = process_post(adapters.read(arrival, self.config, self.ctx.adapters), self.ctx)
         log.info("forum post %s campaign=%s author=%s status=%s", outcome.message_id, outcome.campaign,
                  outcome.author, outcome.status)
         if wake and self.outbox is not None:

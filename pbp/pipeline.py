@@ -1,18 +1,16 @@
 """One post, from what an adapter read to applied state and written replies: route,
 authorise, parse, resolve, persist, render.
 
-The pipeline speaks neutral posts and replies (:mod:`pbp.posts`): an adapter turns what
-arrived into a :class:`~pbp.posts.NeutralPost` (the mail adapter, :mod:`pbp.mail.adapter`; a
-forum's list mail, :mod:`pbp.forum.bymail`), and every reply the pipeline makes, whichever
-way a post ends, goes through :func:`_send`, where the adapter for its thread writes it
-(:func:`pbp.mail.compose.write_mail`, :func:`pbp.forum.bymail.write_forum_mail`) into the
-outbox. ``process_message`` is the mail entry point of both ``pbp process FILE.eml`` and
+The pipeline speaks neutral posts and replies (:mod:`pbp.posts`): the adapter table
+(:mod:`pbp.adapters`) turns what arrived into a :class:`~pbp.posts.NeutralPost`, and every
+reply the pipeline makes, whichever way a post ends, goes through :func:`_send`, where the
+campaign's adapter, as the table finds it, writes it into the outbox. The pipeline names
+no adapter. ``process_message`` is the mail entry point of both ``pbp process FILE.eml`` and
 the daemon. One post is one database transaction: its commands all apply and its replies
 are written to the outbox, or nothing applies and its author gets a reply that says why.
 """
 from __future__ import annotations
 
-import email.parser
 import json
 import logging
 import random
@@ -29,13 +27,10 @@ from pbp.archive import record as archive
 from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
 from pbp.errors import CommandError, DiceExhausted, NotAllowedError
-from pbp.forum import byapi, bymail
-from pbp.mail import adapter as mail_adapter
-from pbp.mail.adapter import read_mail as read_within_limits  # noqa: F401 (its earlier name)
-from pbp.mail.compose import write_mail
+from pbp import adapters
 from pbp.ooc import ooc_lines
 from pbp.parser import find_commands, find_near_commands, parse_command, parse_lines
-from pbp.posts import Audience, NeutralPost, Reply, ThreadRef
+from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, thread_from_dict, thread_to_dict
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours, finish_post
 from pbp.play import parallel
@@ -67,6 +62,7 @@ class Context:
     clock: Callable[[], datetime] = m.utcnow
     renderer: Renderer = field(default_factory=Renderer)
     beacon: object = None       # a public randomness beacon mixed into committed seeds (pbp.store.seeds.Beacon)
+    adapters: list | None = None   # the adapter table (pbp.adapters.TABLE unless a test gives its own)
 
     def __post_init__(self) -> None:
         if self.beacon is None:     # [dice] beacon (pbp.beacon)
@@ -117,7 +113,7 @@ _INSERT_MESSAGE = Insert(m.Message, ("message_id", "post_key", "campaign", "mail
                                      "text_sketch"))
 _INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
                                        "status", "attempts", "next_attempt_at", "last_error", "created_at",
-                                       "compacted"))
+                                       "compacted", "channel", "thread"))
 
 
 def _campaign(slug: str) -> m.Campaign | None:
@@ -171,11 +167,11 @@ def process_message(
     except DiceExhausted:
         raise  # the operator's fixed dice (--dice) ran out or do not fit: theirs to fix, nothing kept
     except IntegrityError as exc:
-        outcome = _lost_race(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
+        outcome = _lost_race(adapters.read_mail(raw, ctx.config), ctx, exc, mailbox=mailbox,
                              uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
-        outcome = _internal_error(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
+        outcome = _internal_error(adapters.read_mail(raw, ctx.config), ctx, exc, mailbox=mailbox,
                                   uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
@@ -224,7 +220,7 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
         if found:
             return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
                            reason="this mailbox copy was handled already")
-    post = mail_adapter.read_post(raw, ctx.config, size)
+    post = adapters.read_mail(raw, ctx.config, size)
     return _process_post(post, ctx, campaign_slug=campaign_slug,
                          where=dict(mailbox=mailbox, uidvalidity=uidvalidity, uid=uid))
 
@@ -504,7 +500,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     shown = ""      # the table's reply in Markdown, kept for the archive (pbp.archive.record)
     # a deadline round with only reminders tells only; a post with only the GM's business, too
     if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
-        forum = bymail.bound(campaign)   # a forum reads Markdown (pbp.forum.bymail)
+        forum = adapters.writer(campaign, ctx.config, ctx.adapters).markdown   # a forum reads Markdown
         body = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.table, ledger=table_ledger,
                                    commands=commands, sheets=changed, relay=relay, asks=post.asks,
                                    status=status_lines(post), notes=notes, markdown=True,
@@ -909,35 +905,23 @@ def _reply_to_author(post: NeutralPost, kind: str, body: tuple[str, str], *, to:
 
 def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *,
           threads: dict | None = None) -> list[dict]:
-    """The one place every reply leaves the pipeline: the adapter for its thread writes it
-    (:func:`pbp.forum.bymail.write_forum_mail` for the table's answer to a forum post, the
-    mail adapter otherwise) and it goes into the outbox, inside the caller's transaction.
-    A reply that others answer (``reply.refs``) is noted in ``threads`` under the id the
-    adapter gave it."""
+    """The one place every reply leaves the pipeline: the campaign's adapter, as the
+    adapter table (:mod:`pbp.adapters`) finds it, writes it and it goes into the outbox
+    with its channel and thread, inside the caller's transaction. A reply that others
+    answer (``reply.refs``) is noted in ``threads`` under the id the adapter gave it."""
     out = []
-    for reply in replies:
-        for written in _write(reply, campaign, ctx):
+    for reply, written_rows in adapters.write(replies, campaign, ctx.config, ctx.clock(), ctx.adapters):
+        for written in written_rows:
             if not written.recipients:  # every address was refused by the adapter (logged there)
                 continue
             _INSERT_OUTBOX(campaign=campaign, source_id=source_id, message_id=written.id, sender=written.sender,
-                           recipients=written.recipients, subject=written.subject, raw=written.raw)
+                           recipients=written.recipients, subject=written.subject, raw=written.raw,
+                           channel=written.channel, thread=thread_to_dict(written.thread))
             if reply.refs and threads is not None:
                 threads[written.id] = list(reply.refs)
             out.append({"to": written.recipients, "subject": written.subject, "in_reply_to": written.in_reply_to,
                         "message_id": written.id})
     return out
-
-
-def _write(reply: Reply, campaign, ctx: Context) -> list:
-    """What the adapters make of one reply (:class:`pbp.posts.Written`, one per transport
-    it goes by): a campaign on the ``[discourse]`` site answers by its API
-    (:func:`pbp.forum.byapi.write`), one bound to a forum by mail there
-    (:func:`pbp.forum.bymail.write`), any other by mail."""
-    if byapi.active(campaign, ctx.config):
-        return byapi.write(reply, campaign, config=ctx.config, now=ctx.clock())
-    if bymail.bound(campaign):
-        return bymail.write(reply, campaign, config=ctx.config, now=ctx.clock())
-    return [write_mail(reply, campaign, config=ctx.config, now=ctx.clock())]
 
 
 # --------------------------------------------------------------------------- deadlines
@@ -951,15 +935,10 @@ def _thread_of(threads: dict[str, list[str]], closed_refs: list[str]) -> tuple[T
     asked = [msgid for msgid, refs in threads.items() if closed & set(refs)]
     if not asked:
         return None
-    row = m.OutboxMail.select().where(m.OutboxMail.message_id.in_(asked)).order_by(m.OutboxMail.id).first()
-    if row is None:
-        return None
-    headers = email.parser.HeaderParser().parsestr(row.raw, headersonly=True)
-    forum = bymail.thread_of_row(row, headers)
-    if forum is not None:
-        return forum, row.subject
-    refs = tuple(r.strip("<>") for r in (headers.get("References") or "").split())
-    return ThreadRef(source=mail_adapter.SOURCE, id=row.message_id, chain=refs), row.subject
+    row = (m.OutboxMail.select(m.OutboxMail.thread, m.OutboxMail.subject).where(m.OutboxMail.message_id.in_(asked))
+           .order_by(m.OutboxMail.id).first())
+    thread = thread_from_dict(row.thread) if row is not None else None
+    return (thread, row.subject) if thread is not None else None
 
 
 def apply_deadlines(ctx: Context) -> int:
