@@ -31,6 +31,7 @@ from pbp.play.contests import tally
 from pbp.play.core import GM, NoteResult, Post, after_action, after_post, handles, status_lines
 from pbp.play.economy import gm_pool_text, pool_is_open
 from pbp.play.invoking import kept_open, open_rolls
+from pbp.play.parallel import others
 from pbp.rules.ladder import describe
 from pbp.rules.names import and_names
 from pbp.rules.results import Effect
@@ -69,6 +70,10 @@ def overview(post: Post, *, gm: bool) -> dict:
     view: dict = {"scene": None, "conflict": None, "aspects": [], "open_rolls": []}
     if scene is not None:
         view["scene"] = {"number": scene.number, "name": scene.name, "zones": [], "borders": []}
+        if scene.members:
+            view["scene"]["members"] = list(scene.members)
+    if play.elsewhere:      # a split party: the other scenes open (pbp.play.parallel)
+        view["elsewhere"] = others(play)
     if zones is not None and view["scene"] is not None:
         view["scene"]["zones"] = [{"name": z, "here": sorted(n for n, at in zones.positions.items() if at == z)}
                                   for z in zones.zones]
@@ -191,6 +196,10 @@ def overview_lines(view: dict, ladder: Mapping[int, str], *, waiting: bool = Tru
             lines.append("  Not on the map yet: " + ", ".join(scene["not_placed"]) + ".")
         if scene["borders"]:
             lines.append("  Borders: " + "; ".join(" - ".join(p) for p in scene["borders"]) + ".")
+    for other in view.get("elsewhere", ()):
+        cast = f" ({', '.join(other['members'])})" if other["members"] else ""
+        fight = ", a conflict going on" if other["conflict"] else ""
+        lines.append(f'Also open: scene {other["number"]}, "{other["name"]}"{cast}{fight}.')
     if conflict is None and scene is not None:
         lines.append("No conflict is going on.")
     if view["aspects"]:
