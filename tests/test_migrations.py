@@ -268,7 +268,7 @@ def test_version_6_gets_the_aspect_system_state_column_and_keeps_its_aspects(tmp
 
 
 def test_version_15_gets_the_secret_keys_column_and_keeps_its_scene_seeds(tmp_path):
-XX
+    """Schema 16 (pbp-dice/2): a scene seed keeps the seed of its secret rolls' keys; a
     database of version 15 keeps its seeds, which stay pbp-dice/1 (no keys)."""
     from pbp.store import models as m
     url = f"sqlite:///{tmp_path / 'v15.db'}"
