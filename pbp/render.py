@@ -7,6 +7,7 @@ changes into the glyphs players read ("[+] [0] [-] [+]", "Great (+4)", "FP 3 -> 
 """
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import unicodedata
@@ -17,7 +18,7 @@ from markupsafe import Markup, escape
 
 # the mail's text conventions, which earlier callers import from here
 from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
-from pbp.i18n import ENGLISH, Language, of_settings
+from pbp.i18n import ENGLISH, Language, Msg, N_, of_settings
 from pbp.resources import resource_path
 from pbp.rules import explain
 from pbp.rules.ladder import describe, signed
@@ -27,11 +28,20 @@ from pbp.textsafety import BIDI
 log = logging.getLogger("pbp.render")
 
 VERBS = {
-    "overcome": "{actor} overcomes with {skill}",
-    "advantage": "{actor} creates an advantage with {skill}",
-    "attack": "{actor} attacks {target} with {skill}",
-    "defend": "{actor} defends with {skill}",
+    "overcome": N_("{actor} overcomes with {skill}"),
+    "advantage": N_("{actor} creates an advantage with {skill}"),
+    "attack": N_("{actor} attacks {target} with {skill}"),
+    "defend": N_("{actor} defends with {skill}"),
 }
+
+#: The game's words replies show from the rules' tables: a roll's rows, the tracks, the
+#: severities, the aspects' kinds, the actions a stunt names; translated where shown.
+TERMS = (N_("dice"), N_("reroll"), N_("invoke"), N_("effort"), N_("vs"), N_("bonus"), N_("penalty"), N_("help"),
+         N_("stunt"), N_("scale"), N_("spin"), N_("teamwork"), N_("total"),
+         N_("physical"), N_("mental"), N_("mild"), N_("mild2"), N_("moderate"), N_("severe"),
+         N_("high concept"), N_("trouble"), N_("character"), N_("situation"), N_("boost"), N_("consequence"),
+         N_("overcome"), N_("attack"), N_("defend"), N_("create an advantage"), N_("advantage"),
+         N_("free"), N_("fate point"))
 
 
 def faces(roll) -> str:
@@ -49,39 +59,44 @@ def worth(bonus: int) -> str:
     return explain.current().worth(bonus)
 
 
-def track_label(track: str) -> str:
+def track_label(track: str, language: Language = ENGLISH) -> str:
     """"physical stress"; a track named like its boxes (the d10 hack's strain, whose box word
     is "strain") is named once: "strain"."""
     from pbp.rules.systems import vocabulary
 
     units = {u.casefold() for u in vocabulary().units}
-    return track if track.casefold() in units else f"{track} stress".strip()
+    if track.casefold() in units or not track:
+        return language.gettext(track) if track else ""
+    return language.say(Msg("{track} stress", track=track))
 
 
-def slot_text(shifts: int, aspect: str | None) -> str:
+def slot_text(shifts: int, aspect: str | None, language: Language = ENGLISH) -> str:
     """A consequence slot on a sheet in the system's words ("2: (free)"; early Fate's
     "(free), takes the whole hit")."""
-    return explain.current().slot(shifts, aspect)
+    return language.say(explain.current().slot(shifts, aspect))
 
 
 def _boost(name: str) -> str:
     return name if name.casefold().startswith("boost") else f"boost {name}"
 
 
-def change_parts(ch) -> tuple[str, str]:
+def change_parts(ch, language: Language = ENGLISH) -> tuple[str, str]:
     """One change as players read it, as (who or what, what happened to it): ("Ruth",
     "FP 3 -> 2"), ("Ethan's free invokes on On Fire", "0 -> 1"), ("On Fire", "created"),
     ("Shoggoth", "taken out"). Things to which the same happened are listed together
     (:func:`change_lines`), so the second part never names the first."""
-    before = "none" if ch.before is None else ch.before
+    say = language.say
+    before = say(Msg("none")) if ch.before is None else ch.before
     what, subject, after = ch.what, ch.subject, ch.after
+    gone = say(Msg("gone"))
     if what == "aspect":
         if ch.detail == "renamed":
             return str(ch.before), f"is now {after}"
-        return subject, {"removed": "gone"}.get(after, str(after))
+        return subject, {"removed": gone, "created": say(Msg("created"))}.get(after, str(after))
     if what == "free_invokes" and " (held by " in subject:
         aspect, holder = subject[:-1].split(" (held by ", 1)
-        return f"{holder}'s free invokes on {aspect}", f"{before} -> {'gone' if after in (None, 0) else after}"
+        return (say(Msg("{holder}'s free invokes on {aspect}", holder=holder, aspect=aspect)),
+                f"{before} -> {gone if after in (None, 0) else after}")
     if what == "boost":
         if isinstance(after, str) and after.startswith("held by "):
             return _boost(subject), f"passed to {after[8:]}"
@@ -90,26 +105,30 @@ def change_parts(ch) -> tuple[str, str]:
         name, _, track = subject.partition(" (")
         track = track.rstrip(")")
         if isinstance(after, str) and "x" not in after:
-            return name, f"{track_label(track)} cleared".strip()
-        return name, f"{track_label(track)} {before} -> {after}".strip()
+            return name, say(Msg("{label} cleared", label=track_label(track, language))).strip()
+        return name, f"{track_label(track, language)} {before} -> {after}".strip()
     if what == "taken_out":
-        return subject, "taken out" if after else "back in play"
+        return subject, say(Msg("taken out")) if after else say(Msg("back in play"))
     if what == "consequence":
         if ch.before is None:
-            return subject, f'takes the {ch.detail + " " if ch.detail else ""}consequence "{after}"'
+            if ch.detail:
+                return subject, say(Msg('takes the {severity} consequence "{aspect}"', severity=ch.detail, aspect=after))
+            return subject, say(Msg('takes the consequence "{aspect}"', aspect=after))
         if after is None:
-            return subject, f'is rid of "{ch.before}"'
-        return subject, f'"{ch.before}" is now "{after}"'
+            return subject, say(Msg('is rid of "{aspect}"', aspect=ch.before))
+        return subject, say(Msg('"{before}" is now "{after}"', before=ch.before, after=after))
     if what == "character":
-        return subject, f"joins as a new {ch.detail or 'character'}"
+        if ch.detail in (None, "", "character"):
+            return subject, say(Msg("joins as a new character"))
+        return subject, say(Msg("joins as a new {kind}", kind=ch.detail))
     if what == "gm_pool":
-        return "GM's pool", f"{before} -> {after}"
+        return say(Msg("GM's pool")), f"{before} -> {after}"
     if what == "escrow":
         return subject, f"holds {after} FP" if after else f"FP goes {ch.detail}".strip()
     if what == "carried_points":
         return subject, f"carries {after} FP into the GM's next pool" if after else "carries no FP"
     if what == "fate_points":
-        return subject, f"FP {before} -> {after}"
+        return subject, say(Msg("FP {before} -> {after}", before=before, after=after))
     if what == "owed":
         return subject, f"owed FP {before} -> {after}"
     if what == "request":
@@ -121,7 +140,7 @@ def change_parts(ch) -> tuple[str, str]:
     return subject, f"{what.replace('_', ' ')} {before} -> {after}"
 
 
-def change_lines(changes) -> list[str]:
+def change_lines(changes, language: Language = ENGLISH) -> list[str]:
     """The "Changed" list: one entry per thing changed, and things to which the same
     happened in one entry ("physical stress cleared: Cassandra, Ethan, Ruth"), so a scene's
     end fits on a phone screen. A consequence renamed is said once, by its aspect."""
@@ -130,14 +149,16 @@ def change_lines(changes) -> list[str]:
     for ch in changes:
         if ch.what == "consequence" and (ch.before, ch.after) in renamed:
             continue
-        who, happened = change_parts(ch)
+        who, happened = change_parts(ch, language)
         groups.setdefault(happened, []).append(who)
-    return [f"{whos[0]} {happened}" if len(whos) == 1 else f"{_heading(happened)}: {', '.join(whos)}"
+    return [f"{whos[0]} {happened}" if len(whos) == 1 else f"{_heading(happened, language)}: {', '.join(whos)}"
             for happened, whos in groups.items()]
 
 
-def _heading(happened: str) -> str:
+def _heading(happened: str, language: Language = ENGLISH) -> str:
     """What happened to several things, as the head of their list ("new minor NPCs")."""
+    if not language.english:
+        return happened
     if happened.startswith("joins as a new "):
         return happened[len("joins as a "):] + "s"
     return happened
@@ -225,46 +246,51 @@ def skill_rows(skills: dict) -> list[tuple[int, list[str]]]:
     return sorted(rows.items(), key=lambda kv: -kv[0])
 
 
-def brief(sheet: dict) -> str:
+def brief(sheet: dict, language: Language = ENGLISH) -> str:
     """A changed sheet on one line: "Ruth: FP 2 · physical [x][ ][ ] · mild "Nasty Bite"
     · holds 1 on On Fire"."""
-    parts = [f"{sheet['name']}: FP {sheet['fate_points']}"]
+    say = language.say
+    parts = [f"{sheet['name']}: " + say(Msg("FP {n}", n=sheet['fate_points']))]
     if sheet.get("carried_points"):
-        parts[0] += f" (carries {sheet['carried_points']} into the GM's next pool)"
+        parts[0] += " " + say(Msg("(carries {n} into the GM's next pool)", n=sheet['carried_points']))
     for track, boxes in sheet["stress"].items():
         if boxes:
-            parts.append(f"{track} " + "".join("[x]" if b else "[ ]" for b in boxes))
+            parts.append(f"{language.gettext(track)} " + "".join("[x]" if b else "[ ]" for b in boxes))
     for q in sheet["consequences"]:
         if q["aspect"]:
-            parts.append(f'{q["severity"]} "{q["aspect"]}"' + (" (recovering)" if q["recovering"] else ""))
+            parts.append(f'{language.gettext(q["severity"])} "{q["aspect"]}"' +
+                         (" " + say(Msg("(recovering)")) if q["recovering"] else ""))
     held = sheet.get("free_invokes_held") or {}
     if held:
-        parts.append("holds " + ", ".join(f"{n} on {name}" for name, n in held.items()))
+        each = [Msg("{n} on {name}", n=n, name=name) for name, n in held.items()]
+        parts.append(say(Msg("holds {list}", list=each)))
     if sheet["taken_out"]:
-        parts.append("TAKEN OUT")
+        parts.append(say(Msg("TAKEN OUT")))
     return " · ".join(parts)
 
 
-def brief_html(sheet: dict) -> Markup:
+def brief_html(sheet: dict, language: Language = ENGLISH) -> Markup:
     """:func:`brief` for the HTML part: fate points as a counter, stress as boxes (filled
     when marked), consequences and held invokes as words, each piece wrapping as a whole."""
-    e = escape
-    parts = [Markup('<b>{}</b> <span style="{}">{} FP</span>').format(sheet["name"], FP_STYLE, sheet["fate_points"])]
+    e, say = escape, language.say
+    parts = [Markup('<b>{}</b> <span style="{}">{}</span>').format(sheet["name"], FP_STYLE,
+                                                                   say(Msg("{n} FP", n=sheet["fate_points"])))]
     for track, boxes in sheet["stress"].items():
         if boxes:
             drawn = Markup("").join(Markup('<span style="{}"></span>').format(BOX_MARKED if b else BOX_FREE) for b in boxes)
-            parts.append(Markup("{} {}").format(track, drawn))
+            parts.append(Markup("{} {}").format(language.gettext(track), drawn))
     for q in sheet["consequences"]:
         if q["aspect"]:
-            parts.append(Markup("{} &ldquo;{}&rdquo;{}").format(q["severity"], q["aspect"],
-                                                              " (recovering)" if q["recovering"] else ""))
+            parts.append(Markup("{} &ldquo;{}&rdquo;{}").format(language.gettext(q["severity"]), q["aspect"],
+                                                              " " + say(Msg("(recovering)")) if q["recovering"] else ""))
     if sheet.get("carried_points"):
-        parts.append(Markup("carries {} FP into the GM's next pool").format(sheet["carried_points"]))
+        parts.append(say(Msg("carries {n} FP into the GM's next pool", n=sheet["carried_points"])))
     held = sheet.get("free_invokes_held") or {}
     if held:
-        parts.append(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items())))
+        each = [Msg("{n} on {name}", n=n, name=name) for name, n in held.items()]
+        parts.append(e(say(Msg("holds {list}", list=each))))
     if sheet["taken_out"]:
-        parts.append(Markup("<b>taken out</b>"))
+        parts.append(Markup("<b>{}</b>").format(say(Msg("taken out"))))
     keep = 1 + sum(1 for boxes in sheet["stress"].values() if boxes)   # the counter and the boxes do not break
     return Markup(" · ").join([*(Markup('<span style="white-space:nowrap">{}</span>').format(p) for p in parts[:keep]),
                                *parts[keep:]])
@@ -394,16 +420,24 @@ class Row:
     rest: str = ""
 
 
-def action_rows(res: ActionResult) -> list[Row]:
+def action_rows(res: ActionResult, language: Language = ENGLISH) -> list[Row]:
     """The working of a roll, one row per term: dice, each modifier with its source,
-    rerolls, effort, opposition."""
+    rerolls, effort, opposition (its labels in the campaign's language)."""
+    rows = _action_rows(res)
+    if language.english:
+        return rows
+    return [Row(language.gettext(r.label) if r.label else r.label, language.say(r.text), r.value, r.dice,
+                language.say(r.rest)) for r in rows]
+
+
+def _action_rows(res: ActionResult) -> list[Row]:
     x = explain.current()
     effort = res.effort
     first = effort.rolls[0]
     rows = [Row("dice", x.faces(first), x.dice_value(first), dice=x.glyphs(first))]
     for use in effort.invokes:
         if use.reroll is not None:
-            rest = f"(invoke {use.aspect}, {_paid(use)})"
+            rest = Msg("(invoke {aspect}, {paid})", aspect=use.aspect, paid=_paid(use))
             rows.append(Row("reroll", f"{x.faces(use.reroll)} {rest}", x.dice_value(use.reroll),
                             x.glyphs(use.reroll), rest))
     for mod in effort.modifiers:
@@ -412,7 +446,7 @@ def action_rows(res: ActionResult) -> list[Row]:
         rows.append(_modifier_row(mod))
     for use in effort.invokes:
         if use.paid_with == "skipped":
-            rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
+            rows.append(Row("invoke", Msg("{aspect} (if needed: not needed, not spent)", aspect=use.aspect), ""))
     rows.append(Row("effort", "", x.amount(effort.total, effort)))
     opp = res.opposition
     if opp is not None:
@@ -421,14 +455,14 @@ def action_rows(res: ActionResult) -> list[Row]:
             rows.append(Row("vs", passive if not opp.label or opp.label == describe(opp.value) else opp.label, ""))
         else:  # a rolled opposition shows its working too: which number is its dice, which its total
             o = opp.effort
-            skill_txt = _skill_words(o.modifiers, o) or (o.skill or "no skill")
-            rows.append(Row("vs", f"{opp.character}: {skill_txt}", ""))
-            rows.append(Row("", f"  dice {x.faces(o.dice)}", x.dice_value(o.dice), x.glyphs(o.dice)))
+            skill_txt = _skill_words(o.modifiers, o) or (o.skill or Msg("no skill"))
+            rows.append(Row("vs", Msg("{who}: {skill}", who=opp.character, skill=skill_txt), ""))
+            rows.append(Row("", Msg("  dice {faces}", faces=x.faces(o.dice)), x.dice_value(o.dice), x.glyphs(o.dice)))
             for m in o.modifiers:
                 if m.source != "skill":
                     row = _modifier_row(m)
                     rows.append(Row("", f"  {row.label} {row.text}".rstrip(), row.value))
-            rows.append(Row("", "  total", x.amount(opp.value, o)))
+            rows.append(Row("", Msg("  total"), x.amount(opp.value, o)))
     return rows
 
 
@@ -443,19 +477,21 @@ def _modifier_row(mod) -> Row:
 
 
 def _paid(use) -> str:
-    return {"free": "free", "boost": "boost", "fp": "fate point"}.get(use.paid_with, use.paid_with)
+    return {"free": N_("free"), "boost": N_("boost"), "fp": N_("fate point")}.get(use.paid_with, use.paid_with)
 
 
-def headline(res: ActionResult) -> str:
+def headline(res: ActionResult, language: Language = ENGLISH) -> str:
     terms = [m for m in res.effort.modifiers if m.source == "skill"]
     if res.action == "roll":
-        written = res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'
-        return f"{res.actor} rolls {explain.current().rolled(written, terms, res.effort)}"
-    skill = explain.current().headline_skill(res.skill or "no skill", terms, res.effort)
+        written = res.command.split(None, 1)[1] if ' ' in res.command else Msg('the dice')
+        return language.say(Msg("{actor} rolls {what}", actor=res.actor,
+                                what=explain.current().rolled(written, terms, res.effort)))
+    skill = explain.current().headline_skill(res.skill or Msg("no skill"), terms, res.effort)
     target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
     if target is None and res.opposition is not None:
         target = res.opposition.character
-    return VERBS.get(res.action, "{actor} rolls {skill}").format(actor=res.actor, skill=skill, target=target or "")
+    return language.say(Msg(VERBS.get(res.action, N_("{actor} rolls {skill}")), actor=res.actor, skill=skill,
+                            target=target or ""))
 
 
 def _skill_words(modifiers, effort) -> str:
@@ -463,9 +499,9 @@ def _skill_words(modifiers, effort) -> str:
     return explain.current().skill_words([m for m in modifiers if m.source == "skill"], effort)
 
 
-def verdict(res: ActionResult) -> str:
+def verdict(res: ActionResult, language: Language = ENGLISH) -> str:
     """The outcome line, in the system's words ("success, 2 shifts")."""
-    return explain.current().verdict(res)
+    return language.say(explain.current().verdict(res))
 
 
 #: More changed sheets than this (a scene's end clears everyone's stress) are named, not
@@ -498,13 +534,19 @@ class Renderer:
                                  undefined=jinja2.StrictUndefined, autoescape=autoescape,
                                  extensions=["jinja2.ext.i18n"])
         env.install_gettext_translations(language.translations, newstyle=True)
-        env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
+        spoken = functools.partial
+        env.filters.update(faces=faces, describe=describe, signed=signed, brief=spoken(brief, language=language),
+                           changes=spoken(change_lines, language=language), say=language.say,
                            md=markdown_text, code=code_text, worth=worth, relayed=relayed)
-        env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
-                           indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
-                           is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
-                           slot_text=slot_text, skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
-                           box_free=BOX_FREE, box_marked=BOX_MARKED, when=language.when, stamp=language.stamp)
+        env.globals.update(action_rows=spoken(action_rows, language=language), headline=spoken(headline, language=language),
+                           verdict=spoken(verdict, language=language), paragraphs=paragraphs,
+                           indented=indented, die_style=DIE_STYLE, brief_html=spoken(brief_html, language=language),
+                           boxes_html=boxes_html,
+                           is_action=lambda r: isinstance(r, ActionResult),
+                           track_label=spoken(track_label, language=language),
+                           slot_text=spoken(slot_text, language=language), skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
+                           box_free=BOX_FREE, box_marked=BOX_MARKED, when=language.when, stamp=language.stamp,
+                           label_width=6 if language.english else 7)
         return env
 
     def _markdown(self, name: str, **data) -> str:
@@ -548,8 +590,10 @@ class Renderer:
         while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
+        say = _language(campaign).say
         data = dict(campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
-                    asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS,
+                    asks=list(asks), status=[say(line) for line in status], notes=[say(n) for n in notes],
+                    max_sheets=MAX_SHEETS,
                     proof=list(proof))
         both = self._both(template, marked=relay and commands is not None, **data)
         return (*both, self._markdown(template, **data)) if markdown else both
@@ -559,7 +603,8 @@ class Renderer:
 
     def error(self, *, mail, campaign, errors, status=()) -> tuple[str, str]:
         shown = [e.shown() if hasattr(e, "shown") else e for e in errors]
-        return self._both("error", mail=mail, campaign=campaign, errors=shown, status=list(status))
+        say = _language(campaign).say
+        return self._both("error", mail=mail, campaign=campaign, errors=shown, status=[say(line) for line in status])
 
     def stranger(self, *, mail, campaign) -> tuple[str, str]:
         return self._both("stranger", mail=mail, campaign=campaign)
