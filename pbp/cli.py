@@ -390,7 +390,6 @@ def cmd_sheet(args) -> int:
     from pbp.campaigns import get_campaign
     from pbp.sheets_view import sheet_dict
     from pbp.render import Renderer
-    from pbp.rules import explain
     from pbp.rules.systems import campaign_system
     from pbp.store import repo
 
@@ -406,8 +405,7 @@ def cmd_sheet(args) -> int:
     if args.json:
         _print_json(sheet)
     else:
-        with explain.shown(campaign_system(campaign)):     # the campaign's words (early Fate's slots)
-            print(Renderer().sheet(sheet), end="")
+        print(Renderer().sheet(sheet, campaign_system(campaign)), end="")     # the campaign's words (early Fate's slots)
     return 0
 
 
@@ -420,11 +418,12 @@ def cmd_table(args) -> int:
     from pbp.rules.dice import RandomDice
 
     config = _open(args)
-    view = overview(read_post(get_campaign(args.campaign), Context(config=config, dice=RandomDice())), gm=True)
+    post = read_post(get_campaign(args.campaign), Context(config=config, dice=RandomDice()))
+    view = overview(post, gm=True)
     if args.json:
         _print_json(to_json(view))
     else:
-        print("\n".join(overview_lines(view)))
+        print("\n".join(overview_lines(view, post.system.ladder)))
     return 0
 
 
@@ -433,7 +432,6 @@ def cmd_roll(args) -> int:
     2d10``; ``pbp roll --system d10 6d10`` counts the d10s as hits (a system refuses dice it
     does not use, as ``/roll`` does)."""
     from pbp.parser import parse_command
-    from pbp.rules import explain
     from pbp.rules.actions import resolve
     from pbp.rules.state import Character, Table
     from pbp.rules.systems import get_system
@@ -459,8 +457,8 @@ def cmd_roll(args) -> int:
     if args.json:
         _print_json(res.to_dict())
     else:
-        with explain.shown(system):     # the faces and the total as the system counts them
-            print(f"{expr}: {faces(res.effort.dice)} = {amount(res.effort.total, res.effort)}")
+        # the faces and the total as the system counts them
+        print(f"{expr}: {faces(res.effort.dice, system)} = {amount(res.effort.total, res.effort, system)}")
     return 0
 
 
@@ -509,7 +507,7 @@ def _print_outcome(path, outcome) -> None:
         from pbp.render import plain_text
 
         print(f"-- reply to {', '.join(reply['to'])}: {reply['subject']}")
-        if row.sender.startswith("discourse:"):    # a forum post's request (pbp.forum.byapi)
+        if row.channel == "discourse":    # a forum post's request (pbp.forum.byapi)
             from pbp.forum.byapi import outbound_of
 
             print(outbound_of(row.raw).raw)
@@ -750,10 +748,11 @@ def cmd_check_config(args) -> int:
 
 def forum_by_api(campaign, config) -> bool:
     """Whether a forum-bound campaign plays by the ``[discourse]`` site's API (it is that
-    site's and names a category id, :func:`pbp.forum.byapi.active`), not by mail."""
-    from pbp.forum.byapi import active
+    site's and names a category id): the adapter table gives its replies to the API's adapter."""
+    from pbp.adapters import writer
+    from pbp.forum.byapi import CHANNEL
 
-    return active(campaign, config)
+    return writer(campaign, config).channel == CHANNEL
 
 
 def forum_path(campaign, config) -> str:
@@ -801,6 +800,7 @@ def forum_mail_binding(config, campaign) -> str:
     (docs/forum.md, path 1): what Discourse will refuse or what pbp cannot read."""
     from pbp.forum.bymail import mail_players
     from pbp.store import models as m
+    from pbp.store.rosters import roster
 
     forum = campaign.forum
     sender = campaign.address or config.from_address
@@ -821,7 +821,7 @@ def forum_mail_binding(config, campaign) -> str:
         raise PbpError(f"no member of {campaign.slug} has a forum username: no forum post can be anyone's",
                        hint="pbp campaign add-member ruth@example.org --forum-username ruth "
                             f"--campaign {campaign.slug}")
-    by_mail = len(mail_players(campaign))
+    by_mail = len(mail_players(roster(campaign)))
     where = (f"category {forum_path(campaign, config)}" if by_api else
              f"category <{forum['list_id']}> of {forum['site']}, bot {forum['bot']}, replies from {sender}")
     return f"{where}; {on_forum} member{'s' if on_forum != 1 else ''} on the forum, {by_mail} by mail"

@@ -4,14 +4,19 @@ Two kinds of trouble are retried differently, because they mean different things
 
 * the **server cannot be reached** (refused, timed out, TLS or login failed): nothing is wrong
   with any reply, so no reply is charged an attempt; the whole outbox waits on the connection
-  backoff (:class:`Backoff`: 1, 2, 3, 5, 10 s, then every 10 s), so delivery resumes within
-  seconds of the server coming back, however long it was away;
+  backoff (:class:`Backoff`: 0.5, 1, 2 s, then every 3 s; replies committed meanwhile do
+  not cut a wait short), so delivery resumes within 5 s of the server coming back, however
+  long it was away, and "working again" is logged as soon as it answers, before the backlog;
 * the **server refuses one reply** (4xx): that reply backs off on its own (5 s, 15 s, 1 min,
   5 min, 15 min, then hourly) while the others go; a 5xx, or :data:`MAX_ATTEMPTS`, marks it
   failed for good (``pbp outbox --retry`` puts it back).
 
-A reply is marked sent in its own short transaction right after the server accepted it: a
-crash in between (the one duplicate window) sends it again under the same Message-ID.
+A reply is marked sent the instant the server accepted it (:mod:`pbp.store.sentmarks`: a
+line appended to a file beside an SQLite database, then the row in its own short
+transaction, outside the post lock's way; on PostgreSQL the row, in the transaction that
+claimed it): a crash in between (the one duplicate window, about a millisecond) sends it
+again under the same Message-ID. During a burst the sender gathers replies for
+:data:`GATHER_SECONDS` and sends them over the session it keeps open.
 
 :class:`OutboxSender` runs delivery in a thread of its own with its own event loop, so a
 slow or hung SMTP server never holds up reading posts, and stopping cancels a send in flight
@@ -33,14 +38,18 @@ from pbp.config import Config
 from pbp.errors import PbpError
 from pbp.leases import claim
 from pbp.store import models as m
+from pbp.store.outage import is_outage
+from pbp.store.sentmarks import SentMarks
 from pbp.transport.errors import SmtpRejected
 
 log = logging.getLogger("pbp.daemon")
 
 MAX_ATTEMPTS = 12
 BACKOFF_SECONDS = (5, 15, 60, 300, 900, 3600)
-#: Waits after a connection problem that may pass by itself (server down, network, timeout).
-RECONNECT_SECONDS = (1, 2, 3, 5, 10)
+#: Waits after a connection problem that may pass by itself (server down, network, timeout):
+#: short and capped, so that pbp notices a server that came back within 5 s, whatever the
+#: length of the outage (one try every 3 s is no storm for a server or a log).
+RECONNECT_SECONDS = (0.5, 1, 2, 3)
 #: Waits after a problem that needs the operator (login refused, TLS, missing folder): trying
 #: every few seconds would only get the account locked.
 MISCONFIGURED_SECONDS = (30, 60, 120, 300)
@@ -51,6 +60,9 @@ MAX_WAIT_SECONDS = 60.0
 BATCH = 500
 #: A round that found due replies but sent none (claimed by another daemon) waits this long.
 CLAIMED_ELSEWHERE_SECONDS = 1.0
+#: Woken again this soon after a round that sent replies (a burst), the sender waits this long
+#: for more, so they go in batches over its open session; a lone post's reply goes at once.
+GATHER_SECONDS = 0.15
 
 
 def describe_error(exc: BaseException) -> str:
@@ -120,13 +132,17 @@ def seconds_to_next(now: datetime) -> float:
 
 
 async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None = None,
-                       lock=None, keep_open: bool = False) -> tuple[int, PbpError | None]:
+                       lock=None, keep_open: bool = False,
+                       on_connected: Callable | None = None,
+                       marks: SentMarks | None = None) -> tuple[int, PbpError | None]:
     """Send ``rows`` over one connection, marking each sent as soon as the server took it.
 
     Returns how many were sent and, when the server could not be reached or the session
     broke, that error (the rest wait for the connection backoff). ``lock`` guards the
     database writes (the daemon's one-writer lock). ``keep_open`` leaves a working session
-    open for the next call (the sender thread, during a burst)."""
+    open for the next call (the sender thread, during a burst); ``on_connected`` is called
+    once the server answered (the sender logs its recovery then, not after the backlog);
+    ``marks`` notes each accepted reply before its row is marked (SQLite)."""
     lock = lock or nullcontext()
     sent = 0
     opened = hasattr(sender, "connect") and not getattr(sender, "connected", False)
@@ -138,13 +154,16 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                 with lock:
                     _note(rows, exc)
                 return 0, exc
+            if on_connected is not None:
+                on_connected()
         for index, row in enumerate(rows):
             with claim(row) as row:   # PostgreSQL: locked until marked, so no other daemon sends it
                 if row is None:
                     continue
                 began = time.monotonic()
                 try:
-                    receipt = await sender.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
+                    by = sender.for_channel(row.channel) if hasattr(sender, "for_channel") else sender
+                    receipt = await by.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
                 except SmtpRejected as exc:
                     if exc.stage == "CONNECT":
                         with lock:
@@ -157,9 +176,18 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                     with lock:
                         _charge(row, exc, clock())
                     return sent, exc
+                accepted = time.perf_counter()
+                if marks is not None:   # at once, no lock: the kill window is this call's return
+                    marks.accepted(row.id, row.message_id)
+                noted = time.perf_counter()
+                faults.reached("before_mark")
                 with lock:
                     m.OutboxMail.update(status="sent", sent_at=clock(), attempts=row.attempts + 1).where(
                         m.OutboxMail.id == row.id).execute()
+                if marks is not None:
+                    marks.marked()
+            log.debug("reply %s: noted %.3f ms and marked sent %.1f ms after the server accepted it", row.message_id,
+                      (noted - accepted) * 1000 if marks is not None else 0.0, (time.perf_counter() - accepted) * 1000)
             faults.reached("after_send")
             sent += 1
             refused = f", refused by {', '.join(receipt.refused)}" if getattr(receipt, "refused", None) else ""
@@ -211,8 +239,9 @@ def _refused(row: m.OutboxMail, exc: BaseException, now: datetime) -> None:
 
 
 def make_sender(config: Config, environ=None, forum=None):
-    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), the
-    rows its adapter wrote go to the forum (:class:`pbp.forum.byapi.ForumSender`)."""
+    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), a
+    :class:`ChannelSender` that maps each row's channel to its sender (the rows the API
+    adapter wrote, channel ``discourse``, to :class:`pbp.forum.byapi.ForumPoster`)."""
     if config.transport == "maildir":
         from pbp.transport.maildir import MaildirSender
 
@@ -223,9 +252,41 @@ def make_sender(config: Config, environ=None, forum=None):
         mail = SmtpSender(config.smtp_settings(environ=environ))
     if forum is None:
         return mail
-    from pbp.forum.byapi import ForumSender
+    from pbp.forum.byapi import CHANNEL, ForumPoster
 
-    return ForumSender(mail, forum)
+    return ChannelSender(mail, {CHANNEL: ForumPoster(forum)})
+
+
+class ChannelSender:
+    """Delivery's map of channels to senders: a row goes to the sender of its channel
+    (``OutboxMail.channel``, written by the adapter that wrote the row), mail (SMTP or the
+    Maildir) for every channel not mapped. It has the connection shape of the mail sender."""
+
+    def __init__(self, mail, senders: dict) -> None:
+        self.mail = mail
+        self.senders = dict(senders)
+        self.settings = getattr(mail, "settings", None)
+
+    def for_channel(self, channel: str):
+        return self.senders.get(channel, self.mail)
+
+    @property
+    def connected(self) -> bool:
+        return getattr(self.mail, "connected", True)
+
+    async def connect(self) -> None:
+        if hasattr(self.mail, "connect"):
+            await self.mail.connect()
+
+    async def send(self, raw, sender: str, recipients):
+        return await self.mail.send(raw, sender, recipients)
+
+    async def send_many(self, messages):
+        return await self.mail.send_many(messages)
+
+    async def close(self) -> None:
+        if hasattr(self.mail, "close"):
+            await self.mail.close()
 
 
 def make_forum(config: Config, environ=None):
@@ -241,12 +302,19 @@ def deliver_outbox(config, *, sender=None, clock=m.utcnow, on_sent: Callable | N
                    limit: int = BATCH) -> int:
     """Send every due reply now, over one connection (``pbp process``, ``pbp tick``,
     ``pbp run --once``). Returns how many were sent."""
+    marks = SentMarks.for_database()
+    if marks is not None:
+        marks.replay(clock())
     rows = due_rows(clock(), limit)
     if not rows:
         return 0
     if sender is None:
         sender = make_sender(config, forum=make_forum(config))
-    sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent))
+    try:
+        sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent, marks=marks))
+    finally:
+        if marks is not None:
+            marks.close()
     if problem is not None:
         log.warning("outbox: %s; %d repl%s wait for the next run", describe_error(problem),
                     len(rows) - sent, "y" if len(rows) - sent == 1 else "ies")
@@ -266,12 +334,15 @@ class OutboxSender:
     """
 
     def __init__(self, sender, *, clock=m.utcnow, lock=None, on_sent: Callable | None = None,
-                 what: str = "smtp") -> None:
+                 what: str = "smtp", outage=None) -> None:
         self.sender = sender
+        self.outage = outage    # the daemon's pbp.store.outage.DatabaseOutage, if any
         self.clock = clock
         self.lock = lock or threading.Lock()
         self.on_sent = on_sent
         self.backoff = Backoff(what)
+        self.marks: SentMarks | None = None   # opened in the thread, on the database it uses
+        self._last_sent = -1e9
         self._loop: asyncio.AbstractEventLoop | None = None
         self._event: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
@@ -314,26 +385,57 @@ class OutboxSender:
         self._task = asyncio.current_task()
         while not self._stopped:
             self._event.clear()
+            backing_off = False
             try:
                 delay = await self._round()
+                backing_off = self.backoff.failures > 0
+                if self.outage is not None:
+                    self.outage.working()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the database, most likely: keep the thread alive
-                delay = self.backoff.failed(exc)
+                backing_off = True
+                if self.outage is not None and is_outage(exc):
+                    delay = self.outage.lost(exc, "the sender")
+                else:
+                    delay = self.backoff.failed(exc)
+            await self._wait(delay, backing_off)
+            if not backing_off and time.monotonic() - self._last_sent < GATHER_SECONDS * 2:
+                await asyncio.sleep(GATHER_SECONDS)   # a burst: let more replies commit, send them together
+
+    async def _wait(self, delay: float, backing_off: bool) -> None:
+        """Wait ``delay`` seconds or until woken. During a backoff a wake does not cut the
+        wait short: posts committed while the server is away must not turn into a storm of
+        attempts; the next try sends them all."""
+        until = time.monotonic() + delay
+        while not self._stopped:
+            remaining = until - time.monotonic()
+            if remaining <= 0:
+                return
             try:
-                await asyncio.wait_for(self._event.wait(), delay)
+                await asyncio.wait_for(self._event.wait(), remaining)
             except TimeoutError:
-                pass
+                return
+            if not backing_off:
+                return
+            self._event.clear()
 
     async def _round(self) -> float:
+        if self.marks is None:
+            self.marks = SentMarks.for_database()
         with self.lock:
+            if self.marks is not None:
+                self.marks.replay(self.clock())
             rows = due_rows(self.clock())
         sent = 0
         if not rows:
             await close_quietly(self.sender)   # idle: no session left open on the server
         else:
             sent, problem = await deliver_rows(rows, self.sender, clock=self.clock, on_sent=self.on_sent,
-                                               lock=self.lock, keep_open=True)
+                                               lock=self.lock, keep_open=True, on_connected=self.backoff.succeeded,
+                                               marks=self.marks)
+            if sent:
+                self._last_sent = time.monotonic()
             if problem is not None:
                 await close_quietly(self.sender)
                 return self.backoff.failed(problem)

@@ -4,6 +4,9 @@ them is the mail adapter's (:mod:`pbp.mail.compose`); this module knows no heade
 
 The templates lay the mail out; the small filters here turn dice, ladder values and
 changes into the glyphs players read ("[+] [0] [-] [+]", "Great (+4)", "FP 3 -> 2").
+Everything worded by a game system takes the system explicitly (avrae/d20's shape: the
+stringifier is passed): the functions here take it as an argument, and a template reads
+the ``system`` its renderer method was given (:func:`_in_system`).
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import functools
 import logging
 import re
 import unicodedata
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import jinja2
@@ -19,8 +23,8 @@ from markupsafe import Markup, escape
 # the mail's text conventions, which earlier callers import from here
 from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
 from pbp.i18n import ENGLISH, Language, Msg, N_, of_settings
+from pbp.ooc import split_ooc
 from pbp.resources import resource_path
-from pbp.rules import explain
 from pbp.rules.ladder import describe, signed
 from pbp.rules.results import ActionResult, Change
 from pbp.textsafety import BIDI
@@ -44,19 +48,24 @@ TERMS = (N_("dice"), N_("reroll"), N_("invoke"), N_("effort"), N_("vs"), N_("bon
          N_("free"), N_("fate point"))
 
 
-def faces(roll) -> str:
+def faces(roll, system) -> str:
     """A throw's faces as the campaign's system shows them ("[+] [0] [-] [+]", "[8] [10]")."""
-    return explain.current().faces(roll)
+    return system.explain.faces(roll)
 
 
-def amount(n: int, effort) -> str:
+def amount(n: int, effort, system) -> str:
     """An effort's total as its system counts it (the ladder; a pool's hits)."""
-    return explain.current().amount(n, effort)
+    return system.explain.amount(n, effort)
 
 
-def worth(bonus: int) -> str:
-    """What a stunt adds, in the words of the system being shown: "+2", "+1 hit"."""
-    return explain.current().worth(bonus)
+def worth(bonus: int, system) -> str:
+    """What a stunt adds, in the words of the system: "+2", "+1 hit"."""
+    return system.explain.worth(bonus)
+
+
+def rated(n: int, system) -> str:
+    """A value on the system's ladder: "Fair (+2)"; beyond it, the number."""
+    return describe(n, system.ladder)
 
 
 def track_label(track: str, language: Language = ENGLISH) -> str:
@@ -70,10 +79,10 @@ def track_label(track: str, language: Language = ENGLISH) -> str:
     return language.say(Msg("{track} stress", track=track))
 
 
-def slot_text(shifts: int, aspect: str | None, language: Language = ENGLISH) -> str:
+def slot_text(shifts: int, aspect: str | None, system, language: Language = ENGLISH) -> str:
     """A consequence slot on a sheet in the system's words ("2: (free)"; early Fate's
     "(free), takes the whole hit")."""
-    return language.say(explain.current().slot(shifts, aspect))
+    return language.say(system.explain.slot(shifts, aspect))
 
 
 def _boost(name: str) -> str:
@@ -176,6 +185,8 @@ _MD_BARE_URL = re.compile(r"(?i)(?<=[a-z])(://)|\b(www)(\.)")
 #: a zero-width space: shown as nothing, it breaks what a forum would read as a mention or a link
 ZWSP = "\u200b"
 _CODE_FENCE = re.compile(r"`{3,}|~{3,}")
+#: anything any of the patterns above could change (a superset: a match only means "look closer")
+_MD_ANY = re.compile(r"[\\`*_\[\]<@]|://|(?i:www)\.|^\s*(?:[>#+-]|\d+\.)(?=\s)", re.M)
 
 
 def markdown_text(text) -> str:
@@ -183,7 +194,10 @@ def markdown_text(text) -> str:
     emphasis, links, code or HTML escaped, and a line that would start a quote, heading or
     list escaped at its start; an ``@name`` and a bare URL are kept from becoming a forum's
     mention or link. "FP 3 -> 2" stays as it is."""
-    text = _MD_MENTION.sub("@" + ZWSP, str(text))
+    text = str(text)
+    if _MD_ANY.search(text) is None:      # most text has nothing to escape: one scan, not five
+        return text
+    text = _MD_MENTION.sub("@" + ZWSP, text)
     text = _MD_BARE_URL.sub(lambda f: ZWSP + f.group(1) if f.group(1) else f.group(2) + ZWSP + f.group(3), text)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = _MD_LINE_START.sub(lambda f: f.group(1) + "\\" + f.group(2), text)
@@ -271,29 +285,28 @@ def brief(sheet: dict, language: Language = ENGLISH) -> str:
 
 def brief_html(sheet: dict, language: Language = ENGLISH) -> Markup:
     """:func:`brief` for the HTML part: fate points as a counter, stress as boxes (filled
-    when marked), consequences and held invokes as words, each piece wrapping as a whole."""
+    when marked), consequences and held invokes as words, each piece wrapping as a whole.
+    Built with f-strings of escaped values (``Markup.format`` costs a formatter per piece)."""
     e, say = escape, language.say
-    parts = [Markup('<b>{}</b> <span style="{}">{}</span>').format(sheet["name"], FP_STYLE,
-                                                                   say(Msg("{n} FP", n=sheet["fate_points"])))]
+    parts = [f'<b>{e(sheet["name"])}</b> <span style="{FP_STYLE}">{e(say(Msg("{n} FP", n=sheet["fate_points"])))}</span>']
     for track, boxes in sheet["stress"].items():
         if boxes:
-            drawn = Markup("").join(Markup('<span style="{}"></span>').format(BOX_MARKED if b else BOX_FREE) for b in boxes)
-            parts.append(Markup("{} {}").format(language.gettext(track), drawn))
+            drawn = "".join(_BOX_MARKED_HTML if b else _BOX_FREE_HTML for b in boxes)
+            parts.append(f"{e(language.gettext(track))} {drawn}")
     for q in sheet["consequences"]:
         if q["aspect"]:
-            parts.append(Markup("{} &ldquo;{}&rdquo;{}").format(language.gettext(q["severity"]), q["aspect"],
-                                                              " " + say(Msg("(recovering)")) if q["recovering"] else ""))
+            recovering = " " + e(say(Msg("(recovering)"))) if q["recovering"] else ""
+            parts.append(f'{e(language.gettext(q["severity"]))} &ldquo;{e(q["aspect"])}&rdquo;{recovering}')
     if sheet.get("carried_points"):
-        parts.append(say(Msg("carries {n} FP into the GM's next pool", n=sheet["carried_points"])))
+        parts.append(str(e(say(Msg("carries {n} FP into the GM's next pool", n=sheet["carried_points"])))))
     held = sheet.get("free_invokes_held") or {}
     if held:
         each = [Msg("{n} on {name}", n=n, name=name) for name, n in held.items()]
-        parts.append(e(say(Msg("holds {list}", list=each))))
+        parts.append(str(e(say(Msg("holds {list}", list=each)))))
     if sheet["taken_out"]:
-        parts.append(Markup("<b>{}</b>").format(say(Msg("taken out"))))
+        parts.append(f"<b>{e(say(Msg('taken out')))}</b>")
     keep = 1 + sum(1 for boxes in sheet["stress"].values() if boxes)   # the counter and the boxes do not break
-    return Markup(" · ").join([*(Markup('<span style="white-space:nowrap">{}</span>').format(p) for p in parts[:keep]),
-                               *parts[keep:]])
+    return Markup(" · ".join([*(f'<span style="white-space:nowrap">{p}</span>' for p in parts[:keep]), *parts[keep:]]))
 
 
 FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius:9px; background:#e8e0c8; "
@@ -301,6 +314,8 @@ FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius
 _BOX = "display:inline-block; width:11px; height:11px; margin-right:2px; vertical-align:-1px; border:1.5px solid #555;"
 BOX_FREE = _BOX + " background:#fff;"
 BOX_MARKED = _BOX + " background:#b33; border-color:#b33;"
+_BOX_FREE_HTML = f'<span style="{BOX_FREE}"></span>'
+_BOX_MARKED_HTML = f'<span style="{BOX_MARKED}"></span>'
 DIE_STYLE = ("display:inline-block; width:1.3em; height:1.3em; line-height:1.3em; margin-right:3px; text-align:center; "
              "border:1px solid #888; border-radius:3px; background:#fff; font-weight:bold;")
 
@@ -331,16 +346,22 @@ def relayed_line(line: str) -> str:
     """A line of a player's prose as a relay shows it: without bidi controls (which could
     reorder it on screen), and with a backslash before it when what shows first is the
     mark or looks like it (``\\┃ Ruth overcomes...``); in a right-to-left line, whose last
-    character may show first, after it too."""
-    line = "".join(ch for ch in line if ch not in BIDI and ch != _PROSE)
-    shown = [ch for ch in line if not _blank(ch)]
-    if not shown:
+    character may show first, after it too. Only the first and last characters that show
+    are looked at (issue 23: a post's every character was classified before)."""
+    line = line.translate(_UNSHOWN)
+    first = next((ch for ch in line if not _blank(ch)), None)
+    if first is None:
         return line
-    if _looks_like_mark(shown[0]):
+    last = next(ch for ch in reversed(line) if not _blank(ch))
+    if _looks_like_mark(first):
         line = "\\" + line
-    if _looks_like_mark(shown[-1]) and any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in shown):
+    if _looks_like_mark(last) and any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in line if not _blank(ch)):
         line += "\\"
     return line
+
+
+#: What a relayed line loses: bidi controls and the relay's own tag (:func:`str.translate`).
+_UNSHOWN = dict.fromkeys(map(ord, BIDI | {_PROSE}))
 
 
 def relayed(line: str) -> str:
@@ -420,18 +441,18 @@ class Row:
     rest: str = ""
 
 
-def action_rows(res: ActionResult, language: Language = ENGLISH) -> list[Row]:
+def action_rows(res: ActionResult, system, language: Language = ENGLISH) -> list[Row]:
     """The working of a roll, one row per term: dice, each modifier with its source,
-    rerolls, effort, opposition (its labels in the campaign's language)."""
-    rows = _action_rows(res)
+    rerolls, effort, opposition, in ``system``'s words and the campaign's language."""
+    rows = _action_rows(res, system)
     if language.english:
         return rows
     return [Row(language.gettext(r.label) if r.label else r.label, language.say(r.text), r.value, r.dice,
                 language.say(r.rest)) for r in rows]
 
 
-def _action_rows(res: ActionResult) -> list[Row]:
-    x = explain.current()
+def _action_rows(res: ActionResult, system) -> list[Row]:
+    x = system.explain
     effort = res.effort
     first = effort.rolls[0]
     rows = [Row("dice", x.faces(first), x.dice_value(first), dice=x.glyphs(first))]
@@ -451,11 +472,12 @@ def _action_rows(res: ActionResult) -> list[Row]:
     opp = res.opposition
     if opp is not None:
         if opp.effort is None:
-            passive = x.passive(opp.value) if not effort.rating_counts else describe(opp.value)
-            rows.append(Row("vs", passive if not opp.label or opp.label == describe(opp.value) else opp.label, ""))
+            passive = x.passive(opp.value) if not effort.rating_counts else describe(opp.value, system.ladder)
+            rows.append(Row("vs", passive if not opp.label or opp.label == describe(opp.value, system.ladder)
+                            else opp.label, ""))
         else:  # a rolled opposition shows its working too: which number is its dice, which its total
             o = opp.effort
-            skill_txt = _skill_words(o.modifiers, o) or (o.skill or Msg("no skill"))
+            skill_txt = _skill_words(o.modifiers, o, system) or (o.skill or Msg("no skill"))
             rows.append(Row("vs", Msg("{who}: {skill}", who=opp.character, skill=skill_txt), ""))
             rows.append(Row("", Msg("  dice {faces}", faces=x.faces(o.dice)), x.dice_value(o.dice), x.glyphs(o.dice)))
             for m in o.modifiers:
@@ -480,13 +502,13 @@ def _paid(use) -> str:
     return {"free": N_("free"), "boost": N_("boost"), "fp": N_("fate point")}.get(use.paid_with, use.paid_with)
 
 
-def headline(res: ActionResult, language: Language = ENGLISH) -> str:
+def headline(res: ActionResult, system, language: Language = ENGLISH) -> str:
     terms = [m for m in res.effort.modifiers if m.source == "skill"]
     if res.action == "roll":
         written = res.command.split(None, 1)[1] if ' ' in res.command else Msg('the dice')
         return language.say(Msg("{actor} rolls {what}", actor=res.actor,
-                                what=explain.current().rolled(written, terms, res.effort)))
-    skill = explain.current().headline_skill(res.skill or Msg("no skill"), terms, res.effort)
+                                what=system.explain.rolled(written, terms, res.effort)))
+    skill = system.explain.headline_skill(res.skill or Msg("no skill"), terms, res.effort)
     target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
     if target is None and res.opposition is not None:
         target = res.opposition.character
@@ -494,19 +516,70 @@ def headline(res: ActionResult, language: Language = ENGLISH) -> str:
                             target=target or ""))
 
 
-def _skill_words(modifiers, effort) -> str:
+def _skill_words(modifiers, effort, system) -> str:
     """"Fight Good (+3)"; for a pool, its terms and size: "Fight + Boldly, 6 dice"."""
-    return explain.current().skill_words([m for m in modifiers if m.source == "skill"], effort)
+    return system.explain.skill_words([m for m in modifiers if m.source == "skill"], effort)
 
 
-def verdict(res: ActionResult, language: Language = ENGLISH) -> str:
+def verdict(res: ActionResult, system, language: Language = ENGLISH) -> str:
     """The outcome line, in the system's words ("success, 2 shifts")."""
-    return language.say(explain.current().verdict(res))
+    return language.say(system.explain.verdict(res))
+
+
+def _in_system(fn):
+    """``fn`` as a template calls it, without the system: the system is the template's
+    ``system``, the one its renderer method was given."""
+    @jinja2.pass_context
+    def call(context, *args):
+        return fn(*args, context["system"])
+    return call
 
 
 #: More changed sheets than this (a scene's end clears everyone's stress) are named, not
 #: drawn, so the reply still fits on a phone screen.
 MAX_SHEETS = 4
+
+
+#: While a reply's parts are rendered (:meth:`Renderer.result`): what :func:`_once` worked out
+#: for each result, so the text, the HTML and the Markdown ask the system's explainer once.
+_ONCE: ContextVar[dict | None] = ContextVar("pbp_render_once", default=None)
+
+
+def _once(fn):
+    """``fn(result)`` worked out once per result while :data:`_ONCE` is set (a reply's
+    render, whose results are all told in one system); as it is otherwise. The templates
+    only read what it returns."""
+    def once(res, *rest):
+        memo = _ONCE.get()
+        if memo is None:
+            return fn(res, *rest)
+        key = (fn, id(res))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = (fn(res, *rest), res)     # the result kept with it: its id stays its own
+        return found[0]
+    once.__name__ = getattr(fn, "__name__", None) or fn.func.__name__
+    return once
+
+
+@functools.lru_cache(maxsize=None)
+def _spoken_once(language: Language) -> dict:
+    """The result's rows, headline and verdict in ``language``, each worked out once per reply
+    (:func:`_once`) whichever of the reply's parts asks first."""
+    return {fn.__name__: _once(functools.partial(fn, language=language)) for fn in (action_rows, headline, verdict)}
+
+
+class _FlatTemplate(jinja2.Template):
+    """A template whose globals are one plain dict. Jinja keeps them as a ``ChainMap`` (the
+    template's own over the environment's) and copies that into every render's context,
+    key by key in Python: about a twentieth of a post's CPU (issue 23). The environments'
+    globals are set once, when they are made (:meth:`Renderer._make`), so a flat copy taken
+    at the first render holds the same."""
+
+    def new_context(self, vars=None, shared=False, locals=None):
+        if type(self.globals) is not dict:
+            self.globals = dict(self.globals)
+        return super().new_context(vars, shared, locals)
 
 
 class Renderer:
@@ -532,21 +605,23 @@ class Renderer:
         loader = jinja2.FileSystemLoader(str(resource_path("templates", "")))
         env = jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                                  undefined=jinja2.StrictUndefined, autoescape=autoescape,
-                                 extensions=["jinja2.ext.i18n"])
+                                 extensions=["jinja2.ext.i18n"], auto_reload=False)   # the package's own files
+        env.template_class = _FlatTemplate
         env.install_gettext_translations(language.translations, newstyle=True)
-        spoken = functools.partial
-        env.filters.update(faces=faces, describe=describe, signed=signed, brief=spoken(brief, language=language),
-                           changes=spoken(change_lines, language=language), say=language.say,
-                           md=markdown_text, code=code_text, worth=worth, relayed=relayed)
-        env.globals.update(action_rows=spoken(action_rows, language=language), headline=spoken(headline, language=language),
-                           verdict=spoken(verdict, language=language), paragraphs=paragraphs,
+        spoken = functools.partial      # the functions the templates call, in the environment's language
+        once = _spoken_once(language)     # one per language: the text, HTML and Markdown share what they work out
+        env.filters.update(faces=_in_system(faces), describe=_in_system(rated), signed=signed,
+                           brief=spoken(brief, language=language), changes=spoken(change_lines, language=language),
+                           say=language.say, md=markdown_text, code=code_text, worth=_in_system(worth),
+                           relayed=relayed)
+        env.globals.update(action_rows=_in_system(once["action_rows"]), headline=_in_system(once["headline"]),
+                           verdict=_in_system(once["verdict"]), paragraphs=paragraphs,
                            indented=indented, die_style=DIE_STYLE, brief_html=spoken(brief_html, language=language),
-                           boxes_html=boxes_html,
-                           is_action=lambda r: isinstance(r, ActionResult),
+                           boxes_html=boxes_html, is_action=lambda r: isinstance(r, ActionResult),
                            track_label=spoken(track_label, language=language),
-                           slot_text=spoken(slot_text, language=language), skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
-                           box_free=BOX_FREE, box_marked=BOX_MARKED, when=language.when, stamp=language.stamp,
-                           label_width=6 if language.english else 7)
+                           slot_text=_in_system(spoken(slot_text, language=language)), skill_rows=skill_rows,
+                           status_blocks=status_blocks, fp_style=FP_STYLE, box_free=BOX_FREE, box_marked=BOX_MARKED,
+                           when=language.when, stamp=language.stamp, label_width=6 if language.english else 7)
         return env
 
     def _markdown(self, name: str, **data) -> str:
@@ -561,7 +636,7 @@ class Renderer:
         text = tidy(text_env.get_template(f"{name}.txt.j2").render(**data))
         return (mark_lines(text) if marked else text, html_env.get_template(f"{name}.html.j2").render(**data))
 
-    def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
+    def result(self, *, mail, campaign, system, results, ledger, commands, sheets, relay: bool, asks=(),
                status=(), template: str = "result", notes=(), markdown: bool = False, proof=()) -> tuple[str, str]:
         """The post with each command replaced by its result (relay), or the results alone
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
@@ -571,13 +646,19 @@ class Renderer:
         every line of the text that is pbp's starts with :data:`MARK` (:func:`mark_lines`)
         and the relayed prose is escaped (:func:`relayed_line`). With
         ``markdown``, (plain text, HTML, Markdown for a forum: ``result.md.j2``). ``proof``:
-        the ``pbp-dice/1`` footer lines of committed dice (:mod:`pbp.verify_dice`), last."""
+        the ``pbp-dice/1`` footer lines of committed dice (:mod:`pbp.verify_dice`), last.
+        ``system``: the campaign's, whose words explain the results and the sheets.
+        A relay shows the post's out-of-character lines (:mod:`pbp.ooc`) apart, after the
+        story and its results, without their marks."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
+        ooc: list[str] = []     # the out-of-character words of a relayed post, shown apart (pbp.ooc)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
         else:
             by_line = {cmd.line: res for cmd, res in zip(commands, results)}
-            for number, line in enumerate(mail.new_text.splitlines(), start=1):
+            story, apart = split_ooc(mail.new_text)
+            ooc = apart if relay else []
+            for number, line in story:
                 if number in by_line:
                     res = by_line[number]
                     blocks.append(("result", res, ledger.get(id(res))))
@@ -591,12 +672,16 @@ class Renderer:
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
         say = _language(campaign).say
-        data = dict(campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
+        data = dict(campaign=campaign, system=system, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
                     asks=list(asks), status=[say(line) for line in status], notes=[say(n) for n in notes],
                     max_sheets=MAX_SHEETS,
-                    proof=list(proof))
-        both = self._both(template, marked=relay and commands is not None, **data)
-        return (*both, self._markdown(template, **data)) if markdown else both
+                    proof=list(proof), ooc=ooc)
+        token = _ONCE.set({})       # the text, HTML and Markdown share each result's rows
+        try:
+            both = self._both(template, marked=relay and commands is not None, **data)
+            return (*both, self._markdown(template, **data)) if markdown else both
+        finally:
+            _ONCE.reset(token)
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)
@@ -621,8 +706,9 @@ class Renderer:
             body = plain_text(msg) if msg.get_body(("plain",)) is not None else ""
         return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body, kind=kind)
 
-    def sheet(self, sheet: dict, language: Language = ENGLISH) -> str:
-        return self.environments(language)[0].get_template("sheet.txt.j2").render(sheet=sheet)
+    def sheet(self, sheet: dict, system, language: Language = ENGLISH) -> str:
+        """A sheet as text, in ``system``'s words (its ladder, its consequence slots)."""
+        return self.environments(language)[0].get_template("sheet.txt.j2").render(sheet=sheet, system=system)
 
 
 def _language(campaign) -> Language:

@@ -20,11 +20,13 @@ hostile-invoke points owed): the steps ``scene_start`` and ``scene_end`` of
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from pbp import commands as c
 from pbp.i18n import Msg, Msgs
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
+from pbp.play import parallel
 from pbp.play.advance import grant
 from pbp.play.bonuses import ask_for_rename
 from pbp.play.core import GM, SCENE_END, SCENE_START, NoteResult, Post, handles, quote, resolve_action
@@ -62,29 +64,35 @@ def _gm_only(post: Post, cmd: c.Command) -> None:
 def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
     _gm_only(post, cmd)
     play = post.play
-    if play.scene is not None:
+    named = [post.find(n) for n in cmd.npcs]
+    members = list(dict.fromkeys(ch.name for ch in named if ch.player))
+    if play.scene is not None and not members:
         raise RulesError(f'the scene "{play.scene.name}" is still open', source=cmd.source,
-                         expected="end it first with /scene end", example="/scene end")
+                         expected="end it first with /scene end, or name the PCs of a scene beside it",
+                         example=f'/scene start {quote(cmd.name)} with {_a_pc(post)}')
+    if any(same_name(cmd.name, s.name) for s in [play.scene, *(p.scene for p in play.elsewhere)] if s is not None):
+        raise RulesError(f'a scene named "{cmd.name}" is already open', source=cmd.source,
+                         expected="another name for the new scene", example=f'/scene start "{cmd.name} 2" with {_a_pc(post)}')
     zones = ZoneMap.build(cmd.zones, cmd.borders) if cmd.zones else None
     if cmd.borders and not cmd.zones:
         raise RulesError("borders need zones", source=cmd.source, expected="zones before borders",
                          example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
     reach = (getattr(post.campaign, "settings", None) or {}).get("ranged_reach", "adjacent")
+    npcs = [ch for ch in named if not ch.player]
+    parallel.open_beside(post)          # a split party: the scene in play waits beside the new one
     play.scenes_played += 1
-    npcs = [post.find(n) for n in cmd.npcs]
-    players = [ch.name for ch in npcs if ch.player]
-    if players:
-        raise RulesError(f"{', '.join(players)} {'is a PC' if len(players) == 1 else 'are PCs'}: "
-                         "with names the NPCs in the scene", source=cmd.source,
-                         example=f'/scene start {quote(cmd.name)} with Ghoul')
     play.scene = Scene(name=cmd.name, number=play.scenes_played, zones=zones, started_at=post.now,
                        ranged_reach=reach if reach in RANGE_POLICIES else "adjacent",
-                       npcs=list(dict.fromkeys(ch.name for ch in npcs)))
+                       npcs=list(dict.fromkeys(ch.name for ch in npcs)), members=members, root=post.post_id)
+    post.scene_of_post = play.scene
     changes = [ch for fn in SCENE_START for ch in fn(post)]
     text = Msg('Scene {n}: "{name}" begins.', n=play.scene.number, name=cmd.name)
     committed = post.seeds.start(post, play.scene.number) if post.seeds is not None else None
-    if play.scene.npcs:
-        text += " In it: " + ", ".join(play.scene.npcs) + "."
+    if play.scene.members or play.scene.npcs:
+        text += " In it: " + ", ".join([*play.scene.members, *play.scene.npcs]) + "."
+    if play.elsewhere:
+        text += "\n  Also open: " + "; ".join(f'scene {p.scene.number}, "{p.scene.name}"' for p in play.elsewhere) + \
+            ". Reply in a scene's thread to play in it."
     if zones is not None:
         text += "\n  Zones: " + ", ".join(zones.zones) + "."
         if zones.border_pairs:
@@ -130,7 +138,7 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
             return None
         raise RulesError("no scene is open", source=cmd.source, expected="an open scene to end",
                          example='/scene start "Warehouse"')
-    report = recovery.end_scene(post.table, clears=post.system.scene_clears)
+    report = recovery.end_scene(_in_scene(post), clears=post.system.scene_clears)
     changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
     clears = post.system.explain.clears(post.system.harm.noun)
     lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: {clears}, boosts and situation '
@@ -147,7 +155,24 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     play.scene = None
     play.turn_clock = None
     play.forget_thread_kind("narrate")      # anyone taken out is back: no narration is owed any more
+    parallel.after_scene_end(post)
+    if play.scene is not None:
+        lines.append(f'Still open: scene {play.scene.number}, "{play.scene.name}".')
     return NoteResult(cmd.source, GM, "scene_end", text="\n  ".join(lines), changes=changes)
+
+
+def _in_scene(post: Post):
+    """The table as the scene's end sees it: only the characters in the scene, when it
+    names its PCs (a split party's other scenes keep their stress)."""
+    cast = parallel.cast(post)
+    if cast is None:
+        return post.table
+    return replace(post.table, characters={n: ch for n, ch in post.table.characters.items() if n in cast})
+
+
+def _a_pc(post: Post) -> str:
+    pcs = [ch.name for ch in post.table.characters.values() if ch.kind == "pc"]
+    return quote(pcs[0]) if pcs else "Ruth"
 
 
 @handles(c.SessionEnd)

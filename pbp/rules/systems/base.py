@@ -605,6 +605,11 @@ class System:
     # words are that language's, and so are the command words it reads.
     language: str = "en"
 
+    def __post_init__(self) -> None:
+        # The explainer speaks this system's ladder: a variant made with another ladder
+        # (``dataclasses.replace``) is explained in its own words (pbp.rules.explain).
+        object.__setattr__(self, "explain", self.explain.speaking(self.ladder))
+
     def configured(self, settings: Mapping | None) -> "System":
         """The system as a campaign's settings set its options: itself when none is set
         away from its default. The variant is made once (systems compare by identity)."""
