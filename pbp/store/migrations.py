@@ -13,7 +13,8 @@ import json
 import logging
 from typing import Callable
 
-from peewee import BigIntegerField, BooleanField, CharField, IntegerField, Model, PostgresqlDatabase
+from peewee import (BigIntegerField, BooleanField, CharField, DateTimeField, FloatField, IntegerField, Model,
+                    PostgresqlDatabase)
 from playhouse.migrate import SchemaMigrator
 
 from pbp.posts import ThreadRef, thread_to_dict
@@ -138,6 +139,13 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (14, "outbox rows carry the channel that wrote them and the thread a later reply goes to (pbp.adapters): "
          "delivery maps the channel to its sender, threads are read from the stored reference",
      lambda migrator: _typed_outbox(migrator)),
+    # table bounceevent is created by create_tables() after the migrations
+    (15, "bounces are recorded against members with Mailman's bounce score; a campaign knows whom it does not "
+         "mail now (held after bounces, muted by List-Unsubscribe) (pbp.bounces)", lambda migrator: [
+        migrator.add_column("member", "bounce_score", FloatField(default=0)),
+        migrator.add_column("member", "last_bounce_at", DateTimeField(null=True)),
+        migrator.add_column("campaign", "not_mailed", JSONField(null=True, default=dict)),
+    ]),
 ]
 
 LATEST = MIGRATIONS[-1][0]
