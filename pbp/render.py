@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import jinja2
@@ -503,6 +504,28 @@ def _in_system(fn):
 MAX_SHEETS = 4
 
 
+#: While a reply's parts are rendered (:meth:`Renderer.result`): what :func:`_once` worked out
+#: for each result, so the text, the HTML and the Markdown ask the system's explainer once.
+_ONCE: ContextVar[dict | None] = ContextVar("pbp_render_once", default=None)
+
+
+def _once(fn):
+    """``fn(result)`` worked out once per result while :data:`_ONCE` is set (a reply's
+    render, whose results are all told in one system); as it is otherwise. The templates
+    only read what it returns."""
+    def once(res, *rest):
+        memo = _ONCE.get()
+        if memo is None:
+            return fn(res, *rest)
+        key = (fn, id(res))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = (fn(res, *rest), res)     # the result kept with it: its id stays its own
+        return found[0]
+    once.__name__ = fn.__name__
+    return once
+
+
 class _FlatTemplate(jinja2.Template):
     """A template whose globals are one plain dict. Jinja keeps them as a ``ChainMap`` (the
     template's own over the environment's) and copies that into every render's context,
@@ -545,8 +568,8 @@ class Renderer:
         env.filters.update(faces=_in_system(faces), describe=_in_system(rated), signed=signed, brief=brief,
                            changes=change_lines, md=markdown_text, code=code_text, worth=_in_system(worth),
                            relayed=relayed)
-        env.globals.update(action_rows=_in_system(action_rows), headline=_in_system(headline),
-                           verdict=_in_system(verdict), paragraphs=paragraphs,
+        env.globals.update(action_rows=_in_system(_once(action_rows)), headline=_in_system(_once(headline)),
+                           verdict=_in_system(_once(verdict)), paragraphs=paragraphs,
                            indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
                            is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
                            slot_text=_in_system(slot_text), skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
@@ -603,8 +626,12 @@ class Renderer:
         data = dict(campaign=campaign, system=system, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
                     asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS,
                     proof=list(proof), ooc=ooc)
-        both = self._both(template, marked=relay and commands is not None, **data)
-        return (*both, self._markdown(template, **data)) if markdown else both
+        token = _ONCE.set({})       # the text, HTML and Markdown share each result's rows
+        try:
+            both = self._both(template, marked=relay and commands is not None, **data)
+            return (*both, self._markdown(template, **data)) if markdown else both
+        finally:
+            _ONCE.reset(token)
 
     def tell(self, *, campaign, tell) -> tuple[str, str]:
         return self._both("tell", campaign=campaign, tell=tell)
