@@ -283,8 +283,8 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
     if member.email in bounces.not_mailed(campaign, "held"):   # they posted: their mailbox works again
         with m.db.atomic():
             _send(bounces.recovered(campaign, member.email, ctx.clock()), campaign, post.id, ctx)
-    wish = bounces.mute_request(post.subject) if not find_commands(post.new_text) else None
-    if wish is not None:
+    wish = bounces.mute_request(post.subject)   # the subject first: most posts stop there
+    if wish is not None and not find_commands(post.new_text):
         return _mute(base, record, post, campaign, member, ctx, wish == bounces.MUTE)
 
     if post.unread:
