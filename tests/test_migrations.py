@@ -65,24 +65,24 @@ def undo_typed_outbox(database) -> None:
 
 
 def undo_bounce_scores(database) -> None:
-    """Back to before version 15: no bounce score on members, no not_mailed on campaigns."""
+    """Back to before version 16: no bounce score on members, no not_mailed on campaigns."""
     database.execute_sql("ALTER TABLE member DROP COLUMN bounce_score")
     database.execute_sql("ALTER TABLE member DROP COLUMN last_bounce_at")
     database.execute_sql("ALTER TABLE campaign DROP COLUMN not_mailed")
 
 
-def test_version_14_members_get_a_bounce_score(tmp_path):
-    """Schema 15 (issue 28): members get a bounce score of 0 and campaigns mail everyone."""
+def test_version_15_members_get_a_bounce_score(tmp_path):
+    """Schema 16 (issue 28): members get a bounce score of 0 and campaigns mail everyone."""
     from pbp.store import models as m
 
-    url = f"sqlite:///{tmp_path / 'v14.db'}"
+    url = f"sqlite:///{tmp_path / 'v15.db'}"
     database = open_database(url)
     database.execute_sql("INSERT INTO campaign (slug, name, system, delivery, settings, play, created_at, forum) "
                          "VALUES ('c', 'C', 'fate-condensed', 'relay', '{}', '{}', '2026-01-01 00:00:00', '{}')")
     undo_bounce_scores(database)
     database.execute_sql("INSERT INTO member (campaign_id, email, role, display_name) VALUES (1, 'r@x', 'player', '')")
     with SchemaVersion.bind_ctx(database):
-        SchemaVersion.update(version=14).execute()
+        SchemaVersion.update(version=15).execute()
     database.close()
     database = open_database(url)
     assert current_version(database) == LATEST

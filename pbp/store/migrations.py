@@ -139,8 +139,11 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (14, "outbox rows carry the channel that wrote them and the thread a later reply goes to (pbp.adapters): "
          "delivery maps the channel to its sender, threads are read from the stored reference",
      lambda migrator: _typed_outbox(migrator)),
+    # a new table, created by create_tables() after the migrations
+    (15, "mail read from a mailbox waits in a queue any daemon's apply workers claim (table inboundmail, "
+         "pbp.inbound; PostgreSQL with [daemon] apply_workers)", lambda migrator: []),
     # table bounceevent is created by create_tables() after the migrations
-    (15, "bounces are recorded against members with Mailman's bounce score; a campaign knows whom it does not "
+    (16, "bounces are recorded against members with Mailman's bounce score; a campaign knows whom it does not "
          "mail now (held after bounces, muted by List-Unsubscribe) (pbp.bounces)", lambda migrator: [
         migrator.add_column("member", "bounce_score", FloatField(default=0)),
         migrator.add_column("member", "last_bounce_at", DateTimeField(null=True)),
