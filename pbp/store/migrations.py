@@ -13,7 +13,8 @@ import json
 import logging
 from typing import Callable
 
-from peewee import BigIntegerField, BooleanField, CharField, IntegerField, Model, PostgresqlDatabase
+from peewee import (BigIntegerField, BooleanField, CharField, DateTimeField, FloatField, IntegerField, Model,
+                    PostgresqlDatabase)
 from playhouse.migrate import SchemaMigrator
 
 from pbp.posts import ThreadRef, thread_to_dict
@@ -90,7 +91,7 @@ def _typed_outbox(migrator: SchemaMigrator) -> list:
 
 
 def _keyseed(migrator: SchemaMigrator) -> list:
-    """Version 16: a scene seed's secret keys (``sceneseed.keyseed``). A database from before
+    """Version 17: a scene seed's secret keys (``sceneseed.keyseed``). A database from before
     version 12 has no ``sceneseed`` table yet: create_tables() makes it whole afterwards."""
     database = migrator.database
 
@@ -154,7 +155,14 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     # a new table, created by create_tables() after the migrations
     (15, "mail read from a mailbox waits in a queue any daemon's apply workers claim (table inboundmail, "
          "pbp.inbound; PostgreSQL with [daemon] apply_workers)", lambda migrator: []),
-    (16, "a scene's secret rolls have keys of their own, so the GM may keep one secret past the scene "
+    # table bounceevent is created by create_tables() after the migrations
+    (16, "bounces are recorded against members with Mailman's bounce score; a campaign knows whom it does not "
+         "mail now (held after bounces, muted by List-Unsubscribe) (pbp.bounces)", lambda migrator: [
+        migrator.add_column("member", "bounce_score", FloatField(default=0)),
+        migrator.add_column("member", "last_bounce_at", DateTimeField(null=True)),
+        migrator.add_column("campaign", "not_mailed", JSONField(null=True, default=dict)),
+    ]),
+    (17, "a scene's secret rolls have keys of their own, so the GM may keep one secret past the scene "
          "(pbp-dice/2: sceneseed.keyseed)", lambda migrator: _keyseed(migrator)),
 ]
 
