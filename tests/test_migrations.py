@@ -75,14 +75,14 @@ def test_version_15_members_get_a_bounce_score(tmp_path):
     """Schema 16 (issue 28): members get a bounce score of 0 and campaigns mail everyone."""
     from pbp.store import models as m
 
-    url = f"sqlite:///{tmp_path / 'v16.db'}"
+    url = f"sqlite:///{tmp_path / 'v15.db'}"
     database = open_database(url)
     database.execute_sql("INSERT INTO campaign (slug, name, system, delivery, settings, play, created_at, forum) "
                          "VALUES ('c', 'C', 'fate-condensed', 'relay', '{}', '{}', '2026-01-01 00:00:00', '{}')")
     undo_bounce_scores(database)
     database.execute_sql("INSERT INTO member (campaign_id, email, role, display_name) VALUES (1, 'r@x', 'player', '')")
     with SchemaVersion.bind_ctx(database):
-        SchemaVersion.update(version=16).execute()
+        SchemaVersion.update(version=15).execute()
     database.close()
     database = open_database(url)
     assert current_version(database) == LATEST
