@@ -21,7 +21,7 @@ from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.play.state import PlayState
 from pbp.rules.names import GM, ambiguous, example_with, quote
 from pbp.rules.state import Character, Table
-from pbp.rules.systems import System
+from pbp.rules.system import System
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,8 @@ from pbp.errors import RulesError
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import Change, DiceRoll, Modifier, Outcome
 from pbp.rules.state import Stunt
-from pbp.rules.systems.base import (fate_attack_kinds, CharacterState, FateTiers, OnePointBoxes, StressTable,
-                                    frozen)
+from pbp.rules.character_state import CharacterState
+from pbp.rules.system import fate_attack_kinds, FateTiers, OnePointBoxes, StressTable, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.explain import FateExplainer
 from pbp.rules.outcomes import shifts_text

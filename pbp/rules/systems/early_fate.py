@@ -56,7 +56,7 @@ from math import ceil
 from types import MappingProxyType
 
 from pbp.rules.results import Outcome
-from pbp.rules.systems.base import FateTiers, StressTable, fate_attack_kinds, frozen
+from pbp.rules.system import FateTiers, StressTable, fate_attack_kinds, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.explain import FateExplainer
 from pbp.rules.outcome_tables import FateTables
