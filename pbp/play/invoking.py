@@ -492,7 +492,7 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))
     ref.ids = (*ref.ids, number_roll(post, new).roll_id)   # the re-run's own ledger row: a new id of the same roll
     new.revises = ref.ids[0] if len(ref.ids) > 1 else None  # the roll players know, as its reply names it
-    notes = [n for hook in ROLL_REVISED for n in hook(post, ref, old, new)]
+    notes = [n for hook in ROLL_REVISED.of(post.system) for n in hook(post, ref, old, new)]
     said = [d.text for d in changes_between(old, new, post.system.explain) if d.what in ("effort", "opposition", "shifts", "outcome", "hit")]
     head = (f"Roll {label} revised: " if ref.ids else "The roll above, revised: ") + \
         ("; ".join(said) if said else "the outcome stands")

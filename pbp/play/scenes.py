@@ -130,7 +130,7 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
         raise RulesError("no scene is open", source=cmd.source, expected="an open scene to end",
                          example='/scene start "Warehouse"')
     report = recovery.end_scene(post.table, clears=post.system.scene_clears)
-    changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
+    changes = report.changes + [ch for fn in SCENE_END.of(post.system) for ch in fn(post)]
     clears = post.system.explain.clears(post.system.harm.noun)
     lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: {clears}, boosts and situation '
              "aspects go, and anyone taken out is back for the next scene."]

@@ -161,6 +161,9 @@ def check_plain_bonus(modifier: int, source: str = "") -> None:
 
 def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor: str, system: System,
            others: tuple[AfterInvoke, ...] = (), payer: FatePoints = OWN_POINTS) -> Action:
+    if cmd.spin is not None and not system.spin_bonus:
+        raise RulesError(f"{system.title or system.name} has no spin", source=cmd.source,
+                         expected="the action without +spin", example=cmd.source.split(" +spin")[0])
     character = find_character(table, actor, source=cmd.source)
     allowed = system.tables.choices[name]
     for choice in cmd.choices:

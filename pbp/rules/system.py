@@ -477,6 +477,12 @@ class System:
     # minor and major; a system may add others (Fate Core's significant).
     milestones: Mapping[str, Allowance] = field(default_factory=lambda: frozen({"minor": MINOR, "major": MAJOR}))
 
+    # Steps of pbp.play's sequence this system adds, by point (early Fate's spin, the d10
+    # hack's costs named by reply, each a step name like ``"spin.use_spin"``): they run in
+    # the point's system slot of ``pbp.play.core.SEQUENCE``, and only in this system's
+    # campaigns (python-chess's variants: hooks declared on the one board). Fate adds none.
+    steps: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: frozen({}))
+
     # Campaign settings this system reads (Dresden Files Condensed's free stunts and
     # escalating stress), by key; ``configured`` makes the campaign's system of them.
     options: Mapping[str, SystemOption] = field(default_factory=lambda: frozen({}))

@@ -78,6 +78,17 @@ SPIN_SHIFTS = 3        # "3 or more shifts on an action"
 SPIN_BONUS = 1         # "spin can add +1"
 WHOLE_HIT = 99         # a consequence taken instead of boxes absorbs the hit (up to 99 shifts)
 
+#: Spin's steps around an action (``pbp.play.spin``), run only in early Fate's campaigns: a
+#: bare +spin takes the number of the actor's own, the spin an action names is used up, 3+
+#: shifts hold one, a re-run gives or takes it, and held ones lapse with the scene.
+SPIN_STEPS = frozen({
+    "prepare_action": ("spin.own_spin",),
+    "before_action": ("spin.use_spin",),
+    "after_action": ("spin.hold_spin",),
+    "roll_revised": ("spin.spin_follows",),
+    "scene_end": ("spin.spins_lapse",),
+})
+
 
 def stress_boxes(rating: int) -> int:
     """2 plus half the rating, rounded up (never fewer than one box)."""
@@ -182,6 +193,7 @@ EARLY_FATE = replace(
     scene_clears=("mild",),
     gm_clears=True,
     spin_bonus=SPIN_BONUS,
+    steps=SPIN_STEPS,
     concession="refusable",
     concede_on_hit=True,
 )
