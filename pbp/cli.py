@@ -507,7 +507,7 @@ def _print_outcome(path, outcome) -> None:
         from pbp.render import plain_text
 
         print(f"-- reply to {', '.join(reply['to'])}: {reply['subject']}")
-        if row.sender.startswith("discourse:"):    # a forum post's request (pbp.forum.byapi)
+        if row.channel == "discourse":    # a forum post's request (pbp.forum.byapi)
             from pbp.forum.byapi import outbound_of
 
             print(outbound_of(row.raw).raw)
@@ -748,10 +748,11 @@ def cmd_check_config(args) -> int:
 
 def forum_by_api(campaign, config) -> bool:
     """Whether a forum-bound campaign plays by the ``[discourse]`` site's API (it is that
-    site's and names a category id, :func:`pbp.forum.byapi.active`), not by mail."""
-    from pbp.forum.byapi import active
+    site's and names a category id): the adapter table gives its replies to the API's adapter."""
+    from pbp.adapters import writer
+    from pbp.forum.byapi import CHANNEL
 
-    return active(campaign, config)
+    return writer(campaign, config).channel == CHANNEL
 
 
 def forum_path(campaign, config) -> str:
@@ -799,6 +800,7 @@ def forum_mail_binding(config, campaign) -> str:
     (docs/forum.md, path 1): what Discourse will refuse or what pbp cannot read."""
     from pbp.forum.bymail import mail_players
     from pbp.store import models as m
+    from pbp.store.rosters import roster
 
     forum = campaign.forum
     sender = campaign.address or config.from_address
@@ -819,7 +821,7 @@ def forum_mail_binding(config, campaign) -> str:
         raise PbpError(f"no member of {campaign.slug} has a forum username: no forum post can be anyone's",
                        hint="pbp campaign add-member ruth@example.org --forum-username ruth "
                             f"--campaign {campaign.slug}")
-    by_mail = len(mail_players(campaign))
+    by_mail = len(mail_players(roster(campaign)))
     where = (f"category {forum_path(campaign, config)}" if by_api else
              f"category <{forum['list_id']}> of {forum['site']}, bot {forum['bot']}, replies from {sender}")
     return f"{where}; {on_forum} member{'s' if on_forum != 1 else ''} on the forum, {by_mail} by mail"

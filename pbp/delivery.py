@@ -11,8 +11,12 @@ Two kinds of trouble are retried differently, because they mean different things
   5 min, 15 min, then hourly) while the others go; a 5xx, or :data:`MAX_ATTEMPTS`, marks it
   failed for good (``pbp outbox --retry`` puts it back).
 
-A reply is marked sent in its own short transaction right after the server accepted it: a
-crash in between (the one duplicate window) sends it again under the same Message-ID.
+A reply is marked sent the instant the server accepted it (:mod:`pbp.store.sentmarks`: a
+line appended to a file beside an SQLite database, then the row in its own short
+transaction, outside the post lock's way; on PostgreSQL the row, in the transaction that
+claimed it): a crash in between (the one duplicate window, about a millisecond) sends it
+again under the same Message-ID. During a burst the sender gathers replies for
+:data:`GATHER_SECONDS` and sends them over the session it keeps open.
 
 :class:`OutboxSender` runs delivery in a thread of its own with its own event loop, so a
 slow or hung SMTP server never holds up reading posts, and stopping cancels a send in flight
@@ -33,8 +37,10 @@ from pbp import faults
 from pbp.config import Config
 from pbp.errors import PbpError
 from pbp.leases import claim
+from pbp.retention import compact
 from pbp.store import models as m
 from pbp.store.outage import is_outage
+from pbp.store.sentmarks import SentMarks
 from pbp.transport.errors import SmtpRejected
 
 log = logging.getLogger("pbp.daemon")
@@ -55,6 +61,9 @@ MAX_WAIT_SECONDS = 60.0
 BATCH = 500
 #: A round that found due replies but sent none (claimed by another daemon) waits this long.
 CLAIMED_ELSEWHERE_SECONDS = 1.0
+#: Woken again this soon after a round that sent replies (a burst), the sender waits this long
+#: for more, so they go in batches over its open session; a lone post's reply goes at once.
+GATHER_SECONDS = 0.15
 
 
 def describe_error(exc: BaseException) -> str:
@@ -123,16 +132,32 @@ def seconds_to_next(now: datetime) -> float:
     return min(MAX_WAIT_SECONDS, max(0.0, (row.next_attempt_at - now).total_seconds()))
 
 
+def mark_sent(row, when: datetime, *, compact_sent: bool = False, lock=None) -> None:
+    """Mark ``row`` sent at ``when``. With ``compact_sent`` a reply of several parts keeps
+    only its headers and text from now on (:func:`pbp.retention.compact`, worked out before
+    ``lock`` is taken), in the same write as its mark, so it is never sent again and never
+    looked at by the retention (issue 23: the outbox holds sent replies compactly)."""
+    fields = {"status": "sent", "sent_at": when, "attempts": row.attempts + 1}
+    if compact_sent and "multipart/" in row.raw:
+        fields.update(raw=compact(row.raw, when), compacted=True)
+    with lock or nullcontext():
+        m.OutboxMail.update(**fields).where(m.OutboxMail.id == row.id).execute()
+
+
 async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None = None,
                        lock=None, keep_open: bool = False,
-                       on_connected: Callable | None = None) -> tuple[int, PbpError | None]:
+                       on_connected: Callable | None = None,
+                       marks: SentMarks | None = None, compact_sent: bool = False) -> tuple[int, PbpError | None]:
     """Send ``rows`` over one connection, marking each sent as soon as the server took it.
 
     Returns how many were sent and, when the server could not be reached or the session
     broke, that error (the rest wait for the connection backoff). ``lock`` guards the
     database writes (the daemon's one-writer lock). ``keep_open`` leaves a working session
     open for the next call (the sender thread, during a burst); ``on_connected`` is called
-    once the server answered (the sender logs its recovery then, not after the backlog)."""
+    once the server answered (the sender logs its recovery then, not after the backlog);
+    ``marks`` notes each accepted reply before its row is marked (SQLite); ``compact_sent``
+    (``[daemon] compact_at_send``): a sent reply keeps its headers and text only, written
+    with its mark (:func:`mark_sent`)."""
     lock = lock or nullcontext()
     sent = 0
     opened = hasattr(sender, "connect") and not getattr(sender, "connected", False)
@@ -152,7 +177,8 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                     continue
                 began = time.monotonic()
                 try:
-                    receipt = await sender.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
+                    by = sender.for_channel(row.channel) if hasattr(sender, "for_channel") else sender
+                    receipt = await by.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
                 except SmtpRejected as exc:
                     if exc.stage == "CONNECT":
                         with lock:
@@ -165,9 +191,16 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                     with lock:
                         _charge(row, exc, clock())
                     return sent, exc
-                with lock:
-                    m.OutboxMail.update(status="sent", sent_at=clock(), attempts=row.attempts + 1).where(
-                        m.OutboxMail.id == row.id).execute()
+                accepted = time.perf_counter()
+                if marks is not None:   # at once, no lock: the kill window is this call's return
+                    marks.accepted(row.id, row.message_id)
+                noted = time.perf_counter()
+                faults.reached("before_mark")
+                mark_sent(row, clock(), compact_sent=compact_sent, lock=lock)
+                if marks is not None:
+                    marks.marked()
+            log.debug("reply %s: noted %.3f ms and marked sent %.1f ms after the server accepted it", row.message_id,
+                      (noted - accepted) * 1000 if marks is not None else 0.0, (time.perf_counter() - accepted) * 1000)
             faults.reached("after_send")
             sent += 1
             refused = f", refused by {', '.join(receipt.refused)}" if getattr(receipt, "refused", None) else ""
@@ -219,8 +252,9 @@ def _refused(row: m.OutboxMail, exc: BaseException, now: datetime) -> None:
 
 
 def make_sender(config: Config, environ=None, forum=None):
-    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), the
-    rows its adapter wrote go to the forum (:class:`pbp.forum.byapi.ForumSender`)."""
+    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), a
+    :class:`ChannelSender` that maps each row's channel to its sender (the rows the API
+    adapter wrote, channel ``discourse``, to :class:`pbp.forum.byapi.ForumPoster`)."""
     if config.transport == "maildir":
         from pbp.transport.maildir import MaildirSender
 
@@ -231,9 +265,41 @@ def make_sender(config: Config, environ=None, forum=None):
         mail = SmtpSender(config.smtp_settings(environ=environ))
     if forum is None:
         return mail
-    from pbp.forum.byapi import ForumSender
+    from pbp.forum.byapi import CHANNEL, ForumPoster
 
-    return ForumSender(mail, forum)
+    return ChannelSender(mail, {CHANNEL: ForumPoster(forum)})
+
+
+class ChannelSender:
+    """Delivery's map of channels to senders: a row goes to the sender of its channel
+    (``OutboxMail.channel``, written by the adapter that wrote the row), mail (SMTP or the
+    Maildir) for every channel not mapped. It has the connection shape of the mail sender."""
+
+    def __init__(self, mail, senders: dict) -> None:
+        self.mail = mail
+        self.senders = dict(senders)
+        self.settings = getattr(mail, "settings", None)
+
+    def for_channel(self, channel: str):
+        return self.senders.get(channel, self.mail)
+
+    @property
+    def connected(self) -> bool:
+        return getattr(self.mail, "connected", True)
+
+    async def connect(self) -> None:
+        if hasattr(self.mail, "connect"):
+            await self.mail.connect()
+
+    async def send(self, raw, sender: str, recipients):
+        return await self.mail.send(raw, sender, recipients)
+
+    async def send_many(self, messages):
+        return await self.mail.send_many(messages)
+
+    async def close(self) -> None:
+        if hasattr(self.mail, "close"):
+            await self.mail.close()
 
 
 def make_forum(config: Config, environ=None):
@@ -249,12 +315,20 @@ def deliver_outbox(config, *, sender=None, clock=m.utcnow, on_sent: Callable | N
                    limit: int = BATCH) -> int:
     """Send every due reply now, over one connection (``pbp process``, ``pbp tick``,
     ``pbp run --once``). Returns how many were sent."""
+    marks = SentMarks.for_database()
+    if marks is not None:
+        marks.replay(clock())
     rows = due_rows(clock(), limit)
     if not rows:
         return 0
     if sender is None:
         sender = make_sender(config, forum=make_forum(config))
-    sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent))
+    try:
+        sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent, marks=marks,
+                                                 compact_sent=config.compact_at_send))
+    finally:
+        if marks is not None:
+            marks.close()
     if problem is not None:
         log.warning("outbox: %s; %d repl%s wait for the next run", describe_error(problem),
                     len(rows) - sent, "y" if len(rows) - sent == 1 else "ies")
@@ -274,13 +348,16 @@ class OutboxSender:
     """
 
     def __init__(self, sender, *, clock=m.utcnow, lock=None, on_sent: Callable | None = None,
-                 what: str = "smtp", outage=None) -> None:
+                 what: str = "smtp", outage=None, compact_sent: bool = False) -> None:
         self.sender = sender
+        self.compact_sent = compact_sent     # [daemon] compact_at_send
         self.outage = outage    # the daemon's pbp.store.outage.DatabaseOutage, if any
         self.clock = clock
         self.lock = lock or threading.Lock()
         self.on_sent = on_sent
         self.backoff = Backoff(what)
+        self.marks: SentMarks | None = None   # opened in the thread, on the database it uses
+        self._last_sent = -1e9
         self._loop: asyncio.AbstractEventLoop | None = None
         self._event: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
@@ -338,6 +415,8 @@ class OutboxSender:
                 else:
                     delay = self.backoff.failed(exc)
             await self._wait(delay, backing_off)
+            if not backing_off and time.monotonic() - self._last_sent < GATHER_SECONDS * 2:
+                await asyncio.sleep(GATHER_SECONDS)   # a burst: let more replies commit, send them together
 
     async def _wait(self, delay: float, backing_off: bool) -> None:
         """Wait ``delay`` seconds or until woken. During a backoff a wake does not cut the
@@ -357,14 +436,21 @@ class OutboxSender:
             self._event.clear()
 
     async def _round(self) -> float:
+        if self.marks is None:
+            self.marks = SentMarks.for_database()
         with self.lock:
+            if self.marks is not None:
+                self.marks.replay(self.clock())
             rows = due_rows(self.clock())
         sent = 0
         if not rows:
             await close_quietly(self.sender)   # idle: no session left open on the server
         else:
             sent, problem = await deliver_rows(rows, self.sender, clock=self.clock, on_sent=self.on_sent,
-                                               lock=self.lock, keep_open=True, on_connected=self.backoff.succeeded)
+                                               lock=self.lock, keep_open=True, on_connected=self.backoff.succeeded,
+                                               marks=self.marks, compact_sent=self.compact_sent)
+            if sent:
+                self._last_sent = time.monotonic()
             if problem is not None:
                 await close_quietly(self.sender)
                 return self.backoff.failed(problem)

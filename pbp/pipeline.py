@@ -1,18 +1,16 @@
 """One post, from what an adapter read to applied state and written replies: route,
 authorise, parse, resolve, persist, render.
 
-The pipeline speaks neutral posts and replies (:mod:`pbp.posts`): an adapter turns what
-arrived into a :class:`~pbp.posts.NeutralPost` (the mail adapter, :mod:`pbp.mail.adapter`; a
-forum's list mail, :mod:`pbp.forum.bymail`), and every reply the pipeline makes, whichever
-way a post ends, goes through :func:`_send`, where the adapter for its thread writes it
-(:func:`pbp.mail.compose.write_mail`, :func:`pbp.forum.bymail.write_forum_mail`) into the
-outbox. ``process_message`` is the mail entry point of both ``pbp process FILE.eml`` and
+The pipeline speaks neutral posts and replies (:mod:`pbp.posts`): the adapter table
+(:mod:`pbp.adapters`) turns what arrived into a :class:`~pbp.posts.NeutralPost`, and every
+reply the pipeline makes, whichever way a post ends, goes through :func:`_send`, where the
+campaign's adapter, as the table finds it, writes it into the outbox. The pipeline names
+no adapter. ``process_message`` is the mail entry point of both ``pbp process FILE.eml`` and
 the daemon. One post is one database transaction: its commands all apply and its replies
 are written to the outbox, or nothing applies and its author gets a reply that says why.
 """
 from __future__ import annotations
 
-import email.parser
 import json
 import logging
 import random
@@ -25,18 +23,18 @@ from peewee import IntegrityError, InterfaceError, OperationalError
 
 from pbp import commands as c
 from pbp import copies, faults
+from pbp.i18n import Msg, of_settings
 from pbp.archive import record as archive
 from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
 from pbp.errors import CommandError, DiceExhausted, NotAllowedError
-from pbp.forum import byapi, bymail
-from pbp.mail import adapter as mail_adapter
-from pbp.mail.adapter import read_mail as read_within_limits  # noqa: F401 (its earlier name)
-from pbp.mail.compose import write_mail
+from pbp import adapters
+from pbp.ooc import ooc_lines
 from pbp.parser import find_commands, find_near_commands, parse_command, parse_lines
-from pbp.posts import Audience, NeutralPost, Reply, ThreadRef
+from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, thread_from_dict, thread_to_dict
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours, finish_post
+from pbp.play import parallel
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, reply_subject
@@ -65,6 +63,7 @@ class Context:
     clock: Callable[[], datetime] = m.utcnow
     renderer: Renderer = field(default_factory=Renderer)
     beacon: object = None       # a public randomness beacon mixed into committed seeds (pbp.store.seeds.Beacon)
+    adapters: list | None = None   # the adapter table (pbp.adapters.TABLE unless a test gives its own)
 
     def __post_init__(self) -> None:
         if self.beacon is None:     # [dice] beacon (pbp.beacon)
@@ -115,7 +114,7 @@ _INSERT_MESSAGE = Insert(m.Message, ("message_id", "post_key", "campaign", "mail
                                      "text_sketch"))
 _INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
                                        "status", "attempts", "next_attempt_at", "last_error", "created_at",
-                                       "compacted"))
+                                       "compacted", "channel", "thread"))
 
 
 def _campaign(slug: str) -> m.Campaign | None:
@@ -169,11 +168,11 @@ def process_message(
     except DiceExhausted:
         raise  # the operator's fixed dice (--dice) ran out or do not fit: theirs to fix, nothing kept
     except IntegrityError as exc:
-        outcome = _lost_race(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
+        outcome = _lost_race(adapters.read_mail(raw, ctx.config), ctx, exc, mailbox=mailbox,
                              uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
-        outcome = _internal_error(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
+        outcome = _internal_error(adapters.read_mail(raw, ctx.config), ctx, exc, mailbox=mailbox,
                                   uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
@@ -222,7 +221,7 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
         if found:
             return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
                            reason="this mailbox copy was handled already")
-    post = mail_adapter.read_post(raw, ctx.config, size)
+    post = adapters.read_mail(raw, ctx.config, size)
     return _process_post(post, ctx, campaign_slug=campaign_slug,
                          where=dict(mailbox=mailbox, uidvalidity=uidvalidity, uid=uid))
 
@@ -356,8 +355,9 @@ def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | N
     refs = ((campaign.play or {}).get("threads") or {}).get(mail.replied_to) or ()
     if not any(r.startswith(("compel:", "detail:")) for r in refs):
         return None
+    ooc = ooc_lines(mail.new_text)     # table talk is never read for an answer (pbp.ooc)
     for number, line in enumerate(mail.new_text.splitlines(), start=1):
-        if line.strip():
+        if line.strip() and number not in ooc:
             word = line.strip().rstrip(".!").strip().lower()
             return (number, "/" + word) if word in BARE_ANSWERS else None
     return None
@@ -371,6 +371,8 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
     post = _open_post(campaign, member, ctx, replied_to=mail.replied_to, kept=True)
+    post.post_id = mail.id
+    parallel.enter_thread(post, (*mail.thread.chain, *((mail.replied_to,) if mail.replied_to else ())))
     commit_dice(post, campaign, ctx, mail.id, mail.new_text)
     results = apply_post(post, commands)
     sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
@@ -444,6 +446,10 @@ def read_post(campaign: m.Campaign, ctx: Context) -> Post:
     return _open_post(campaign, Author("", "gm"), ctx)
 
 
+#: the end of the subject of the GM's own copy of a post's results
+GM_ONLY = Msg(" — for the GM only")
+
+
 def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
                  source: NeutralPost | None, commands: list[c.Command] | None, relay: bool,
                  thread: ThreadRef | None = None, thread_subject_: str | None = None,
@@ -499,13 +505,13 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     shown = ""      # the table's reply in Markdown, kept for the archive (pbp.archive.record)
     # a deadline round with only reminders tells only; a post with only the GM's business, too
     if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
-        forum = bymail.bound(campaign)   # a forum reads Markdown (pbp.forum.bymail)
+        forum = adapters.writer(campaign, ctx.config, ctx.adapters).markdown   # a forum reads Markdown
         body = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.table, ledger=table_ledger,
                                    commands=commands, sheets=changed, relay=relay, asks=post.asks,
                                    status=status_lines(post), notes=notes, markdown=True,
                                    proof=_dice_footer(post, table_rolls))
         shown = body[2]
-        replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(table_recipients(campaign, members)),
+        replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(_table_readers(post, campaign, members)),
                              text=body[0], html=body[1], markdown=body[2] if forum else "", thread=where,
                              thread_subject=subject, refs=tuple(refs)))
     for tell in post.tells:
@@ -523,7 +529,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         gm_copy = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.gm,
                                       ledger=post.ledger, commands=None, sheets=[], relay=False, markdown=True)[2]
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
-                             subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
+                             subject=reply_subject(subject or of_settings(campaign.settings).say(Msg("Deadlines")),
+                                                   campaign.name, of_settings(campaign.settings).say(GM_ONLY))))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
     archive.keep(campaign, post=post, source=source, commands=commands, seen=seen, shown=shown, gm=gm_copy,
                  private=[{"to": list(t.to), "subject": t.subject, "text": t.text} for t in post.tells], sent=sent)
@@ -638,6 +645,17 @@ def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_w
         _SAVE_PLAY(campaign.id, play=text, next_deadline=due, version=version)
         campaign.play, campaign.version = data, version
     return play
+
+
+def _table_readers(post: Post, campaign: m.Campaign, members: list[Author]) -> list[str]:
+    """Who gets the table's mail of this post: every member, or, for a scene that names its
+    PCs beside others (:mod:`pbp.play.parallel`), their players and the GMs: a member not in
+    the scene reads nothing of it. A table that plays by a list mails the list."""
+    everyone = table_recipients(campaign, members)
+    if campaign.delivery == "list" and campaign.address:
+        return everyone
+    scene = parallel.readers(post, {mb.email for mb in members if mb.is_gm})
+    return everyone if scene is None else [email for email in everyone if email in scene]
 
 
 def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
@@ -893,35 +911,23 @@ def _reply_to_author(post: NeutralPost, kind: str, body: tuple[str, str], *, to:
 
 def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *,
           threads: dict | None = None) -> list[dict]:
-    """The one place every reply leaves the pipeline: the adapter for its thread writes it
-    (:func:`pbp.forum.bymail.write_forum_mail` for the table's answer to a forum post, the
-    mail adapter otherwise) and it goes into the outbox, inside the caller's transaction.
-    A reply that others answer (``reply.refs``) is noted in ``threads`` under the id the
-    adapter gave it."""
+    """The one place every reply leaves the pipeline: the campaign's adapter, as the
+    adapter table (:mod:`pbp.adapters`) finds it, writes it and it goes into the outbox
+    with its channel and thread, inside the caller's transaction. A reply that others
+    answer (``reply.refs``) is noted in ``threads`` under the id the adapter gave it."""
     out = []
-    for reply in replies:
-        for written in _write(reply, campaign, ctx):
+    for reply, written_rows in adapters.write(replies, campaign, ctx.config, ctx.clock(), ctx.adapters):
+        for written in written_rows:
             if not written.recipients:  # every address was refused by the adapter (logged there)
                 continue
             _INSERT_OUTBOX(campaign=campaign, source_id=source_id, message_id=written.id, sender=written.sender,
-                           recipients=written.recipients, subject=written.subject, raw=written.raw)
+                           recipients=written.recipients, subject=written.subject, raw=written.raw,
+                           channel=written.channel, thread=thread_to_dict(written.thread))
             if reply.refs and threads is not None:
                 threads[written.id] = list(reply.refs)
             out.append({"to": written.recipients, "subject": written.subject, "in_reply_to": written.in_reply_to,
                         "message_id": written.id})
     return out
-
-
-def _write(reply: Reply, campaign, ctx: Context) -> list:
-    """What the adapters make of one reply (:class:`pbp.posts.Written`, one per transport
-    it goes by): a campaign on the ``[discourse]`` site answers by its API
-    (:func:`pbp.forum.byapi.write`), one bound to a forum by mail there
-    (:func:`pbp.forum.bymail.write`), any other by mail."""
-    if byapi.active(campaign, ctx.config):
-        return byapi.write(reply, campaign, config=ctx.config, now=ctx.clock())
-    if bymail.bound(campaign):
-        return bymail.write(reply, campaign, config=ctx.config, now=ctx.clock())
-    return [write_mail(reply, campaign, config=ctx.config, now=ctx.clock())]
 
 
 # --------------------------------------------------------------------------- deadlines
@@ -935,15 +941,10 @@ def _thread_of(threads: dict[str, list[str]], closed_refs: list[str]) -> tuple[T
     asked = [msgid for msgid, refs in threads.items() if closed & set(refs)]
     if not asked:
         return None
-    row = m.OutboxMail.select().where(m.OutboxMail.message_id.in_(asked)).order_by(m.OutboxMail.id).first()
-    if row is None:
-        return None
-    headers = email.parser.HeaderParser().parsestr(row.raw, headersonly=True)
-    forum = bymail.thread_of_row(row, headers)
-    if forum is not None:
-        return forum, row.subject
-    refs = tuple(r.strip("<>") for r in (headers.get("References") or "").split())
-    return ThreadRef(source=mail_adapter.SOURCE, id=row.message_id, chain=refs), row.subject
+    row = (m.OutboxMail.select(m.OutboxMail.thread, m.OutboxMail.subject).where(m.OutboxMail.message_id.in_(asked))
+           .order_by(m.OutboxMail.id).first())
+    thread = thread_from_dict(row.thread) if row is not None else None
+    return (thread, row.subject) if thread is not None else None
 
 
 def apply_deadlines(ctx: Context) -> int:
@@ -959,6 +960,7 @@ def apply_deadlines(ctx: Context) -> int:
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)
             commit_dice(post, campaign, ctx, f"deadline-{campaign.slug}-{now.strftime('%Y%m%dT%H%M%SZ')}", "")
             threads = dict(post.play.threads)
+            parallel.due_elsewhere(post, timedelta(hours=campaign_hours(campaign, ctx.config, "reminder_hours")))
             results = run_deadline_jobs(post)
             if results or post.asks or post.tells:
                 thread, subject = _thread_of(threads, post.closed_refs) or (None, None)

@@ -26,6 +26,8 @@ def _scene_md(archive: Archive, scene, recap_lines: list[str]) -> str:
             for line, is_cmd in e.lines:
                 out.append(f"`{line}`" if is_cmd and "`" not in line else line)
             out.append("")
+        if e.ooc:
+            out += ["### Out of character", ""] + [f"> {line}" for line in e.ooc] + [""]
         if e.shown:
             out += ["### The table was told", "", e.shown.strip(), ""]
         if e.gm:

@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from pbp.i18n import Msg
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report, grant_free_invokes, remove_aspect
 from pbp.rules.names import find_character, quote
@@ -90,7 +91,9 @@ class Plan:
         parts = [_severity_words(s) for s in self.severities]
         if self.stress:
             parts.append(self.model.describe(self.stress))
-        return " + ".join(parts) or "nothing"
+        if len(parts) == 1:
+            return parts[0]
+        return Msg("{first} + {second}", first=parts[0], second=" + ".join(parts[1:])) if parts else Msg("nothing")
 
     def command(self) -> str:
         """The ``/absorb`` line that asks for this plan."""
@@ -586,7 +589,8 @@ def _apply(table: Table, ch: Character, track: str, shifts: int, plan: Plan, cho
         ch.consequences = consequence_slots(ch, system)
     for slot, (_, name) in zip(chosen, plan.consequences):
         _write_consequence(table, ch, ch.consequences[slot.index], name, track, attacker, name in placeholders, r)
-    r.effect("absorbed", f"{ch.name} absorbs {system.explain.margin(shifts)} with {plan.describe()}",
+    r.effect("absorbed", Msg("{who} absorbs {margin} with {plan}", who=ch.name, margin=system.explain.margin(shifts),
+                             plan=plan.describe()),
              target=ch.name, shifts=shifts, track=track, stress=plan.stress, boxes=list(marked),
              consequences=[list(c) for c in plan.consequences], attacker=attacker)
     return AbsorbResult(ch.name, track, shifts, attacker, tuple(marked), plan.consequences, plan.absorbs,
@@ -621,6 +625,16 @@ def _write_consequence(table: Table, ch: Character, slot: Consequence, name: str
     text = f"{ch.name} takes the {_severity_words(slot.severity)} {what} {name}{who}"
     if placeholder:
         text += " (name it)"
+    if not slot.condition:          # said in the campaign's language (pbp.i18n.Msg)
+        severity = _severity_words(slot.severity)
+        if attacker and placeholder:
+            text = Msg("{who} takes the {severity} consequence {name}; {holder} gets a free invoke on it (name it)",
+                       who=ch.name, severity=severity, name=name, holder=attacker)
+        elif attacker:
+            text = Msg("{who} takes the {severity} consequence {name}; {holder} gets a free invoke on it",
+                       who=ch.name, severity=severity, name=name, holder=attacker)
+        elif not placeholder:
+            text = Msg("{who} takes the {severity} consequence {name}", who=ch.name, severity=severity, name=name)
     r.effect("consequence", text, target=ch.name, aspect=name, severity=slot.severity, shifts=slot.shifts,
              holder=attacker, **({"rename": True} if placeholder else {}))
 
@@ -638,8 +652,8 @@ def _taken_out(table: Table, ch: Character, track: str, shifts: int, attacker: s
     if not ch.taken_out:
         ch.taken_out = True
         r.change("taken_out", ch.name, False, True)
-    by = attacker or "the GM's side"
-    r.effect("taken_out", f"{ch.name} is taken out: {by} decides what happens to {ch.name}",
+    by = attacker or Msg("the GM's side")
+    r.effect("taken_out", Msg("{who} is taken out: {by} decides what happens to {who}", who=ch.name, by=by),
              target=ch.name, attacker=attacker, shifts=shifts, track=track, narrator=attacker or "GM")
     return AbsorbResult(ch.name, track, shifts, attacker, taken_out=True, effects=r.effects, changes=r.changes)
 
