@@ -33,14 +33,6 @@ def test_the_core_imports_no_system_and_no_registry():
     assert below == []
 
 
-def test_the_systems_build_on_the_core_interface():
-    """Each system module and the registry import the interface module, never the other way."""
-    for path in sorted((RULES / "systems").glob("*.py")):
-        names = {name for _, name in _imports(path)}
-        if path.name not in ("__init__.py",):
-            assert any(n.startswith("pbp.rules.system.") or n.startswith("pbp.rules.systems.") for n in names), path
-
-
 #: Core functions that take the system as a keyword (None: a system that layers no aspects,
 #: which only a test of plain Fate may rely on); every call in pbp passes it.
 TAKES_SYSTEM = {"aspects_in_play", "find_aspect", "invoke_right", "compellable", "give_free_invokes",
