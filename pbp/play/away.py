@@ -129,7 +129,7 @@ def go_away(post: Post, cmd: c.GoAway):
 @handles(c.ComeBack)
 def come_back(post: Post, cmd: c.ComeBack):
     member = _member(post, cmd.who, cmd)
-    entry = next((a for a in post.play.away if a.member == member), None)
+    entry = next((a for a in post.play.away if a.member == member and a.until > post.now), None)
     if entry is None:
         raise CommandError("nobody of that name is away", expected="/back after /away",
                            example="/away until " + (post.now + timedelta(days=7)).date().isoformat())
@@ -171,13 +171,11 @@ def _an_ally(post: Post, member: str) -> str | None:
 # --------------------------------------------------------------------------- what waits for them
 
 
-def hold(post: Post) -> list[str]:
-    """Apply the policy to what waits for an away player's characters now; returns the names
-    whose items were made due at once (``default``)."""
+def hold(post: Post) -> None:
+    """Apply the policy to what waits for an away player's characters now."""
     mode = policy(post)
     if mode == "ally" or not post.play.away:
-        return []
-    due: list[str] = []
+        return
     answer = timedelta(hours=post.hours("reaction_deadline_hours"))
     for pending in post.play.pending:
         away = away_for(post, pending.target)
@@ -187,7 +185,6 @@ def hold(post: Post) -> list[str]:
             pending.deadline, pending.reminded = away.until + answer, False
         elif mode == "default" and pending.deadline > post.now:
             pending.deadline = post.now
-            due.append(pending.target)
     clock = post.play.turn_clock
     if clock is not None and not clock.expired:
         away = away_for(post, clock.who)
@@ -195,8 +192,6 @@ def hold(post: Post) -> list[str]:
             clock.deadline, clock.reminded = away.until + answer, False
         elif away is not None and mode == "default" and clock.deadline > post.now:
             clock.deadline = post.now
-            due.append(clock.who)
-    return due
 
 
 @deadline_job
@@ -205,10 +200,20 @@ def away_round(post: Post) -> list:
     what waits for those still away (so the jobs after it see the deadlines it moved), and
     under ``default`` the table reads why a default is taken."""
     post.play.away = [a for a in post.play.away if a.until > post.now]
-    due = hold(post)
-    return [NoteResult("(away)", name, "away", text=f"{name}'s player is away until "
-                       f"{when(away_for(post, name).until)}: pbp takes the default for {name}.")
-            for name in dict.fromkeys(due)]
+    hold(post)
+    if policy(post) != "default":
+        return []
+    due = [p.target for p in post.play.pending if p.deadline <= post.now and p.held_by is None]
+    clock = post.play.turn_clock
+    if clock is not None and not clock.expired and clock.deadline <= post.now:
+        due.append(clock.who)
+    notes = []
+    for name in dict.fromkeys(due):
+        away = away_for(post, name)
+        if away is not None:
+            notes.append(NoteResult("(away)", name, "away", text=f"{name}'s player is away until "
+                                    f"{when(away.until)}: pbp takes the default for {name}."))
+    return notes
 
 
 @after_post

@@ -93,7 +93,7 @@ def count_post(post: Post) -> None:
     pace = post.play.pace
     if pace is None:
         pace = post.play.pace = FreePace(since=post.now, last_post=post.now)
-    if not _is_round(post):
+    if not _is_round(post) and not post.__dict__.pop("_pace_set", False):
         pace.last_post, pace.nudged = post.now, False
         if post.author.is_gm:
             pace.gm = post.author.email
@@ -129,6 +129,7 @@ def pace_order(post: Post, cmd: c.PaceOrder):
     pace = post.play.pace or FreePace(since=post.now, last_post=post.now)
     pace.order, pace.done, pace.reminded, pace.since = tuple(order), [], [], post.now
     post.play.pace = pace
+    post.__dict__["_pace_set"] = True     # the GM's post that sets the order is not their owed post
     text = ("Posting order: " + ", ".join(order) + ".") if order else "Everyone posts once per round, in any order."
     return NoteResult(cmd.source, GM, "pace", text=text)
 
