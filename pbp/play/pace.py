@@ -1,7 +1,8 @@
 """Pace outside a conflict: who owes a post in a free scene, ``/pass``, reminders before an
 owed post's deadline and a nudge to the table when the scene stalls (docs/long-campaign.md).
 
-In a scene with no conflict, each round everyone (each player's characters, and the GM)
+Once the GM keeps the pace of a scene (``/pace round`` or ``/pace order``; it ends with
+the scene or when a conflict starts), in a scene with no conflict each round everyone (each player's characters, and the GM)
 owes one post; with the GM's posting order (``/pace order Ruth, Cassandra, GM``) they owe it
 one at a time, in that order. Any post counts, ``/pass`` too. An owed post has
 ``post_deadline_hours`` from when it became owed; ``reminder_hours`` before that its owner
@@ -91,8 +92,8 @@ def count_post(post: Post) -> None:
         post.play.pace = None
         return
     pace = post.play.pace
-    if pace is None:
-        pace = post.play.pace = FreePace(since=post.now, last_post=post.now)
+    if pace is None:             # the GM keeps the pace of a scene with /pace (order or round)
+        return
     if not _is_round(post) and not post.__dict__.pop("_pace_set", False):
         pace.last_post, pace.nudged = post.now, False
         if post.author.is_gm:
