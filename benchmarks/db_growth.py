@@ -13,6 +13,7 @@ Targets (issue 23): at 20,000 posts at most 4 KB a post without retention, 2 KB 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import tempfile
 import time
@@ -22,7 +23,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.throughput import MESSAGE_COMMANDS, POST  # noqa: E402
+from benchmarks.throughput import _PROSE, MESSAGE_COMMANDS, POST  # noqa: E402
+
+
+def post_mail(i: int) -> bytes:
+    """Post ``i`` of the mix, with words of its own as long as the usual prose (the same words
+    and command from the same player within a day would be a copy, :mod:`pbp.copies`)."""
+    sender, command = MESSAGE_COMMANDS[i % len(MESSAGE_COMMANDS)]
+    own = hashlib.sha256(f"growth-{i}".encode()).hexdigest()
+    words = " ".join(own[k:k + 8] for k in range(0, 64, 8))
+    return POST.format(i=i, sender=sender, command=command).replace(
+        _PROSE, f"Beat {words}\n{words[::-1]} and on.").encode()
 
 
 def table_bytes(database) -> dict[str, int]:
@@ -69,8 +80,7 @@ def main() -> None:
     cpu = time.process_time()
     for i in range(args.posts):
         clock[0] += timedelta(minutes=1)
-        sender, command = MESSAGE_COMMANDS[i % len(MESSAGE_COMMANDS)]
-        out = process_message(POST.format(i=i, sender=sender, command=command).encode(), ctx)
+        out = process_message(post_mail(i), ctx)
         assert out.status == "applied", out
     per_post_cpu = (time.process_time() - cpu) / args.posts
     m.OutboxMail.update(status="sent", sent_at=clock[0]).execute()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 
 from pbp.errors import ConfigError, SheetError
+from pbp.i18n import DEFAULT_LANGUAGE, LANGUAGES, language_code
 from pbp.members import _checked_address, _checked_username, add_member
 from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.play.people import SettingError, member_settings
@@ -29,8 +30,17 @@ def _checked_name(name: str) -> str:
     return name
 
 
+def language_code_of(value: str | None) -> str:
+    """A campaign's language as kept ("pt-BR"), or a clear refusal naming the languages."""
+    try:
+        return language_code(value)
+    except ValueError as exc:
+        raise ConfigError(str(exc), hint=f"e.g. --language pt-BR (pbp speaks {', '.join(LANGUAGES)})") from None
+
+
 def create_campaign(slug: str, name: str, *, system: str = DEFAULT_SYSTEM, address: str | None = None,
-                    delivery: str = "relay", gms: list[str] = (), players: list[str] = ()) -> m.Campaign:
+                    delivery: str = "relay", gms: list[str] = (), players: list[str] = (),
+                    language: str | None = None) -> m.Campaign:
     if not SLUG.fullmatch(slug):
         shown = visible(slug, 80)
         raise ConfigError(f'campaign slug "{shown}" must be lower-case letters, digits and dashes (at most 63)',
@@ -42,10 +52,12 @@ def create_campaign(slug: str, name: str, *, system: str = DEFAULT_SYSTEM, addre
     system = get_system(system).name  # raises for an unknown system; an alias is stored by its name
     if delivery not in ("relay", "list"):
         raise ConfigError(f'delivery "{delivery}" is not relay or list')
+    settings = {} if language_code_of(language) == DEFAULT_LANGUAGE else {"language": language_code_of(language)}
     if m.Campaign.get_or_none(m.Campaign.slug == slug):
         raise ConfigError(f'a campaign "{slug}" exists already')
     with m.db.atomic():
-        campaign = m.Campaign.create(slug=slug, name=name, system=system, address=address, delivery=delivery)
+        campaign = m.Campaign.create(slug=slug, name=name, system=system, address=address, delivery=delivery,
+                                     settings=settings)
         for email in gms:
             add_member(campaign, email, "gm")
         for email in players:
@@ -294,6 +306,7 @@ def _fari_play_state(campaign: m.Campaign, name: str, sheet) -> list[str]:
 
 SETTINGS = {
     "name": "the campaign's name, as in [Name] in subjects",
+    "language": "the language pbp writes and reads for the table: en (default) or pt-BR (docs/translating.md)",
     "address": "the table's address (To: of posts, From: of replies)",
     "delivery": "relay (pbp sends each result to every member) or list (pbp replies to the list)",
     "reaction_deadline_hours": "hours to answer a /defend, /absorb, turn or compel before its default",
@@ -331,6 +344,8 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> list[str]:
         return _set_option(campaign, key, options[key], value)
     elif key == "name":
         campaign.name = _checked_name(value)
+    elif key == "language":
+        campaign.settings = {**(campaign.settings or {}), key: language_code_of(value)}
     elif key == "address":
         campaign.address = _checked_address(value) if value.strip() else None
     elif key == "delivery":

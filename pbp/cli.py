@@ -159,10 +159,12 @@ def cmd_campaign_create(args) -> int:
                           hint="e.g. --forum https://forum.example.org/c/game-table/5 --forum-bot pbp-bot")
     with m.db.atomic():   # a campaign whose forum binding is refused is not left half made
         c = create_campaign(args.slug, args.name or args.slug, system=args.system, address=args.address,
-                            delivery=args.delivery, gms=args.gm or [], players=args.player or [])
+                            delivery=args.delivery, gms=args.gm or [], players=args.player or [],
+                            language=args.language)
         if forum:
             bind_forum(c, **forum)
-    print(f"campaign {c.slug} ({c.name}, {c.system}, {c.delivery} mode) created")
+    language = f", {c.settings['language']}" if (c.settings or {}).get("language") else ""
+    print(f"campaign {c.slug} ({c.name}, {c.system}, {c.delivery} mode{language}) created")
     if forum:
         print(f"  plays in the forum category {forum_path(c, config)}; "
               "add members with --forum-username (docs/forum.md)")
@@ -400,7 +402,6 @@ def cmd_sheet(args) -> int:
     from pbp.campaigns import get_campaign
     from pbp.sheets_view import sheet_dict
     from pbp.render import Renderer
-    from pbp.rules import explain
     from pbp.rules.systems import campaign_system
     from pbp.store import repo
 
@@ -416,8 +417,7 @@ def cmd_sheet(args) -> int:
     if args.json:
         _print_json(sheet)
     else:
-        with explain.shown(campaign_system(campaign)):     # the campaign's words (early Fate's slots)
-            print(Renderer().sheet(sheet), end="")
+        print(Renderer().sheet(sheet, campaign_system(campaign)), end="")     # the campaign's words (early Fate's slots)
     return 0
 
 
@@ -430,11 +430,12 @@ def cmd_table(args) -> int:
     from pbp.rules.dice import RandomDice
 
     config = _open(args)
-    view = overview(read_post(get_campaign(args.campaign), Context(config=config, dice=RandomDice())), gm=True)
+    post = read_post(get_campaign(args.campaign), Context(config=config, dice=RandomDice()))
+    view = overview(post, gm=True)
     if args.json:
         _print_json(to_json(view))
     else:
-        print("\n".join(overview_lines(view)))
+        print("\n".join(overview_lines(view, post.system.ladder)))
     return 0
 
 
@@ -443,7 +444,6 @@ def cmd_roll(args) -> int:
     2d10``; ``pbp roll --system d10 6d10`` counts the d10s as hits (a system refuses dice it
     does not use, as ``/roll`` does)."""
     from pbp.parser import parse_command
-    from pbp.rules import explain
     from pbp.rules.actions import resolve
     from pbp.rules.state import Character, Table
     from pbp.rules.systems import get_system
@@ -469,8 +469,8 @@ def cmd_roll(args) -> int:
     if args.json:
         _print_json(res.to_dict())
     else:
-        with explain.shown(system):     # the faces and the total as the system counts them
-            print(f"{expr}: {faces(res.effort.dice)} = {amount(res.effort.total, res.effort)}")
+        # the faces and the total as the system counts them
+        print(f"{expr}: {faces(res.effort.dice, system)} = {amount(res.effort.total, res.effort, system)}")
     return 0
 
 
@@ -519,7 +519,7 @@ def _print_outcome(path, outcome) -> None:
         from pbp.render import plain_text
 
         print(f"-- reply to {', '.join(reply['to'])}: {reply['subject']}")
-        if row.sender.startswith("discourse:"):    # a forum post's request (pbp.forum.byapi)
+        if row.channel == "discourse":    # a forum post's request (pbp.forum.byapi)
             from pbp.forum.byapi import outbound_of
 
             print(outbound_of(row.raw).raw)
@@ -612,17 +612,7 @@ def _verify_mails(folder: str) -> int:
         print(f"error: --mails {folder}: no such folder\n  expected: a folder of saved mails (.eml files)\n"
               f"  example:  pbp verify --mails ~/mail/chicago", file=sys.stderr)
         return EXIT_USAGE
-    good, bad = verify_dice.verify(Path(folder))
-    for line in good:
-        print("ok: " + line)
-    for line in bad:
-        print("PROBLEM: " + line)
-    if not good and not bad:
-        print(f"no {verify_dice.VERSION} lines in the mails under {folder}: no committed dice to check")
-    if bad:
-        print(f"error: {len(bad)} problem{'s' if len(bad) != 1 else ''} with the committed dice (listed above)",
-              file=sys.stderr)
-    return EXIT_FAILED if bad else EXIT_OK
+    return EXIT_FAILED if verify_dice.report(Path(folder)) else EXIT_OK
 
 
 def cmd_archive(args) -> int:
@@ -770,10 +760,11 @@ def cmd_check_config(args) -> int:
 
 def forum_by_api(campaign, config) -> bool:
     """Whether a forum-bound campaign plays by the ``[discourse]`` site's API (it is that
-    site's and names a category id, :func:`pbp.forum.byapi.active`), not by mail."""
-    from pbp.forum.byapi import active
+    site's and names a category id): the adapter table gives its replies to the API's adapter."""
+    from pbp.adapters import writer
+    from pbp.forum.byapi import CHANNEL
 
-    return active(campaign, config)
+    return writer(campaign, config).channel == CHANNEL
 
 
 def forum_path(campaign, config) -> str:
@@ -821,6 +812,7 @@ def forum_mail_binding(config, campaign) -> str:
     (docs/forum.md, path 1): what Discourse will refuse or what pbp cannot read."""
     from pbp.forum.bymail import mail_players
     from pbp.store import models as m
+    from pbp.store.rosters import roster
 
     forum = campaign.forum
     sender = campaign.address or config.from_address
@@ -841,7 +833,7 @@ def forum_mail_binding(config, campaign) -> str:
         raise PbpError(f"no member of {campaign.slug} has a forum username: no forum post can be anyone's",
                        hint="pbp campaign add-member ruth@example.org --forum-username ruth "
                             f"--campaign {campaign.slug}")
-    by_mail = len(mail_players(campaign))
+    by_mail = len(mail_players(roster(campaign)))
     where = (f"category {forum_path(campaign, config)}" if by_api else
              f"category <{forum['list_id']}> of {forum['site']}, bot {forum['bot']}, replies from {sender}")
     return f"{where}; {on_forum} member{'s' if on_forum != 1 else ''} on the forum, {by_mail} by mail"
@@ -939,6 +931,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--delivery", choices=["relay", "list"], default="relay",
                    help="relay: pbp sends each result to every member; list: pbp replies to a mailing list "
                         "(default: %(default)s)")
+    s.add_argument("--language", default="en", metavar="CODE",
+                   help="the language pbp writes and reads for this table: en or pt-BR (docs/translating.md; "
+                        "default: %(default)s)")
     s.add_argument("--gm", action="append", metavar="EMAIL", help="a GM's address (repeat for more GMs)")
     s.add_argument("--player", action="append", metavar="EMAIL", help="a player's address (repeat for more)")
     s.add_argument("--forum", metavar="CATEGORY-URL",

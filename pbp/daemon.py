@@ -8,7 +8,8 @@ for another:
   :func:`pbp.pipeline.process_message` (one transaction each: state, the message record and
   its replies), mark the messages handled, wake the sender; then, with IDLE, wait for the
   server's push, else sleep ``poll_seconds``. A connection problem is logged with its hint
-  and retried on the :class:`~pbp.delivery.Backoff` it logs (1, 2, 3, 5, then every 10 s);
+  and retried on the :class:`~pbp.delivery.Backoff` it logs (0.5, 1, 2, then every 3 s); a
+  lost database is reopened and logged once for all threads (:mod:`pbp.store.outage`);
 * the *sender* (:class:`pbp.delivery.OutboxSender`): delivers the outbox at start, when
   woken, and on its backoff; a hung SMTP server holds up nothing but itself;
 * *tick* (APScheduler, every minute): applies deadlines (pending reactions and compels);
@@ -38,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from pbp import faults
+from pbp import adapters, faults
 from pbp.archive.publish import Publisher
 from pbp.config import Config, MailboxBinding
 from pbp.delivery import Backoff, OutboxSender, deliver_outbox, make_forum, make_sender
@@ -47,6 +48,7 @@ from pbp.logs import quiet_libraries
 from pbp.pipeline import Context, process_message
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.store import models as m
+from pbp.store.outage import EXIT_DATABASE_DOWN, DatabaseOutage, is_outage
 
 log = logging.getLogger("pbp.daemon")
 
@@ -116,6 +118,10 @@ class Daemon:
         self.environ = environ
         self.on_sent = on_sent
         self.stopping = threading.Event()
+        self.done = threading.Event()       # run_forever returns when set (a signal, or the database gone too long)
+        self.exit_status = 0
+        # the database's state, shared by every thread: lost connections reopened, logged once
+        self.outage = DatabaseOutage(config.database_down_exit_seconds, on_give_up=self._give_up)
         self.db_lock = threading.Lock()   # one writer at a time (SQLite); cheap for PostgreSQL
         bindings = config.mailboxes if config.transport == "imap" else (MailboxBinding(),)
         self.watchers = [Watcher(b, make_inbox(config, b, environ)) for b in bindings]
@@ -189,12 +195,14 @@ class Daemon:
             if not self.holds(watcher):
                 return STANDBY_SECONDS
             idle = bool(getattr(watcher.inbox, "supports_idle", False))   # connects: the truth, not the config
+            watcher.backoff.succeeded()   # the server answers: "working again" now, before the backlog
             if not watcher.announced:
                 watcher.announced = True
                 log.info("%s: watching (%s)", watcher.label, "IDLE: the server wakes pbp when mail arrives" if idle
                          else f"no IDLE: checking every {self.config.poll_seconds:g} s")
             self.poll(watcher)
             watcher.backoff.succeeded()
+            self.outage.working()
             if self.stopping.is_set():
                 return 0.0
             if not idle:
@@ -206,6 +214,8 @@ class Daemon:
             watcher.leases.forget()
             if self.stopping.is_set():
                 return 0.0
+            if is_outage(exc):   # the database's, logged once for every thread
+                return self.outage.lost(exc, watcher.label)
             return watcher.backoff.failed(exc)
 
     def holds(self, watcher: Watcher) -> bool:
@@ -253,7 +263,6 @@ class Daemon:
 
     def forum_post(self, inbound, *, wake: bool = True):
         """One forum post (polled, or brought by the webhook) through the pipeline."""
-        from pbp.forum import byapi
         from pbp.pipeline import process_post
 
         with self.db_lock if wake else nullcontext():
@@ -261,8 +270,8 @@ class Daemon:
             if wake:   # the webhook's: how far the poll has read (an old post's edit is not rolled)
                 state = m.MailboxState.get_or_none(m.MailboxState.mailbox == f"discourse:{self.forum.settings.site}")
                 cursor = state.last_uid if state is not None else 0
-            outcome = process_post(byapi.post_from(inbound, self.config, bot=self.forum.settings.username,
-                                                   cursor=cursor), self.ctx)
+            arrival = adapters.ApiArrival(inbound, bot=self.forum.settings.username, cursor=cursor)
+            outcome = process_post(adapters.read(arrival, self.config, self.ctx.adapters), self.ctx)
         log.info("forum post %s campaign=%s author=%s status=%s", outcome.message_id, outcome.campaign,
                  outcome.author, outcome.status)
         if wake and self.outbox is not None:
@@ -282,9 +291,11 @@ class Daemon:
             try:
                 self.poll_forum()
                 self.forum_backoff.succeeded()
+                self.outage.working()
                 delay = self.forum.settings.poll_interval
             except Exception as exc:  # the forum or the database: logged with its hint, retried
-                delay = self.forum_backoff.failed(exc)
+                delay = (self.outage.lost(exc, "the forum poll") if is_outage(exc)
+                         else self.forum_backoff.failed(exc))
             self.stopping.wait(delay)
 
     # -- the outbox and the clock
@@ -346,7 +357,7 @@ class Daemon:
         # watchers' lock; the database orders the writes itself
         lock = nullcontext() if shared() else self.db_lock
         self.outbox = OutboxSender(self.sender, clock=self.ctx.clock, lock=lock,
-                                   on_sent=self.on_sent, what=label).start()
+                                   on_sent=self.on_sent, what=label, outage=self.outage).start()
         return self.outbox
 
     def start(self) -> None:
@@ -384,7 +395,7 @@ class Daemon:
     def run_forever(self) -> int:
         from apscheduler.schedulers.background import BackgroundScheduler
 
-        done = threading.Event()
+        done = self.done
 
         def on_signal(signum, frame):
             log.info("signal %s: stopping after the message in hand", signal.Signals(signum).name)
@@ -393,9 +404,11 @@ class Daemon:
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
         scheduler = BackgroundScheduler(job_defaults={"coalesce": True, "max_instances": 1})
-        scheduler.add_job(self.tick, "interval", seconds=60, id="tick", next_run_time=datetime.now())
+        # a known outage is logged once by self.outage, not as a job's traceback every minute
+        scheduler.add_job(self.outage.guard(self.tick, "the deadline tick"), "interval", seconds=60, id="tick",
+                          next_run_time=datetime.now())
         if self.publisher is not None:
-            scheduler.add_job(self.publish_archive, "interval", seconds=self.config.archive.every_minutes * 60,
+            scheduler.add_job(self.outage.guard(self.publish_archive, "the archive"), "interval", seconds=self.config.archive.every_minutes * 60,
                               id="archive", next_run_time=datetime.now())
             log.info("archive: each campaign's site kept in %s%s, every %g minutes", self.config.archive.dir,
                      f" (the GM's in {self.config.archive.gm_dir})" if self.config.archive.gm_dir else "",
@@ -410,7 +423,12 @@ class Daemon:
         scheduler.shutdown(wait=False)
         self.stop()
         log.info("pbp stopped")
-        return 0
+        return self.exit_status
+
+    def _give_up(self) -> None:
+        """``[daemon] database_down_exit_seconds`` ran out: stop, exit non-zero."""
+        self.exit_status = EXIT_DATABASE_DOWN
+        self.done.set()
 
 
 def _close_quietly(inbox) -> None:

@@ -4,8 +4,9 @@ Two kinds of trouble are retried differently, because they mean different things
 
 * the **server cannot be reached** (refused, timed out, TLS or login failed): nothing is wrong
   with any reply, so no reply is charged an attempt; the whole outbox waits on the connection
-  backoff (:class:`Backoff`: 1, 2, 3, 5, 10 s, then every 10 s), so delivery resumes within
-  seconds of the server coming back, however long it was away;
+  backoff (:class:`Backoff`: 0.5, 1, 2 s, then every 3 s; replies committed meanwhile do
+  not cut a wait short), so delivery resumes within 5 s of the server coming back, however
+  long it was away, and "working again" is logged as soon as it answers, before the backlog;
 * the **server refuses one reply** (4xx): that reply backs off on its own (5 s, 15 s, 1 min,
   5 min, 15 min, then hourly) while the others go; a 5xx, or :data:`MAX_ATTEMPTS`, marks it
   failed for good (``pbp outbox --retry`` puts it back).
@@ -33,14 +34,17 @@ from pbp.config import Config
 from pbp.errors import PbpError
 from pbp.leases import claim
 from pbp.store import models as m
+from pbp.store.outage import is_outage
 from pbp.transport.errors import SmtpRejected
 
 log = logging.getLogger("pbp.daemon")
 
 MAX_ATTEMPTS = 12
 BACKOFF_SECONDS = (5, 15, 60, 300, 900, 3600)
-#: Waits after a connection problem that may pass by itself (server down, network, timeout).
-RECONNECT_SECONDS = (1, 2, 3, 5, 10)
+#: Waits after a connection problem that may pass by itself (server down, network, timeout):
+#: short and capped, so that pbp notices a server that came back within 5 s, whatever the
+#: length of the outage (one try every 3 s is no storm for a server or a log).
+RECONNECT_SECONDS = (0.5, 1, 2, 3)
 #: Waits after a problem that needs the operator (login refused, TLS, missing folder): trying
 #: every few seconds would only get the account locked.
 MISCONFIGURED_SECONDS = (30, 60, 120, 300)
@@ -120,13 +124,15 @@ def seconds_to_next(now: datetime) -> float:
 
 
 async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None = None,
-                       lock=None, keep_open: bool = False) -> tuple[int, PbpError | None]:
+                       lock=None, keep_open: bool = False,
+                       on_connected: Callable | None = None) -> tuple[int, PbpError | None]:
     """Send ``rows`` over one connection, marking each sent as soon as the server took it.
 
     Returns how many were sent and, when the server could not be reached or the session
     broke, that error (the rest wait for the connection backoff). ``lock`` guards the
     database writes (the daemon's one-writer lock). ``keep_open`` leaves a working session
-    open for the next call (the sender thread, during a burst)."""
+    open for the next call (the sender thread, during a burst); ``on_connected`` is called
+    once the server answered (the sender logs its recovery then, not after the backlog)."""
     lock = lock or nullcontext()
     sent = 0
     opened = hasattr(sender, "connect") and not getattr(sender, "connected", False)
@@ -138,13 +144,16 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                 with lock:
                     _note(rows, exc)
                 return 0, exc
+            if on_connected is not None:
+                on_connected()
         for index, row in enumerate(rows):
             with claim(row) as row:   # PostgreSQL: locked until marked, so no other daemon sends it
                 if row is None:
                     continue
                 began = time.monotonic()
                 try:
-                    receipt = await sender.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
+                    by = sender.for_channel(row.channel) if hasattr(sender, "for_channel") else sender
+                    receipt = await by.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
                 except SmtpRejected as exc:
                     if exc.stage == "CONNECT":
                         with lock:
@@ -211,8 +220,9 @@ def _refused(row: m.OutboxMail, exc: BaseException, now: datetime) -> None:
 
 
 def make_sender(config: Config, environ=None, forum=None):
-    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), the
-    rows its adapter wrote go to the forum (:class:`pbp.forum.byapi.ForumSender`)."""
+    """The outbox's sender: SMTP or the Maildir; with a forum API client (``forum``), a
+    :class:`ChannelSender` that maps each row's channel to its sender (the rows the API
+    adapter wrote, channel ``discourse``, to :class:`pbp.forum.byapi.ForumPoster`)."""
     if config.transport == "maildir":
         from pbp.transport.maildir import MaildirSender
 
@@ -223,9 +233,41 @@ def make_sender(config: Config, environ=None, forum=None):
         mail = SmtpSender(config.smtp_settings(environ=environ))
     if forum is None:
         return mail
-    from pbp.forum.byapi import ForumSender
+    from pbp.forum.byapi import CHANNEL, ForumPoster
 
-    return ForumSender(mail, forum)
+    return ChannelSender(mail, {CHANNEL: ForumPoster(forum)})
+
+
+class ChannelSender:
+    """Delivery's map of channels to senders: a row goes to the sender of its channel
+    (``OutboxMail.channel``, written by the adapter that wrote the row), mail (SMTP or the
+    Maildir) for every channel not mapped. It has the connection shape of the mail sender."""
+
+    def __init__(self, mail, senders: dict) -> None:
+        self.mail = mail
+        self.senders = dict(senders)
+        self.settings = getattr(mail, "settings", None)
+
+    def for_channel(self, channel: str):
+        return self.senders.get(channel, self.mail)
+
+    @property
+    def connected(self) -> bool:
+        return getattr(self.mail, "connected", True)
+
+    async def connect(self) -> None:
+        if hasattr(self.mail, "connect"):
+            await self.mail.connect()
+
+    async def send(self, raw, sender: str, recipients):
+        return await self.mail.send(raw, sender, recipients)
+
+    async def send_many(self, messages):
+        return await self.mail.send_many(messages)
+
+    async def close(self) -> None:
+        if hasattr(self.mail, "close"):
+            await self.mail.close()
 
 
 def make_forum(config: Config, environ=None):
@@ -266,8 +308,9 @@ class OutboxSender:
     """
 
     def __init__(self, sender, *, clock=m.utcnow, lock=None, on_sent: Callable | None = None,
-                 what: str = "smtp") -> None:
+                 what: str = "smtp", outage=None) -> None:
         self.sender = sender
+        self.outage = outage    # the daemon's pbp.store.outage.DatabaseOutage, if any
         self.clock = clock
         self.lock = lock or threading.Lock()
         self.on_sent = on_sent
@@ -314,16 +357,38 @@ class OutboxSender:
         self._task = asyncio.current_task()
         while not self._stopped:
             self._event.clear()
+            backing_off = False
             try:
                 delay = await self._round()
+                backing_off = self.backoff.failures > 0
+                if self.outage is not None:
+                    self.outage.working()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the database, most likely: keep the thread alive
-                delay = self.backoff.failed(exc)
+                backing_off = True
+                if self.outage is not None and is_outage(exc):
+                    delay = self.outage.lost(exc, "the sender")
+                else:
+                    delay = self.backoff.failed(exc)
+            await self._wait(delay, backing_off)
+
+    async def _wait(self, delay: float, backing_off: bool) -> None:
+        """Wait ``delay`` seconds or until woken. During a backoff a wake does not cut the
+        wait short: posts committed while the server is away must not turn into a storm of
+        attempts; the next try sends them all."""
+        until = time.monotonic() + delay
+        while not self._stopped:
+            remaining = until - time.monotonic()
+            if remaining <= 0:
+                return
             try:
-                await asyncio.wait_for(self._event.wait(), delay)
+                await asyncio.wait_for(self._event.wait(), remaining)
             except TimeoutError:
-                pass
+                return
+            if not backing_off:
+                return
+            self._event.clear()
 
     async def _round(self) -> float:
         with self.lock:
@@ -333,7 +398,7 @@ class OutboxSender:
             await close_quietly(self.sender)   # idle: no session left open on the server
         else:
             sent, problem = await deliver_rows(rows, self.sender, clock=self.clock, on_sent=self.on_sent,
-                                               lock=self.lock, keep_open=True)
+                                               lock=self.lock, keep_open=True, on_connected=self.backoff.succeeded)
             if problem is not None:
                 await close_quietly(self.sender)
                 return self.backoff.failed(problem)

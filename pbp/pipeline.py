@@ -1,18 +1,17 @@
 """One post, from what an adapter read to applied state and written replies: route,
 authorise, parse, resolve, persist, render.
 
-The pipeline speaks neutral posts and replies (:mod:`pbp.posts`): an adapter turns what
-arrived into a :class:`~pbp.posts.NeutralPost` (the mail adapter, :mod:`pbp.mail.adapter`; a
-forum's list mail, :mod:`pbp.forum.bymail`), and every reply the pipeline makes, whichever
-way a post ends, goes through :func:`_send`, where the adapter for its thread writes it
-(:func:`pbp.mail.compose.write_mail`, :func:`pbp.forum.bymail.write_forum_mail`) into the
-outbox. ``process_message`` is the mail entry point of both ``pbp process FILE.eml`` and
+The pipeline speaks neutral posts and replies (:mod:`pbp.posts`): the adapter table
+(:mod:`pbp.adapters`) turns what arrived into a :class:`~pbp.posts.NeutralPost`, and every
+reply the pipeline makes, whichever way a post ends, goes through :func:`_send`, where the
+campaign's adapter, as the table finds it, writes it into the outbox. The pipeline names
+no adapter. ``process_message`` is the mail entry point of both ``pbp process FILE.eml`` and
 the daemon. One post is one database transaction: its commands all apply and its replies
 are written to the outbox, or nothing applies and its author gets a reply that says why.
 """
 from __future__ import annotations
 
-import email.parser
+import json
 import logging
 import random
 import time
@@ -28,12 +27,10 @@ from pbp.archive import record as archive
 from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
 from pbp.errors import CommandError, DiceExhausted, NotAllowedError
-from pbp.forum import byapi, bymail
-from pbp.mail import adapter as mail_adapter
-from pbp.mail.adapter import read_mail as read_within_limits  # noqa: F401 (its earlier name)
-from pbp.mail.compose import write_mail
+from pbp import adapters
+from pbp.ooc import ooc_lines
 from pbp.parser import find_commands, find_near_commands, parse_command, parse_lines
-from pbp.posts import Audience, NeutralPost, Reply, ThreadRef
+from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, thread_from_dict, thread_to_dict
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours, finish_post
 from pbp.play.dates import for_reader
@@ -43,23 +40,16 @@ from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.rules.results import ActionResult
-from pbp.rules import explain
-from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
+from pbp.rules.systems import campaign_system
 from pbp.sheets_view import table_sheet
 from pbp.store import models as m
 from pbp.store import repo
 from pbp.store.seeds import FixedNotice, SceneDice
-from pbp.store.prepared import Insert, Select, Update
+from pbp.store.prepared import Dumped, Insert, Select, Update
 from pbp.textsafety import is_addr_spec, shorten
 from pbp.views import public_sheets, shows_anything, views
 
 log = logging.getLogger("pbp.pipeline")
-
-#: The system a reply is explained under before its post is routed to a campaign (a
-#: stranger's mail, a post no campaign takes, a failure before routing): the product's
-#: default campaign system, named here rather than assumed by ``explain`` (docs/systems.md,
-#: "Before a campaign is known"). Once routed, the campaign's own system (``_process_post``).
-UNROUTED = get_system(DEFAULT_SYSTEM)
 
 GM_ONLY = "GM-only"
 
@@ -73,6 +63,7 @@ class Context:
     clock: Callable[[], datetime] = m.utcnow
     renderer: Renderer = field(default_factory=Renderer)
     beacon: object = None       # a public randomness beacon mixed into committed seeds (pbp.store.seeds.Beacon)
+    adapters: list | None = None   # the adapter table (pbp.adapters.TABLE unless a test gives its own)
 
     def __post_init__(self) -> None:
         if self.beacon is None:     # [dice] beacon (pbp.beacon)
@@ -123,7 +114,7 @@ _INSERT_MESSAGE = Insert(m.Message, ("message_id", "post_key", "campaign", "mail
                                      "text_sketch"))
 _INSERT_OUTBOX = Insert(m.OutboxMail, ("campaign", "source_id", "message_id", "sender", "recipients", "subject", "raw",
                                        "status", "attempts", "next_attempt_at", "last_error", "created_at",
-                                       "compacted"))
+                                       "compacted", "channel", "thread"))
 
 
 def _campaign(slug: str) -> m.Campaign | None:
@@ -170,19 +161,18 @@ def process_message(
     real size when ``raw`` holds only its headers (an IMAP fetch of an oversized mail)."""
     started = time.perf_counter()
     try:
-        with explain.shown(UNROUTED):     # until routed; then the campaign's system's (_process)
-            outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
-                               campaign_slug=campaign_slug, size=size)
+        outcome = _process(raw, ctx, mailbox=mailbox, uidvalidity=uidvalidity, uid=uid,
+                           campaign_slug=campaign_slug, size=size)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the message again later
     except DiceExhausted:
         raise  # the operator's fixed dice (--dice) ran out or do not fit: theirs to fix, nothing kept
     except IntegrityError as exc:
-        outcome = _lost_race(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
+        outcome = _lost_race(adapters.read_mail(raw, ctx.config), ctx, exc, mailbox=mailbox,
                              uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     except Exception as exc:  # a bug: this post must not block the ones behind it
         log.exception("internal error on a post from mailbox %s uid %s", mailbox, uid)
-        outcome = _internal_error(mail_adapter.read_post(raw, ctx.config), ctx, exc, mailbox=mailbox,
+        outcome = _internal_error(adapters.read_mail(raw, ctx.config), ctx, exc, mailbox=mailbox,
                                   uidvalidity=uidvalidity, uid=uid, campaign_slug=campaign_slug)
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
@@ -219,9 +209,7 @@ def _internal_error(post: NeutralPost, ctx, exc: Exception, *, mailbox=None, uid
         members = [Author(**row) for row in _MEMBERS(campaign.id)] if campaign is not None else []
         if campaign is not None and any(mb.email == post.author for mb in members):
             base.campaign = campaign.slug
-            # the failed post's own block is gone: explain under its campaign's system
-            with explain.shown(campaign_system(campaign)):
-                reply = _reply_to_author(post, "error", ctx.renderer.error(mail=post, campaign=campaign, errors=[error]))
+            reply = _reply_to_author(post, "error", ctx.renderer.error(mail=post, campaign=campaign, errors=[error]))
             base.replies = _send([reply], campaign, post.id, ctx)
         _INSERT_MESSAGE(**record, campaign=campaign, status="rejected", result=base.to_dict())
     return base
@@ -233,7 +221,7 @@ def _process(raw, ctx, *, mailbox, uidvalidity, uid, campaign_slug, size=None) -
         if found:
             return _stored(m.Message.get_by_id(found[0]["id"]), "duplicate",
                            reason="this mailbox copy was handled already")
-    post = mail_adapter.read_post(raw, ctx.config, size)
+    post = adapters.read_mail(raw, ctx.config, size)
     return _process_post(post, ctx, campaign_slug=campaign_slug,
                          where=dict(mailbox=mailbox, uidvalidity=uidvalidity, uid=uid))
 
@@ -243,8 +231,7 @@ def process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None =
     :func:`process_message` does, it never raises for anything a poster can cause."""
     started = time.perf_counter()
     try:
-        with explain.shown(UNROUTED):     # until routed; then the campaign's system's (_process_post)
-            outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
+        outcome = _process_post(post, ctx, campaign_slug=campaign_slug, where=where)
     except (OperationalError, InterfaceError):
         raise  # the database is away: nothing was kept, the daemon tries the post again later
     except DiceExhausted:
@@ -281,7 +268,6 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
         base.reason = "no campaign matches this mail's addresses"
         return _finish(base, record, None)
     base.campaign = campaign.slug
-    explain.show(campaign_system(campaign))     # replies explain results in this system's words and ladder
 
     members = [Author(**row) for row in _MEMBERS(campaign.id)]
     member = next((mb for mb in members if mb.email == post.author), None)
@@ -369,8 +355,9 @@ def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | N
     refs = ((campaign.play or {}).get("threads") or {}).get(mail.replied_to) or ()
     if not any(r.startswith(("compel:", "detail:")) for r in refs):
         return None
+    ooc = ooc_lines(mail.new_text)     # table talk is never read for an answer (pbp.ooc)
     for number, line in enumerate(mail.new_text.splitlines(), start=1):
-        if line.strip():
+        if line.strip() and number not in ooc:
             word = line.strip().rstrip(".!").strip().lower()
             return (number, "/" + word) if word in BARE_ANSWERS else None
     return None
@@ -512,8 +499,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     shown = ""      # the table's reply in Markdown, kept for the archive (pbp.archive.record)
     # a deadline round with only reminders tells only; a post with only the GM's business, too
     if (source is not None or results or post.asks) and not _only_for_gm(seen, post, changed, source, commands, relay):
-        forum = bymail.bound(campaign)   # a forum reads Markdown (pbp.forum.bymail)
-        body = ctx.renderer.result(mail=source, campaign=campaign, results=seen.table, ledger=table_ledger,
+        forum = adapters.writer(campaign, ctx.config, ctx.adapters).markdown   # a forum reads Markdown
+        body = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.table, ledger=table_ledger,
                                    commands=commands, sheets=changed, relay=relay, asks=post.asks,
                                    status=status_lines(post), notes=notes, markdown=True,
                                    proof=_dice_footer(post, table_rolls))
@@ -531,10 +518,10 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     gms = sorted({mb.email for mb in members if mb.is_gm})
     gm_copy = ""
     if seen.gm and gms:             # what the table's mail left out, for the GM (pbp.views)
-        text, html = ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
-                                         commands=None, sheets=[], relay=False, template="gm_copy")
-        gm_copy = ctx.renderer.result(mail=source, campaign=campaign, results=seen.gm, ledger=post.ledger,
-                                      commands=None, sheets=[], relay=False, markdown=True)[2]
+        text, html = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.gm,
+                                         ledger=post.ledger, commands=None, sheets=[], relay=False, template="gm_copy")
+        gm_copy = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.gm,
+                                      ledger=post.ledger, commands=None, sheets=[], relay=False, markdown=True)[2]
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
                              subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads,
@@ -645,12 +632,14 @@ def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_w
     Returns the play state as a load would read it back (decoded from what was written if it
     changed: its sets and maps in the stored order, which replies show)."""
     data = dump_play(play)
-    if data != campaign.play:       # as stored: the keys sorted (JSONField)
-        play = load_play(m.Campaign.play.python_value(m.Campaign.play.db_value(data)))
-    if data != campaign.play or table_written:
+    changed = data != campaign.play     # as stored: the keys sorted (JSONField)
+    if changed or table_written:
+        text = Dumped(m.Campaign.play.db_value(data))   # dumped once, for the row and the read back
+        if changed:
+            play = load_play(json.loads(text))
         due = play.next_deadline(timedelta(hours=campaign_hours(campaign, config, "reminder_hours")))
         version = repo.new_version()
-        _SAVE_PLAY(campaign.id, play=data, next_deadline=due, version=version)
+        _SAVE_PLAY(campaign.id, play=text, next_deadline=due, version=version)
         campaign.play, campaign.version = data, version
     return play
 
@@ -908,20 +897,21 @@ def _reply_to_author(post: NeutralPost, kind: str, body: tuple[str, str], *, to:
 
 def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *,
           threads: dict | None = None, people: dict | None = None) -> list[dict]:
-    """The one place every reply leaves the pipeline: the adapter for its thread writes it
-    (:func:`pbp.forum.bymail.write_forum_mail` for the table's answer to a forum post, the
-    mail adapter otherwise) and it goes into the outbox, inside the caller's transaction.
-    A reply that others answer (``reply.refs``) is noted in ``threads`` under the id the
-    adapter gave it. Its dates are written for its readers first (:func:`_dated_for`)."""
+    """The one place every reply leaves the pipeline: the campaign's adapter, as the
+    adapter table (:mod:`pbp.adapters`) finds it, writes it and it goes into the outbox
+    with its channel and thread, inside the caller's transaction. A reply that others
+    answer (``reply.refs``) is noted in ``threads`` under the id the adapter gave it.
+    Its dates are written for its readers first (:func:`_dated_for`)."""
     out = []
     now = ctx.clock()
-    for reply in replies:
-        reply = _dated_for(reply, now, people or {})
-        for written in _write(reply, campaign, ctx):
+    replies = [_dated_for(reply, now, people or {}) for reply in replies]
+    for reply, written_rows in adapters.write(replies, campaign, ctx.config, now, ctx.adapters):
+        for written in written_rows:
             if not written.recipients:  # every address was refused by the adapter (logged there)
                 continue
             _INSERT_OUTBOX(campaign=campaign, source_id=source_id, message_id=written.id, sender=written.sender,
-                           recipients=written.recipients, subject=written.subject, raw=written.raw)
+                           recipients=written.recipients, subject=written.subject, raw=written.raw,
+                           channel=written.channel, thread=thread_to_dict(written.thread))
             if reply.refs and threads is not None:
                 threads[written.id] = list(reply.refs)
             out.append({"to": written.recipients, "subject": written.subject, "in_reply_to": written.in_reply_to,
@@ -942,18 +932,6 @@ def _dated_for(reply: Reply, now, people: dict) -> Reply:
                    subject=for_reader(reply.subject, now, zone) if reply.subject else reply.subject)
 
 
-def _write(reply: Reply, campaign, ctx: Context) -> list:
-    """What the adapters make of one reply (:class:`pbp.posts.Written`, one per transport
-    it goes by): a campaign on the ``[discourse]`` site answers by its API
-    (:func:`pbp.forum.byapi.write`), one bound to a forum by mail there
-    (:func:`pbp.forum.bymail.write`), any other by mail."""
-    if byapi.active(campaign, ctx.config):
-        return byapi.write(reply, campaign, config=ctx.config, now=ctx.clock())
-    if bymail.bound(campaign):
-        return bymail.write(reply, campaign, config=ctx.config, now=ctx.clock())
-    return [write_mail(reply, campaign, config=ctx.config, now=ctx.clock())]
-
-
 # --------------------------------------------------------------------------- deadlines
 
 
@@ -965,15 +943,10 @@ def _thread_of(threads: dict[str, list[str]], closed_refs: list[str]) -> tuple[T
     asked = [msgid for msgid, refs in threads.items() if closed & set(refs)]
     if not asked:
         return None
-    row = m.OutboxMail.select().where(m.OutboxMail.message_id.in_(asked)).order_by(m.OutboxMail.id).first()
-    if row is None:
-        return None
-    headers = email.parser.HeaderParser().parsestr(row.raw, headersonly=True)
-    forum = bymail.thread_of_row(row, headers)
-    if forum is not None:
-        return forum, row.subject
-    refs = tuple(r.strip("<>") for r in (headers.get("References") or "").split())
-    return ThreadRef(source=mail_adapter.SOURCE, id=row.message_id, chain=refs), row.subject
+    row = (m.OutboxMail.select(m.OutboxMail.thread, m.OutboxMail.subject).where(m.OutboxMail.message_id.in_(asked))
+           .order_by(m.OutboxMail.id).first())
+    thread = thread_from_dict(row.thread) if row is not None else None
+    return (thread, row.subject) if thread is not None else None
 
 
 def apply_deadlines(ctx: Context) -> int:
@@ -983,7 +956,7 @@ def apply_deadlines(ctx: Context) -> int:
     now = ctx.clock()
     due = [row.id for row in m.Campaign.select(m.Campaign.id).where(m.Campaign.next_deadline <= now)]
     for campaign_id in due:
-        with m.db.atomic(), explain.shown(campaign_system(m.Campaign.get_by_id(campaign_id))):
+        with m.db.atomic():
             campaign = m.Campaign.get_by_id(campaign_id)
             members = [Author(**row) for row in _MEMBERS(campaign.id)]
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, Protocol
 
 
 #: what a request to the GM says of the bare answer, where a reply by mail reads it
@@ -97,6 +98,7 @@ class NeutralPost:
     public: bool = False
     forwarded: Forwarded = field(default_factory=Forwarded)
     date: datetime | None = None
+    account: int | None = None
 
     @property
     def replied_to(self) -> str | None:
@@ -138,7 +140,10 @@ class Reply:
 @dataclass(frozen=True)
 class Written:
     """What an adapter made of a reply, ready for the outbox: the id it goes out under
-    (kept when it is sent again), the envelope and the bytes as its transport takes them."""
+    (kept when it is sent again), the envelope and the bytes as its transport takes them.
+    ``channel`` names the adapter that wrote it (the outbox keeps it, and delivery maps it
+    to its sender); ``thread`` is where a later reply in the same thread goes (the outbox
+    keeps it, so a thread is found again from the stored reference, never from the bytes)."""
 
     id: str
     sender: str
@@ -146,3 +151,119 @@ class Written:
     subject: str
     in_reply_to: str | None
     raw: str
+    channel: str = "mail"
+    thread: ThreadRef | None = None
+
+
+def thread_to_dict(thread: ThreadRef | None) -> dict | None:
+    """A thread reference as the outbox stores it (JSON)."""
+    if thread is None:
+        return None
+    return {"source": thread.source, "id": thread.id, "parent": thread.parent, "chain": list(thread.chain),
+            "topic": thread.topic, "reply_to": thread.reply_to}
+
+
+def thread_from_dict(data: dict | None) -> ThreadRef | None:
+    """The thread reference :func:`thread_to_dict` stored (None for none)."""
+    if not data:
+        return None
+    return ThreadRef(source=data.get("source") or "mail", id=data.get("id"), parent=data.get("parent"),
+                     chain=tuple(data.get("chain") or ()), topic=data.get("topic"), reply_to=data.get("reply_to"))
+
+
+# --------------------------------------------------------------------------- what adapters are given
+
+
+@dataclass(frozen=True)
+class RosterMember:
+    """One member as an adapter sees them: the key they are matched by (their address),
+    their role and what the forum calls them. A value: adapters read no database."""
+
+    email: str
+    role: str = "player"
+    display_name: str = ""
+    forum_username: str = ""
+    forum_name: str = ""
+    forum_user_id: int | None = None
+
+    @property
+    def forum_names(self) -> set[str]:
+        """The names they answer to on a forum, case-folded: the username and the full
+        name (``forum_name``, else pbp's display name of them)."""
+        return {n.strip().casefold() for n in (self.forum_username, self.forum_name or self.display_name)
+                if n and n.strip()}
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a campaign is, to an adapter: its slug, name, address and forum binding
+    (``Campaign.forum``: site, list_id, bot, category_id, names; {} for none)."""
+
+    slug: str
+    name: str = ""
+    address: str = ""
+    forum: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Roster:
+    """A campaign and its members, handed to an adapter (the store loads it) so that no
+    adapter reads the database. ``latest`` is, per channel, the thread of the table's
+    latest answer there (from the outbox's stored references): a forum answers a post
+    that came by mail in the topic the table last answered in."""
+
+    campaign: Binding
+    members: tuple[RosterMember, ...] = ()
+    latest: dict = field(default_factory=dict)
+
+    @property
+    def slug(self) -> str:
+        return self.campaign.slug
+
+    @property
+    def name(self) -> str:
+        return self.campaign.name
+
+    @property
+    def address(self) -> str:
+        return self.campaign.address
+
+    @property
+    def forum(self) -> dict:
+        return dict(self.campaign.forum or {})
+
+    def member(self, email: str) -> RosterMember | None:
+        return next((mb for mb in self.members if mb.email == email), None)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """An adapter's answer to "is this arrival yours?": the campaign it is for, when the
+    adapter knows from the arrival itself (a forum binding), else None."""
+
+    campaign: str | None = None
+
+
+class Adapter(Protocol):
+    """A post adapter (the table of them is :mod:`pbp.adapters`, asked in one place).
+
+    ``channel`` names it, on the outbox rows it writes and in delivery's map of senders;
+    ``markdown`` says its posts and answers are Markdown (a forum); ``needs_members`` that
+    its ``write`` reads the roster's members (else it is given the campaign alone). Inbound, ``claims``
+    says whether an arrival (raw mail bytes, a forum's polled post) is its own, from the
+    campaigns' bindings alone, and ``read`` makes the :class:`NeutralPost` of it with the
+    claimed campaign's roster. Outbound, ``serves`` says whether a campaign's replies go
+    its way, and ``write`` turns a :class:`Reply` into :class:`Written` rows, each with
+    its channel and the thread a later reply in it answers (``Written.thread``)."""
+
+    channel: str
+    markdown: bool
+    needs_members: bool
+
+    def claims(self, arrival: Any, bindings: tuple[Binding, ...], config: Any) -> Claim | None: ...
+
+    def read(self, arrival: Any, roster: Roster | None, config: Any) -> NeutralPost: ...
+
+    def serves(self, campaign: Binding, config: Any) -> bool: ...
+
+    def write(self, reply: Reply, roster: Roster, *, config: Any, now: datetime) -> list[Written]: ...

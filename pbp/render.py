@@ -4,6 +4,9 @@ them is the mail adapter's (:mod:`pbp.mail.compose`); this module knows no heade
 
 The templates lay the mail out; the small filters here turn dice, ladder values and
 changes into the glyphs players read ("[+] [0] [-] [+]", "Great (+4)", "FP 3 -> 2").
+Everything worded by a game system takes the system explicitly (avrae/d20's shape: the
+stringifier is passed): the functions here take it as an argument, and a template reads
+the ``system`` its renderer method was given (:func:`_in_system`).
 """
 from __future__ import annotations
 
@@ -17,8 +20,9 @@ from markupsafe import Markup, escape
 
 # the mail's text conventions, which earlier callers import from here
 from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
+from pbp.i18n import ENGLISH, Language, of_settings
+from pbp.ooc import split_ooc
 from pbp.resources import resource_path
-from pbp.rules import explain
 from pbp.rules.ladder import describe, signed
 from pbp.rules.results import ActionResult, Change
 from pbp.textsafety import BIDI
@@ -33,19 +37,24 @@ VERBS = {
 }
 
 
-def faces(roll) -> str:
+def faces(roll, system) -> str:
     """A throw's faces as the campaign's system shows them ("[+] [0] [-] [+]", "[8] [10]")."""
-    return explain.current().faces(roll)
+    return system.explain.faces(roll)
 
 
-def amount(n: int, effort) -> str:
+def amount(n: int, effort, system) -> str:
     """An effort's total as its system counts it (the ladder; a pool's hits)."""
-    return explain.current().amount(n, effort)
+    return system.explain.amount(n, effort)
 
 
-def worth(bonus: int) -> str:
-    """What a stunt adds, in the words of the system being shown: "+2", "+1 hit"."""
-    return explain.current().worth(bonus)
+def worth(bonus: int, system) -> str:
+    """What a stunt adds, in the words of the system: "+2", "+1 hit"."""
+    return system.explain.worth(bonus)
+
+
+def rated(n: int, system) -> str:
+    """A value on the system's ladder: "Fair (+2)"; beyond it, the number."""
+    return describe(n, system.ladder)
 
 
 def track_label(track: str) -> str:
@@ -57,10 +66,10 @@ def track_label(track: str) -> str:
     return track if track.casefold() in units else f"{track} stress".strip()
 
 
-def slot_text(shifts: int, aspect: str | None) -> str:
+def slot_text(shifts: int, aspect: str | None, system) -> str:
     """A consequence slot on a sheet in the system's words ("2: (free)"; early Fate's
     "(free), takes the whole hit")."""
-    return explain.current().slot(shifts, aspect)
+    return system.explain.slot(shifts, aspect)
 
 
 def _boost(name: str) -> str:
@@ -154,6 +163,8 @@ _MD_BARE_URL = re.compile(r"(?i)(?<=[a-z])(://)|\b(www)(\.)")
 #: a zero-width space: shown as nothing, it breaks what a forum would read as a mention or a link
 ZWSP = "\u200b"
 _CODE_FENCE = re.compile(r"`{3,}|~{3,}")
+#: anything any of the patterns above could change (a superset: a match only means "look closer")
+_MD_ANY = re.compile(r"[\\`*_\[\]<@]|://|(?i:www)\.|^\s*(?:[>#+-]|\d+\.)(?=\s)", re.M)
 
 
 def markdown_text(text) -> str:
@@ -161,7 +172,10 @@ def markdown_text(text) -> str:
     emphasis, links, code or HTML escaped, and a line that would start a quote, heading or
     list escaped at its start; an ``@name`` and a bare URL are kept from becoming a forum's
     mention or link. "FP 3 -> 2" stays as it is."""
-    text = _MD_MENTION.sub("@" + ZWSP, str(text))
+    text = str(text)
+    if _MD_ANY.search(text) is None:      # most text has nothing to escape: one scan, not five
+        return text
+    text = _MD_MENTION.sub("@" + ZWSP, text)
     text = _MD_BARE_URL.sub(lambda f: ZWSP + f.group(1) if f.group(1) else f.group(2) + ZWSP + f.group(3), text)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = _MD_LINE_START.sub(lambda f: f.group(1) + "\\" + f.group(2), text)
@@ -246,27 +260,26 @@ def brief(sheet: dict) -> str:
 
 def brief_html(sheet: dict) -> Markup:
     """:func:`brief` for the HTML part: fate points as a counter, stress as boxes (filled
-    when marked), consequences and held invokes as words, each piece wrapping as a whole."""
+    when marked), consequences and held invokes as words, each piece wrapping as a whole.
+    Built with f-strings of escaped values (``Markup.format`` costs a formatter per piece)."""
     e = escape
-    parts = [Markup('<b>{}</b> <span style="{}">{} FP</span>').format(sheet["name"], FP_STYLE, sheet["fate_points"])]
+    parts = [f'<b>{e(sheet["name"])}</b> <span style="{FP_STYLE}">{e(sheet["fate_points"])} FP</span>']
     for track, boxes in sheet["stress"].items():
         if boxes:
-            drawn = Markup("").join(Markup('<span style="{}"></span>').format(BOX_MARKED if b else BOX_FREE) for b in boxes)
-            parts.append(Markup("{} {}").format(track, drawn))
+            drawn = "".join(_BOX_MARKED_HTML if b else _BOX_FREE_HTML for b in boxes)
+            parts.append(f"{e(track)} {drawn}")
     for q in sheet["consequences"]:
         if q["aspect"]:
-            parts.append(Markup("{} &ldquo;{}&rdquo;{}").format(q["severity"], q["aspect"],
-                                                              " (recovering)" if q["recovering"] else ""))
+            parts.append(f'{e(q["severity"])} &ldquo;{e(q["aspect"])}&rdquo;{" (recovering)" if q["recovering"] else ""}')
     if sheet.get("carried_points"):
-        parts.append(Markup("carries {} FP into the GM's next pool").format(sheet["carried_points"]))
+        parts.append(f"carries {e(sheet['carried_points'])} FP into the GM's next pool")
     held = sheet.get("free_invokes_held") or {}
     if held:
-        parts.append(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items())))
+        parts.append(str(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items()))))
     if sheet["taken_out"]:
-        parts.append(Markup("<b>taken out</b>"))
+        parts.append("<b>taken out</b>")
     keep = 1 + sum(1 for boxes in sheet["stress"].values() if boxes)   # the counter and the boxes do not break
-    return Markup(" · ").join([*(Markup('<span style="white-space:nowrap">{}</span>').format(p) for p in parts[:keep]),
-                               *parts[keep:]])
+    return Markup(" · ".join([*(f'<span style="white-space:nowrap">{p}</span>' for p in parts[:keep]), *parts[keep:]]))
 
 
 FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius:9px; background:#e8e0c8; "
@@ -274,6 +287,8 @@ FP_STYLE = ("display:inline-block; min-width:1.6em; padding:0 6px; border-radius
 _BOX = "display:inline-block; width:11px; height:11px; margin-right:2px; vertical-align:-1px; border:1.5px solid #555;"
 BOX_FREE = _BOX + " background:#fff;"
 BOX_MARKED = _BOX + " background:#b33; border-color:#b33;"
+_BOX_FREE_HTML = f'<span style="{BOX_FREE}"></span>'
+_BOX_MARKED_HTML = f'<span style="{BOX_MARKED}"></span>'
 DIE_STYLE = ("display:inline-block; width:1.3em; height:1.3em; line-height:1.3em; margin-right:3px; text-align:center; "
              "border:1px solid #888; border-radius:3px; background:#fff; font-weight:bold;")
 
@@ -304,16 +319,22 @@ def relayed_line(line: str) -> str:
     """A line of a player's prose as a relay shows it: without bidi controls (which could
     reorder it on screen), and with a backslash before it when what shows first is the
     mark or looks like it (``\\┃ Ruth overcomes...``); in a right-to-left line, whose last
-    character may show first, after it too."""
-    line = "".join(ch for ch in line if ch not in BIDI and ch != _PROSE)
-    shown = [ch for ch in line if not _blank(ch)]
-    if not shown:
+    character may show first, after it too. Only the first and last characters that show
+    are looked at (issue 23: a post's every character was classified before)."""
+    line = line.translate(_UNSHOWN)
+    first = next((ch for ch in line if not _blank(ch)), None)
+    if first is None:
         return line
-    if _looks_like_mark(shown[0]):
+    last = next(ch for ch in reversed(line) if not _blank(ch))
+    if _looks_like_mark(first):
         line = "\\" + line
-    if _looks_like_mark(shown[-1]) and any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in shown):
+    if _looks_like_mark(last) and any(unicodedata.bidirectional(ch) in ("R", "AL") for ch in line if not _blank(ch)):
         line += "\\"
     return line
+
+
+#: What a relayed line loses: bidi controls and the relay's own tag (:func:`str.translate`).
+_UNSHOWN = dict.fromkeys(map(ord, BIDI | {_PROSE}))
 
 
 def relayed(line: str) -> str:
@@ -393,10 +414,10 @@ class Row:
     rest: str = ""
 
 
-def action_rows(res: ActionResult) -> list[Row]:
+def action_rows(res: ActionResult, system) -> list[Row]:
     """The working of a roll, one row per term: dice, each modifier with its source,
-    rerolls, effort, opposition."""
-    x = explain.current()
+    rerolls, effort, opposition, in ``system``'s words."""
+    x = system.explain
     effort = res.effort
     first = effort.rolls[0]
     rows = [Row("dice", x.faces(first), x.dice_value(first), dice=x.glyphs(first))]
@@ -416,11 +437,12 @@ def action_rows(res: ActionResult) -> list[Row]:
     opp = res.opposition
     if opp is not None:
         if opp.effort is None:
-            passive = x.passive(opp.value) if not effort.rating_counts else describe(opp.value)
-            rows.append(Row("vs", passive if not opp.label or opp.label == describe(opp.value) else opp.label, ""))
+            passive = x.passive(opp.value) if not effort.rating_counts else describe(opp.value, system.ladder)
+            rows.append(Row("vs", passive if not opp.label or opp.label == describe(opp.value, system.ladder)
+                            else opp.label, ""))
         else:  # a rolled opposition shows its working too: which number is its dice, which its total
             o = opp.effort
-            skill_txt = _skill_words(o.modifiers, o) or (o.skill or "no skill")
+            skill_txt = _skill_words(o.modifiers, o, system) or (o.skill or "no skill")
             rows.append(Row("vs", f"{opp.character}: {skill_txt}", ""))
             rows.append(Row("", f"  dice {x.faces(o.dice)}", x.dice_value(o.dice), x.glyphs(o.dice)))
             for m in o.modifiers:
@@ -445,26 +467,35 @@ def _paid(use) -> str:
     return {"free": "free", "boost": "boost", "fp": "fate point"}.get(use.paid_with, use.paid_with)
 
 
-def headline(res: ActionResult) -> str:
+def headline(res: ActionResult, system) -> str:
     terms = [m for m in res.effort.modifiers if m.source == "skill"]
     if res.action == "roll":
         written = res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'
-        return f"{res.actor} rolls {explain.current().rolled(written, terms, res.effort)}"
-    skill = explain.current().headline_skill(res.skill or "no skill", terms, res.effort)
+        return f"{res.actor} rolls {system.explain.rolled(written, terms, res.effort)}"
+    skill = system.explain.headline_skill(res.skill or "no skill", terms, res.effort)
     target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
     if target is None and res.opposition is not None:
         target = res.opposition.character
     return VERBS.get(res.action, "{actor} rolls {skill}").format(actor=res.actor, skill=skill, target=target or "")
 
 
-def _skill_words(modifiers, effort) -> str:
+def _skill_words(modifiers, effort, system) -> str:
     """"Fight Good (+3)"; for a pool, its terms and size: "Fight + Boldly, 6 dice"."""
-    return explain.current().skill_words([m for m in modifiers if m.source == "skill"], effort)
+    return system.explain.skill_words([m for m in modifiers if m.source == "skill"], effort)
 
 
-def verdict(res: ActionResult) -> str:
+def verdict(res: ActionResult, system) -> str:
     """The outcome line, in the system's words ("success, 2 shifts")."""
-    return explain.current().verdict(res)
+    return system.explain.verdict(res)
+
+
+def _in_system(fn):
+    """``fn`` as a template calls it, without the system: the system is the template's
+    ``system``, the one its renderer method was given."""
+    @jinja2.pass_context
+    def call(context, *args):
+        return fn(*args, context["system"])
+    return call
 
 
 #: More changed sheets than this (a scene's end clears everyone's stress) are named, not
@@ -472,35 +503,69 @@ def verdict(res: ActionResult) -> str:
 MAX_SHEETS = 4
 
 
+class _FlatTemplate(jinja2.Template):
+    """A template whose globals are one plain dict. Jinja keeps them as a ``ChainMap`` (the
+    template's own over the environment's) and copies that into every render's context,
+    key by key in Python: about a twentieth of a post's CPU (issue 23). The environments'
+    globals are set once, when they are made (:meth:`Renderer._make`), so a flat copy taken
+    at the first render holds the same."""
+
+    def new_context(self, vars=None, shared=False, locals=None):
+        if type(self.globals) is not dict:
+            self.globals = dict(self.globals)
+        return super().new_context(vars, shared, locals)
+
+
 class Renderer:
-    """The Jinja environment (built once) and one method per kind of reply, each
-    returning (plain text, HTML)."""
+    """The Jinja environments (built once per language a reply is written in) and one method
+    per kind of reply, each returning (plain text, HTML). A reply is written in its
+    campaign's language (``language`` among its settings, :func:`pbp.i18n.of_settings`):
+    the templates take their words from its catalog (Jinja's ``{% trans %}``)."""
 
     def __init__(self) -> None:
+        self._envs: dict[str, tuple[jinja2.Environment, jinja2.Environment]] = {}
+        self.text_env, self.html_env = self.environments(ENGLISH)
+
+    def environments(self, language: Language) -> tuple[jinja2.Environment, jinja2.Environment]:
+        """(plain text, HTML) environments speaking ``language``, made on first use."""
+        envs = self._envs.get(language.code)
+        if envs is None:
+            envs = self._envs[language.code] = (self._make(language, autoescape=False),
+                                                self._make(language, autoescape=True))
+        return envs
+
+    @staticmethod
+    def _make(language: Language, *, autoescape: bool) -> jinja2.Environment:
         loader = jinja2.FileSystemLoader(str(resource_path("templates", "")))
-        common = dict(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                      undefined=jinja2.StrictUndefined)
-        self.text_env = jinja2.Environment(autoescape=False, **common)
-        self.html_env = jinja2.Environment(autoescape=True, **common)
-        for env in (self.text_env, self.html_env):
-            env.filters.update(faces=faces, describe=describe, signed=signed, brief=brief, changes=change_lines,
-                               md=markdown_text, code=code_text, worth=worth, relayed=relayed)
-            env.globals.update(action_rows=action_rows, headline=headline, verdict=verdict, paragraphs=paragraphs,
-                               indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
-                               is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
-                               slot_text=slot_text, skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE, box_free=BOX_FREE,
-                               box_marked=BOX_MARKED)
+        env = jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                                 undefined=jinja2.StrictUndefined, autoescape=autoescape,
+                                 extensions=["jinja2.ext.i18n"], auto_reload=False)   # the package's own files
+        env.template_class = _FlatTemplate
+        env.install_gettext_translations(language.translations, newstyle=True)
+        env.filters.update(faces=_in_system(faces), describe=_in_system(rated), signed=signed, brief=brief,
+                           changes=change_lines, md=markdown_text, code=code_text, worth=_in_system(worth),
+                           relayed=relayed)
+        env.globals.update(action_rows=_in_system(action_rows), headline=_in_system(headline),
+                           verdict=_in_system(verdict), paragraphs=paragraphs,
+                           indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
+                           is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
+                           slot_text=_in_system(slot_text), skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
+                           box_free=BOX_FREE, box_marked=BOX_MARKED, when=language.when, stamp=language.stamp)
+        return env
 
     def _markdown(self, name: str, **data) -> str:
-        return tidy(self.text_env.get_template(f"{name}.md.j2").render(**data))
+        text_env, _ = self.environments(_language(data.get("campaign")))
+        return tidy(text_env.get_template(f"{name}.md.j2").render(**data))
 
     def _both(self, name: str, *, marked: bool = False, **data) -> tuple[str, str]:
-        """(plain text, HTML) of template ``name``; ``marked``: the text's own lines carry
-        :data:`MARK` (a relay, whose relayed lines the template tags with ``relayed``)."""
-        text = tidy(self.text_env.get_template(f"{name}.txt.j2").render(**data))
-        return (mark_lines(text) if marked else text, self.html_env.get_template(f"{name}.html.j2").render(**data))
+        """(plain text, HTML) of template ``name`` in the campaign's language; ``marked``: the
+        text's own lines carry :data:`MARK` (a relay, whose relayed lines the template tags
+        with ``relayed``)."""
+        text_env, html_env = self.environments(_language(data.get("campaign")))
+        text = tidy(text_env.get_template(f"{name}.txt.j2").render(**data))
+        return (mark_lines(text) if marked else text, html_env.get_template(f"{name}.html.j2").render(**data))
 
-    def result(self, *, mail, campaign, results, ledger, commands, sheets, relay: bool, asks=(),
+    def result(self, *, mail, campaign, system, results, ledger, commands, sheets, relay: bool, asks=(),
                status=(), template: str = "result", notes=(), markdown: bool = False, proof=()) -> tuple[str, str]:
         """The post with each command replaced by its result (relay), or the results alone
         (list mode, deadline rounds: ``commands`` None), then the changes, what pbp waits
@@ -510,13 +575,19 @@ class Renderer:
         every line of the text that is pbp's starts with :data:`MARK` (:func:`mark_lines`)
         and the relayed prose is escaped (:func:`relayed_line`). With
         ``markdown``, (plain text, HTML, Markdown for a forum: ``result.md.j2``). ``proof``:
-        the ``pbp-dice/1`` footer lines of committed dice (:mod:`pbp.verify_dice`), last."""
+        the ``pbp-dice/1`` footer lines of committed dice (:mod:`pbp.verify_dice`), last.
+        ``system``: the campaign's, whose words explain the results and the sheets.
+        A relay shows the post's out-of-character lines (:mod:`pbp.ooc`) apart, after the
+        story and its results, without their marks."""
         blocks = []  # ("prose", text, None) | ("result", res, (roll id, ledger hash) or None)
+        ooc: list[str] = []     # the out-of-character words of a relayed post, shown apart (pbp.ooc)
         if commands is None:
             blocks = [("result", res, ledger.get(id(res))) for res in results]
         else:
             by_line = {cmd.line: res for cmd, res in zip(commands, results)}
-            for number, line in enumerate(mail.new_text.splitlines(), start=1):
+            story, apart = split_ooc(mail.new_text)
+            ooc = apart if relay else []
+            for number, line in story:
                 if number in by_line:
                     res = by_line[number]
                     blocks.append(("result", res, ledger.get(id(res))))
@@ -529,9 +600,9 @@ class Renderer:
         while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
-        data = dict(campaign=campaign, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
+        data = dict(campaign=campaign, system=system, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
                     asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS,
-                    proof=list(proof))
+                    proof=list(proof), ooc=ooc)
         both = self._both(template, marked=relay and commands is not None, **data)
         return (*both, self._markdown(template, **data)) if markdown else both
 
@@ -557,5 +628,11 @@ class Renderer:
             body = plain_text(msg) if msg.get_body(("plain",)) is not None else ""
         return self._both("duplicate", mail=mail, campaign=campaign, seen=seen, original_text=body, kind=kind)
 
-    def sheet(self, sheet: dict) -> str:
-        return self.text_env.get_template("sheet.txt.j2").render(sheet=sheet)
+    def sheet(self, sheet: dict, system, language: Language = ENGLISH) -> str:
+        """A sheet as text, in ``system``'s words (its ladder, its consequence slots)."""
+        return self.environments(language)[0].get_template("sheet.txt.j2").render(sheet=sheet, system=system)
+
+
+def _language(campaign) -> Language:
+    """The language a reply for ``campaign`` is written in (none yet: English)."""
+    return of_settings(getattr(campaign, "settings", None))

@@ -343,20 +343,33 @@ def verify(directory: Path) -> tuple[list[str], list[str]]:
     return good, problems
 
 
+def report(directory: Path, out=None, err=None) -> int:
+    """Check the mails under ``directory`` and print the verdict: one ``ok:`` line per thing
+    that checks out, one ``PROBLEM:`` line per thing that does not, and, when there are
+    problems, their count on ``err``. Returns the exit status: 0 when nothing is wrong, 1
+    otherwise. ``python verify_dice.py DIR`` and ``pbp verify --mails DIR`` both print this."""
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    good, bad = verify(Path(directory))
+    for line in good:
+        print("ok: " + line, file=out)
+    for line in bad:
+        print("PROBLEM: " + line, file=out)
+    if not good and not bad:
+        print(f"no {VERSION} lines in the mails under {directory}: no committed dice to check", file=out)
+    if bad:
+        print(f"error: {len(bad)} problem{'s' if len(bad) != 1 else ''} with the committed dice (listed above)",
+              file=err)
+    return 1 if bad else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1 or not Path(args[0]).is_dir():
         print("usage: python verify_dice.py DIR   (a folder of saved .eml mails, or a forum topic's posts as "
               ".md or .txt)", file=sys.stderr)
         return 2
-    good, bad = verify(Path(args[0]))
-    for line in good:
-        print("ok: " + line)
-    for line in bad:
-        print("PROBLEM: " + line)
-    if not good and not bad:
-        print(f"no {VERSION} lines in the mails under {args[0]}")
-    return 1 if bad else 0
+    return report(Path(args[0]))
 
 
 if __name__ == "__main__":

@@ -181,18 +181,15 @@ def test_the_sheet_words_a_stunt_in_hits():
     """The sheet line of a stunt (the pilot's and the mech's) says "+1 hit", the hack's count
     (``System.explain.worth``); Fate's says "+2"."""
     from pbp.render import Renderer
-    from pbp.rules import explain
     from pbp.rules.systems import FATE_CONDENSED
     ruth = parse_sheet(_without_bonus(load("ruth")), D10_POOL).character
     table = Table(system=D10_POOL.name, characters={"Ruth": ruth})
-    with explain.shown(D10_POOL):
-        text = Renderer().sheet(sheet_dict(ruth, table))
+    text = Renderer().sheet(sheet_dict(ruth, table), D10_POOL)
     assert "stunt        Knife Fighter: +1 hit to Fight when you attack" in text
     assert "mech stunt   Servo Fists: +1 hit to Fight when you defend" in text
     fc = parse_sheet({"name": "Tom", "kind": "npc", "skills": {"Fight": 2},
                       "stunts": [{"name": "Brawler", "skill": "Fight", "action": "attack"}]}, FATE_CONDENSED).character
-    with explain.shown(FATE_CONDENSED):
-        text = Renderer().sheet(sheet_dict(fc, Table(system=FATE_CONDENSED.name, characters={"Tom": fc})))
+    text = Renderer().sheet(sheet_dict(fc, Table(system=FATE_CONDENSED.name, characters={"Tom": fc})), FATE_CONDENSED)
     assert "stunt        Brawler: +2 to Fight when you attack" in text
 
 

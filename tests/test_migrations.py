@@ -47,11 +47,57 @@ def test_a_database_from_a_newer_pbp_is_refused(tmp_path):
 
 def undo_kept_versions(database) -> None:
     """Back to before versions 10 and 11: no campaign version (and none of the triggers that
-    name it), no compacted mark on the outbox."""
+    name it), no compacted mark on the outbox (and none of version 14's columns after it)."""
+    undo_typed_outbox(database)
     migrations.drop_triggers(database)
     database.execute_sql("ALTER TABLE campaign DROP COLUMN version")
     database.execute_sql("DROP INDEX outboxmail_compacted")
     database.execute_sql("ALTER TABLE outboxmail DROP COLUMN compacted")
+
+
+def undo_typed_outbox(database) -> None:
+    """Back to before version 14: outbox rows without their channel and thread."""
+    database.execute_sql("DROP INDEX outboxmail_channel")
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN channel")
+    database.execute_sql("ALTER TABLE outboxmail DROP COLUMN thread")
+
+
+_FORUM_MAIL = ("From: Table <bot@pbp.test>\nTo: replies+k1@forum.test\nMessage-ID: <a1@pbp.test>\n"
+               "In-Reply-To: <topic/12/40@forum.test>\nX-PBP-Topic: 12\n\nhi\n")
+_PLAIN_MAIL = ("From: Table <t@pbp.test>\nTo: ruth@x\nMessage-ID: <a2@pbp.test>\nIn-Reply-To: <p2@x>\n"
+               "References: <p1@x>\n <p2@x>\n\nhi\n")
+
+
+def test_version_13_outbox_rows_get_their_channel_and_thread(tmp_path):
+    """Schema 14 (issue 22): each outbox row already there gets the channel that wrote it
+    and the thread a later reply goes to, read once from what older versions wrote; after
+    it, no code reads either from the bytes (tests/test_adapter_table.py)."""
+    from pbp.posts import thread_from_dict
+    from pbp.store import models as m
+
+    url = f"sqlite:///{tmp_path / 'v13.db'}"
+    database = open_database(url)
+    undo_typed_outbox(database)
+    rows = [("a1@pbp.test", "bot@pbp.test", '["replies+k1@forum.test"]', _FORUM_MAIL),
+            ("a2@pbp.test", "t@pbp.test", '["ruth@x"]', _PLAIN_MAIL),
+            ("a3@pbp.test", "discourse:forum.test", '["topic:7"]', '{"audience": "table", "raw": "x"}')]
+    for message_id, sender, recipients, raw in rows:
+        database.execute_sql("INSERT INTO outboxmail (message_id, sender, recipients, subject, raw, status, attempts, "
+                             "next_attempt_at, last_error, created_at, compacted) VALUES (?, ?, ?, 's', ?, 'sent', 1, "
+                             "'2026-01-01 00:00:00', '', '2026-01-01 00:00:00', 0)", (message_id, sender, recipients, raw))
+    with SchemaVersion.bind_ctx(database):
+        SchemaVersion.update(version=13).execute()
+    database.close()
+    database = open_database(url)
+    assert current_version(database) == LATEST
+    with database.bind_ctx([m.OutboxMail]):
+        got = {r.message_id: (r.channel, thread_from_dict(r.thread)) for r in m.OutboxMail.select()}
+    forum, plain, api = (got[f"a{n}@pbp.test"] for n in (1, 2, 3))
+    assert forum[0] == "discourse-mail" and (forum[1].topic, forum[1].reply_to, forum[1].id) == (
+        "12", "replies+k1@forum.test", "topic/12/40@forum.test")
+    assert plain[0] == "mail" and (plain[1].id, plain[1].chain) == ("a2@pbp.test", ("p1@x", "p2@x"))
+    assert api[0] == "discourse" and api[1].topic == "7"
+    database.close()
 
 
 def undo_post_keys(database) -> None:

@@ -11,7 +11,6 @@ import zipfile
 
 from pbp.archive.view import Archive, Reader, build, scene_recap, slug
 from pbp.fari import to_fari
-from pbp.rules import explain
 from pbp.rules.systems import campaign_system
 from pbp.sheetedit import sheet_data, to_toml
 from pbp.store import models as m
@@ -27,6 +26,8 @@ def _scene_md(archive: Archive, scene, recap_lines: list[str]) -> str:
             for line, is_cmd in e.lines:
                 out.append(f"`{line}`" if is_cmd and "`" not in line else line)
             out.append("")
+        if e.ooc:
+            out += ["### Out of character", ""] + [f"> {line}" for line in e.ooc] + [""]
         if e.shown:
             out += ["### The table was told", "", e.shown.strip(), ""]
         if e.gm:
@@ -51,7 +52,7 @@ def export_zip(campaign: m.Campaign, *, gm: bool = False) -> bytes:
     archive = build(campaign, Reader(gm=gm))
     system = campaign_system(campaign)
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z, explain.shown(system):
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for scene in archive.scenes:
             z.writestr(f"{campaign.slug}/{scene.key}.md", _scene_md(archive, scene, scene_recap(archive, scene)))
         table = repo.load_table(campaign, system.skills)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape, quoteattr
 
-from pbp.archive.markup import markdown_html, text_html
+from pbp.archive.markup import markdown_html, ooc_html, text_html
 from pbp.archive.view import Reader, build
 from pbp.store import models as m
 
@@ -27,7 +27,7 @@ def atom(campaign: m.Campaign, base_url: str = "") -> str:
            f"<link rel=\"alternate\" type=\"text/html\" href={quoteattr(base + 'index.html')}/>",
            f"<link rel=\"self\" type=\"application/atom+xml\" href={quoteattr(base + 'feed.atom')}/>"]
     for scene, e in reversed(entries):
-        body = text_html(e) + (markdown_html(e.shown) if e.shown else "")
+        body = text_html(e) + ooc_html(e) + (markdown_html(e.shown) if e.shown else "")
         out += ["<entry>", f"<title>{escape(f'{e.author} in {scene.title}')}</title>",
                 f"<id>{escape(tag)}/post-{e.row.id}</id>", f"<updated>{_stamp(e.at)}</updated>",
                 f"<author><name>{escape(e.author)}</name></author>",

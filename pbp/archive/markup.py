@@ -47,6 +47,14 @@ def text_html(entry: Entry) -> str:
     return "\n".join(out)
 
 
+def ooc_html(entry: Entry) -> str:
+    """The author's words out of character (:mod:`pbp.ooc`), apart from the story."""
+    if not entry.ooc:
+        return ""
+    return ('<div class="ooc"><h3>Out of character</h3>' + "".join(f"<p>{html.escape(line)}</p>" for line in entry.ooc)
+            + "</div>")
+
+
 def faces(dice) -> str:
     return " ".join(f"[{'+' if d > 0 else '-' if d < 0 else '0'}]" if isinstance(d, int) and -1 <= d <= 1
                     else f"[{d}]" for d in dice or ())

@@ -19,7 +19,6 @@ from pbp.archive.feed import atom
 from pbp.archive.markup import faces, markdown_html, text_html
 from pbp.archive.view import Archive, Reader, build, scene_recap, secret_roll
 from pbp.render import Renderer
-from pbp.rules import explain
 from pbp.rules.ladder import describe
 from pbp.rules.systems import campaign_system
 from pbp.sheetedit import describe_diff, history
@@ -44,16 +43,17 @@ def _history(archive: Archive, name: str, where: dict[str, str]) -> list[dict]:
     return out
 
 
-def _sheet_text(archive: Archive, table, ch: m.Character, renderer: Renderer) -> str:
+def _sheet_text(archive: Archive, table, ch: m.Character, renderer: Renderer, system) -> str:
     rules_ch = table.characters[ch.name]
     sheet = sheet_dict(rules_ch, table) if archive.reader.gm else table_sheet(rules_ch, table)
-    return renderer.sheet(sheet)
+    return renderer.sheet(sheet, system)
 
 
-def environment() -> jinja2.Environment:
+def environment(system) -> jinja2.Environment:
+    """The site's templates, naming values with ``system``'s ladder (the campaign's)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-    env.filters.update(markdown=markdown_html, faces=faces, describe=describe,
+    env.filters.update(markdown=markdown_html, faces=faces, describe=lambda n: describe(n, system.ladder),
                        when=lambda d: d.strftime("%Y-%m-%d %H:%M") if d else "")
     env.globals.update(text_html=text_html, secret_roll=secret_roll)
     return env
@@ -64,8 +64,8 @@ def write_site(campaign: m.Campaign, out: Path, *, gm: bool = False) -> list[Pat
     reader = Reader(gm=gm)
     archive = build(campaign, reader)
     out.mkdir(parents=True, exist_ok=True)
-    env = environment()
     system = campaign_system(campaign)
+    env = environment(system)
     renderer = Renderer()
     where = {e.row.post_id: f"{s.page}#{e.anchor}" for s in archive.scenes for e in s.entries}
     roll_at = {n: f"{s.page}#{e.anchor}" for s in archive.scenes for e in s.entries for n in e.row.roll_ids}
@@ -78,21 +78,20 @@ def write_site(campaign: m.Campaign, out: Path, *, gm: bool = False) -> list[Pat
         path.write_text(env.get_template(template).render(**common, **data), encoding="utf-8")
         written.append(path)
 
-    with explain.shown(system):
-        page("index.html", "index.html.j2", title=campaign.name)
-        for i, scene in enumerate(archive.scenes):
-            prev = archive.scenes[i - 1] if i else None
-            nxt = archive.scenes[i + 1] if i + 1 < len(archive.scenes) else None
-            page(scene.page, "scene.html.j2", title=scene.title, scene=scene, recap=scene_recap(archive, scene),
-                 prev=prev, next=nxt)
-        table = repo.load_table(campaign, system.skills)
-        for ch in archive.characters:
-            page(archive.character_page(ch.name), "character.html.j2", title=ch.name, character=ch,
-                 sheet=_sheet_text(archive, table, ch, renderer), changes=_history(archive, ch.name, where))
-        problems = repo.verify_ledger(campaign)
-        page("ledger.html", "ledger.html.j2", title="The dice ledger", rows=archive.ledger, problems=problems,
-             roll_at=roll_at, roll_when=roll_when, number=lambda r: (r.detail or {}).get("number", r.id),
-             detail=lambda r: json.dumps(r.detail, ensure_ascii=False, sort_keys=True))
+    page("index.html", "index.html.j2", title=campaign.name)
+    for i, scene in enumerate(archive.scenes):
+        prev = archive.scenes[i - 1] if i else None
+        nxt = archive.scenes[i + 1] if i + 1 < len(archive.scenes) else None
+        page(scene.page, "scene.html.j2", title=scene.title, scene=scene, recap=scene_recap(archive, scene),
+             prev=prev, next=nxt)
+    table = repo.load_table(campaign, system.skills)
+    for ch in archive.characters:
+        page(archive.character_page(ch.name), "character.html.j2", title=ch.name, character=ch,
+             sheet=_sheet_text(archive, table, ch, renderer, system), changes=_history(archive, ch.name, where))
+    problems = repo.verify_ledger(campaign)
+    page("ledger.html", "ledger.html.j2", title="The dice ledger", rows=archive.ledger, problems=problems,
+         roll_at=roll_at, roll_when=roll_when, number=lambda r: (r.detail or {}).get("number", r.id),
+         detail=lambda r: json.dumps(r.detail, ensure_ascii=False, sort_keys=True))
     (out / "style.css").write_text((TEMPLATES / "style.css").read_text(encoding="utf-8"), encoding="utf-8")
     written.append(out / "style.css")
     (out / "feed.atom").write_text(atom(campaign), encoding="utf-8")    # the players' view, always

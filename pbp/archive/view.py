@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from pbp.archive import recap as recap_
+from pbp.ooc import split_ooc
 from pbp.store import models as m
 
 
@@ -47,12 +48,13 @@ class Entry:
 
     row: m.ArchivePost
     author: str                 # who wrote it, as the reader may know them
-    lines: list[tuple[str, bool]]   # the author's own text: (line, is a command)
+    lines: list[tuple[str, bool]]   # the author's own text in character: (line, is a command)
     shown: str                  # the table's reply (Markdown)
     gm: str                     # the GM's copy (Markdown), "" for the players
     private: list[dict]
     rolls: list[m.RollRecord]
     facts: list[dict]
+    ooc: list[str] = field(default_factory=list)    # the author's words out of character (pbp.ooc)
 
     @property
     def anchor(self) -> str:
@@ -134,10 +136,11 @@ def build(campaign: m.Campaign, reader: Reader) -> Archive:
         if not reader.gm:
             rolls = [r for r in rolls if not secret_roll(r)]
         by_gm = row.author.casefold() in gms
-        lines = [(line, i in row.command_lines) for i, line in enumerate(row.text.splitlines(), start=1)
+        story, ooc = split_ooc(row.text)
+        lines = [(line, i in row.command_lines) for i, line in story
                  if reader.gm or not (by_gm and i in row.command_lines)]
         entry = Entry(row, _who(row, names, reader), lines, row.shown, row.gm if reader.gm else "",
-                      list(row.private) if reader.gm else [], rolls, list(row.facts))
+                      list(row.private) if reader.gm else [], rolls, list(row.facts), ooc)
         if not scenes or scenes[-1].number != row.scene_number:   # a scene's page, or a run outside any
             if row.scene_number is None:
                 scenes.append(SceneView(f"between-{row.id}", "Between scenes", None, False))

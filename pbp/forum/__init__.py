@@ -1,5 +1,6 @@
-"""Forum adapters: Discourse by mail (``bymail.py``, wired into the pipeline) and by its
-REST API (and its webhooks).
+"""Forum adapters: Discourse by mail (``bymail.py``) and by its REST API (``byapi.py``, and its
+webhooks), each a row of the adapter table (``pbp/adapters.py``). None reads the database:
+each is handed the campaign's roster (``pbp.posts.Roster``).
 
 Read in this order:
 
@@ -17,6 +18,6 @@ Read in this order:
     webhook_server.py  ``pbp run`` serving the webhook on ``[discourse] webhook_port``
 
     byapi.py      a polled ``InboundPost`` -> a ``pbp.posts.NeutralPost``; a ``Reply`` -> the JSON of an
-                  ``OutboundReply`` in the outbox, posted by ``ForumSender``; the daemon polls
+                  ``OutboundReply`` in the outbox (channel ``discourse``), posted by ``ForumPoster``; the daemon polls
                   (``Daemon.poll_forum``). See docs/forum.md.
 """

@@ -24,26 +24,37 @@ import asyncio
 import json
 import logging
 import uuid
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
 
 from pbp.config import Config
-from pbp.forum.models import ForumAudience
+from pbp.forum.bymail import mail_players
 from pbp.forum.markdown import own_text
-from pbp.forum.models import InboundPost, OutboundReply
+from pbp.forum.models import ForumAudience, InboundPost, OutboundReply
 from pbp.mail.compose import reply_mail_subject, write_mail
-from pbp.posts import BARE_APPROVE_HINT, Audience, NeutralPost, Reply, ThreadRef, Written
-from pbp.store import models as m
+from pbp.posts import (BARE_APPROVE_HINT, Audience, Binding, Claim, NeutralPost, Reply, Roster, RosterMember,
+                       ThreadRef, Written)
 from pbp.transport.base import SendReceipt
 
 log = logging.getLogger("pbp.forum")
 
-SOURCE = "discourse"
+SOURCE = CHANNEL = "discourse"
+#: the envelope sender its rows carry (``discourse:SITE``): a label in ``pbp outbox``,
+#: never how a row is told apart (its ``channel`` is)
 SENDER_PREFIX = "discourse:"
 
 
-def site_of(config: Config) -> str:
-    from urllib.parse import urlsplit
+@dataclass(frozen=True)
+class ApiArrival:
+    """A post the forum's API brought (polled, or by the webhook): ``bot`` the bot's
+    username, ``cursor`` how far the poll had read when a webhook brought it."""
 
+    inbound: InboundPost
+    bot: str = ""
+    cursor: int | None = None
+
+
+def site_of(config: Config) -> str:
     return (urlsplit(config.discourse["url"]).hostname or "").lower() if config.discourse else ""
 
 
@@ -53,8 +64,8 @@ def active(campaign, config: Config) -> bool:
     return bool(config.discourse) and forum.get("site") == site_of(config) and bool(forum.get("category_id"))
 
 
-def campaign_for(inbound: InboundPost, config: Config) -> m.Campaign | None:
-    return next((c for c in m.Campaign.select() if active(c, config)
+def campaign_for(inbound: InboundPost, bindings, config: Config) -> Binding | None:
+    return next((c for c in bindings() if active(c, config)
                  and c.forum.get("category_id") == inbound.category_id), None)
 
 
@@ -65,36 +76,34 @@ def post_id(inbound: InboundPost) -> str:
     return f"topic/{inbound.topic_id}/{inbound.post_id}@{inbound.site}"
 
 
-def member_of(campaign: m.Campaign, inbound: InboundPost) -> tuple[m.Member | None, str]:
+def member_of(roster: Roster, inbound: InboundPost) -> tuple[RosterMember | None, str]:
     """The member who wrote a post read by the API, and why nobody did ("" when found).
 
     The forum's username is the account's own, unique on the site, and is compared
     without regard to case; the member is bound to the account's user id the first time
-    it is seen (``Member.forum_user_id``), so a new account that takes a freed username
-    is not the old member. A display name is never compared: anyone can type any."""
+    it is seen (the post's ``account``, which the store keeps in ``Member.forum_user_id``),
+    so a new account that takes a freed username is not the old member. A display name is
+    never compared: anyone can type any."""
     wanted = inbound.username.strip().casefold()
-    member = next((mb for mb in m.Member.select().where(m.Member.campaign == campaign)
+    member = next((mb for mb in roster.members
                    if (mb.forum_username or "").strip().casefold() == wanted), None) if wanted else None
-    if member is None or inbound.user_id is None:
+    if member is None or inbound.user_id is None or member.forum_user_id is None:
         return member, ""
-    if member.forum_user_id is None:
-        m.Member.update(forum_user_id=inbound.user_id).where(
-            (m.Member.id == member.id) & m.Member.forum_user_id.is_null()).execute()
-        member = m.Member.get_by_id(member.id)
     if member.forum_user_id != inbound.user_id:
         return None, (f"a post by {inbound.username} (forum user {inbound.user_id}), not the account "
                       f"{member.email} was bound to (user {member.forum_user_id}): a freed username taken anew?")
     return member, ""
 
 
-def post_from(inbound: InboundPost, config: Config, *, bot: str = "", cursor: int | None = None) -> NeutralPost:
+def post_from(inbound: InboundPost, roster: Roster | None, config: Config, *, bot: str = "",
+              cursor: int | None = None) -> NeutralPost:
     """The pipeline's post for a post the API brought. ``cursor`` is the highest post id
     the poll had read when a webhook brought it (None for a polled post, always new): an
     edit of a post at or below it that pbp never read was made before pbp's time (the
     first poll starts at the newest post) and is never rolled; above it, the edit came
     before its create (pbp was down, or the webhook was first) and is the post itself."""
-    campaign = campaign_for(inbound, config)
-    member, other_account = member_of(campaign, inbound) if campaign is not None else (None, "")
+    campaign = roster
+    member, other_account = member_of(roster, inbound) if roster is not None else (None, "")
     ignored = ""
     if inbound.private:
         ignored = "a private message: pbp reads the table's topics, never private messages (docs/forum.md)"
@@ -124,30 +133,31 @@ def post_from(inbound: InboundPost, config: Config, *, bot: str = "", cursor: in
         answer_copies=False,
         public=True,
         date=inbound.created_at,
+        account=(inbound.user_id if member is not None and member.forum_user_id is None and not other_account
+                 else None),
     )
 
 
 # --------------------------------------------------------------------------- outbound
 
 
-def write(reply: Reply, campaign, *, config: Config, now) -> list[Written]:
-    from pbp.forum.bymail import mail_players
-
+def write(reply: Reply, roster: Roster, *, config: Config, now) -> list[Written]:
+    campaign = roster.campaign
     thread = reply.thread
     if reply.audience is Audience.TABLE:
         # a post by mail, or a deadline round of no forum thread: the topic of the latest answer
-        topic = thread.topic if thread is not None and thread.topic else latest_topic(campaign, config)
+        latest = roster.latest.get(CHANNEL)
+        topic = thread.topic if thread is not None and thread.topic else (latest.topic if latest else None)
         if topic is None:
             return [write_mail(reply, campaign, config=config, now=now)]
         if not (reply.markdown or reply.text).strip():   # a post of prose alone: no answer in the topic
-            return _mail_copy(reply, campaign, config, now, mail_players(campaign))
+            return _mail_copy(reply, campaign, config, now, mail_players(roster))
         number = int(thread.reply_to) if thread.source == SOURCE and (thread.reply_to or "").isdigit() else None
         out = [_written(OutboundReply(ForumAudience.TABLE, reply.markdown or reply.text, topic_id=int(topic),
                                       reply_to_post_number=number), reply, campaign, config)]
-        return out + _mail_copy(reply, campaign, config, now, mail_players(campaign))
+        return out + _mail_copy(reply, campaign, config, now, mail_players(roster))
     # one person, or the GMs: a private message to each who has a forum username, mail to the others
-    names = {mb.email: (mb.forum_username or "").strip()
-             for mb in m.Member.select().where(m.Member.campaign == campaign)}
+    names = {mb.email: (mb.forum_username or "").strip() for mb in roster.members}
     out, by_mail = [], []
     for address in reply.to:
         name = names.get(address)
@@ -158,18 +168,6 @@ def write(reply: Reply, campaign, *, config: Config, now) -> list[Written]:
         else:
             by_mail.append(address)
     return out + _mail_copy(reply, campaign, config, now, by_mail)
-
-
-def latest_topic(campaign, config: Config) -> str | None:
-    """The topic of the table's latest answer by the API (None before the first)."""
-    row = (m.OutboxMail.select(m.OutboxMail.recipients)
-           .where((m.OutboxMail.campaign == campaign) & (m.OutboxMail.sender == SENDER_PREFIX + site_of(config)))
-           .order_by(m.OutboxMail.id.desc()))
-    for found in row.limit(20):
-        where = (found.recipients or [""])[0]
-        if where.startswith("topic:"):
-            return where[len("topic:"):]
-    return None
 
 
 def _mail_copy(reply, campaign, config, now, to) -> list[Written]:
@@ -183,9 +181,10 @@ def _written(outbound: OutboundReply, reply: Reply, campaign, config: Config) ->
             "reply_to_post_number": outbound.reply_to_post_number, "recipient": outbound.recipient,
             "title": outbound.title}
     where = f"topic:{outbound.topic_id}" if outbound.topic_id else f"user:{outbound.recipient}"
+    thread = ThreadRef(source=SOURCE, topic=str(outbound.topic_id)) if outbound.topic_id else None
     return Written(id=f"pbp.{uuid.uuid4().hex}@{config.domain}", sender=SENDER_PREFIX + site_of(config),
                    recipients=[where], subject=outbound.title or f"topic {outbound.topic_id}", in_reply_to=None,
-                   raw=json.dumps(body, ensure_ascii=False))
+                   raw=json.dumps(body, ensure_ascii=False), channel=CHANNEL, thread=thread)
 
 
 def outbound_of(raw: bytes | str) -> OutboundReply:
@@ -195,34 +194,40 @@ def outbound_of(raw: bytes | str) -> OutboundReply:
                          title=data.get("title"))
 
 
-class ForumSender:
-    """The outbox's sender for rows the API adapter wrote (their ``sender`` starts with
-    ``discourse:``); every other row goes to ``mail`` (SMTP or the Maildir). It has the
-    :class:`~pbp.transport.base.Sender` shape, so :mod:`pbp.delivery` uses it unchanged."""
+class ForumPoster:
+    """The sender of the rows this adapter writes (channel ``discourse``): each row's JSON
+    posted by the API client. :func:`pbp.delivery.make_sender` maps the channel to it; it
+    has the :class:`~pbp.transport.base.Sender` shape."""
 
-    def __init__(self, mail, client) -> None:
-        self.mail = mail
+    def __init__(self, client) -> None:
         self.client = client
-        self.settings = getattr(mail, "settings", None)
-
-    @property
-    def connected(self) -> bool:
-        return getattr(self.mail, "connected", True)
-
-    async def connect(self) -> None:
-        if hasattr(self.mail, "connect"):
-            await self.mail.connect()
 
     async def send(self, raw, sender: str, recipients) -> SendReceipt:
-        if not sender.startswith(SENDER_PREFIX):
-            return await self.mail.send(raw, sender, recipients)
         sent = await asyncio.to_thread(self.client.send, outbound_of(raw))
         return SendReceipt(code=200, message=f"post {sent.post_id} (topic {sent.topic_id} #{sent.post_number})",
                            sender=sender, recipients=tuple(recipients))
 
-    async def send_many(self, messages):
-        return [await self.send(msg.raw, msg.sender, msg.recipients) for msg in messages]
 
-    async def close(self) -> None:
-        if hasattr(self.mail, "close"):
-            await self.mail.close()
+class ApiAdapter:
+    """Discourse by its API in the adapter table (:mod:`pbp.adapters`), first: it claims
+    every post the API brought and serves a campaign bound to a category of the
+    ``[discourse]`` site."""
+
+    channel = CHANNEL
+    markdown = True
+    needs_members = True
+
+    def claims(self, arrival, bindings, config: Config) -> Claim | None:
+        if not isinstance(arrival, ApiArrival):
+            return None
+        campaign = campaign_for(arrival.inbound, bindings, config)
+        return Claim(campaign.slug if campaign is not None else None)
+
+    def read(self, arrival: ApiArrival, roster: Roster | None, config: Config) -> NeutralPost:
+        return post_from(arrival.inbound, roster, config, bot=arrival.bot, cursor=arrival.cursor)
+
+    def serves(self, campaign: Binding, config: Config) -> bool:
+        return active(campaign, config)
+
+    def write(self, reply: Reply, roster: Roster, *, config: Config, now) -> list[Written]:
+        return write(reply, roster, config=config, now=now)

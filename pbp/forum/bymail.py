@@ -33,19 +33,25 @@ from __future__ import annotations
 import logging
 import re
 
-from pbp.members import forum_names
+import email
+import email.policy
+from dataclasses import replace
+from email.quoprimime import body_encode
+from email.utils import getaddresses
+
 from pbp.config import Config
 from pbp.forum.markdown import own_text
+from pbp.mail.adapter import MailArrival
 from pbp.mail.compose import campaign_sender, checked_recipients, reply_headers, reply_mail_subject, write_mail
 from pbp.mail.reading import Mail
 from pbp.policy import sender_unverified
-from pbp.posts import BARE_APPROVE_HINT, Audience, NeutralPost, Reply, ThreadRef, Written
-from pbp.store import models as m
+from pbp.posts import (BARE_APPROVE_HINT, Audience, Binding, Claim, NeutralPost, Reply, Roster, RosterMember,
+                       ThreadRef, Written)
 from pbp.textsafety import MAX_NAME, header_text, is_addr_spec
 
 log = logging.getLogger("pbp.forum")
 
-SOURCE = "discourse-mail"
+SOURCE = CHANNEL = "discourse-mail"
 
 #: the Message-IDs Discourse has written for a post: ``<discourse/post/POST@host>`` (current,
 #: Email::MessageIdService), ``<topic/TOPIC/POST.RANDOM@host>`` and ``<topic/TOPIC/POST@host>``
@@ -71,10 +77,6 @@ def forum_of(campaign) -> dict:
 
 def bound(campaign) -> bool:
     return bool(forum_of(campaign).get("list_id"))
-
-
-def _bound_campaigns() -> list[m.Campaign]:
-    return [c for c in m.Campaign.select() if bound(c)]
 
 
 def list_id(mail: Mail) -> str:
@@ -167,7 +169,7 @@ def poster_name(mail: Mail) -> str:
     return head.strip() if via and head.strip() else name
 
 
-def members_named(campaign: m.Campaign, name: str) -> list[m.Member]:
+def members_named(roster: Roster, name: str) -> list[RosterMember]:
     """The members a poster's name may be, without regard to case: by forum username, and
     unless the forum mails usernames only (``forum["names"] == "usernames"``) by full name
     (``forum_name``, else the display name). One is the poster; none or two are nobody
@@ -175,26 +177,33 @@ def members_named(campaign: m.Campaign, name: str) -> list[m.Member]:
     wanted = name.strip().casefold()
     if not wanted:
         return []
-    members = list(m.Member.select().where(m.Member.campaign == campaign))
+    members = roster.members
     found = [mb for mb in members if (mb.forum_username or "").strip().casefold() == wanted]
-    if forum_of(campaign).get("names") != "usernames":
-        found += [mb for mb in members if wanted in forum_names(mb) and mb not in found]
+    if roster.forum.get("names") != "usernames":
+        found += [mb for mb in members if wanted in mb.forum_names and mb not in found]
     return found
 
 
 # --------------------------------------------------------------------------- inbound
 
 
-def read_forum_mail(mail: Mail, config: Config) -> NeutralPost | None:
-    """The post a bound forum's list mail carries, or None when the mail is not one (it
-    then goes the mail adapter's way, whose loop guard refuses list and auto-generated mail)."""
+def claimed(mail: Mail, bindings) -> Binding | None:
+    """The bound campaign whose forum sent this list mail, or None when it is no bound
+    forum's (it then goes the mail adapter's way, whose loop guard refuses list and
+    auto-generated mail). ``bindings`` is asked only for a mail with a List-ID."""
     ident = list_id(mail)
     if not ident:
         return None
-    campaign = next((c for c in _bound_campaigns() if forum_of(c)["list_id"].lower() == ident), None)
+    campaign = next((c for c in bindings() if bound(c) and forum_of(c)["list_id"].lower() == ident), None)
     if campaign is None or not _from_forum(mail, forum_of(campaign)):
         return None
-    forum = forum_of(campaign)
+    return campaign
+
+
+def read_forum_mail(mail: Mail, roster: Roster, config: Config) -> NeutralPost:
+    """The post a bound forum's list mail carries (:func:`claimed` found its campaign,
+    whose roster this is)."""
+    forum = roster.forum
     topic, post, first, host = post_ids(mail)
     host = host or forum.get("site") or ""
     post_id = (normal_id(f"topic/{topic}/{post}@{host}", first=first) if topic and post
@@ -203,7 +212,7 @@ def read_forum_mail(mail: Mail, config: Config) -> NeutralPost | None:
                    if n and n != post_id), None)
     reply_to = next((a for a in _addresses(mail.header("Reply-To"))), None)
     name = poster_name(mail)
-    named = members_named(campaign, name)
+    named = members_named(roster, name)
     member = named[0] if len(named) == 1 else None
     ignored = ""
     if name and name.casefold() == (forum.get("bot") or "").casefold():
@@ -235,7 +244,7 @@ def read_forum_mail(mail: Mail, config: Config) -> NeutralPost | None:
         thread=ThreadRef(source=SOURCE, id=mail.message_id, parent=parent,
                          chain=tuple(i for i in (root,) if i and i != post_id), topic=topic, reply_to=reply_to),
         unread=mail.unread,
-        campaign=campaign.slug,
+        campaign=roster.slug,
         ignored=ignored,
         unverified=sender_unverified(mail, config.trust_authserv_id),
         quiet=quiet,
@@ -246,41 +255,37 @@ def read_forum_mail(mail: Mail, config: Config) -> NeutralPost | None:
 
 
 def _addresses(value: str | None) -> list[str]:
-    from email.utils import getaddresses
-
     return [addr.lower() for _, addr in getaddresses([value or ""]) if addr]
 
 
 # --------------------------------------------------------------------------- outbound
 
 
-def write(reply: Reply, campaign, *, config, now) -> list[Written]:
+def write(reply: Reply, roster: Roster, *, config, now) -> list[Written]:
     """What a reply in a forum-bound campaign becomes: the table's answer to a forum post
     goes to its reply-key address (:func:`write_forum_mail`) and, as mail, to the members
     who have no forum username; everything else (private answers, a post that came by
     mail, a deadline round with no forum thread) goes by mail."""
-    from dataclasses import replace
-
+    campaign = roster.campaign
     if reply.audience is not Audience.TABLE:
         return [write_mail(reply, campaign, config=config, now=now)]
     thread = reply.thread
     on_forum = thread is not None and thread.source == SOURCE and bool(thread.reply_to)
     # a post that came by mail, or a deadline round of no forum thread: in the topic the
     # table's answers last went to, by that answer's reply key
-    forum_thread = thread if on_forum else latest_forum_thread(campaign)
+    forum_thread = thread if on_forum else roster.latest.get(CHANNEL)
     out = []
     if forum_thread is not None and (reply.markdown or reply.text).strip():   # a post of prose alone: no answer there
         out.append(write_forum_mail(replace(reply, thread=forum_thread), campaign, config=config, now=now))
-    by_mail = mail_players(campaign) if forum_thread is not None else list(reply.to)
+    by_mail = mail_players(roster) if forum_thread is not None else list(reply.to)
     if by_mail:
         out.append(write_mail(replace(reply, to=tuple(by_mail)), campaign, config=config, now=now))
     return out
 
 
-def mail_players(campaign) -> list[str]:
+def mail_players(roster: Roster) -> list[str]:
     """The members who play by mail: those without a forum username."""
-    return sorted(mb.email for mb in m.Member.select().where(m.Member.campaign == campaign)
-                  if not (mb.forum_username or "").strip())
+    return sorted(mb.email for mb in roster.members if not (mb.forum_username or "").strip())
 
 
 def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
@@ -300,8 +305,9 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     headers, message_id, parent = reply_headers(reply, name=name, sender=sender, to=to, subject=subject,
                                                 config=config, now=now)
     headers += [("X-PBP-Campaign", header_text(campaign.slug, 63))]
-    if reply.thread.topic:
-        headers += [("X-PBP-Topic", header_text(reply.thread.topic, 20))]
+    topic = header_text(reply.thread.topic, 20) if reply.thread.topic else None
+    if topic:
+        headers += [("X-PBP-Topic", topic)]
     text = (reply.markdown or reply.text).replace(BARE_APPROVE_HINT, "")   # a post in the topic, no mail thread
     if len(text.strip()) < MIN_POST_LENGTH:   # Discourse refuses a post this short
         text = text.rstrip("\n") + f"\n\n*({name})*\n"
@@ -309,14 +315,15 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     problems = refusals(raw.encode("utf-8"), bot=sender)
     if problems:  # a bug in this writer: never hand Discourse a mail it would refuse
         raise ValueError(f"a forum reply Discourse would refuse: {'; '.join(problems)}")
-    return Written(id=message_id.strip("<>"), sender=sender, recipients=to, subject=subject, in_reply_to=parent, raw=raw)
+    # a later answer in this topic (a deadline round, a post by mail) goes to the same reply key
+    thread = ThreadRef(source=SOURCE, id=parent, topic=topic, reply_to=to[0]) if topic and to else None
+    return Written(id=message_id.strip("<>"), sender=sender, recipients=to, subject=subject, in_reply_to=parent,
+                   raw=raw, channel=CHANNEL, thread=thread)
 
 
 def markdown_mail(headers: list[tuple[str, str]], markdown: str) -> str:
     """A single-part text/plain mail, UTF-8 quoted-printable, holding Markdown as written
     (not ``format=flowed``: Discourse reads the part as the post's raw Markdown)."""
-    from email.quoprimime import body_encode
-
     lines = [f"{name}: {value}" for name, value in headers]
     lines += ["MIME-Version: 1.0", 'Content-Type: text/plain; charset="utf-8"',
               "Content-Transfer-Encoding: quoted-printable", "",
@@ -324,24 +331,28 @@ def markdown_mail(headers: list[tuple[str, str]], markdown: str) -> str:
     return "\n".join(lines)
 
 
-def latest_forum_thread(campaign) -> ThreadRef | None:
-    """The forum thread of the table's latest answer on the forum (None before the first)."""
-    import email.parser
+class ForumMailAdapter:
+    """Discourse by mail in the adapter table (:mod:`pbp.adapters`), before plain mail:
+    it claims a bound category's list mail and serves a campaign bound to a category."""
 
-    row = (m.OutboxMail.select().where((m.OutboxMail.campaign == campaign) & m.OutboxMail.raw.contains("X-PBP-Topic: "))
-           .order_by(m.OutboxMail.id.desc()).first())
-    if row is None:
-        return None
-    return thread_of_row(row, email.parser.HeaderParser().parsestr(row.raw, headersonly=True))
+    channel = CHANNEL
+    markdown = True
+    needs_members = True
 
+    def claims(self, arrival, bindings, config: Config) -> Claim | None:
+        if not isinstance(arrival, MailArrival):
+            return None
+        campaign = claimed(arrival.mail(config), bindings)
+        return Claim(campaign.slug) if campaign is not None else None
 
-def thread_of_row(row, headers) -> ThreadRef | None:
-    """The forum thread one of pbp's forum mails went to (a deadline round answers there)."""
-    topic = headers.get("X-PBP-Topic")
-    if not topic or not row.recipients:
-        return None
-    parent = (headers.get("In-Reply-To") or "").strip().strip("<>") or None
-    return ThreadRef(source=SOURCE, id=parent, topic=topic.strip(), reply_to=row.recipients[0])
+    def read(self, arrival: MailArrival, roster: Roster | None, config: Config) -> NeutralPost:
+        return read_forum_mail(arrival.mail(config), roster, config)
+
+    def serves(self, campaign: Binding, config: Config) -> bool:
+        return bound(campaign)
+
+    def write(self, reply: Reply, roster: Roster, *, config: Config, now) -> list[Written]:
+        return write(reply, roster, config=config, now=now)
 
 
 # --------------------------------------------------------------------------- what Discourse refuses
@@ -363,9 +374,6 @@ def refusals(raw: bytes, *, bot: str) -> list[str]:
     """Why Discourse's mail receiver (reply-by-email, ``block_auto_generated_emails`` on)
     would refuse or cut ``raw`` as a reply from the ``bot`` account, as listed in
     docs/forum.md: empty when it would take it whole."""
-    import email
-    import email.policy
-
     problems = []
     head, _, _ = raw.partition(b"\n\n")
     msg = email.message_from_bytes(raw, policy=email.policy.default)

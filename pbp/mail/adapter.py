@@ -3,8 +3,9 @@
 Everything that is mail and not play lives here or below: MIME and charsets
 (:mod:`pbp.mail.reading`), the loop, auto-reply and bounce policy and sender
 authentication (:mod:`pbp.policy`), which addresses route a mail, and what a forward
-carries. A mail from a Discourse forum's mailing-list mode is read by
-:mod:`pbp.forum.bymail` instead, when a campaign is bound to that forum.
+carries; and outbound, the reply written as a mail (:mod:`pbp.mail.compose`). It is the
+last row of the adapter table (:mod:`pbp.adapters`): a forum's list mail is claimed by the
+forum's own adapter before it.
 """
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pbp.config import Config
 from pbp.mail.forwards import attached_ids, forwarded_inline
 from pbp.mail.reading import Mail, read_headers, read_message
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
-from pbp.posts import Forwarded, NeutralPost, ThreadRef
+from pbp.mail.compose import CHANNEL, write_mail
+from pbp.posts import Binding, Claim, Forwarded, NeutralPost, Reply, Roster, ThreadRef, Written
 
-SOURCE = "mail"
+SOURCE = CHANNEL
 
 
 def read_mail(raw: bytes, config: Config, size: int | None = None) -> Mail:
@@ -69,11 +71,38 @@ def thread_chain(mail) -> tuple[str, ...]:
     return (mail.in_reply_to,) if mail.in_reply_to else ()
 
 
-def read_post(raw: bytes, config: Config, size: int | None = None) -> NeutralPost:
-    """Raw bytes to the post they carry: a forum's list mail when a campaign is bound to
-    that forum (:mod:`pbp.forum.bymail`), else a mail."""
-    mail = read_mail(raw, config, size)
-    from pbp.forum import bymail
+class MailArrival:
+    """Raw mail bytes as they arrived (``size``: what the mailbox said, when ``raw`` is the
+    headers alone), read once whichever adapter asks (:mod:`pbp.adapters` asks the forum's
+    mail adapter, then this one)."""
 
-    forum = bymail.read_forum_mail(mail, config)
-    return forum if forum is not None else post_from_mail(mail, raw, config)
+    def __init__(self, raw: bytes, size: int | None = None) -> None:
+        self.raw = raw
+        self.size = size
+        self._mail: Mail | None = None
+
+    def mail(self, config: Config) -> Mail:
+        if self._mail is None:
+            self._mail = read_mail(self.raw, config, self.size)
+        return self._mail
+
+
+class MailAdapter:
+    """The adapter for plain mail, last in the table: it claims any mail no other adapter
+    claimed and serves any campaign no other adapter serves."""
+
+    channel = CHANNEL
+    markdown = False
+    needs_members = False
+
+    def claims(self, arrival, bindings, config: Config) -> Claim | None:
+        return Claim() if isinstance(arrival, MailArrival) else None
+
+    def read(self, arrival: MailArrival, roster: Roster | None, config: Config) -> NeutralPost:
+        return post_from_mail(arrival.mail(config), arrival.raw, config)
+
+    def serves(self, campaign: Binding, config: Config) -> bool:
+        return True
+
+    def write(self, reply: Reply, roster: Roster, *, config: Config, now) -> list[Written]:
+        return [write_mail(reply, roster.campaign, config=config, now=now)]

@@ -21,6 +21,9 @@ from pbp.textsafety import MAX_NAME, MAX_SUBJECT, header_text, is_addr_spec, is_
 
 log = logging.getLogger("pbp.render")
 
+#: the mail adapter's channel (and its posts' source), on the outbox rows it writes
+CHANNEL = "mail"
+
 
 #: Longest line of the plain text part as sent (RFC 5322's "SHOULD" of 78 characters).
 TEXT_WIDTH = 78
@@ -202,5 +205,7 @@ def write_mail(reply: Reply, campaign, *, config, now) -> Written:
                                                 config=config, now=now)
     headers += [("Auto-Submitted", "auto-replied"), ("X-PBP-Campaign", header_text(campaign.slug, 63))]
     raw = mime_alternative(headers, reply.text, reply.html)
-    return Written(id=message_id.strip("<>"), sender=sender, recipients=good, subject=subject,
-                   in_reply_to=parent, raw=raw)
+    own = message_id.strip("<>")
+    refs = threading(reply.thread)[1] if parent else []   # as the References header says
+    return Written(id=own, sender=sender, recipients=good, subject=subject, in_reply_to=parent, raw=raw,
+                   channel=CHANNEL, thread=ThreadRef(source=CHANNEL, id=own, chain=tuple(refs)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from pbp.ooc import ooc_lines
 from pbp.parser.spec import COMMAND_NAMES
 from pbp.textsafety import strip_invisible
 
@@ -18,12 +19,14 @@ def find_commands(text: str) -> list[tuple[int, str]]:
     first word has no other ``/``: ``/roll 4dF`` is a command, while ``/ roll``, ``//``,
     ``/2`` and paths such as ``/usr/bin/env`` are prose. The invisible characters mail
     clients slip in (BOM, zero-width space, word joiner, LRM/RLM, soft hyphen) are removed
-    first, so ``\u200b/ro\u00adll`` is ``/roll``.
+    first, so ``\u200b/ro\u00adll`` is ``/roll``. Lines out of character (``((...))``,
+    ``/ooc``: :mod:`pbp.ooc`) are never command lines, whatever they hold.
     """
     found = []
+    ooc = ooc_lines(text)
     for number, raw in enumerate(text.splitlines(), start=1):
         stripped = strip_invisible(raw).strip()
-        if _is_command_line(stripped):
+        if number not in ooc and _is_command_line(stripped):
             found.append((number, stripped))
     return found
 
@@ -47,9 +50,10 @@ def find_near_commands(text: str) -> list[tuple[int, str, str]]:
     before a letter, or ``/ roll`` (a space after the slash) before a command word. A reply
     names them, so a player never wonders why a command did nothing."""
     found = []
+    ooc = ooc_lines(text)
     for number, raw in enumerate(text.splitlines(), start=1):
         stripped = strip_invisible(raw).strip()
-        if len(stripped) < 2 or _is_command_line(stripped):
+        if number in ooc or len(stripped) < 2 or _is_command_line(stripped):
             continue
         first = stripped[0]
         if first in _LOOKALIKE_SLASHES and stripped[1].isalpha():

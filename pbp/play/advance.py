@@ -102,7 +102,7 @@ def _build(post: Post, ch, values, example: str):
         data.pop("milestone_refresh", None)
     _refresh_floor(post, ch, before, data, example)
     have = post.play.advances.get(ch.name) or {}
-    verdict = judge(before, data, _allowance(have), int(have.get("skill_points", 0)), post.system.skills)
+    verdict = judge(before, data, _allowance(have), int(have.get("skill_points", 0)), post.system)
     if verdict.problems:        # first: a broken column is told with the raises that would work
         return None, verdict
     post.system.character_state.record_raises(data, verdict.points)
@@ -169,7 +169,7 @@ def advance(post: Post, cmd: c.Advance):
     if verdict.problems:
         example = own_example(ch)
         if verdict.fix:
-            example = "/advance " + " ".join(f"skills.{quote(k) if ' ' in k else k}={describe(v).split()[0]}"
+            example = "/advance " + " ".join(f"skills.{quote(k) if ' ' in k else k}={describe(v, post.system.ladder).split()[0]}"
                                              for k, v in verdict.fix.items())
         raise RulesError(f"{ch.name}'s changes do not fit the milestone: " + "; ".join(verdict.problems),
                          expected=f"changes this milestone allows ({_allowance_text(have)})", example=example)

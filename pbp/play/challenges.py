@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from typing import Mapping
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
@@ -43,8 +44,8 @@ OUTCOME_WORDS = {"fail": "failure", "tie": "a tie", "success": "success", "style
 STATE_WORDS = {"open": "open", "done": "done", "cost": "done at a cost", "failed": "failed"}
 
 
-def _label(t: ChallengeTask) -> str:
-    against = describe(t.rating) if t.opponent is None else t.opponent
+def _label(t: ChallengeTask, ladder: Mapping[int, str]) -> str:
+    against = describe(t.rating, ladder) if t.opponent is None else t.opponent
     return f"{t.n}. {t.skill} vs {against}"
 
 
@@ -124,7 +125,7 @@ def _take_task(post: Post, cmd, actor: str):
     wanted = c.Opposition(rating=task.rating) if task.opponent is None else c.Opposition(character=task.opponent)
     given = cmd.opposition
     if given is not None and (given.rating != wanted.rating or not same_name(given.character, wanted.character)):
-        raise RulesError(f"task {_label(task)}: the difficulty is the task's", source=cmd.source,
+        raise RulesError(f"task {_label(task, post.system.ladder)}: the difficulty is the task's", source=cmd.source,
                          expected="the overcome with the task's difficulty, or with none",
                          example=f"/overcome {quote(task.skill)}")
     _stash(post)[actor.casefold()] = task.n
@@ -158,7 +159,7 @@ def _task_taken(post: Post, cmd, actor: str, result) -> None:
     task = ch.tasks[n - 1]
     task.roll = result.roll_id
     _settle(task, result)
-    result.effects.append(Effect("challenge_task", f'Challenge "{ch.name}", task {_label(task)}: {_task_words(task)}.',
+    result.effects.append(Effect("challenge_task", f'Challenge "{ch.name}", task {_label(task, post.system.ladder)}: {_task_words(task)}.',
                                  {"task": task.n, "state": task.state}))
     if all(t.state != "open" for t in ch.tasks):
         result.effects.append(Effect("challenge_over", _finish(post, "every task has been taken"), {}))
@@ -174,7 +175,7 @@ def _task_revised(post: Post, ref, old: ActionResult, new: ActionResult) -> list
             before = task.state
             _settle(task, new)
             if task.state != before:
-                return [f"Task {_label(task)} is now {_task_words(task)}."]
+                return [f"Task {_label(task, post.system.ladder)} is now {_task_words(task)}."]
     return []
 
 
@@ -204,7 +205,7 @@ def board(post: Post, ch: Challenge, *, gm: bool) -> dict:
                 "by": t.by or None, "helpers": list(t.helpers), "roll": t.roll, "effort": t.effort,
                 "outcome": t.outcome or None, "cost": t.note if t.state == "cost" else None,
                 "note": t.note if t.state == "failed" and t.note else None,
-                "label": _label(t), "text": _task_words(t)}
+                "label": _label(t, post.system.ladder), "text": _task_words(t)}
         opponent = post.table.character(t.opponent) if t.opponent else None
         if opponent is not None and (gm or opponent.player or post.flag("show_npc_skills")):
             skill, rating = best_skill(opponent, post.system.opposing_skills(t.skill),
@@ -235,7 +236,7 @@ def _summary(post: Post, ch: Challenge, why: str) -> str:
         tasks = [t for t in ch.tasks if t.state == state]
         if tasks:
             lines.append(f"{title}:")
-            lines += [f"  {_label(t)}" + ("" if state == "open" else f": {_task_words(t)}") for t in tasks]
+            lines += [f"  {_label(t, post.system.ladder)}" + ("" if state == "open" else f": {_task_words(t)}") for t in tasks]
     lines.append("Narrate from these: the successes move the group forward, the costs and failures "
                  "bring the complications.")
     return "\n".join(lines)

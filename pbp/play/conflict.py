@@ -334,7 +334,7 @@ def _defence_words(post: Post, ch: Character, skill: str, rating: int) -> tuple[
     character's best approach, quoted (``"Fight Boldly"``), and the pool it makes."""
     term = post.system.character_state.approach(ch, None, chosen=False)
     if term is None:
-        return skill, f"{skill}, {describe(rating)}"
+        return skill, f"{skill}, {describe(rating, post.system.ladder)}"
     size = max(rating, 0) + term.value
     return f'"{skill} {term.label}"', f"{skill} {term.label}, {size} {'die' if size == 1 else 'dice'}"
 

@@ -149,7 +149,7 @@ def contest_start(post: Post, cmd: c.ContestStart):
     lines = [f'Contest "{contest.name}" begins, first to {needed} victories:']
     lines += [f'{_side_name(s)} want{"" if len(s.members) > 1 else "s"}: "{s.intent}"' for s in sides]
     for t in threats:
-        lines.append(f"Threat: {t.name}, " + (f"{describe(t.rating)}" if t.skill is None else f"attacking with {t.skill}")
+        lines.append(f"Threat: {t.name}, " + (f"{describe(t.rating, post.system.ladder)}" if t.skill is None else f"attacking with {t.skill}")
                      + ", hits every side whose roll is lower at the end of each exchange")
     lines.append(f"Each side: one overcome this exchange (/overcome SKILL) by {post_when(contest)}; "
                  "the others may /help or create an advantage first.")
@@ -235,7 +235,7 @@ def _side_roll(post: Post, cmd, actor: str):
     if isinstance(cmd, c.Overcome):
         wanted = contest.difficulty
         if cmd.opposition is not None and cmd.opposition.rating != wanted:
-            raise RulesError(f'in the contest "{contest.name}" each side rolls against {describe(wanted)}: '
+            raise RulesError(f'in the contest "{contest.name}" each side rolls against {describe(wanted, post.system.ladder)}: '
                              "the efforts are compared", source=cmd.source,
                              expected="the overcome with no difficulty", example=f"/overcome {quote(cmd.skill)}")
         if cmd.opposition is None:
@@ -294,7 +294,7 @@ def _rolled(post: Post, cmd, actor: str, result) -> None:
         roll = ContestRoll(side, actor, result.effort.total, result.outcome.value, helpers=helpers, roll=result.roll_id)
         contest.rolls.append(roll)
         result.effects.append(Effect("contest_roll", f'{actor} rolls for {_side_words(contest.sides[side])} in '
-                                     f'"{contest.name}", exchange {contest.exchange}: effort {describe(roll.effort)}.',
+                                     f'"{contest.name}", exchange {contest.exchange}: effort {describe(roll.effort, post.system.ladder)}.',
                                      {"side": side, "effort": roll.effort}))
     if not _owing(post, contest):
         effects, changes = settle(post, contest)
@@ -312,9 +312,9 @@ def _revised(post: Post, ref, old: ActionResult, new: ActionResult) -> list[str]
             if roll.roll is not None and roll.roll in ref.ids and roll.effort is not None:
                 roll.effort, roll.outcome = new.effort.total, new.outcome.value
                 if settled:
-                    return [f"{roll.roller}'s side now stands at {describe(roll.effort)} in exchange "
+                    return [f"{roll.roller}'s side now stands at {describe(roll.effort, post.system.ladder)} in exchange "
                             f"{contest.exchange - 1}.", *resettle(post, contest)]
-                return [f"{roll.roller}'s side now stands at {describe(roll.effort)} this exchange."]
+                return [f"{roll.roller}'s side now stands at {describe(roll.effort, post.system.ladder)} this exchange."]
     return []
 
 
@@ -358,7 +358,7 @@ def _award(post: Post, contest: Contest, rolls: list[ContestRoll], n: int, *, tw
                          text=f'GM: exchange {n} of "{contest.name}" ended in a tie. Name the twist, a new situation '
                               f'aspect: /contest twist "Loose Rubble". If you have not by '
                               f'{pc.when(contest.twist_deadline)}, pbp adds "{DEFAULT_TWIST}".'))
-        return Effect("contest_tie", f"Exchange {n}: a tie for the highest effort ({describe(top)}) between "
+        return Effect("contest_tie", f"Exchange {n}: a tie for the highest effort ({describe(top, post.system.ladder)}) between "
                       f"{names}: no victory, and a twist: the GM adds a new situation aspect.", {}), []
     win = leaders[0]
     style = win.outcome == "style" and not any(r.outcome == "style" for r in rolled if r is not win)
@@ -366,7 +366,7 @@ def _award(post: Post, contest: Contest, rolls: list[ContestRoll], n: int, *, tw
     side = contest.sides[win.side]
     side.victories += marks
     how = "succeeded with style, and no one else did: two victories" if style else "one victory"
-    return Effect("contest_victory", f"Exchange {n}: {_has(side)} the highest effort ({describe(top)}): {how}.",
+    return Effect("contest_victory", f"Exchange {n}: {_has(side)} the highest effort ({describe(top, post.system.ladder)}): {how}.",
                   {"side": win.side, "victories": marks}), [win.side, marks]
 
 
@@ -416,14 +416,14 @@ def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:
     out: list[Effect] = []
     for t in contest.threats:
         if t.skill is None:
-            rating, label = t.rating, f"{t.name} ({describe(t.rating)})"
+            rating, label = t.rating, f"{t.name} ({describe(t.rating, post.system.ladder)})"
         else:
             cmd = c.Roll(line=0, source=f'/roll {t.skill} (the threat\'s attack in "{contest.name}", exchange '
                                         f'{contest.exchange})', count=4, sides="F",
                          skill=t.skill, actor=t.name)
             result = number_roll(post, resolve(cmd, post.table, post.dice, t.name, post.system))
             post.follow.append(result)
-            rating, label = result.effort.total, f"{t.name}'s attack with {t.skill} ({describe(result.effort.total)})"
+            rating, label = result.effort.total, f"{t.name}'s attack with {t.skill} ({describe(result.effort.total, post.system.ladder)})"
         own = _side_of(contest, t.name)
         for i, side in enumerate(contest.sides):
             if i == own or not _standing(post, side):
@@ -433,7 +433,7 @@ def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:
             if effort >= rating:
                 continue
             shifts = rating - effort
-            out.append(Effect("contest_hit", f"{label} beats {_side_name(side)}'s {describe(effort)}: a hit of "
+            out.append(Effect("contest_hit", f"{label} beats {_side_name(side)}'s {describe(effort, post.system.ladder)}: a hit of "
                               f"{post.system.explain.margin(shifts)} on each of them.", {"side": i, "shifts": shifts}))
             for member in side.members:
                 ch = post.table.character(member)
@@ -469,7 +469,7 @@ def tally(post: Post, contest: Contest, *, gm: bool) -> dict:
         elif roll.effort is None:
             owes = f"forfeited ({roll.why})"
         else:
-            owes = f"rolled: {roll.roller}, {describe(roll.effort)}"
+            owes = f"rolled: {roll.roller}, {describe(roll.effort, post.system.ladder)}"
         sides.append({"members": list(side.members), "intent": side.intent, "victories": side.victories,
                       "standing": standing, "owes": roll is None and standing,
                       "rolled": None if roll is None or roll.effort is None else

@@ -22,6 +22,7 @@ for the GM or with ``show_npc_skills`` the NPCs' ratings).
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Mapping
 
 from pbp import commands as c
 from pbp.play.away import away_lines
@@ -142,7 +143,7 @@ def _aspect_line(a: dict) -> str:
     return line + (" (hidden)" if a.get("hidden") else "")
 
 
-def _challenge_lines(ch: dict) -> list[str]:
+def _challenge_lines(ch: dict, ladder: Mapping[int, str]) -> list[str]:
     """What the board in the footer does not say: who may take the tasks, the rolls' ids,
     and (for the GM, or with ``show_npc_skills``) what an opponent opposes with."""
     lines = [f'Challenge "{ch["name"]}": tasks for {and_names(ch["who"]) if ch["who"] else "nobody yet"}.']
@@ -153,18 +154,18 @@ def _challenge_lines(ch: dict) -> list[str]:
         against = t.get("opposed_with")
         if against is not None and t["state"] == "open":
             skill = f"{against['skill']}, " if against["skill"] else ""
-            lines.append(f"  Task {t['n']} is opposed by {t['opponent']}: {skill}{describe(against['rating'])}.")
+            lines.append(f"  Task {t['n']} is opposed by {t['opponent']}: {skill}{describe(against['rating'], ladder)}.")
     return lines
 
 
-def _contest_lines(co: dict) -> list[str]:
+def _contest_lines(co: dict, ladder: Mapping[int, str]) -> list[str]:
     """What the tally in the footer does not say: the threats, this exchange's rolls' ids."""
-    lines = [f'Contest "{co["name"]}": each side rolls against {describe(co["difficulty"])}.']
+    lines = [f'Contest "{co["name"]}": each side rolls against {describe(co["difficulty"], ladder)}.']
     for t in co["threats"]:
         if t["skill"] is None:
-            lines.append(f"  Threat: {t['name']}, {describe(t['rating'])}.")
+            lines.append(f"  Threat: {t['name']}, {describe(t['rating'], ladder)}.")
         else:
-            rating = f", {describe(t['skill_rating'])}" if "skill_rating" in t else ""
+            rating = f", {describe(t['skill_rating'], ladder)}" if "skill_rating" in t else ""
             lines.append(f"  Threat: {t['name']}, attacking with {t['skill']}{rating}.")
     rolls = [f"#{s['rolled']['roll']} ({and_names(s['members'])})" for s in co["sides"]
              if s["rolled"] is not None and s["rolled"]["roll"] is not None]
@@ -173,9 +174,10 @@ def _contest_lines(co: dict) -> list[str]:
     return lines
 
 
-def overview_lines(view: dict, *, waiting: bool = True) -> list[str]:
-    """The overview as lines (nested ones indented by two spaces). ``waiting``: with the
-    turn and what pbp waits for (a mail's footer says those already)."""
+def overview_lines(view: dict, ladder: Mapping[int, str], *, waiting: bool = True) -> list[str]:
+    """The overview as lines (nested ones indented by two spaces), values named with the
+    campaign's system's ``ladder``. ``waiting``: with the turn and what pbp waits for (a
+    mail's footer says those already)."""
     lines = []
     scene, conflict = view["scene"], view["conflict"]
     if scene is None:
@@ -201,9 +203,9 @@ def overview_lines(view: dict, *, waiting: bool = True) -> list[str]:
         until = f" until {when(r['_until'])}" if r.get("_until") else ""
         lines.append(f"Roll #{r['id']}, {r['what']}, is open for invokes{until}.")
     if view.get("challenge"):       # the boards themselves are in the footer (``waiting``)
-        lines += _challenge_lines(view["challenge"])
+        lines += _challenge_lines(view["challenge"], ladder)
     if view.get("contest"):
-        lines += _contest_lines(view["contest"])
+        lines += _contest_lines(view["contest"], ladder)
     if waiting:
         lines += view["waiting"]
     if view.get("gm_pool_text"):
@@ -217,10 +219,10 @@ def table_view(post: Post, cmd: c.TableView):
     answered to the GM alone, whole, as the GM's ``/sheet`` is."""
     away = away_lines(post)         # who is away until when (pbp.play.away)
     if post.author.is_gm:           # the GM's mail has no footer: the turn and what is waited for go in it
-        whole = "\n  ".join(overview_lines(overview(post, gm=True)) + away)
+        whole = "\n  ".join(overview_lines(overview(post, gm=True), post.system.ladder) + away)
         return NoteResult(cmd.source, GM, "table", text=whole, gm_only=True)
-    whole = "\n  ".join(overview_lines(overview(post, gm=True), waiting=False) + away)
-    public = "\n  ".join(overview_lines(overview(post, gm=False), waiting=False) + away)
+    whole = "\n  ".join(overview_lines(overview(post, gm=True), post.system.ladder, waiting=False) + away)
+    public = "\n  ".join(overview_lines(overview(post, gm=False), post.system.ladder, waiting=False) + away)
     return NoteResult(cmd.source, post.speaker(), "table", text=whole, public_text=public)
 
 

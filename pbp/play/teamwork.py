@@ -157,7 +157,7 @@ def help_ally(post: Post, cmd: c.Help):
     if request is not None:
         _drop(post, request)
     post.play.helps.append(TeamHelp(post.play.new_id(), helper, ally, post.now, exchange=exchange))
-    text = (f"{helper} will help {ally}'s next roll: +1 if {helper} has at least {describe(post.system.teamwork.least)} in the skill "
+    text = (f"{helper} will help {ally}'s next roll: +1 if {helper} has at least {describe(post.system.teamwork.least, post.system.ladder)} in the skill "
             f"{ally} rolls, up to {ally}'s own rating in it; {helper} shares that roll's costs.")
     if cost:
         text += f" ({cost}.)"

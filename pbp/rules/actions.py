@@ -330,10 +330,10 @@ def team_modifiers(act: Action, skill: str, rating: int) -> list[Modifier]:
                              expected="an ally who helps", example="/help Charles")
         found = lookup_skill(who, skill, act.skills)
         helpers.append((who.name, found[1] if found else 0))
-    check_highest(act.actor.name, skill, rating, helpers, source=act.source)
+    check_highest(act.actor.name, skill, rating, helpers, act.system.ladder, source=act.source)
     bonus = act.system.teamwork.combine(rating, helpers)
     for row in bonus.rows:
-        act.report.effect("teamwork", row_text(row, skill, bonus.cap, act.actor.name), helper=row.helper,
+        act.report.effect("teamwork", row_text(row, skill, bonus.cap, act.actor.name, act.system.ladder), helper=row.helper,
                           rating=row.rating, adds=row.adds, why=row.why)
     act.team = bonus.sharing
     return [Modifier("teamwork", f"{row.helper} (teamwork)", row.adds) for row in bonus.rows if row.adds]
@@ -400,7 +400,7 @@ def _passive(act: Action, rating: int) -> OppositionResult:
             source=act.source, expected=f"vs a number from {low} to {high}",
             example=act.source.replace(f"vs {rating}", f"vs {max(low, min(high, rating))}", 1)
             if f"vs {rating}" in act.source else _with_difficulty(act, act.cmd.skill or "").replace("Fair", str(high)))
-    return passive(rating)
+    return passive(rating, act.system.ladder)
 
 
 def _required_skill(act: Action, example: str) -> tuple[str, int]:
@@ -601,11 +601,11 @@ def _scale_after_the_defence(act: Action, contest: RollNumbers, opposition: Oppo
                           f"beat {act.actor.name}'s defence, so it takes nothing", bonus=0)
         return contest
     total = attack.value + bonus
-    raised = OppositionResult(total, f"{attack.label} +{bonus} scale after the roll ({label}) = {describe(total)}",
+    raised = OppositionResult(total, f"{attack.label} +{bonus} scale after the roll ({label}) = {describe(total, act.system.ladder)}",
                               attack.effort, attack.character)
     shifts = act.system.tiers.margin(contest.effort.total, total)
     act.report.effect("scale_after", f"scale after the roll ({label}): {attack.character}'s attack beats "
-                      f"{act.actor.name}'s defence, so it takes +{bonus} (2 per level), {describe(total)}",
+                      f"{act.actor.name}'s defence, so it takes +{bonus} (2 per level), {describe(total, act.system.ladder)}",
                       bonus=bonus)
     return RollNumbers(contest.effort, raised, shifts, act.system.tiers.contest_tier(shifts, False))
 

@@ -27,16 +27,17 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Mapping
 
 from pbp.rules.ladder import describe
 
 
-def column_problems(skills: dict[str, int]) -> list[str]:
+def column_problems(skills: dict[str, int], ladder: Mapping[int, str]) -> list[str]:
     """The column rule: each step may not have more skills than the step below it.
 
     The starting pyramid (one Great, two Good, three Fair, four Average) obeys it, and so
     does every sheet grown by milestones; Mediocre is "all other skills", so Average is
-    never limited by the step below.
+    never limited by the step below. ``ladder``: the system's, which names the steps.
     """
     counts = Counter(r for r in skills.values() if r > 0)
     if not counts:
@@ -45,8 +46,8 @@ def column_problems(skills: dict[str, int]) -> list[str]:
     for rating in range(2, max(counts) + 1):
         if counts[rating] > counts[rating - 1]:
             problems.append(
-                f"{counts[rating]} skill{'s' if counts[rating] > 1 else ''} at {describe(rating)} but only "
-                f"{counts[rating - 1]} at {describe(rating - 1)}: each step may not have more skills "
+                f"{counts[rating]} skill{'s' if counts[rating] > 1 else ''} at {describe(rating, ladder)} but only "
+                f"{counts[rating - 1]} at {describe(rating - 1, ladder)}: each step may not have more skills "
                 "than the step below it"
             )
     return problems
@@ -104,7 +105,8 @@ def _spelling(*sheets: dict[str, int]) -> dict[str, str]:
     return out
 
 
-def skill_changes(before: dict[str, int], after: dict[str, int]) -> tuple[list[MilestoneChange], list[str]]:
+def skill_changes(before: dict[str, int], after: dict[str, int],
+                  ladder: Mapping[int, str]) -> tuple[list[MilestoneChange], list[str]]:
     """The skill part of a change: at most one swap of two skills' ratings (the minor
     list's), the rest raises of one step each (a skill point per step). Lowering a skill
     other than by a swap is not an advancement."""
@@ -122,14 +124,14 @@ def skill_changes(before: dict[str, int], after: dict[str, int]) -> tuple[list[M
             if base[a] == old.get(a, 0):
                 continue
             changes.append(MilestoneChange("swap", f"{names[a]} and {names[b]} switch ranks ({names[a]} "
-                                          f"{describe(old.get(a, 0))} -> {describe(base[a])}, {names[b]} "
-                                          f"{describe(old.get(b, 0))} -> {describe(base[b])})", lateral=1))
+                                          f"{describe(old.get(a, 0), ladder)} -> {describe(base[a], ladder)}, {names[b]} "
+                                          f"{describe(old.get(b, 0), ladder)} -> {describe(base[b], ladder)})", lateral=1))
         rest = {k: new.get(k, 0) - base.get(k, 0) for k in delta}
         if any(v < 0 for v in rest.values()):
             continue
         for k, steps in sorted(rest.items()):
             if steps:
-                changes.append(MilestoneChange("raise", f"{names[k]} {describe(base.get(k, 0))} -> {describe(new.get(k, 0))}",
+                changes.append(MilestoneChange("raise", f"{names[k]} {describe(base.get(k, 0), ladder)} -> {describe(new.get(k, 0), ladder)}",
                                       points=steps))
         cost = sum(c.points for c in changes) * 10 + sum(c.lateral for c in changes)
         if best is None or cost < best[0]:
@@ -142,9 +144,10 @@ def skill_changes(before: dict[str, int], after: dict[str, int]) -> tuple[list[M
 
 
 def column_options(before: dict[str, int], wanted: dict[str, int], points: int, skills: tuple[str, ...],
-                   *, most: int = 4, fixes: list | None = None) -> list[str]:
+                   ladder: Mapping[int, str], *, most: int = 4, fixes: list | None = None) -> list[str]:
     """Raises of one step (within ``points``) that keep the column: first the wanted raises
-    with the fewest more added, then single raises instead. ``skills`` is the system's list.
+    with the fewest more added, then single raises instead. ``skills`` and ``ladder`` are the
+    system's.
     ``fixes``, when given, gets each option's raises as {skill: new rating}."""
     fixes = [] if fixes is None else fixes
     old = {k.casefold(): v for k, v in before.items()}
@@ -161,7 +164,7 @@ def column_options(before: dict[str, int], wanted: dict[str, int], points: int, 
     candidates = sorted(names)
 
     def step(k: str) -> str:
-        return f"{describe(old.get(k, 0))} -> {describe(old.get(k, 0) + 1)}"
+        return f"{describe(old.get(k, 0), ladder)} -> {describe(old.get(k, 0) + 1, ladder)}"
 
     def listed(keys: list[str]) -> str:
         return ", ".join(names[k] for k in keys[:6]) + (", ..." if len(keys) > 6 else "")
@@ -169,7 +172,7 @@ def column_options(before: dict[str, int], wanted: dict[str, int], points: int, 
     for extra in range(1, max(0, points - len(asked)) + 1):
         groups: dict[tuple, list[tuple]] = {}
         for more in combinations([k for k in candidates if k not in asked], extra):
-            if not column_problems(raised(asked + list(more))):
+            if not column_problems(raised(asked + list(more)), ladder):
                 groups.setdefault(tuple(sorted(old.get(k, 0) for k in more)), []).append(more)
         for _, combos in sorted(groups.items()):
             fixes.append({names[k]: old.get(k, 0) + 1 for k in asked + list(combos[0])})
@@ -187,7 +190,7 @@ def column_options(before: dict[str, int], wanted: dict[str, int], points: int, 
     if points >= 1:
         by_step: dict[int, list[str]] = {}
         for k in candidates:
-            if k not in asked and not column_problems(raised([k])):
+            if k not in asked and not column_problems(raised([k]), ladder):
                 by_step.setdefault(old.get(k, 0), []).append(k)
         for rating, keys in sorted(by_step.items(), reverse=True):
             fixes.append({names[keys[0]]: old.get(keys[0], 0) + 1})
@@ -196,10 +199,11 @@ def column_options(before: dict[str, int], wanted: dict[str, int], points: int, 
     return found
 
 
-def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, skills: tuple[str, ...]) -> Verdict:
+def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, system) -> Verdict:
     """Whether the change from ``before`` to ``after`` (sheet data: skills, aspects,
-    stunts, refresh) fits what the milestone allows plus the saved skill points."""
-    changes, problems = skill_changes(before.get("skills", {}), after.get("skills", {}))
+    stunts, refresh) fits what the milestone allows plus the saved skill points, in
+    ``system`` (its skills and the words of its ladder; a ``pbp.rules.system.System``)."""
+    changes, problems = skill_changes(before.get("skills", {}), after.get("skills", {}), system.ladder)
     fixes: list = []
     points = sum(c.points for c in changes)
     available = allowance.skill_points + saved_points
@@ -207,11 +211,11 @@ def judge(before: dict, after: dict, allowance: Allowance, saved_points: int, sk
         problems.append(f"the raises need {points} skill point{'s' if points != 1 else ''} and "
                         f"{available} {'is' if available == 1 else 'are'} at hand")
     if not problems and points:
-        broken = column_problems(after.get("skills", {}))
+        broken = column_problems(after.get("skills", {}), system.ladder)
         if broken:
             fixes: list = []
-            options = column_options(before.get("skills", {}), after.get("skills", {}), available, skills,
-                                     fixes=fixes)
+            options = column_options(before.get("skills", {}), after.get("skills", {}), available, system.skills,
+                                     system.ladder, fixes=fixes)
             problems.append("the sheet must keep its column: " + "; ".join(broken) + ". What would work: "
                             + "; ".join(options))
     gained = int(after.get("milestone_refresh", 0) or 0) - int(before.get("milestone_refresh", 0) or 0)

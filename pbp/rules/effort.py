@@ -6,7 +6,7 @@ An ``Effort`` keeps every throw and every term with its source, so the reply can
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from pbp.commands import StuntUse
 from pbp.errors import RulesError
@@ -95,8 +95,9 @@ def check_permission(character: Character, skill: str, allowed: tuple[str, ...],
     )
 
 
-def passive(rating: int) -> OppositionResult:
-    return OppositionResult(value=rating, label=describe(rating))
+def passive(rating: int, ladder: Mapping[int, str]) -> OppositionResult:
+    """A difficulty, labelled with the system's ``ladder``: "Fair (+2)"."""
+    return OppositionResult(value=rating, label=describe(rating, ladder))
 
 
 @dataclass(frozen=True)

@@ -5,18 +5,17 @@ opposition, the outcome and the harm. Each system carries one (``System.explain`
 case; the d10 hack's ``PoolExplainer`` (``pbp.rules.systems.d10_pool``) shows d10 faces and
 counts hits.
 
-The pipeline opens :func:`shown` with the campaign's system for each post and each
-campaign's deadlines (a post not routed yet: the default campaign system, ``DEFAULT_SYSTEM``) (with the system's ladder, :func:`pbp.rules.ladder.shown`), so the
-renderer (``pbp.render``) and the play modules ask :func:`current` and never name a system.
+An explainer speaks its system's ladder (``ladder``: a ``System`` binds its explainer to its
+own ``System.ladder`` when it is made, :meth:`FateExplainer.speaking`), and it is always passed:
+the renderer (``pbp.render``) takes the campaign's system for each reply, as d20's
+``stringify`` takes its stringifier; nothing in the rules core holds a current system.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
-from typing import Iterator
+import copy
+from typing import Mapping
 
-from pbp.rules import ladder as _ladder
-from pbp.rules.ladder import adjective, describe, signed
+from pbp.rules.ladder import LADDER, adjective, describe, signed
 
 FACE = {1: "[+]", 0: "[0]", -1: "[-]"}
 OUTCOME_WORDS = {"fail": "fail", "tie": "tie", "success": "success", "style": "success with style"}
@@ -28,6 +27,17 @@ class FateExplainer:
     shifts (``success, 2 shifts``), stress boxes of a track (``physical stress``)."""
 
     unit = "shift"              # what a margin and a hit are counted in
+    ladder: Mapping[int, str] = LADDER      # the words of its system's ladder (``speaking``)
+
+    def speaking(self, ladder: Mapping[int, str]) -> "FateExplainer":
+        """This explainer naming values with ``ladder`` (itself when it already does): a
+        ``System`` binds its explainer to its own ladder, so a variant with another ladder
+        (early Fate's, a campaign's words in another language) is explained in its words."""
+        if ladder is self.ladder:
+            return self
+        bound = copy.copy(self)
+        bound.ladder = ladder
+        return bound
 
     # -- the margin: outcome and harm ---------------------------------------------------------
     def margin(self, n: int) -> str:
@@ -69,20 +79,20 @@ class FateExplainer:
     # -- effort and opposition ----------------------------------------------------------------
     def amount(self, n: int, effort=None) -> str:
         """An effort's total: "+4 Great"; numbers beyond the ladder stay numbers."""
-        word = adjective(n)
+        word = adjective(n, self.ladder)
         return f"{signed(n)} {word}" if word else signed(n)
 
     def passive(self, n: int) -> str:
         """A difficulty: "Fair (+2)"."""
-        return describe(n)
+        return describe(n, self.ladder)
 
     def skill_words(self, terms, effort) -> str:
         """The skill terms of an effort: "Fight Good (+3)"."""
-        return f"{terms[0].label} {describe(terms[0].value)}" if terms else ""
+        return f"{terms[0].label} {describe(terms[0].value, self.ladder)}" if terms else ""
 
     def headline_skill(self, skill: str, terms, effort) -> str:
         """The skill in a result's first line: "Fight, Good (+3)"."""
-        return f"{skill}, {describe(terms[0].value)}" if terms else skill
+        return f"{skill}, {describe(terms[0].value, self.ladder)}" if terms else skill
 
     def rolled(self, written: str, terms, effort) -> str:
         """What a plain ``/roll`` rolled, in its first line: the command as written ("4dF+2",
@@ -118,42 +128,3 @@ class FateExplainer:
     def clears(self, noun: str) -> str:
         """What clears at a scene's end: "stress clears" (``noun``: the box model's noun)."""
         return f"{noun} clears"
-
-
-_CURRENT: ContextVar[FateExplainer] = ContextVar("pbp_explainer")
-
-
-class NoSystemShown(RuntimeError):
-    """A result was explained outside any system's :func:`shown` block: a bug in pbp (every
-    entry point names the system it answers under), never a reply in some other system's
-    words."""
-
-
-def current() -> FateExplainer:
-    """The explainer of the system whose post is being answered; outside a :func:`shown`
-    block there is none, and asking is an error (no system is assumed)."""
-    try:
-        return _CURRENT.get()
-    except LookupError:
-        raise NoSystemShown("a result is explained outside a system's explain.shown(system) block") from None
-
-
-def show(system) -> None:
-    """Explain with ``system``'s explainer and name values with its ladder until the
-    enclosing :func:`shown` block ends."""
-    _CURRENT.set(system.explain)
-    _ladder.show(system.ladder)
-
-
-@contextmanager
-def shown(system) -> Iterator[None]:
-    """Within the block, replies explain results as ``system`` does and name values with its
-    ladder. There is no default: a post not routed yet to a campaign is answered under the
-    product's default campaign system, which the pipeline names
-    (``pbp.rules.systems.DEFAULT_SYSTEM``; docs/systems.md, "Before a campaign is known")."""
-    token = _CURRENT.set(system.explain)
-    try:
-        with _ladder.shown(system.ladder):
-            yield
-    finally:
-        _CURRENT.reset(token)

@@ -313,6 +313,6 @@ def _raise_difficulty(ctx: Invoking, term: Modifier) -> None:
         opposition.value = opposition.effort.total
     else:
         explain = ctx.system.explain
-        was = explain.passive(opposition.value) if opposition.label == describe(opposition.value) else opposition.label
+        was = explain.passive(opposition.value) if opposition.label == describe(opposition.value, ctx.system.ladder) else opposition.label
         opposition.value += term.value
         opposition.label = f"{explain.passive(opposition.value)}: {was} {explain.worth(term.value)} {term.label}"

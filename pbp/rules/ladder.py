@@ -6,10 +6,8 @@ adjective or the number wherever a rating is expected (``vs Fair``, ``vs +2``).
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
-from contextvars import ContextVar
 from types import MappingProxyType
-from typing import Iterator, Mapping
+from typing import Mapping
 
 LADDER = MappingProxyType({
     8: "Legendary",
@@ -29,25 +27,6 @@ LADDER = MappingProxyType({
 
 _BY_ADJECTIVE = {name.casefold(): value for value, name in LADDER.items()}
 
-_SHOWN: ContextVar[Mapping[int, str]] = ContextVar("pbp_ladder", default=LADDER)
-
-
-def show(ladder: Mapping[int, str]) -> None:
-    """Name values with ``ladder`` until the enclosing :func:`shown` block ends."""
-    _SHOWN.set(ladder)
-
-
-@contextmanager
-def shown(ladder: Mapping[int, str]) -> Iterator[None]:
-    """Within the block, replies name values with ``ladder`` (the campaign's system's,
-    ``System.ladder``): the pipeline opens it for each post and each campaign's deadlines, so
-    a system with a shorter ladder (early Fate: Terrible to Legendary) shows the values
-    beyond it as numbers. Reading ratings (``parse_rating``) always knows every word."""
-    token = _SHOWN.set(ladder)
-    try:
-        yield
-    finally:
-        _SHOWN.reset(token)
 _RATING = re.compile(
     r"""^\s*(?:
         (?P<adjective>[^\W\d_]+)\s*(?:\(\s*(?P<check>[+-]?\d+)\s*\))?   # Fair / Fair (+2)
@@ -62,14 +41,19 @@ def signed(n: int) -> str:
     return f"{n:+d}"
 
 
-def adjective(n: int) -> str | None:
-    """The ladder's word for ``n``, or None beyond the shown ladder (Horrifying/Legendary)."""
-    return _SHOWN.get().get(n)
+def adjective(n: int, ladder: Mapping[int, str]) -> str | None:
+    """``ladder``'s word for ``n``, or None beyond it (Fate Condensed's: beyond
+    Horrifying/Legendary)."""
+    return ladder.get(n)
 
 
-def describe(n: int) -> str:
-    """"Fair (+2)"; beyond the ladder only the number ("+9", "-5")."""
-    name = _SHOWN.get().get(n)
+def describe(n: int, ladder: Mapping[int, str]) -> str:
+    """"Fair (+2)"; beyond the ladder only the number ("+9", "-5"). ``ladder`` is the
+    campaign's system's (``System.ladder``), always passed: a system with a shorter ladder
+    (early Fate: Terrible to Legendary) shows the values beyond it as numbers, and a
+    campaign's words are never taken from anywhere but its system. Reading ratings
+    (:func:`parse_rating`) always knows every word."""
+    name = ladder.get(n)
     return f"{name} ({signed(n)})" if name else signed(n)
 
 
@@ -88,5 +72,5 @@ def parse_rating(text: str) -> int:
     if value is None:
         raise ValueError(f"not a ladder adjective: {match['adjective']!r} (the ladder runs Horrifying (-4) to Legendary (+8))")
     if match["check"] is not None and int(match["check"]) != value:
-        raise ValueError(f"{text.strip()!r} disagrees with the ladder: {describe(value)}")
+        raise ValueError(f"{text.strip()!r} disagrees with the ladder: {describe(value, LADDER)}")
     return value

@@ -117,8 +117,8 @@ def treat(table: Table, healer: str, patient: str, consequence: str, result: Act
     opposition = result.opposition.value if result.opposition else None
     if result.action != "overcome" or not same_name(result.actor, healer) or opposition is None \
             or opposition < difficulty:
-        raise RulesError(f"treating {slot.aspect} is an overcome by {healer} against {describe(difficulty)}",
-                         expected=f"an overcome vs {describe(difficulty)} (or harder, if the GM says so)",
+        raise RulesError(f"treating {slot.aspect} is an overcome by {healer} against {describe(difficulty, system.ladder)}",
+                         expected=f"an overcome vs {describe(difficulty, system.ladder)} (or harder, if the GM says so)",
                          example='/treat Charles "Gaping Chest Wound" with Academics')
     r = Report()
     if result.outcome not in TREATED:

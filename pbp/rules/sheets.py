@@ -56,7 +56,7 @@ def validate_character(ch: Character, system: System, *, milestone_refresh: int 
     problems += _at("skills", _duplicate_skills(ch))
     problems += _at("stunts", _twins("stunt", (stunt.name for stunt in ch.stunts), ch.name))
     if ch.kind == "pc":
-        problems += _at("skills", _pc_skills(ch, system) + column_problems(ch.skills))
+        problems += _at("skills", _pc_skills(ch, system) + column_problems(ch.skills, system.ladder))
         problems += _at("refresh", refresh_problems(ch, system, milestone_refresh))
         problems += _at("stunts", _pc_stunts(ch, system))
     elif ch.kind == "minor":
@@ -149,7 +149,7 @@ def _pc_skills(ch: Character, system: System) -> list[str]:
             problems.append(f'{ch.name} has "{name}", which is not {system.a_skill()}'
                             + (f' (did you mean "{close[0]}"?)' if close else f" (skills: {', '.join(system.skills)})"))
         if rating < 0:
-            problems.append(f"{ch.name}'s {name} is {describe(rating)}; a player character's skills "
+            problems.append(f"{ch.name}'s {name} is {describe(rating, system.ladder)}; a player character's skills "
                             "start at Mediocre (+0)")
     return problems
 

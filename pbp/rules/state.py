@@ -5,11 +5,38 @@ reports every change, and the store writes the changed ones back.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field, fields
+
+_ATOMIC = frozenset((str, int, bool, float, type(None)))
+
+
+def _copied(value, memo: dict):
+    """A deep copy of a field's value: plain values as they are, lists and dicts rebuilt,
+    anything else through :func:`copy.deepcopy`."""
+    kind = type(value)
+    if kind in _ATOMIC:
+        return value
+    if kind is list:
+        return [_copied(v, memo) for v in value]
+    if kind is dict:
+        return {k: _copied(v, memo) for k, v in value.items()}
+    return copy.deepcopy(value, memo)
+
+
+class _Copies:
+    """``copy.deepcopy`` field by field (a re-run copies the whole table several times,
+    issue 23: the generic reduce-and-rebuild path cost a twentieth of a post with an invoke
+    after the dice). The state's fields share no list or dict with each other."""
+
+    def __deepcopy__(self, memo: dict):
+        new = object.__new__(type(self))
+        new.__dict__.update({k: _copied(v, memo) for k, v in self.__dict__.items()})
+        return new
 
 
 @dataclass
-class Stunt:
+class Stunt(_Copies):
     """A bonus stunt: ``bonus`` to ``skill`` when used for ``action``.
 
     With no ``circumstance`` it applies whenever skill and action match; with one, the
@@ -26,7 +53,7 @@ class Stunt:
 
 
 @dataclass
-class Consequence:
+class Consequence(_Copies):
     severity: str            # "mild" | "moderate" | "severe" ("mild2": the Superb+ extra slot)
     shifts: int
     aspect: str | None = None
@@ -42,7 +69,7 @@ class Consequence:
 
 
 @dataclass
-class Aspect:
+class Aspect(_Copies):
     """Any aspect in play. ``owner`` is the character it is on (None: the scene).
 
     ``free_invokes`` maps holder name -> count. A boost is an aspect of kind "boost" whose
@@ -65,7 +92,7 @@ class Aspect:
 
 
 @dataclass
-class Character:
+class Character(_Copies):
     name: str
     kind: str = "pc"         # "pc" | "npc" (major) | "minor"
     player: str | None = None  # the controlling address; None for NPCs (the GM controls them)
@@ -198,7 +225,7 @@ def short_matches(typed: str, items: list, names) -> list:
 
 
 @dataclass
-class Table:
+class Table(_Copies):
     """Everything one message may touch: the characters and the aspects in play, under the
     campaign's game system (its registered name: no table is of a system by default)."""
 

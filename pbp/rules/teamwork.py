@@ -23,6 +23,7 @@ Readings, where the text leaves it to the table:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 from pbp.errors import RulesError
 from pbp.rules.ladder import describe
@@ -82,27 +83,28 @@ class FateTeamwork:
         return TeamBonus(tuple(rows), cap)
 
 
-def check_highest(roller: str, skill: str, rating: int, helpers: list[tuple[str, int]], *,
+def check_highest(roller: str, skill: str, rating: int, helpers: list[tuple[str, int]], ladder: Mapping[int, str], *,
                   source: str = "") -> None:
-    """Refuse a team whose highest rating is not the roller's ("the highest person" rolls)."""
+    """Refuse a team whose highest rating is not the roller's ("the highest person" rolls);
+    ``ladder``, the system's, names the ratings."""
     best = max(helpers, key=lambda h: h[1], default=None)
     if best is None or best[1] <= rating:
         return
     name, r = best
     others = [h for h, _ in helpers if h != name] + [roller]
     raise RulesError(
-        f"{name}'s {skill} is {describe(r)}, higher than {roller}'s {describe(rating)}: in teamwork the "
+        f"{name}'s {skill} is {describe(r, ladder)}, higher than {roller}'s {describe(rating, ladder)}: in teamwork the "
         f"one with the highest skill rolls, and the others help",
         source=source, expected=f"{name} to roll, with {and_names(others)} helping",
         example=f"/help {quote(name)}",
         hint=f"{roller} writes /help {quote(name)} and {name} rolls")
 
 
-def row_text(row: TeamRow, skill: str, cap: int, roller: str) -> str:
-    """How the reply words one helper."""
+def row_text(row: TeamRow, skill: str, cap: int, roller: str, ladder: Mapping[int, str]) -> str:
+    """How the reply words one helper (``ladder``: the system's)."""
     if row.why == "adds":
-        return f"{row.helper} helps with {skill} {describe(row.rating)}: +{row.adds}"
+        return f"{row.helper} helps with {skill} {describe(row.rating, ladder)}: +{row.adds}"
     if row.why == "below":
-        return f"{row.helper} helps, but {row.helper}'s {skill} is {describe(row.rating)}: no +1 (it takes {describe(1)})"
+        return f"{row.helper} helps, but {row.helper}'s {skill} is {describe(row.rating, ladder)}: no +1 (it takes {describe(1, ladder)})"
     return (f"{row.helper} helps, but the cap bites: a team adds at most the roller's rating, "
-            f"{roller}'s {skill} {describe(cap)}, so no +1 from {row.helper}")
+            f"{roller}'s {skill} {describe(cap, ladder)}, so no +1 from {row.helper}")

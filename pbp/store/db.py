@@ -34,6 +34,9 @@ def make_database(url: str):
             password=parsed.password,
             host=parsed.hostname,
             port=parsed.port or 5432,
+            # a cut network must fail a connection or a query, not hang it: connect within
+            # 10 s, and TCP keepalives end a dead session in about a minute (pbp.store.outage)
+            connect_timeout=10, keepalives=1, keepalives_idle=30, keepalives_interval=10, keepalives_count=3,
         )
     raise ConfigError(
         f"unsupported database URL {url!r}",

@@ -8,12 +8,15 @@ of the peewee ``SchemaMigrator``; add one to :data:`MIGRATIONS` whenever a model
 """
 from __future__ import annotations
 
+import email.parser
+import json
 import logging
 from typing import Callable
 
 from peewee import BigIntegerField, BooleanField, CharField, IntegerField, Model, PostgresqlDatabase
 from playhouse.migrate import SchemaMigrator
 
+from pbp.posts import ThreadRef, thread_to_dict
 from pbp.store.models import JSONField, post_key
 
 from pbp.errors import ConfigError
@@ -48,6 +51,41 @@ def _keyed_posts(migrator: SchemaMigrator) -> list:
         migrator.add_index("message", ("post_key",), unique=True),
         migrator.drop_index("message", "message_message_id"),
         migrator.add_index("message", ("message_id",), unique=False),
+    ]
+
+
+def _typed_outbox(migrator: SchemaMigrator) -> list:
+    """Version 14: the channel and thread columns, and both filled in for the rows already
+    there, read once from what older versions wrote (the ``discourse:`` sender of an API
+    row, the ``X-PBP-Topic`` and threading headers of a mail)."""
+    def fill():
+        rows = migrator.database.execute_sql('SELECT "id", "sender", "raw", "recipients", "message_id" '
+                                             'FROM "outboxmail"').fetchall()
+        for row_id, sender, raw, recipients, message_id in rows:
+            recipients = json.loads(recipients or "[]")
+            if (sender or "").startswith("discourse:"):
+                where = (recipients or [""])[0]
+                topic = where[len("topic:"):] if where.startswith("topic:") else None
+                channel, thread = "discourse", ThreadRef(source="discourse", topic=topic) if topic else None
+            else:
+                headers = email.parser.HeaderParser().parsestr(raw or "", headersonly=True)
+                topic = (headers.get("X-PBP-Topic") or "").strip()
+                parent = (headers.get("In-Reply-To") or "").strip().strip("<>") or None
+                if topic and recipients:
+                    channel = "discourse-mail"
+                    thread = ThreadRef(source="discourse-mail", id=parent, topic=topic, reply_to=recipients[0])
+                else:
+                    refs = tuple(r.strip("<>") for r in (headers.get("References") or "").split())
+                    channel, thread = "mail", ThreadRef(source="mail", id=message_id, chain=refs)
+            param = migrator.database.param
+            migrator.database.execute_sql(
+                f'UPDATE "outboxmail" SET "channel" = {param}, "thread" = {param} WHERE "id" = {param}',
+                (channel, json.dumps(thread_to_dict(thread), separators=(",", ":"), sort_keys=True)
+                 if thread else None, row_id))
+    return [
+        migrator.add_column("outboxmail", "channel", CharField(default="mail", index=True)),
+        migrator.add_column("outboxmail", "thread", JSONField(null=True)),
+        _Step(fill),
     ]
 
 
@@ -97,6 +135,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     # the table itself is created by create_tables() after the migrations (a new table)
     (13, "every applied post is kept for the campaign's archive (table archivepost, pbp archive)",
      lambda migrator: []),
+    (14, "outbox rows carry the channel that wrote them and the thread a later reply goes to (pbp.adapters): "
+         "delivery maps the channel to its sender, threads are read from the stored reference",
+     lambda migrator: _typed_outbox(migrator)),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -207,6 +207,8 @@ class OutboxMail(BaseModel):
     created_at = DateTimeField(default=utcnow)
     sent_at = DateTimeField(null=True)
     compacted = BooleanField(default=False, index=True)   # looked at by the retention (pbp.retention)
+    channel = CharField(default="mail", index=True)   # the adapter that wrote it (pbp.adapters); delivery maps it
+    thread = JSONField(null=True)           # where a later reply in its thread goes (pbp.posts.thread_to_dict)
 
 
 class MailboxState(BaseModel):

@@ -83,6 +83,11 @@ class Insert:
         return cursor.lastrowid
 
 
+class Dumped(str):
+    """A value already in its column's stored form (a JSON document dumped once by its
+    caller, who needed the text too): :class:`Update` writes it as it is."""
+
+
 class Update:
     """A one-row UPDATE by id of a fixed set of a model's fields (``Update(m.Character,
     ("skills", ...))(row_id, skills=...)``): the SQL made once per database, as for
@@ -102,6 +107,6 @@ class Update:
             sets = ", ".join(f'"{f.column_name}" = {database.param}' for f in self.fields)
             sql = f'UPDATE "{self.model._meta.table_name}" SET {sets} WHERE "id" = {database.param}'
             self._cache[id(database)] = (database, sql)
-        params = [f.db_value(values[f.name]) for f in self.fields]
+        params = [str(v) if type(v := values[f.name]) is Dumped else f.db_value(v) for f in self.fields]
         params.append(row_id)
         return database.execute_sql(sql, params).rowcount

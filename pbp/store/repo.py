@@ -123,6 +123,8 @@ class Saved:
 
 
 _UPDATES: dict[tuple[str, ...], Update] = {}
+_ASPECT_INSERT = Insert(m.Aspect, ("campaign", "name", "kind", "owner", "free_invokes", "hidden", "active", "created_at",
+                                   "system_state"))
 _ASPECT_UPDATE = Update(m.Aspect, ("name", "kind", "owner", "free_invokes", "hidden", "system_state"))
 
 
@@ -163,7 +165,7 @@ def save_table(campaign: m.Campaign, before: Snapshot, after: rs.Table) -> Saved
     for a in after.aspects:
         fields = _aspect_fields(a)
         if a.id is None:
-            a.id = m.Aspect.create(campaign=campaign, **fields).id
+            a.id = _ASPECT_INSERT(campaign=campaign.id, **fields)
             touched.append((a.id, None, fields))
             aspects[a.id] = _dump(fields)
             continue

@@ -17,7 +17,13 @@ the stdlib type it resembles, so generic handlers (``except ConnectionError``) s
 """
 from __future__ import annotations
 
+import socket
+import ssl
+
 from pbp.errors import PbpError
+
+#: How long :func:`silent_server_hint` waits for a TLS handshake on a silent port.
+TLS_PROBE_SECONDS = 1.0
 
 
 class TransportError(PbpError):
@@ -135,3 +141,28 @@ class SmtpRejected(TransportError):
         stage = f"{self.stage} " if self.stage else ""
         where = f" ({self.server})" if self.server else ""
         return f"SMTP {stage}refused: {self.code} {self.message}{where}"
+
+
+def speaks_tls(host: str, port: int, timeout: float = TLS_PROBE_SECONDS) -> bool:
+    """Whether the server on ``host:port`` answers a TLS handshake (a port that expects TLS
+    from the first byte, e.g. 465 or 993); False for a server that says nothing at all."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw:
+            with context.wrap_socket(raw, server_hostname=host):
+                return True
+    except ssl.SSLError as exc:  # a TLS alert is TLS too; plain text in answer is not
+        return getattr(exc, "reason", "") not in ("WRONG_VERSION_NUMBER", "UNKNOWN_PROTOCOL", "RECORD_LAYER_FAILURE")
+    except (OSError, ValueError):   # timed out, refused, reset: not a TLS port
+        return False
+
+
+def silent_server_hint(protocol: str, host: str, port: int, security: str, tls_port: int) -> str:
+    """The hint for a server that sent no greeting within the timeout: the TLS one only
+    when the port answers a TLS handshake; else the server is hung or overloaded."""
+    if security != "tls" and speaks_tls(host, port):
+        return (f'this port expects TLS from the first byte (usually {tls_port}): use security = "tls"')
+    return (f"the {protocol} server accepted the connection but sent no greeting: it is hung or "
+            "overloaded; check it (pbp keeps trying)")

@@ -31,6 +31,7 @@ from .errors import (
     TlsFailed,
     TransportError,
     TransportTimeout,
+    silent_server_hint,
 )
 from .settings import ImapSettings
 
@@ -438,9 +439,8 @@ class ImapInbox:
         except (socket.timeout, TimeoutError) as exc:
             self._drop()
             hint = TransportTimeout.hint
-            if operation == "connect" and self.settings.security != "tls":
-                hint = ('no greeting from the server: if this port expects TLS from the first byte '
-                        '(usually 993) use security = "tls"; else check the host and port')
+            if operation == "connect":
+                hint = silent_server_hint("IMAP", self.settings.host, self.settings.port, self.settings.security, 993)
             raise self._error(
                 TransportTimeout, f"imap {operation}: no answer within {self.settings.timeout}s", hint=hint
             ) from exc

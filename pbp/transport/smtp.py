@@ -31,6 +31,7 @@ from .errors import (
     TlsFailed,
     TransportError,
     TransportTimeout,
+    silent_server_hint,
 )
 from .settings import SmtpSettings
 
@@ -284,9 +285,8 @@ class SmtpSender:
             ) from exc
         except aiosmtplib.SMTPTimeoutError as exc:
             hint = TransportTimeout.hint
-            if stage == "connect" and self.settings.security != "tls":
-                hint = ('no greeting from the server: if this port expects TLS from the first byte '
-                        '(usually 465) use security = "tls"; else check the host and port')
+            if stage == "connect":
+                hint = silent_server_hint("SMTP", self.settings.host, self.settings.port, self.settings.security, 465)
             raise self._error(TransportTimeout, f"smtp {stage}: {exc}", hint=hint) from exc
         except aiosmtplib.SMTPConnectResponseError as exc:
             raise self._error(SmtpRejected, exc.code, exc.message, stage="CONNECT") from exc

@@ -1,11 +1,15 @@
 """A public beacon mixed into a scene's seed after its commitment (docs/verify.md, "A beacon"):
-tested with a recorded round, since these machines have no internet."""
+tested with a real recorded round of drand's default chain (tests/data/drand: round 72785,
+its randomness, signature and previous signature), since these machines have no internet."""
 from __future__ import annotations
 
 import email
+import hashlib
+import json
 import re
+from datetime import datetime, timedelta
 from email import policy
-from datetime import datetime
+from pathlib import Path
 
 from pbp import verify_dice
 from pbp.beacon import Drand, Recorded, from_config
@@ -14,11 +18,43 @@ from pbp.pipeline import Context, process_message
 from pbp.rules.dice import RandomDice
 from pbp.store import models as m
 from tests.dice.test_committed import _edit, save_mails
-from tests.helpers import FIXED_NOW, eml
+from tests.helpers import eml
 from tests.play.table import address
 
-# A 32-byte value standing in for a drand round's randomness (the round FIXED_NOW names)
-RECORDED = bytes.fromhex("8f4b7ad1a0e7e4c2b2a1f0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9")
+ROUND = json.loads((Path(__file__).parents[1] / "data" / "drand" / "round-72785.json").read_text())
+RECORDED = bytes.fromhex(ROUND["randomness"])
+# the scene starts while round 72784 is drand's latest, so the round it names is 72785
+SCENE_START = datetime(2020, 8, 16, 21, 49, 5)
+SEED = bytes.fromhex("00112233445566778899aabbccddeeff" * 2)       # docs/verify.md's worked example
+MIXED_KEY = "f08a3ef5092535c50bef2d3d1758ba8a9e5ae28c35870f8a10b957c29df126a9"
+MIXED_THROW = "4dF:+++0"
+
+
+def test_the_recorded_round_is_drands_own():
+    """What a client checks of a round besides its BLS signature: its randomness is the
+    SHA-256 of its signature (the chained scheme's definition), at the round's time."""
+    assert ROUND["chain"].startswith("8990e7a9") and ROUND["scheme"] == "pedersen-bls-chained"
+    assert hashlib.sha256(bytes.fromhex(ROUND["signature"])).hexdigest() == ROUND["randomness"]
+    assert (ROUND["genesis_time"], ROUND["period"]) == (1595431050, 30)
+    published = datetime.utcfromtimestamp(ROUND["genesis_time"] + (ROUND["round"] - 1) * ROUND["period"])
+    assert published == datetime(2020, 8, 16, 21, 49, 30)
+    assert Drand().round_after(SCENE_START) == ROUND["round"]
+    # from the moment it is public a scene names the next one
+    assert Drand().round_after(published - timedelta(seconds=1)) == ROUND["round"]
+    assert Drand().round_after(published) == ROUND["round"] + 1
+
+
+def test_mixing_the_recorded_round_by_hand():
+    """docs/verify.md's worked example mixed with round 72785: KEY = HMAC(SEED, "pbp-dice/1
+    beacon" 0x00 "72785" 0x00 RANDOMNESS), and throw 0 of the example's post under that key."""
+    import hmac
+
+    key = verify_dice.mix_beacon(SEED, 72785, RECORDED)
+    assert key == hmac.new(SEED, b"pbp-dice/1 beacon\x0072785\x00" + RECORDED, hashlib.sha256).digest()
+    assert key.hex() == MIXED_KEY
+    digest = verify_dice.text_digest("I try.\n/overcome Contacts vs Fair")
+    assert verify_dice.throw_text("4dF", verify_dice.fate_faces(key, "post-2@pbp.test", digest, 0)) == MIXED_THROW
+    assert verify_dice.throw_text("4dF", verify_dice.fate_faces(SEED, "post-2@pbp.test", digest, 0)) == "4dF:0000"
 
 
 def test_rounds_follow_drands_clock():
@@ -39,9 +75,9 @@ def _post(ctx, who, body, n):
 
 def test_a_recorded_round_is_mixed_in_and_checked(db, config, tmp_path):
     create_sample_campaign()
-    round_ = Drand().round_after(FIXED_NOW)
+    round_ = Drand().round_after(SCENE_START)
     beacon = Recorded({})       # the round named is not public when the scene starts
-    ctx = Context(config=config, dice=RandomDice(), clock=lambda: FIXED_NOW, beacon=beacon)
+    ctx = Context(config=config, dice=RandomDice(), clock=lambda: SCENE_START, beacon=beacon)
     assert _post(ctx, "GM", '/scene start "Docks"\n', 1).status == "applied"
     assert m.SceneSeed.get().beacon == {"name": "drand", "round": round_, "randomness": None}
     beacon.values[round_] = RECORDED
@@ -67,9 +103,9 @@ def test_a_recorded_round_is_mixed_in_and_checked(db, config, tmp_path):
 
 def test_a_round_not_yet_public_is_read_at_a_later_roll(db, config, tmp_path):
     create_sample_campaign()
-    round_ = Drand().round_after(FIXED_NOW)
+    round_ = Drand().round_after(SCENE_START)
     beacon = Recorded({})
-    ctx = Context(config=config, dice=RandomDice(), clock=lambda: FIXED_NOW, beacon=beacon)
+    ctx = Context(config=config, dice=RandomDice(), clock=lambda: SCENE_START, beacon=beacon)
     assert _post(ctx, "GM", '/scene start "Docks"\n', 1).status == "applied"
     beacon.values[round_] = RECORDED
     assert _post(ctx, "Cassandra", "/roll\n", 2).status == "applied"
@@ -79,8 +115,8 @@ def test_a_round_not_yet_public_is_read_at_a_later_roll(db, config, tmp_path):
 def test_a_round_that_cannot_be_read_is_given_up_for_the_scene(db, config, tmp_path):
     create_sample_campaign()
     beacon = Recorded({})
-    round_ = beacon.round_after(FIXED_NOW)
-    ctx = Context(config=config, dice=RandomDice(), clock=lambda: FIXED_NOW, beacon=beacon)
+    round_ = beacon.round_after(SCENE_START)
+    ctx = Context(config=config, dice=RandomDice(), clock=lambda: SCENE_START, beacon=beacon)
     assert _post(ctx, "GM", '/scene start "Docks"\n', 1).status == "applied"
     assert _post(ctx, "Cassandra", "/roll\n", 2).status == "applied"
     beacon.values[round_] = RECORDED      # too late: the scene's first die used the seed alone

@@ -67,7 +67,7 @@ def read(message_id: str) -> Reply:
     """A reply as its reader sees it: a forum answer's Markdown (checked against the
     receiver's refusal rules on the way), or a mail's plain text."""
     row = m.OutboxMail.get(m.OutboxMail.message_id == message_id)
-    if row.sender.startswith("discourse:"):   # a request the API path posts (pbp.forum.byapi)
+    if row.channel == "discourse":   # a request the API path posts (pbp.forum.byapi)
         import json
 
         data = json.loads(row.raw)
@@ -99,7 +99,7 @@ class ApiForumTable(ForumTable):
              subject: str | None = None) -> Step:
         if who not in FORUM_NAMES:
             return super().post(who, body, dice=dice, reply_to=reply_to, at=at, subject=subject)
-        from pbp.forum import byapi
+        from pbp.adapters import ApiArrival, read as read_arrival
         from pbp.forum.discourse import parse_post
         from pbp.pipeline import process_post
 
@@ -110,7 +110,7 @@ class ApiForumTable(ForumTable):
                                        post_number=self.count, reply_to_post_number=parent, category_id=5,
                                        created_at=self.now.strftime("%Y-%m-%dT%H:%M:%S.000Z")), site=self.site)
         dice_source = FixedDice(dice or "")
-        outcome = process_post(byapi.post_from(inbound, self.config, bot=self.bot),
+        outcome = process_post(read_arrival(ApiArrival(inbound, bot=self.bot), self.config),
                                Context(config=self.config, dice=dice_source, clock=lambda: self.now))
         if outcome.status == "applied":
             assert dice_source.remaining == 0, f"post {self.count}: {dice_source.remaining} fixed throws left unused"

@@ -11,7 +11,8 @@ import pytest
 from pbp.config import Limits
 from pbp.mail.html_text import html_to_text
 from pbp.mail.reading import MAX_DEPTH, read_message
-from pbp.pipeline import process_message, read_within_limits
+from pbp.mail.adapter import read_mail as read_within_limits
+from pbp.pipeline import process_message
 from pbp.store import models as m
 from tests.helpers import eml, make_ctx
 from tests.test_pipeline import reply_text, snapshot_db

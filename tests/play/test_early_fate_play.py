@@ -162,7 +162,7 @@ def test_replies_show_values_beyond_the_ladder_as_numbers(docks):
     step = docks.post("Jet", "/overcome Stealth vs Poor", dice="----")
     assert step.status == "applied"
     assert "-3" in step.text and "Catastrophic" not in step.text and "Poor (-1)" in step.text
-    assert ladder.describe(-3) == "Catastrophic (-3)"
+    assert ladder.describe(-3, ladder.LADDER) == "Catastrophic (-3)"
 
 
 def test_a_post_is_read_in_early_fates_words(docks):

@@ -57,6 +57,22 @@ class Postgres:
         self._as_postgres(str(self.bin / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user, name)
         return self.url(name)
 
+    def pg_ctl(self, action: str, *options: str) -> None:
+        """``pg_ctl stop``/``start`` on the same data and port (an outage: the data stays)."""
+        extra = ["-o", f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c fsync=off"] \
+            if action == "start" else []
+        self._as_postgres(str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-l", str(self.root / "log"),
+                          *extra, *options, action)
+
+    def terminate_backends(self, database: str) -> int:
+        """``pg_terminate_backend`` on every session of ``database`` (what an admin or a
+        failover does to a client); returns how many it ended."""
+        out = subprocess.run(
+            [str(self.bin / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user, "-d", "postgres",
+             "-Atc", f"SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{database}'"],
+            check=True, capture_output=True, text=True, timeout=30)
+        return int(out.stdout.strip() or 0)
+
     def stop(self) -> None:
         try:
             self._as_postgres(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")

@@ -81,9 +81,8 @@ def test_in_a_contest_only_exceeding_succeeds():
 ])
 def test_the_ladder_runs_terrible_to_legendary(value, words):
     """"+8: Legendary ... -2: Terrible"."""
-    with ladder.shown(EF.ladder):
-        assert ladder.describe(value) == words
-    assert ladder.describe(-3) == "Catastrophic (-3)"       # Fate Condensed's ladder outside the block
+    assert ladder.describe(value, EF.ladder) == words
+    assert ladder.describe(-3, ladder.LADDER) == "Catastrophic (-3)"       # Fate Condensed's ladder
 
 
 # -- "Shifts" and "Spin" -----------------------------------------------------------------------

@@ -49,35 +49,31 @@ def test_d10_faces_count_hits():
 
 def test_a_d10_result_is_explained_in_hits():
     """Fight 3 + Boldly 2 = five dice, 10 9 = 3 hits against a passive 2: success by 1 hit."""
-    with explain.shown(D10_POOL):     # resolved and explained in the campaign's system, as the pipeline does
-        res = pool_result("10 9 2 2 2")
-        rows = {r.label: r for r in action_rows(res)}
-        assert rows["dice"].value == "3 hits" and rows["effort"].value == "3 hits" and rows["vs"].text == "2 hits"
-        assert headline(res) == "Ruth overcomes with Fight + Boldly, 5 dice"
-        assert verdict(res) == "success, 1 hit"
+    res = pool_result("10 9 2 2 2")     # resolved and explained in the campaign's system, as the pipeline does
+    rows = {r.label: r for r in action_rows(res, D10_POOL)}
+    assert rows["dice"].value == "3 hits" and rows["effort"].value == "3 hits" and rows["vs"].text == "2 hits"
+    assert headline(res, D10_POOL) == "Ruth overcomes with Fight + Boldly, 5 dice"
+    assert verdict(res, D10_POOL) == "success, 1 hit"
 
 
 def test_a_catastrophic_failure_is_named():
     """"NEGATIVE HITS: Catastrophic failure": 1 1 = -2 hits against 2."""
     res = pool_result("1 1 2 2 2")
-    with explain.shown(D10_POOL):
-        assert verdict(res) == "catastrophic failure, 4 hits short"
+    assert verdict(res, D10_POOL) == "catastrophic failure, 4 hits short"
 
 
 def test_fate_condensed_explanation_is_unchanged():
     res = resolve(overcome("Fight", opposition=Opposition(rating=2)), make_table(), FixedDice("+0-+"), "Ruth",
                   FATE_CONDENSED)
-    with explain.shown(FATE_CONDENSED):
-        rows = {r.label: r for r in action_rows(res)}
-        assert rows["dice"].text == "[+] [0] [-] [+]" and rows["dice"].value == "+1"
-        assert rows["effort"].value == "+5 Superb" and rows["vs"].text == "Fair (+2)"
-        assert verdict(res) == "success with style, 3 shifts"
+    rows = {r.label: r for r in action_rows(res, FATE_CONDENSED)}
+    assert rows["dice"].text == "[+] [0] [-] [+]" and rows["dice"].value == "+1"
+    assert rows["effort"].value == "+5 Superb" and rows["vs"].text == "Fair (+2)"
+    assert verdict(res, FATE_CONDENSED) == "success with style, 3 shifts"
 
 
 def test_the_ladder_is_shown_with_the_systems_words():
     """Early Fate's ladder ends at Terrible (-2): beyond it, numbers (002, "the ladder")."""
-    with explain.shown(EARLY_FATE):
-        assert EARLY_FATE.explain.amount(-3) == "-3" and EARLY_FATE.explain.passive(-2) == "Terrible (-2)"
+    assert EARLY_FATE.explain.amount(-3) == "-3" and EARLY_FATE.explain.passive(-2) == "Terrible (-2)"
     assert FATE_CONDENSED.explain.amount(-3) == "-3 Catastrophic"
 
 

@@ -1,59 +1,76 @@
-"""A reply is always explained under a named system (issue 9: "no function defaults to a
-system"): outside a system's ``explain.shown(system)`` block, asking for the explainer is an
-error; a post not routed yet is explained under the product's default campaign system, which
-the pipeline names (``UNROUTED``, docs/systems.md, "Before a campaign is known")."""
+"""A reply is always explained under a named system, passed explicitly (issue 9: "no function
+defaults to a system"; issue 22: "no ContextVar for the explainer or the ladder (the renderer
+takes the system, as d20's stringifier is passed)"): the renderer's functions and templates
+take the system, an explainer speaks its own system's ladder, and nothing under pbp/rules
+holds a current system in a context variable."""
 from __future__ import annotations
 
-import contextvars
 import dataclasses
+import re
+from pathlib import Path
 
 import pytest
 
+from pbp import render
+from pbp.commands import Opposition
 from pbp.rules import explain
-from pbp.rules.ladder import describe
-from pbp.rules.systems import D10_POOL, DEFAULT_SYSTEM, EARLY_FATE, FATE_CONDENSED, get_system
+from pbp.rules.actions import resolve
+from pbp.rules.dice import FixedDice
+from pbp.rules.ladder import LADDER, describe
+from pbp.rules.systems import D10_POOL, DEFAULT_SYSTEM, EARLY_FATE, FATE_CONDENSED
+
+from .builders import make_table, overcome
+
+RULES = Path(render.__file__).parent / "rules"
 
 
-def _outside(fn):
-    """Run ``fn`` in a fresh context, as a thread or an entry point without a block would."""
-    return contextvars.Context().run(fn)
+def test_no_context_variable_in_the_rules():
+    """Every module under pbp/rules takes the system (or its ladder) as an argument: none
+    imports contextvars or makes a ContextVar."""
+    found = [f"{path.relative_to(RULES.parent.parent)}:{n}" for path in sorted(RULES.rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             if re.search(r"\bcontextvars\b|\bContextVar\b", line)]
+    assert found == []
 
 
-def test_explaining_outside_a_systems_block_raises():
-    with pytest.raises(explain.NoSystemShown):
-        _outside(explain.current)
+def _result(system=FATE_CONDENSED):
+    return resolve(overcome("Fight", opposition=Opposition(rating=2)), make_table(), FixedDice("+0-+"), "Ruth",
+                   system)
 
 
-def test_shown_takes_a_system_and_has_no_default():
+@pytest.mark.parametrize("fn", [render.action_rows, render.headline, render.verdict])
+def test_the_renderer_takes_the_system(fn):
+    """No system is assumed: a result explained without one is a TypeError, a bug in pbp."""
     with pytest.raises(TypeError):
-        explain.shown()
+        fn(_result())
+    assert fn(_result(), FATE_CONDENSED)
 
 
-def test_inside_a_block_the_named_systems_explainer_and_ladder():
-    def inside():
-        with explain.shown(D10_POOL):
-            d10 = explain.current()
-        with explain.shown(EARLY_FATE):
-            early = explain.current(), describe(-3)
-        return d10, early
-    d10, (early, beyond) = _outside(inside)
-    assert d10 is D10_POOL.explain and early is EARLY_FATE.explain
-    assert beyond == "-3"              # early Fate's ladder ends at Terrible (-2)
+def test_a_template_reads_the_system_its_renderer_was_given():
+    sheet = {"name": "Ruth", "kind": "pc", "aspects": [], "skills": {}, "stunts": [], "stress": {},
+             "consequences": [], "fate_points": 3, "refresh": 3}
+    with pytest.raises(TypeError):
+        render.Renderer().sheet(sheet)
 
 
-def test_leaving_the_block_leaves_no_system_behind():
-    def after():
-        with explain.shown(D10_POOL):
-            pass
-        return explain.current()
-    with pytest.raises(explain.NoSystemShown):
-        _outside(after)
+def test_each_systems_explainer_speaks_its_own_ladder():
+    """Early Fate's ladder ends at Terrible (-2) (002, "the ladder"): its explainer shows -3
+    as a number, Fate Condensed's as Catastrophic, in the same process and the same thread."""
+    assert EARLY_FATE.explain.ladder is EARLY_FATE.ladder and FATE_CONDENSED.explain.ladder is LADDER
+    assert EARLY_FATE.explain.passive(-3) == "-3" == describe(-3, EARLY_FATE.ladder)
+    assert FATE_CONDENSED.explain.passive(-3) == "Catastrophic (-3)"
+    assert type(D10_POOL.explain) is not explain.FateExplainer     # its own explainer, kept
 
 
-def test_the_pipeline_names_the_default_campaign_system_before_routing():
-    from pbp import pipeline
-    assert DEFAULT_SYSTEM == "fate-condensed"
-    assert pipeline.UNROUTED is get_system(DEFAULT_SYSTEM) is FATE_CONDENSED
+def test_a_variant_with_another_ladder_is_explained_in_its_words():
+    """A system made with ``dataclasses.replace`` and another ladder (a campaign's words in
+    another language) gets an explainer speaking it; the original is untouched."""
+    words = {**LADDER, 2: "Razoável"}
+    variant = dataclasses.replace(FATE_CONDENSED, ladder=words)
+    assert variant.explain.passive(2) == "Razoável (+2)" and variant.explain.amount(2) == "+2 Razoável"
+    assert FATE_CONDENSED.explain.passive(2) == "Fair (+2)"
+    rows = {r.label: r for r in render.action_rows(_result(variant), variant)}
+    assert rows["vs"].text == "Razoável (+2)" and rows["effort"].value == "+5 Superb"
 
 
 def test_the_default_campaign_system_is_named_once():

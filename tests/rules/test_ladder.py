@@ -15,11 +15,11 @@ def test_the_ladder_runs_horrifying_to_legendary():
                                      (9, "+9"), (-5, "-5"), (8, "Legendary (+8)")])
 def test_describe(n, text):
     """Ratings read "Fair (+2)"; beyond the ladder only the number."""
-    assert describe(n) == text
+    assert describe(n, LADDER) == text
 
 
 def test_adjective_and_signed():
-    assert adjective(3) == "Good" and adjective(12) is None
+    assert adjective(3, LADDER) == "Good" and adjective(12, LADDER) is None
     assert (signed(2), signed(-1), signed(0)) == ("+2", "-1", "+0")
 
 
@@ -39,4 +39,4 @@ def test_parse_rating_refuses_anything_else(text):
 
 def test_describe_and_parse_round_trip():
     for n in range(-6, 11):
-        assert parse_rating(describe(n)) == n
+        assert parse_rating(describe(n, LADDER)) == n

@@ -42,7 +42,7 @@ def test_ruths_lore_alone_breaks_the_column():
 def test_a_bad_pyramid_is_refused():
     """Two Great skills and one Good: more skills at +4 than at +3."""
     skills = {"Fight": 4, "Shoot": 4, "Athletics": 3, "Will": 2, "Notice": 2, "Lore": 1, "Stealth": 1}
-    assert column_problems(skills) == [
+    assert column_problems(skills, FC.ladder) == [
         "2 skills at Great (+4) but only 1 at Good (+3): each step may not have more skills than the step below it",
     ]
     assert any("Great (+4)" in p for p in validate_character(pc(skills=skills), FC))
@@ -50,11 +50,11 @@ def test_a_bad_pyramid_is_refused():
 
 def test_superb_is_allowed_only_on_a_column():
     """A skill above Great is fine when every step below it holds at least as many."""
-    assert column_problems(dict(PYRAMID, Fight=5)) != []      # Superb with nothing at Great
-    assert column_problems(dict(PYRAMID, Shoot=5)) == []      # one Superb over one Great
+    assert column_problems(dict(PYRAMID, Fight=5), FC.ladder) != []      # Superb with nothing at Great
+    assert column_problems(dict(PYRAMID, Shoot=5), FC.ladder) == []      # one Superb over one Great
     grown = {"Shoot": 5, "Fight": 4, "Lore": 4, "Athletics": 3, "Will": 3, "Notice": 3, "Physique": 2,
              "Rapport": 2, "Drive": 2, "Investigate": 2, "Stealth": 1, "Empathy": 1, "Provoke": 1, "Crafts": 1}
-    assert column_problems(grown) == []
+    assert column_problems(grown, FC.ladder) == []
 
 
 def test_unknown_skill_for_a_pc_but_not_for_an_npc():

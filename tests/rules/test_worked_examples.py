@@ -17,7 +17,7 @@ def test_charles_investigates_the_antarctic_station(table):
     result = resolve(cmd, table, FixedDice("00++"), "Charles", system=FATE_CONDENSED)
     assert result.effort.dice.faces == (0, 0, 1, 1)
     assert result.effort.modifiers == [Modifier("skill", "Investigate", 1)]
-    assert describe(result.effort.total) == "Good (+3)"
+    assert describe(result.effort.total, FATE_CONDENSED.ladder) == "Good (+3)"
     assert result.opposition.value == 2 and result.opposition.label == "Fair (+2)"
     assert (result.shifts, result.outcome) == (1, Outcome.SUCCESS)
     assert effects(result) == ["success"]
@@ -31,7 +31,7 @@ def test_ethan_throws_a_molotov_at_the_shoggoth(table):
     cmd = advantage("Crafts", aspect="On Fire", target="Shoggoth", opposition=Opposition(rating=3),
                     source='/advantage Crafts "On Fire" on Shoggoth vs Good')
     result = resolve(cmd, table, FixedDice("0+++"), "Ethan", system=FATE_CONDENSED)
-    assert describe(result.effort.total) == "Great (+4)"
+    assert describe(result.effort.total, FATE_CONDENSED.ladder) == "Great (+4)"
     assert (result.shifts, result.outcome) == (1, Outcome.SUCCESS)
     on_fire = table.find_aspect("On Fire")
     assert on_fire.owner == "Shoggoth" and on_fire.free_invokes == {"Ethan": 1}
@@ -48,7 +48,7 @@ def test_ruth_punches_the_corpse(table):
     the corpse defends with Athletics Mediocre (+0) and [-][0][0][+] -> +0; two shifts, so a
     two-shift hit."""
     result = resolve(attack("Corpse", "Fight"), table, FixedDice("--00,-00+"), "Ruth", system=FATE_CONDENSED)
-    assert describe(result.effort.total) == "Fair (+2)"
+    assert describe(result.effort.total, FATE_CONDENSED.ladder) == "Fair (+2)"
     assert result.opposition.character == "Corpse"
     assert result.opposition.effort.skill == "Athletics"
     assert result.opposition.effort.dice.faces == (-1, 0, 0, 1)

@@ -598,6 +598,11 @@ class System:
     # escalating stress), by key; ``configured`` makes the campaign's system of them.
     options: Mapping[str, SystemOption] = field(default_factory=lambda: frozen({}))
 
+    def __post_init__(self) -> None:
+        # The explainer speaks this system's ladder: a variant made with another ladder
+        # (``dataclasses.replace``) is explained in its own words (pbp.rules.explain).
+        object.__setattr__(self, "explain", self.explain.speaking(self.ladder))
+
     def configured(self, settings: Mapping | None) -> "System":
         """The system as a campaign's settings set its options: itself when none is set
         away from its default. The variant is made once (systems compare by identity)."""

@@ -6,7 +6,7 @@ What the text says, and where it lives:
 * "he rolls 4 FATE dice (dF) ... adds them to the appropriate skill, and compares the total
   to either the difficulty set by the GM ... or ... the other character's result": Fate's
   dice and margin (``FateDice``, ``FateTiers``); the ladder runs Terrible (-2) to Legendary
-  (+8) (``LADDER``), values beyond it are shown as numbers (``pbp.rules.ladder.shown``).
+  (+8) (``LADDER``), values beyond it are shown as numbers (``System.ladder``).
 * "Shifts" and "Spin": "If a character gets 3 or more shifts on an action, he gets to spin
   that action ... spin can add +1 to either his own next action, or another player's, as long
   as the player can relate that action to the action that his character took to get the

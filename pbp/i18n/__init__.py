@@ -1,0 +1,140 @@
+"""A campaign's language: the words pbp writes for its table, from gettext catalogs.
+
+English is the language of the source: a message id is the English text, and a campaign in
+English reads it as it is. Every other language is a catalog in ``locale/<locale>/
+LC_MESSAGES/pbp.po`` (Portuguese: ``pt_BR``), compiled in memory the first time a campaign
+speaking it is answered, so a checkout, an editable install and a wheel all read the one
+``.po`` file a translator edits and no compiled file can fall behind it.
+
+Code marks a message where it is written: ``language.gettext("...")`` (and ``ngettext``) where
+the campaign's :class:`Language` is at hand, ``N_("...")`` for a word kept in a table and
+translated where it is shown; templates use Jinja's ``{% trans %}`` and ``_()``. Babel extracts
+them all (``babel.cfg``, docs/translating.md), and ``tests/test_translations.py`` fails when one
+has no Portuguese translation.
+
+This module is a leaf: it imports nothing of pbp, so the rules, the parser and the renderer
+may all take a :class:`Language` as a value.
+"""
+from __future__ import annotations
+
+import gettext as _gettext
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from io import BytesIO
+from pathlib import Path
+
+from babel import Locale
+from babel.dates import format_datetime
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+
+DOMAIN = "pbp"
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+DEFAULT_LANGUAGE = "en"
+#: the languages a campaign may play in: its code (as ``--language`` takes it) -> its own name
+LANGUAGES = {"en": "English", "pt-BR": "português (Brasil)"}
+_SHORT = {"pt": "pt-BR"}
+
+
+def N_(message: str) -> str:
+    """Mark ``message`` for the catalog where it is kept (a table of words); whoever shows it
+    translates it with the campaign's :meth:`Language.gettext`."""
+    return message
+
+
+def fold(text: str) -> str:
+    """``text`` compared as players may type it: case and accents ignored ("Ótimo", "otimo",
+    "OTIMO" are one word; "Forçar" and "forcar" too)."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def language_code(value: str | None) -> str:
+    """The code of a language as a campaign keeps it ("pt-BR"), from how one may type it
+    ("pt-br", "pt_BR", "pt"); an empty value is the default, English. Raises ``ValueError``
+    naming the languages there are."""
+    if not value or not value.strip():
+        return DEFAULT_LANGUAGE
+    key = value.strip().replace("_", "-").casefold()
+    for code in LANGUAGES:
+        if code.casefold() == key:
+            return code
+    if key in _SHORT:
+        return _SHORT[key]
+    raise ValueError(f'no language "{value.strip()[:40]}": pbp speaks ' +
+                     ", ".join(f"{code} ({name})" for code, name in LANGUAGES.items()))
+
+
+def catalog_path(code: str) -> Path:
+    """The ``.po`` file of language ``code`` ("pt-BR" -> ``locale/pt_BR/LC_MESSAGES/pbp.po``)."""
+    return LOCALE_DIR / code.replace("-", "_") / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def compiled(code: str) -> _gettext.NullTranslations:
+    """Language ``code``'s catalog as gettext reads it: English is the source (no catalog);
+    the others are compiled from their ``.po`` in memory, fuzzy entries left out."""
+    if code == DEFAULT_LANGUAGE:
+        return _gettext.NullTranslations()
+    with catalog_path(code).open("rb") as po:
+        catalog = read_po(po, locale=code.replace("-", "_"), domain=DOMAIN)
+    mo = BytesIO()
+    write_mo(mo, catalog, use_fuzzy=False)
+    mo.seek(0)
+    return Translations(mo, domain=DOMAIN)
+
+
+@dataclass(frozen=True)
+class Language:
+    """One language's words, passed to whatever writes for a campaign (the renderer, the
+    explainer, the play modules): messages, plural forms, dates in its locale."""
+
+    code: str
+    translations: _gettext.NullTranslations = field(repr=False, compare=False)
+
+    @property
+    def locale(self) -> Locale:
+        return Locale.parse(self.code, sep="-")
+
+    @property
+    def english(self) -> bool:
+        return self.code == DEFAULT_LANGUAGE
+
+    def gettext(self, message: str, **fields) -> str:
+        """``message`` in this language, its ``{fields}`` filled in."""
+        text = self.translations.gettext(message)
+        return text.format(**fields) if fields else text
+
+    def ngettext(self, singular: str, plural: str, n: int, **fields) -> str:
+        """The form for ``n`` (the language's plural rule), ``{n}`` and the fields filled in."""
+        return self.translations.ngettext(singular, plural, n).format(n=n, **fields)
+
+    def when(self, dt: datetime) -> str:
+        """A deadline as the table reads it: "Tue 1 Dec 18:00 UTC", "ter. 1 dez. 18:00 UTC"."""
+        if self.english:
+            return f"{dt:%a} {dt.day} {dt:%b %H:%M} UTC"
+        return format_datetime(dt, "EEE d MMM HH:mm", locale=self.locale) + " UTC"
+
+    def stamp(self, dt: datetime) -> str:
+        """When a post was received, with its year: "Tue 01 Dec 2026 18:00 UTC"."""
+        if self.english:
+            return dt.strftime("%a %d %b %Y %H:%M UTC")
+        return format_datetime(dt, "EEE dd MMM yyyy HH:mm", locale=self.locale) + " UTC"
+
+
+@lru_cache(maxsize=None)
+def language(code: str | None = None) -> Language:
+    """The :class:`Language` of ``code`` (any spelling :func:`language_code` reads), built
+    once per process."""
+    code = language_code(code)
+    return Language(code, compiled(code))
+
+
+def of_settings(settings) -> Language:
+    """The language a campaign's settings name (``language``; English when none)."""
+    return language((settings or {}).get("language"))
+
+
+ENGLISH = Language(DEFAULT_LANGUAGE, _gettext.NullTranslations())
