@@ -109,7 +109,7 @@ def go_away(post: Post, cmd: c.GoAway):
         raise CommandError(f"{days} days away would pass the campaign's {limit} days a year "
                            f"({left} left this year)", expected=f"a day at most {left} days away",
                            example=f"/away until {fits}" if left else "/back")
-    settings = replace(settings, away_days={**settings.away_days, year: used + days})
+    settings = replace(settings, away_days={year: used + days})     # only this year's count is kept
     post.play.people[member] = settings
     entry = Away(member=member, since=post.now, until=until, note=cmd.note, ally=ally)
     post.play.away = [a for a in post.play.away if a.member != member] + [entry]
