@@ -126,9 +126,10 @@ def sketch(text: str) -> str:
     if len(text) < MIN_PROSE:
         return ""
     shingles = {text[i:i + 4] for i in range(max(1, len(text) - 3))}
-    hashes = sorted({int.from_bytes(hashlib.blake2b(s.encode("utf-8", "surrogatepass"), digest_size=4).digest(), "big")
-                     for s in shingles})
-    return "".join(f"{h:08x}" for h in hashes[:SKETCH_SIZE])
+    # a 4-byte digest's hex is its 32-bit number as "%08x", and sorts as the numbers do
+    blake2b = hashlib.blake2b
+    hashes = sorted({blake2b(s.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest() for s in shingles})
+    return "".join(hashes[:SKETCH_SIZE])
 
 
 def _hashes(found: str) -> list[int]:

@@ -11,8 +11,12 @@ Two kinds of trouble are retried differently, because they mean different things
   5 min, 15 min, then hourly) while the others go; a 5xx, or :data:`MAX_ATTEMPTS`, marks it
   failed for good (``pbp outbox --retry`` puts it back).
 
-A reply is marked sent in its own short transaction right after the server accepted it: a
-crash in between (the one duplicate window) sends it again under the same Message-ID.
+A reply is marked sent the instant the server accepted it (:mod:`pbp.store.sentmarks`: a
+line appended to a file beside an SQLite database, then the row in its own short
+transaction, outside the post lock's way; on PostgreSQL the row, in the transaction that
+claimed it): a crash in between (the one duplicate window, about a millisecond) sends it
+again under the same Message-ID. During a burst the sender gathers replies for
+:data:`GATHER_SECONDS` and sends them over the session it keeps open.
 
 :class:`OutboxSender` runs delivery in a thread of its own with its own event loop, so a
 slow or hung SMTP server never holds up reading posts, and stopping cancels a send in flight
@@ -35,6 +39,7 @@ from pbp.errors import PbpError
 from pbp.leases import claim
 from pbp.store import models as m
 from pbp.store.outage import is_outage
+from pbp.store.sentmarks import SentMarks
 from pbp.transport.errors import SmtpRejected
 
 log = logging.getLogger("pbp.daemon")
@@ -55,6 +60,9 @@ MAX_WAIT_SECONDS = 60.0
 BATCH = 500
 #: A round that found due replies but sent none (claimed by another daemon) waits this long.
 CLAIMED_ELSEWHERE_SECONDS = 1.0
+#: Woken again this soon after a round that sent replies (a burst), the sender waits this long
+#: for more, so they go in batches over its open session; a lone post's reply goes at once.
+GATHER_SECONDS = 0.15
 
 
 def describe_error(exc: BaseException) -> str:
@@ -125,14 +133,16 @@ def seconds_to_next(now: datetime) -> float:
 
 async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None = None,
                        lock=None, keep_open: bool = False,
-                       on_connected: Callable | None = None) -> tuple[int, PbpError | None]:
+                       on_connected: Callable | None = None,
+                       marks: SentMarks | None = None) -> tuple[int, PbpError | None]:
     """Send ``rows`` over one connection, marking each sent as soon as the server took it.
 
     Returns how many were sent and, when the server could not be reached or the session
     broke, that error (the rest wait for the connection backoff). ``lock`` guards the
     database writes (the daemon's one-writer lock). ``keep_open`` leaves a working session
     open for the next call (the sender thread, during a burst); ``on_connected`` is called
-    once the server answered (the sender logs its recovery then, not after the backlog)."""
+    once the server answered (the sender logs its recovery then, not after the backlog);
+    ``marks`` notes each accepted reply before its row is marked (SQLite)."""
     lock = lock or nullcontext()
     sent = 0
     opened = hasattr(sender, "connect") and not getattr(sender, "connected", False)
@@ -166,9 +176,18 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                     with lock:
                         _charge(row, exc, clock())
                     return sent, exc
+                accepted = time.perf_counter()
+                if marks is not None:   # at once, no lock: the kill window is this call's return
+                    marks.accepted(row.id, row.message_id)
+                noted = time.perf_counter()
+                faults.reached("before_mark")
                 with lock:
                     m.OutboxMail.update(status="sent", sent_at=clock(), attempts=row.attempts + 1).where(
                         m.OutboxMail.id == row.id).execute()
+                if marks is not None:
+                    marks.marked()
+            log.debug("reply %s: noted %.3f ms and marked sent %.1f ms after the server accepted it", row.message_id,
+                      (noted - accepted) * 1000 if marks is not None else 0.0, (time.perf_counter() - accepted) * 1000)
             faults.reached("after_send")
             sent += 1
             refused = f", refused by {', '.join(receipt.refused)}" if getattr(receipt, "refused", None) else ""
@@ -283,12 +302,19 @@ def deliver_outbox(config, *, sender=None, clock=m.utcnow, on_sent: Callable | N
                    limit: int = BATCH) -> int:
     """Send every due reply now, over one connection (``pbp process``, ``pbp tick``,
     ``pbp run --once``). Returns how many were sent."""
+    marks = SentMarks.for_database()
+    if marks is not None:
+        marks.replay(clock())
     rows = due_rows(clock(), limit)
     if not rows:
         return 0
     if sender is None:
         sender = make_sender(config, forum=make_forum(config))
-    sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent))
+    try:
+        sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent, marks=marks))
+    finally:
+        if marks is not None:
+            marks.close()
     if problem is not None:
         log.warning("outbox: %s; %d repl%s wait for the next run", describe_error(problem),
                     len(rows) - sent, "y" if len(rows) - sent == 1 else "ies")
@@ -315,6 +341,8 @@ class OutboxSender:
         self.lock = lock or threading.Lock()
         self.on_sent = on_sent
         self.backoff = Backoff(what)
+        self.marks: SentMarks | None = None   # opened in the thread, on the database it uses
+        self._last_sent = -1e9
         self._loop: asyncio.AbstractEventLoop | None = None
         self._event: asyncio.Event | None = None
         self._task: asyncio.Task | None = None
@@ -372,6 +400,8 @@ class OutboxSender:
                 else:
                     delay = self.backoff.failed(exc)
             await self._wait(delay, backing_off)
+            if not backing_off and time.monotonic() - self._last_sent < GATHER_SECONDS * 2:
+                await asyncio.sleep(GATHER_SECONDS)   # a burst: let more replies commit, send them together
 
     async def _wait(self, delay: float, backing_off: bool) -> None:
         """Wait ``delay`` seconds or until woken. During a backoff a wake does not cut the
@@ -391,14 +421,21 @@ class OutboxSender:
             self._event.clear()
 
     async def _round(self) -> float:
+        if self.marks is None:
+            self.marks = SentMarks.for_database()
         with self.lock:
+            if self.marks is not None:
+                self.marks.replay(self.clock())
             rows = due_rows(self.clock())
         sent = 0
         if not rows:
             await close_quietly(self.sender)   # idle: no session left open on the server
         else:
             sent, problem = await deliver_rows(rows, self.sender, clock=self.clock, on_sent=self.on_sent,
-                                               lock=self.lock, keep_open=True, on_connected=self.backoff.succeeded)
+                                               lock=self.lock, keep_open=True, on_connected=self.backoff.succeeded,
+                                               marks=self.marks)
+            if sent:
+                self._last_sent = time.monotonic()
             if problem is not None:
                 await close_quietly(self.sender)
                 return self.backoff.failed(problem)

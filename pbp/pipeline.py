@@ -23,6 +23,7 @@ from peewee import IntegrityError, InterfaceError, OperationalError
 
 from pbp import commands as c
 from pbp import copies, faults
+from pbp.i18n import Msg, of_settings
 from pbp.archive import record as archive
 from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
@@ -35,6 +36,7 @@ from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours, finish_post
 from pbp.play.dates import for_reader
 from pbp.play.people import zone as people_zone
+from pbp.play import parallel
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
 from pbp.render import Renderer, reply_subject
@@ -371,6 +373,8 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     with a note, see :func:`pbp.play.core.apply_post`). The post is recorded with its fingerprint
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
     post = _open_post(campaign, member, ctx, replied_to=mail.replied_to, kept=True)
+    post.post_id = mail.id
+    parallel.enter_thread(post, (*mail.thread.chain, *((mail.replied_to,) if mail.replied_to else ())))
     commit_dice(post, campaign, ctx, mail.id, mail.new_text)
     results = apply_post(post, commands)
     sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
@@ -444,6 +448,10 @@ def read_post(campaign: m.Campaign, ctx: Context) -> Post:
     return _open_post(campaign, Author("", "gm"), ctx)
 
 
+#: the end of the subject of the GM's own copy of a post's results
+GM_ONLY = Msg(" — for the GM only")
+
+
 def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
                  source: NeutralPost | None, commands: list[c.Command] | None, relay: bool,
                  thread: ThreadRef | None = None, thread_subject_: str | None = None,
@@ -505,7 +513,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                                    status=status_lines(post), notes=notes, markdown=True,
                                    proof=_dice_footer(post, table_rolls))
         shown = body[2]
-        replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(table_recipients(campaign, members)),
+        replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(_table_readers(post, campaign, members)),
                              text=body[0], html=body[1], markdown=body[2] if forum else "", thread=where,
                              thread_subject=subject, refs=tuple(refs)))
     for tell in post.tells:
@@ -523,7 +531,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         gm_copy = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.gm,
                                       ledger=post.ledger, commands=None, sheets=[], relay=False, markdown=True)[2]
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
-                             subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
+                             subject=reply_subject(subject or of_settings(campaign.settings).say(Msg("Deadlines")),
+                                                   campaign.name, of_settings(campaign.settings).say(GM_ONLY))))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads,
                  people=post.play.people)
     archive.keep(campaign, post=post, source=source, commands=commands, seen=seen, shown=shown, gm=gm_copy,
@@ -642,6 +651,17 @@ def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_w
         _SAVE_PLAY(campaign.id, play=text, next_deadline=due, version=version)
         campaign.play, campaign.version = data, version
     return play
+
+
+def _table_readers(post: Post, campaign: m.Campaign, members: list[Author]) -> list[str]:
+    """Who gets the table's mail of this post: every member, or, for a scene that names its
+    PCs beside others (:mod:`pbp.play.parallel`), their players and the GMs: a member not in
+    the scene reads nothing of it. A table that plays by a list mails the list."""
+    everyone = table_recipients(campaign, members)
+    if campaign.delivery == "list" and campaign.address:
+        return everyone
+    scene = parallel.readers(post, {mb.email for mb in members if mb.is_gm})
+    return everyone if scene is None else [email for email in everyone if email in scene]
 
 
 def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
@@ -962,6 +982,7 @@ def apply_deadlines(ctx: Context) -> int:
             post = _open_post(campaign, Author(email=ctx.config.from_address, role="gm"), ctx)
             commit_dice(post, campaign, ctx, f"deadline-{campaign.slug}-{now.strftime('%Y%m%dT%H%M%SZ')}", "")
             threads = dict(post.play.threads)
+            parallel.due_elsewhere(post, timedelta(hours=campaign_hours(campaign, ctx.config, "reminder_hours")))
             results = run_deadline_jobs(post)
             if results or post.asks or post.tells:
                 thread, subject = _thread_of(threads, post.closed_refs) or (None, None)

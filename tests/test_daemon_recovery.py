@@ -226,3 +226,66 @@ def test_an_idle_minute_logs_nothing_at_info(tmp_path, mailbox, smtp_come_and_go
     assert "message post-1@pbp.test campaign=chicago author=ruth@pbp.localhost status=applied commands=1" in lines[2]
     assert lines[3].startswith("pbp.daemon: reply ") and " sent campaign=chicago to=" in lines[3]
     assert lines[4:] == ["pbp.daemon: signal SIGTERM: stopping after the message in hand", "pbp.daemon: pbp stopped"]
+
+
+#: A long outage: under the old backoff (then every 10 s) recovery took up to 10 s.
+LONG_OUTAGE = 12
+
+
+@pytest.mark.slow
+def test_smtp_long_outage_few_attempts_working_again_logged_first_back_within_5s(tmp_path, mailbox,
+                                                                                   smtp_come_and_go, tls_ca, caplog):
+    caplog.set_level("INFO", logger="pbp")
+    config = set_up_table(write_config(tmp_path, mailbox, smtp_come_and_go, tls_ca, poll=SLOW_POLL,
+                                       smtp_security="plain"), mailbox.user)
+    smtp_come_and_go.stop()
+    d = Daemon(config, dice=FixedDice(",".join(["0+00"] * 60)), environ=env_for(mailbox))
+    d.start()
+    try:
+        began, posts = time.monotonic(), 0
+        while time.monotonic() - began < LONG_OUTAGE:     # posts keep coming: each one wakes the sender
+            mailbox.append(eml("/fp\n", to=mailbox.user, message_id=f"during-{posts}@t"))
+            posts += 1
+            time.sleep(0.5)
+        assert wait_until(lambda: m.Message.select().count() == posts, 15) is not None
+        attempts = d.outbox.backoff.failures
+        # 0.5, 1, 2, then every 3 s: a handful of tries, not one per committed post
+        assert 3 <= attempts <= LONG_OUTAGE // 3 + 4, f"{attempts} attempts for {posts} posts"
+        smtp_come_and_go.start()
+        back = time.monotonic()
+        first = wait_until(lambda: len(smtp_come_and_go.received) >= 1, 10)
+        assert first is not None and first < 5, f"first reply {first} s after the SMTP server came back"
+        assert wait_until(lambda: len(smtp_come_and_go.received) == posts, 20) is not None
+        print(f"\nSMTP outage {LONG_OUTAGE} s: {attempts} attempts, {posts} posts; first reply {first:.2f} s and all "
+              f"{time.monotonic() - back:.2f} s after it was back (load {open('/proc/loadavg').read().split()[0]})")
+    finally:
+        d.stop()
+    messages = [r.getMessage() for r in caplog.records]
+    again = next(i for i, text in enumerate(messages) if "working again" in text)
+    first_sent = next(i for i, text in enumerate(messages) if text.startswith("reply ") and " sent " in text)
+    assert again < first_sent, "'working again' is said when the server answers, before the backlog"
+
+
+@pytest.mark.slow
+def test_imap_long_outage_next_post_answered_within_5s(tmp_path, own_dovecot, smtp_come_and_go, tls_ca, caplog):
+    caplog.set_level("INFO", logger="pbp")
+    account = own_dovecot
+    config = set_up_table(write_config(tmp_path, account, smtp_come_and_go, tls_ca, poll=SLOW_POLL,
+                                       smtp_security="plain"), account.user)
+    d = Daemon(config, dice=FixedDice(",".join(["0+00"] * 20)), environ=env_for(account))
+    d.start()
+    try:
+        account.append(eml("/fp\n", to=account.user))
+        assert wait_until(lambda: len(smtp_come_and_go.received) == 1, 30) is not None, caplog.text
+        account.server.stop()
+        time.sleep(LONG_OUTAGE)
+        account.server.start()
+        back = time.monotonic()
+        account.append(eml("/fp\n", to=account.user, message_id="after-long-outage@t"))
+        took = wait_until(lambda: len(smtp_come_and_go.received) == 2, 15)
+        assert took is not None and took < 5, f"answered {took} s after Dovecot came back\n{caplog.text}"
+        print(f"\nIMAP outage {LONG_OUTAGE} s: answered {time.monotonic() - back:.2f} s after it was back "
+              f"(load {open('/proc/loadavg').read().split()[0]})")
+    finally:
+        d.stop()
+    assert "working again" in caplog.text

@@ -12,7 +12,6 @@ import re
 import uuid
 from datetime import timezone
 from email.header import Header
-from email.quoprimime import body_encode
 from email.utils import format_datetime, formataddr
 
 from pbp.mail.reading import SYNTHETIC_ID_DOMAIN
@@ -62,6 +61,49 @@ def plain_text(msg) -> str:
     return unflow(text.replace("\r\n", "\n")) if (part.get_param("format") or "").lower() == "flowed" else text
 
 
+_QP_UNSAFE = re.compile(r"[^\t\n\r -<>-~]")      # all but printable ASCII (not "="), tab and line ends
+_QP_CODES = {chr(i): f"={i:02X}" for i in range(256)}
+
+
+def quoted_printable(body: str) -> str:
+    """What ``email.quoprimime.body_encode(body, eol="\n")`` gives, character for character
+    (``tests/mail`` compares them): ``body`` holds code points below 256 (UTF-8 bytes as
+    latin-1). Its characters are quoted by one regular expression, not ``str.translate``
+    with a 256-entry table, which was most of writing a reply's MIME (issue 23); the lines
+    are then broken at 76 characters as there."""
+    if not body:
+        return body
+    body = _QP_UNSAFE.sub(lambda found: _QP_CODES[found.group()], body)
+    out: list[str] = []
+    for line in body.splitlines():
+        start, laststart = 0, len(line) - 1 - 76
+        while start <= laststart:
+            stop = start + 75
+            if line[stop - 2] == "=":           # never break an escape
+                out.append(line[start:stop - 1])
+                start = stop - 2
+            elif line[stop - 1] == "=":
+                out.append(line[start:stop])
+                start = stop - 1
+            else:
+                out.append(line[start:stop] + "=")
+                start = stop
+        if line and line[-1] in " \t":          # whitespace at a line's end is quoted
+            room = start - laststart
+            if room >= 3:
+                end = _QP_CODES[line[-1]]
+            elif room == 2:
+                end = line[-1] + "=\n"
+            else:
+                end = "=\n" + _QP_CODES[line[-1]]
+            out.append(line[start:-1] + end)
+        else:
+            out.append(line[start:])
+    if body[-1] in "\r\n":
+        out.append("")
+    return "\n".join(out)
+
+
 def mime_alternative(headers: list[tuple[str, str]], text: str, html: str) -> str:
     """A multipart/alternative mail (text, then HTML), both parts UTF-8 quoted-printable;
     the text ``format=flowed`` (:func:`flow`), so no line of it is longer than 78 characters.
@@ -78,7 +120,7 @@ def mime_alternative(headers: list[tuple[str, str]], text: str, html: str) -> st
         lines += [f"--{boundary}", f'Content-Type: text/{subtype}',
                   "Content-Transfer-Encoding: quoted-printable", "",
                   # quoprimime encodes code points below 256 as bytes: hand it UTF-8 bytes as latin-1
-                  body_encode(body.replace("\r\n", "\n").encode("utf-8").decode("latin-1"), eol="\n").rstrip("\n"), ""]
+                  quoted_printable(body.replace("\r\n", "\n").encode("utf-8").decode("latin-1")).rstrip("\n"), ""]
     lines += [f"--{boundary}--", ""]
     return "\n".join(lines)
 
@@ -94,7 +136,7 @@ MAX_REPLY_SUBJECT = 2 * MAX_SUBJECT
 #: What pbp itself once added to a subject (" — for the GM only"; before threads kept their
 #: subject, " — Charles, defend by Tue 18:00 UTC"): cut when a reply to such a mail comes
 #: back, while a player's own " — part 2" stays.
-OUR_SUFFIX = re.compile(r" — (for the GM only|[^—]*, (defend|absorb|compel #\d+) by [^—]*)$")
+OUR_SUFFIX = re.compile(r" — (for the GM only|só para o MJ|[^—]*, (defend|absorb|compel #\d+) by [^—]*)$")
 
 
 def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:

@@ -44,7 +44,10 @@ def open_scene_pool(post: Post, npcs: list[str] | None = None) -> list[Change]:
         npcs = list(dict.fromkeys([*(scene.npcs if scene is not None else ()),
                                    *(conflict.participants if conflict is not None else ())]))
     present = [ch for ch in (post.table.character(n) for n in npcs) if ch is not None and ch.kind != "pc"]
-    pcs = sum(1 for ch in post.table.characters.values() if ch.kind == "pc")
+    # "a pool of fate points equal to the number of PCs": in a scene that names its PCs (a
+    # split party, pbp.play.parallel), the PCs in it
+    members = post.play.scene.members if post.play.scene is not None else []
+    pcs = sum(1 for ch in post.table.characters.values() if ch.kind == "pc" and (not members or ch.name in members))
     ledger = post.play.ledger
     carry = 1 if ledger.compel_point and post.play.pool_scene is not None else 0
     ledger.compel_point = False

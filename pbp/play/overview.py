@@ -26,12 +26,14 @@ from typing import Mapping
 
 from pbp import commands as c
 from pbp.play.away import away_lines
+from pbp.i18n import Msg
 from pbp.play.challenges import board
 from pbp.play.conflict import active, when
 from pbp.play.contests import tally
 from pbp.play.core import GM, NoteResult, Post, after_action, after_post, handles, status_lines
 from pbp.play.economy import gm_pool_text, pool_is_open
 from pbp.play.invoking import kept_open, open_rolls
+from pbp.play.parallel import others
 from pbp.rules.ladder import describe
 from pbp.rules.names import and_names
 from pbp.rules.results import Effect
@@ -70,6 +72,10 @@ def overview(post: Post, *, gm: bool) -> dict:
     view: dict = {"scene": None, "conflict": None, "aspects": [], "open_rolls": []}
     if scene is not None:
         view["scene"] = {"number": scene.number, "name": scene.name, "zones": [], "borders": []}
+        if scene.members:
+            view["scene"]["members"] = list(scene.members)
+    if play.elsewhere:      # a split party: the other scenes open (pbp.play.parallel)
+        view["elsewhere"] = others(play)
     if zones is not None and view["scene"] is not None:
         view["scene"]["zones"] = [{"name": z, "here": sorted(n for n, at in zones.positions.items() if at == z)}
                                   for z in zones.zones]
@@ -192,6 +198,10 @@ def overview_lines(view: dict, ladder: Mapping[int, str], *, waiting: bool = Tru
             lines.append("  Not on the map yet: " + ", ".join(scene["not_placed"]) + ".")
         if scene["borders"]:
             lines.append("  Borders: " + "; ".join(" - ".join(p) for p in scene["borders"]) + ".")
+    for other in view.get("elsewhere", ()):
+        cast = f" ({', '.join(other['members'])})" if other["members"] else ""
+        fight = ", a conflict going on" if other["conflict"] else ""
+        lines.append(f'Also open: scene {other["number"]}, "{other["name"]}"{cast}{fight}.')
     if conflict is None and scene is not None:
         lines.append("No conflict is going on.")
     if view["aspects"]:
@@ -246,7 +256,7 @@ def invocable(post: Post, actor: str) -> list[str]:
             continue
         n = a.free_for(actor)
         if n:
-            free.append(f'"{a.name}" ({n} free)')
+            free.append(Msg('"{name}" ({n} free)', name=a.name, n=n))
         elif a.kind in SHOWN_KINDS:
             other.append(f'"{a.name}"')
     return free + other
@@ -255,13 +265,13 @@ def invocable(post: Post, actor: str) -> list[str]:
 def could_invoke_line(actor: str, names: list[str]) -> str:
     """``Ruth could invoke: "Deep Shadows" (1 free), "Dark" and 3 more (/table).``, as many
     names as fit :data:`INVOCABLE_WIDTH`."""
-    head = f"{actor} could invoke: "
     for n in range(len(names), 0, -1):
         rest = len(names) - n
-        text = head + ", ".join(names[:n]) + (f" and {rest} more (/table)" if rest else "") + "."
+        text = (Msg("{actor} could invoke: {names} and {rest} more (/table).", actor=actor, names=names[:n], rest=rest)
+                if rest else Msg("{actor} could invoke: {names}.", actor=actor, names=names[:n]))
         if len(text) <= INVOCABLE_WIDTH or n == 1:
             return text
-    return head.rstrip(": ") + "."
+    return Msg("{actor} could invoke.", actor=actor)
 
 
 @after_action

@@ -20,10 +20,13 @@ hostile-invoke points owed): the steps ``scene_start`` and ``scene_end`` of
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from pbp import commands as c
+from pbp.i18n import Msg, Msgs
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
+from pbp.play import parallel
 from pbp.play.advance import grant
 from pbp.play.bonuses import ask_for_rename
 from pbp.play.core import GM, SCENE_END, SCENE_START, NoteResult, Post, handles, quote, resolve_action
@@ -61,29 +64,35 @@ def _gm_only(post: Post, cmd: c.Command) -> None:
 def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
     _gm_only(post, cmd)
     play = post.play
-    if play.scene is not None:
+    named = [post.find(n) for n in cmd.npcs]
+    members = list(dict.fromkeys(ch.name for ch in named if ch.player))
+    if play.scene is not None and not members:
         raise RulesError(f'the scene "{play.scene.name}" is still open', source=cmd.source,
-                         expected="end it first with /scene end", example="/scene end")
+                         expected="end it first with /scene end, or name the PCs of a scene beside it",
+                         example=f'/scene start {quote(cmd.name)} with {_a_pc(post)}')
+    if any(same_name(cmd.name, s.name) for s in [play.scene, *(p.scene for p in play.elsewhere)] if s is not None):
+        raise RulesError(f'a scene named "{cmd.name}" is already open', source=cmd.source,
+                         expected="another name for the new scene", example=f'/scene start "{cmd.name} 2" with {_a_pc(post)}')
     zones = ZoneMap.build(cmd.zones, cmd.borders) if cmd.zones else None
     if cmd.borders and not cmd.zones:
         raise RulesError("borders need zones", source=cmd.source, expected="zones before borders",
                          example='/scene start "Warehouse" zones "Dock", "Floor" borders "Dock"-"Floor"')
     reach = (getattr(post.campaign, "settings", None) or {}).get("ranged_reach", "adjacent")
+    npcs = [ch for ch in named if not ch.player]
+    parallel.open_beside(post)          # a split party: the scene in play waits beside the new one
     play.scenes_played += 1
-    npcs = [post.find(n) for n in cmd.npcs]
-    players = [ch.name for ch in npcs if ch.player]
-    if players:
-        raise RulesError(f"{', '.join(players)} {'is a PC' if len(players) == 1 else 'are PCs'}: "
-                         "with names the NPCs in the scene", source=cmd.source,
-                         example=f'/scene start {quote(cmd.name)} with Ghoul')
     play.scene = Scene(name=cmd.name, number=play.scenes_played, zones=zones, started_at=post.now,
                        ranged_reach=reach if reach in RANGE_POLICIES else "adjacent",
-                       npcs=list(dict.fromkeys(ch.name for ch in npcs)))
+                       npcs=list(dict.fromkeys(ch.name for ch in npcs)), members=members, root=post.post_id)
+    post.scene_of_post = play.scene
     changes = [ch for fn in SCENE_START for ch in fn(post)]
-    text = f'Scene {play.scene.number}: "{cmd.name}" begins.'
+    text = Msg('Scene {n}: "{name}" begins.', n=play.scene.number, name=cmd.name)
     committed = post.seeds.start(post, play.scene.number) if post.seeds is not None else None
-    if play.scene.npcs:
-        text += " In it: " + ", ".join(play.scene.npcs) + "."
+    if play.scene.members or play.scene.npcs:
+        text += " In it: " + ", ".join([*play.scene.members, *play.scene.npcs]) + "."
+    if play.elsewhere:
+        text += "\n  Also open: " + "; ".join(f'scene {p.scene.number}, "{p.scene.name}"' for p in play.elsewhere) + \
+            ". Reply in a scene's thread to play in it."
     if zones is not None:
         text += "\n  Zones: " + ", ".join(zones.zones) + "."
         if zones.border_pairs:
@@ -129,7 +138,7 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
             return None
         raise RulesError("no scene is open", source=cmd.source, expected="an open scene to end",
                          example='/scene start "Warehouse"')
-    report = recovery.end_scene(post.table, clears=post.system.scene_clears)
+    report = recovery.end_scene(_in_scene(post), clears=post.system.scene_clears)
     changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
     clears = post.system.explain.clears(post.system.harm.noun)
     lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: {clears}, boosts and situation '
@@ -146,7 +155,24 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     play.scene = None
     play.turn_clock = None
     play.forget_thread_kind("narrate")      # anyone taken out is back: no narration is owed any more
+    parallel.after_scene_end(post)
+    if play.scene is not None:
+        lines.append(f'Still open: scene {play.scene.number}, "{play.scene.name}".')
     return NoteResult(cmd.source, GM, "scene_end", text="\n  ".join(lines), changes=changes)
+
+
+def _in_scene(post: Post):
+    """The table as the scene's end sees it: only the characters in the scene, when it
+    names its PCs (a split party's other scenes keep their stress)."""
+    cast = parallel.cast(post)
+    if cast is None:
+        return post.table
+    return replace(post.table, characters={n: ch for n, ch in post.table.characters.items() if n in cast})
+
+
+def _a_pc(post: Post) -> str:
+    pcs = [ch.name for ch in post.table.characters.values() if ch.kind == "pc"]
+    return quote(pcs[0]) if pcs else "Ruth"
 
 
 @handles(c.SessionEnd)
@@ -225,14 +251,15 @@ def aspect_add(post: Post, cmd: c.AspectAdd):
     zone = _zone(post, cmd.target)
     if zone is not None:
         aspect, changes = _zone_aspect(post, cmd, zone)
-        where = f"on the zone {zone}"
+        where = Msg("on the zone {zone}", zone=zone)
     else:
         owner = _owner(post, cmd.target) if cmd.target else None
         aspect, changes = ra.add_situation_aspect(post.table, cmd.name, owner, free=cmd.free, holder=GM,
                                                   hidden=cmd.hidden)
-        where = f"on {owner}" if owner else "on the scene"
-    free = f", with {cmd.free} free invoke{'s' if cmd.free != 1 else ''} for the GM's side" if cmd.free else ""
-    hidden = " (hidden: only the GM knows it)" if cmd.hidden else ""
+        where = Msg("on {owner}", owner=owner) if owner else Msg("on the scene")
+    free = Msgs(", with {n} free invoke for the GM's side", ", with {n} free invokes for the GM's side",
+                cmd.free) if cmd.free else ""
+    hidden = Msg(" (hidden: only the GM knows it)") if cmd.hidden else ""
     scale = ""
     if cmd.scale:
         level = post.system.character_state.setting_example("scale")
@@ -241,7 +268,9 @@ def aspect_add(post: Post, cmd: c.AspectAdd):
                                                           example=fixed)
         changes.append(Change("aspect_scale", aspect.name, None, level, "scale"))
         scale = f", carrying {level} scale (invoking it grants that scale)"
-    return NoteResult(cmd.source, GM, "aspect", text=f"{aspect.name} is in play {where}{free}{scale}{hidden}.",
+    text = (Msg("{aspect} is in play {where}{free}{hidden}.", aspect=aspect.name, where=where, free=free, hidden=hidden)
+            if not scale else f"{aspect.name} is in play {where}{free}{scale}{hidden}.")
+    return NoteResult(cmd.source, GM, "aspect", text=text,
                       changes=changes, gm_only=cmd.hidden)
 
 
@@ -400,14 +429,18 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     aspects = ", ".join(f'"{a}"' for a in cmd.aspects)
     # "2 stress boxes", in the system's own boxes where it has them (the d10 hack's strain)
     boxes = (post.system.box_model.describe(cmd.stress) if post.system.box_model is not None
-             else f"{cmd.stress} stress box{'es' if cmd.stress != 1 else ''}")
-    parts = [aspects, ", ".join(f"{s} {'+' if r >= 0 else ''}{r}" for s, r in skills.items()), boxes]
-    if cmd.defend_with:
-        parts.append("defends with " + " or ".join(post.play.npc_defences[name]))
+             else Msgs("{n} stress box", "{n} stress boxes", cmd.stress))
+    rated = ", ".join(f"{s} {'+' if r >= 0 else ''}{r}" for s, r in skills.items())
     changes = [Change("character", name, None, "created", "minor NPC")]
-    text = f"New minor NPC {name}: " + "; ".join(parts) + "."
+    if cmd.defend_with:
+        text = Msg("New minor NPC {name}: {aspects}; {skills}; {boxes}; defends with {defences}.", name=name,
+                   aspects=aspects, skills=rated, boxes=boxes, defences=" or ".join(post.play.npc_defences[name]))
+    else:
+        text = Msg("New minor NPC {name}: {aspects}; {skills}; {boxes}.", name=name, aspects=aspects, skills=rated,
+                   boxes=boxes)
     # the table learns the NPC's skills (and what it defends with) only where the campaign shows them
-    public = None if post.flag("show_npc_skills") else f"New minor NPC {name}: {aspects}; {boxes}."
+    public = None if post.flag("show_npc_skills") else Msg("New minor NPC {name}: {aspects}; {boxes}.", name=name,
+                                                            aspects=aspects, boxes=boxes)
     return NoteResult(cmd.source, GM, "npc_add", text=text, changes=changes, public_text=public)
 
 

@@ -30,6 +30,11 @@ class Scene:
     started_at: datetime | None = None
     ranged_reach: str = "adjacent"  # how far a shot reaches: same | adjacent | any (pbp.rules.zones)
     npcs: list[str] = field(default_factory=list)  # NPCs in the scene (/scene start ... with, /npc join)
+    # A scene beside others (a split party, pbp.play.parallel): the PCs in it (empty: every PC,
+    # the one scene of a table that plays one at a time) and the id of the post that opened
+    # it, the root of its thread, by which a reply finds it.
+    members: list[str] = field(default_factory=list)
+    root: str | None = None
 
 
 @dataclass
@@ -70,6 +75,12 @@ class Pending:
     reminded: bool = False
     summary: str = ""               # one line for replies ("the Ghoul's claws, Great (+4)")
     held_by: int | None = None      # absorb: the concession answering the hit (early Fate); no deadline meanwhile
+
+
+#: The part of the play state that belongs to one scene: what a scene open beside the one a
+#: post acts in keeps, parked, until a post in its thread comes (pbp.play.parallel).
+SCENE_PARTS = ("scene", "conflict", "pending", "open_rolls", "turn_clock", "npc_defences", "challenge", "contest",
+               "helps", "held", "spins", "ledger", "pool_scene")
 
 
 @dataclass(frozen=True)
@@ -305,6 +316,9 @@ class PlayState:
     # What each PC may still change at the last milestone, and skill points saved
     # (pbp.play.advance): name -> {"level", "lateral", "high_concept", "skill_points", "refresh"}.
     advances: dict = field(default_factory=dict)
+    # The other scenes open at the same time (a split party), each its SCENE_PARTS and its
+    # situation aspects, parked while posts act in another (pbp.play.parallel).
+    elsewhere: list[ParkedScene] = field(default_factory=list)
     # The long campaign: each member's own settings by address (pbp.play.people), who is away
     # (pbp.play.away; one entry per member at most, gone when they are back) and who owes a
     # post outside a conflict (pbp.play.pace).
@@ -339,7 +353,14 @@ class PlayState:
 
     def next_deadline(self, reminder: timedelta = timedelta(0)) -> datetime | None:
         """The earliest moment something is due: a default, or the reminder ``reminder``
-        before it (for items not yet reminded)."""
+        before it (for items not yet reminded), in any open scene."""
+        times = [t for t in (self.scene_deadline(reminder), *(p.deadline(self, reminder) for p in self.elsewhere))
+                 if t is not None]
+        return min(times) if times else None
+
+    def scene_deadline(self, reminder: timedelta = timedelta(0)) -> datetime | None:
+        """:meth:`next_deadline` of the scene the play state acts in, and of what is the
+        campaign's (compels, story details)."""
         times = [p.deadline - (timedelta(0) if p.reminded else reminder) for p in self.pending]
         times += [c.deadline - (timedelta(0) if c.reminded_at else reminder)
                   for c in self.compels if c.deadline is not None and c.is_open]
@@ -407,3 +428,30 @@ def load_play(data: dict | None) -> PlayState:
 
 def dump_play(play: PlayState) -> dict:
     return dump(play)
+
+
+@dataclass
+class ParkedScene:
+    """A scene open beside the one posts act in now: its part of the play state
+    (:data:`SCENE_PARTS`, as :class:`PlayState` holds them) and its situation aspects,
+    taken off the table meanwhile (pbp.play.parallel)."""
+
+    scene: Scene
+    conflict: Conflict | None = None
+    pending: list[Pending] = field(default_factory=list)
+    open_rolls: list = field(default_factory=list)
+    turn_clock: TurnClock | None = None
+    npc_defences: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    challenge: Challenge | None = None
+    contest: Contest | None = None
+    helps: list[TeamHelp] = field(default_factory=list)
+    held: list[Held] = field(default_factory=list)
+    spins: list[HeldSpin] = field(default_factory=list)
+    ledger: FateLedger = field(default_factory=FateLedger)
+    pool_scene: str | None = None
+    aspects: list[AspectRecord] = field(default_factory=list)
+
+    def deadline(self, play: PlayState, reminder: timedelta) -> datetime | None:
+        """When something of this scene is due (its own parts only)."""
+        probe = PlayState(**{part: getattr(self, part) for part in SCENE_PARTS})
+        return probe.scene_deadline(reminder)
