@@ -403,7 +403,8 @@ class Daemon:
         # watchers' lock; the database orders the writes itself
         lock = nullcontext() if shared() else self.db_lock
         self.outbox = OutboxSender(self.sender, clock=self.ctx.clock, lock=lock,
-                                   on_sent=self.on_sent, what=label, outage=self.outage).start()
+                                   on_sent=self.on_sent, what=label, outage=self.outage,
+                                   compact_sent=self.config.compact_at_send).start()
         return self.outbox
 
     def start(self) -> None:
@@ -468,6 +469,11 @@ class Daemon:
         log.info("pbp running: %d %s mailbox%s (%s), log level %s", len(self.watchers), mode,
                  "es" if len(self.watchers) != 1 else "", ", ".join(w.label for w in self.watchers),
                  self.config.log_level)
+        if self.apply_workers:
+            log.info("%d apply worker%s: the mailbox readers store mail, the workers of every daemon on this "
+                     "database apply it", self.apply_workers, "s" if self.apply_workers != 1 else "")
+        elif self.config.apply_workers:
+            log.warning("[daemon] apply_workers is for PostgreSQL; with SQLite the reader applies what it reads")
         self.start()
         scheduler.start()
         done.wait()

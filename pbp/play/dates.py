@@ -4,12 +4,15 @@ Handlers write every deadline with :func:`when`, in UTC ("Tue 1 Dec 18:00 UTC"),
 ledger, the archive and ``--json`` keep one spelling. When a reply leaves the pipeline it is
 written for its reader (:func:`for_reader`): each such date in the reader's own time zone,
 with how far off it is when it is still to come ("Thu 3 Dec 22:23 WET (in 2 days)"); the
-table's shared mail keeps UTC and gains the relative part.
+table's shared mail keeps UTC and gains the relative part. (A campaign in another language
+says its dates in its own words, pbp.i18n.When, which this does not read: they stay in UTC.)
 """
 from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone, tzinfo
+
+from pbp.i18n import When
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -18,8 +21,9 @@ WRITTEN = re.compile(r"\b(" + "|".join(_DAYS) + r") (\d{1,2}) (" + "|".join(_MON
 
 
 def when(dt: datetime) -> str:
-    """A deadline as players read it: "Tue 1 Dec 18:00 UTC"."""
-    return f"{dt:%a} {dt.day} {dt:%b %H:%M} UTC"
+    """A deadline as players read it: "Tue 1 Dec 18:00 UTC"; in a sentence of pbp's
+    (``pbp.i18n.Msg``) it is said in the campaign's language ("ter. 1 dez. 18:00 UTC")."""
+    return When(dt)
 
 
 def in_zone(dt: datetime, zone: tzinfo | None) -> str:
