@@ -16,6 +16,13 @@ Targets (issue 3): burst >= 100 posts/s; latency p50 < 0.65 s.
 
 3. Several daemons: the same burst over six mailboxes on one PostgreSQL, shared out between
    1, 2, 3 ``pbp run`` processes (each its own ``[[mailboxes]]``); posts per second.
+    python benchmarks/mail_e2e.py --workers 1,2,4 [--posts 400] [--campaigns 10]
+
+4. Apply workers: the burst in one catch-all mailbox (campaigns by plus-address) on one
+   PostgreSQL, read by one daemon and applied by 1, 2, 4 ``pbp run`` processes with
+   ``[daemon] apply_workers = 1`` each (processes, so that more than one core can work).
+   Prints posts per second from the first APPEND to the last reply at the SMTP server, and
+   CPU time per post of the pbp processes and of PostgreSQL's (from /proc, start-up left out).
 Needs Dovecot (bash scripts/install-test-services) and root, like the live tests.
 """
 from __future__ import annotations
@@ -179,14 +186,118 @@ log_level = "WARNING"
         postgres.stop()
 
 
+def cpu_seconds(pids) -> float:
+    """User + system CPU time of these processes so far (/proc/PID/stat), in seconds."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_pids(postgres) -> list[int]:
+    """The cluster's postmaster and its children (the backends serving the daemons)."""
+    main = int((postgres.data / "postmaster.pid").read_text().split()[0])
+    children = Path(f"/proc/{main}/task/{main}/children").read_text().split()
+    return [main, *map(int, children)]
+
+
+def apply_workers(counts: list[int], posts: int, campaigns: int) -> None:
+    """Posts per second and CPU per post with 1, 2, 4... apply workers (one per ``pbp run``
+    process) on one PostgreSQL database and one catch-all mailbox."""
+    import subprocess
+
+    from pbp.campaigns import create_campaign, import_character
+    from pbp.demo import sample_dir
+    from pbp.store import models as m
+    from pbp.store.db import open_database
+    from tests.rig.postgres import Postgres
+
+    user, domain = USER.split("@")
+    postgres = Postgres().start()
+    try:
+        with Dovecot() as dovecot, SmtpServer() as smtp:
+            dovecot.add_user(USER, PASSWORD)
+            print(f"apply workers on one PostgreSQL: {posts} posts over {campaigns} campaigns in one mailbox "
+                  f"(load {open('/proc/loadavg').read().split()[0]}, {os.cpu_count()} cores)")
+            for n in counts:
+                dovecot.clear(USER)
+                smtp.clear()
+                url = postgres.create_database(f"bench_workers_{n}")
+                open_database(url)
+                ruth = sample_dir() / "ruth.toml"
+                for k in range(campaigns):
+                    import_character(create_campaign(f"c{k}", f"Campaign {k}", address=f"{user}+c{k}@{domain}",
+                                                     gms=["gm@example.test"]), str(ruth))
+                m.db.close()
+                root = Path(tempfile.mkdtemp(prefix="pbp-bench-"))
+                path = root / "pbp.toml"
+                path.write_text(f"""
+[database]
+url = "{url}"
+[mail]
+transport = "imap"
+domain = "bench.test"
+from_address = "{USER}"
+[imap]
+host = "127.0.0.1"
+port = {dovecot.imap_port}
+security = "plain"
+username = "{USER}"
+[smtp]
+host = "127.0.0.1"
+port = {smtp.port}
+security = "plain"
+[[mailboxes]]
+name = "INBOX"
+campaign = ""
+[daemon]
+poll_seconds = 1
+log_level = "WARNING"
+apply_workers = 1
+""")
+                children = [subprocess.Popen([sys.executable, "-m", "pbp.cli", "-c", str(path), "run"], cwd=REPO,
+                                             env={**os.environ, "PBP_IMAP_PASSWORD": PASSWORD}) for _ in range(n)]
+                try:
+                    time.sleep(3 + n)          # started, connected, one of them reading
+                    pids = [c.pid for c in children]
+                    pbp_before, pg_before = cpu_seconds(pids), cpu_seconds(postgres_pids(postgres))
+                    raws = [POST.format(i=f"w{n}-{i}", k=i % campaigns, sender="ruth@pbp.localhost").encode()
+                            for i in range(posts)]
+                    start = time.monotonic()
+                    dovecot.append_many(USER, raws)
+                    done = wait_for(posts, smtp, 600)
+                    pbp_cpu = cpu_seconds(pids) - pbp_before
+                    pg_cpu = cpu_seconds(postgres_pids(postgres)) - pg_before
+                finally:
+                    for child in children:
+                        child.terminate()
+                    for child in children:
+                        child.wait(30)
+                elapsed = done - start
+                print(f"  {n} worker{'s' if n > 1 else ' '}: {posts / elapsed:6,.1f} posts/s ({elapsed:.2f} s); "
+                      f"CPU per post: pbp {pbp_cpu / posts * 1000:.1f} ms, PostgreSQL {pg_cpu / posts * 1000:.1f} ms; "
+                      f"load {open('/proc/loadavg').read().split()[0]}")
+    finally:
+        postgres.stop()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--posts", type=int, default=1000)
     ap.add_argument("--campaigns", type=int, default=10)
     ap.add_argument("--latency-samples", type=int, default=40)
     ap.add_argument("--daemons", help="instead: posts/s with this many daemons on one PostgreSQL, e.g. 1,2,3")
+    ap.add_argument("--workers", help="instead: posts/s and CPU per post with this many apply workers on one "
+                                      "PostgreSQL and one catch-all mailbox, e.g. 1,2,4")
     args = ap.parse_args()
     os.environ["PBP_IMAP_PASSWORD"] = PASSWORD
+    if args.workers:
+        apply_workers([int(n) for n in args.workers.split(",")], args.posts, args.campaigns)
+        return
     if args.daemons:
         several_daemons([int(n) for n in args.daemons.split(",")], args.posts)
         return

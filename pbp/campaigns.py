@@ -1,10 +1,12 @@
 """Setting up a table: campaigns, their members and their characters."""
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from pbp.errors import ConfigError, SheetError
 from pbp.i18n import DEFAULT_LANGUAGE, LANGUAGES, language_code
+from pbp.i18n.words import skill_in
 from pbp.members import _checked_address, _checked_username, add_member
 from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.settingvalues import flag_value, hours_value
@@ -338,7 +340,7 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> list[str]:
     elif key == "name":
         campaign.name = _checked_name(value)
     elif key == "language":
-        campaign.settings = {**(campaign.settings or {}), key: language_code_of(value)}
+        return _set_language(campaign, language_code_of(value))
     elif key == "address":
         campaign.address = _checked_address(value) if value.strip() else None
     elif key == "delivery":
@@ -386,6 +388,31 @@ def _save_changed(campaign: m.Campaign) -> None:
     its stale play state back."""
     if campaign.dirty_fields:
         campaign.save(only=campaign.dirty_fields)
+
+
+def _set_language(campaign: m.Campaign, code: str) -> list[str]:
+    """``language=pt-BR``: the campaign's sheets name their skills in the new language
+    ("Fight = 4" becomes "Luta = 4"; a skill no language names stays), as its system does
+    from now on (``campaign_system``), and so do its secret skills; all or nothing."""
+    settings = dict(campaign.settings or {})
+    settings["language"] = code
+    if settings.get("secret_skills"):
+        settings["secret_skills"] = [skill_in(s, code) for s in settings["secret_skills"]]
+    table = repo.load_table(campaign)
+    snap = repo.snapshot(table)
+    renamed = 0
+    for ch in table.characters.values():
+        skills = {skill_in(name, code): value for name, value in ch.skills.items()}
+        stunts = [dataclasses.replace(st, skill=skill_in(st.skill, code)) if getattr(st, "skill", None) else st
+                  for st in ch.stunts]
+        if skills != ch.skills or stunts != ch.stunts:
+            ch.skills, ch.stunts = skills, stunts
+            renamed += 1
+    campaign.settings = settings
+    saved = repo.save_table(campaign, snap, table)
+    record_play(campaign, snap, saved, table, who="pbp campaign set language", message_id=None)
+    _save_changed(campaign)
+    return [f"skills renamed on {renamed} sheet(s)"] if renamed else []
 
 
 def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]:

@@ -74,6 +74,7 @@ class Config:
     log_level: str = "INFO"
     compact_sent_after_days: float = 30.0    # sent replies keep headers and text only after this; 0: never
     database_down_exit_seconds: float = 0.0  # exit 75 after this long without the database; 0: never (pbp.store.outage)
+    apply_workers: int = 0                   # PostgreSQL: threads applying stored mail (pbp.inbound); 0: the reader applies
     invoke_window_hours: float = 24.0
     reaction_deadline_hours: float = 48.0
     reminder_hours: float = 12.0
@@ -131,6 +132,8 @@ SECONDS = _Kind(_number(positive=True), "a number of seconds above 0", "60")
 HOURS = _Kind(lambda v: _number()(v) and math.isfinite(v) and v <= MAX_HOURS,
               f"a finite number of hours, 0 to {MAX_HOURS}", "24")
 DAYS = _Kind(_number(), "a number of days (0: never)", "30")
+WORKERS = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 64,
+                "a whole number of threads, 0 to 64 (0: the reader applies)", "2")
 SECONDS_OR_NEVER = _Kind(lambda v: _number()(v) and math.isfinite(v), "a number of seconds (0: never)", "300")
 MINUTES = _Kind(lambda v: _number(positive=True)(v) and math.isfinite(v), "a number of minutes above 0", "5")
 COUNT = _Kind(lambda v: isinstance(v, int) and not isinstance(v, bool) and v > 0, "a whole number above 0", "20")
@@ -151,7 +154,7 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
     "mail": {"transport": _one_of("maildir", "imap"), "domain": TEXT, "from_address": TEXT},
     "maildir": {"inbox": PATH, "outbox": PATH},
     "daemon": {"poll_seconds": SECONDS, "log_level": _one_of(*LOG_LEVELS), "compact_sent_after_days": DAYS,
-               "database_down_exit_seconds": SECONDS_OR_NEVER,
+               "database_down_exit_seconds": SECONDS_OR_NEVER, "apply_workers": WORKERS,
                "handled": _Kind(lambda v: isinstance(v, str) and (v in ("seen", "none") or v.startswith("move:")),
                                 '"seen", "none" or "move:FOLDER"', '"move:Done"')},
     "play": {"invoke_window_hours": HOURS, "reaction_deadline_hours": HOURS, "reminder_hours": HOURS,
@@ -304,6 +307,7 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         compact_sent_after_days=float(daemon.get("compact_sent_after_days", defaults["compact_sent_after_days"])),
         database_down_exit_seconds=float(daemon.get("database_down_exit_seconds",
                                                     defaults["database_down_exit_seconds"])),
+        apply_workers=daemon.get("apply_workers", defaults["apply_workers"]),
         **{key: hours_value(key, play.get(key, defaults[key])) for key, kind in SCHEMA["play"].items() if kind is HOURS},
         show_npc_skills=play.get("show_npc_skills", defaults["show_npc_skills"]),
         free_bonuses=play.get("free_bonuses", defaults["free_bonuses"]),

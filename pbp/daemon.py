@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 
-from pbp import adapters, faults
+from pbp import adapters, faults, inbound
 from pbp.archive.publish import Publisher
 from pbp.config import Config, MailboxBinding
 from pbp.delivery import Backoff, OutboxSender, deliver_outbox, make_forum, make_sender
@@ -53,6 +53,8 @@ from pbp.store.outage import EXIT_DATABASE_DOWN, DatabaseOutage, is_outage
 log = logging.getLogger("pbp.daemon")
 
 FETCH_BATCH = 50
+#: An apply worker with nothing to take looks again this often (other daemons' readers store mail too).
+APPLY_POLL_SECONDS = 0.5
 IDLE_CHUNK_SECONDS = 300.0
 #: SIGTERM to exit, at most (systemd's TimeoutStopSec is 60 s).
 STOP_SECONDS = 5.0
@@ -133,6 +135,10 @@ class Daemon:
         self.outbox: OutboxSender | None = None   # the sender thread, once started
         self._compact_at = 0.0
         self.publisher = Publisher(config.archive) if config.archive is not None else None
+        # PostgreSQL: readers store, apply workers apply (pbp.inbound); SQLite: the reader applies
+        self.apply_workers = config.apply_workers if shared() else 0
+        self.stored = threading.Event()     # a reader stored mail: wake the apply workers
+        self.appliers: list[threading.Thread] = []
 
     # -- one round on one mailbox
     def poll(self, watcher: Watcher) -> int:
@@ -159,21 +165,12 @@ class Daemon:
             if not messages:
                 return handled
             faults.reached("after_fetch")
-            done = []
-            for item in messages:
-                if self.stopping.is_set():
-                    break
-                with self.db_lock, campaign_writes():   # per message: the sender marks replies sent in between
-                    outcome = process_message(item.raw, self.ctx, mailbox=item.mailbox, uidvalidity=item.uidvalidity,
-                                              uid=item.uid, campaign_slug=watcher.binding.campaign or None,
-                                              size=item.size)
-                faults.reached("after_commit")
-                log.info("message %s campaign=%s author=%s status=%s%s commands=%d %.1f ms", outcome.message_id,
-                         outcome.campaign or "-", outcome.author or "-", outcome.status,
-                         f" ({outcome.reason})" if outcome.reason else "", len(outcome.results), outcome.elapsed_ms)
-                done.append(item.uid)
-                if self.outbox is not None and outcome.replies:
-                    self.outbox.wake()
+            if self.apply_workers:   # the reader's role only: store durably, the workers apply
+                inbound.store(messages, self.ctx, watcher.binding.campaign or None)
+                done = [item.uid for item in messages]
+                self.stored.set()
+            else:
+                done = self._apply_all(watcher, messages)
             handled += len(done)
             if not done:
                 return handled
@@ -186,6 +183,50 @@ class Daemon:
             if not batch.more or len(done) < len(messages):
                 return handled
         return handled
+
+    def _apply_all(self, watcher: Watcher, messages) -> list[int]:
+        """Apply fetched messages one by one in this thread; returns the UIDs done."""
+        done = []
+        for item in messages:
+                if self.stopping.is_set():
+                    break
+                with self.db_lock, campaign_writes():   # per message: the sender marks replies sent in between
+                    outcome = process_message(item.raw, self.ctx, mailbox=item.mailbox, uidvalidity=item.uidvalidity,
+                                              uid=item.uid, campaign_slug=watcher.binding.campaign or None,
+                                              size=item.size)
+                faults.reached("after_commit")
+                self._log_outcome(outcome)
+                done.append(item.uid)
+                if self.outbox is not None and outcome.replies:
+                    self.outbox.wake()
+        return done
+
+    def apply_forever(self) -> None:
+        """An apply worker's thread (PostgreSQL, ``apply_workers``): take the next stored
+        mail of any campaign and apply it, until stopped (:mod:`pbp.inbound`)."""
+        backoff = Backoff("apply worker")
+        while not self.stopping.is_set():
+            try:
+                outcome = inbound.apply_next(self.ctx)
+                self.outage.working()
+                backoff.succeeded()
+            except Exception as exc:  # the database: logged once; else logged with its hint
+                delay = self.outage.lost(exc, "an apply worker") if is_outage(exc) else backoff.failed(exc)
+                self.stopping.wait(delay)
+                continue
+            if outcome is None:
+                self.stored.wait(APPLY_POLL_SECONDS)
+                self.stored.clear()
+                continue
+            self._log_outcome(outcome)
+            if self.outbox is not None and outcome.replies:
+                self.outbox.wake()
+
+    @staticmethod
+    def _log_outcome(outcome) -> None:
+        log.info("message %s campaign=%s author=%s status=%s%s commands=%d %.1f ms", outcome.message_id,
+                 outcome.campaign or "-", outcome.author or "-", outcome.status,
+                 f" ({outcome.reason})" if outcome.reason else "", len(outcome.results), outcome.elapsed_ms)
 
     def watch(self, watcher: Watcher) -> float:
         """One round on one mailbox: handle what waits, then (with IDLE) wait for the
@@ -343,6 +384,11 @@ class Daemon:
         """Handle what is waiting in every mailbox, apply deadlines, deliver, rewrite the
         archives that are behind, and return."""
         handled = sum(self.poll(w) for w in self.watchers if self.holds(w))
+        while self.apply_workers and not self.stopping.is_set():   # what this run (or another) stored
+            outcome = inbound.apply_next(self.ctx)
+            if outcome is None:
+                break
+            self._log_outcome(outcome)
         handled += self.poll_forum()
         self.tick()
         self.deliver()
@@ -363,6 +409,10 @@ class Daemon:
     def start(self) -> None:
         """Start the sender and one watcher thread per mailbox (they run until :meth:`stop`)."""
         self.start_sender()
+        for i in range(self.apply_workers):
+            thread = threading.Thread(target=self.apply_forever, name=f"pbp-apply-{i}", daemon=True)
+            thread.start()
+            self.appliers.append(thread)
         for i, watcher in enumerate(self.watchers):
             watcher.thread = threading.Thread(target=self.watch_forever, args=(watcher,),
                                               name=f"pbp-watch-{i}", daemon=True)
@@ -385,9 +435,10 @@ class Daemon:
                 interrupt()
         if self.outbox is not None:
             self.outbox.stop(timeout=max(0.1, deadline - time.monotonic()))
-        for w in self.watchers:
-            if w.thread is not None:
-                w.thread.join(max(0.1, deadline - time.monotonic()))
+        self.stored.set()
+        for thread in [*(w.thread for w in self.watchers), *self.appliers]:
+            if thread is not None:
+                thread.join(max(0.1, deadline - time.monotonic()))
         for w in self.watchers:
             if w.thread is None or not w.thread.is_alive():
                 _close_quietly(w.inbox)

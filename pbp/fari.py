@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbp.errors import SheetError
+from pbp.i18n import fold
+from pbp.i18n.words import PORTUGUESE
 from pbp.rules.systems import System
 
 SEVERITIES = ("mild", "moderate", "severe")
@@ -130,14 +132,37 @@ def blocks_of(doc: dict) -> tuple[str, list[tuple[str, list[dict]]]]:
 # --------------------------------------------------------------------------- Fari -> pbp
 
 
+#: a section's label -> what it holds; Fari's English templates' words and its Portuguese
+#: ones (a Fate Condensado sheet: "Habilidades", "Façanhas", "Estresse"...), compared
+#: without case or accents
+_SECTION_WORDS = (("aspect", "aspects"), ("skill", "skills"), ("approach", "skills"), ("stunt", "stunts"),
+                  ("stress", "stress"), ("consequence", "consequences"), ("fate point", "fate"),
+                  ("refresh", "fate"), ("note", "notes"), ("description", "notes"),
+                  ("habilidade", "skills"), ("pericia", "skills"), ("abordage", "skills"), ("facanha", "stunts"),
+                  ("estresse", "stress"), ("consequencia", "consequences"), ("ponto de destino", "fate"),
+                  ("pontos de destino", "fate"), ("recarga", "fate"), ("nota", "notes"), ("descricao", "notes"))
+#: the Portuguese words of a sheet's labels -> pbp's
+_REFRESH = ("refresh", "recarga")
+_HIGH_CONCEPT = ("high concept", "conceito", "conceito principal")
+_TROUBLE = ("trouble", "dificuldade", "problema")
+_PT_SEVERITIES = {"suave": "mild", "moderada": "moderate", "severa": "severe"}
+
+
 def _kind(label: str) -> str:
-    key = label.casefold()
-    for word, kind in (("aspect", "aspects"), ("skill", "skills"), ("approach", "skills"), ("stunt", "stunts"),
-                       ("stress", "stress"), ("consequence", "consequences"), ("fate point", "fate"),
-                       ("refresh", "fate"), ("note", "notes"), ("description", "notes")):
+    key = fold(label)
+    for word, kind in _SECTION_WORDS:
         if word in key:
             return kind
     return ""
+
+
+def _track(system: System, label: str) -> str | None:
+    """The system's track a stress block names, in English or Portuguese ("Físico")."""
+    key = fold(label)
+    found = system.track_named(label) or next((t for t in system.tracks if t.casefold() in key), None)
+    if found is None:
+        found = next((t for t, pt in PORTUGUESE.tracks.items() if t in system.tracks and fold(pt) in key), None)
+    return found
 
 
 def _int(value) -> int | None:
@@ -213,17 +238,17 @@ def from_fari(doc: dict, system: System) -> FariSheet:
                 _system_key(sheet, system, blabel, value, where)     # pbp's own section (to_fari writes it)
                 continue
             if btype == "PointCounter" and (meta.get("isMainPointCounter") or _kind(blabel) == "fate"
-                                            or kind == "fate") and "refresh" not in blabel.casefold():
+                                            or kind == "fate") and not any(w in blabel.casefold() for w in _REFRESH):
                 fate, counter_max = _int(value), _int(meta.get("max"))
                 continue
-            if "refresh" in blabel.casefold() and _int(value) is not None:
+            if any(w in blabel.casefold() for w in _REFRESH) and _int(value) is not None:
                 refresh = _int(value)
                 continue
             if kind == "aspects" and btype == "Text":
                 key = blabel.casefold()
-                if key == "high concept" and "high_concept" not in aspects:
+                if fold(key) in _HIGH_CONCEPT and "high_concept" not in aspects:
                     aspects["high_concept"] = str(value).strip()
-                elif key == "trouble" and "trouble" not in aspects:
+                elif fold(key) in _TROUBLE and "trouble" not in aspects:
                     aspects["trouble"] = str(value).strip()
                 elif key.replace(" ", "_") in system.character_state.aspect_keys and key.replace(" ", "_") not in aspects:
                     aspects[key.replace(" ", "_")] = str(value).strip()      # the system's (DFC's relationship)
@@ -249,8 +274,7 @@ def from_fari(doc: dict, system: System) -> FariSheet:
                                           f'text only (bonus 0): set its rules with pbp character edit {name}')
                 continue
             if kind == "stress" and btype == "SlotTracker":
-                track = system.track_named(blabel) or next(
-                    (t for t in system.tracks if t.casefold() in blabel.casefold()), None)
+                track = _track(system, blabel)
                 if track is None:
                     sheet.unmapped.append(f"{where}: a track {system.title or system.name} does not have "
                                           f"(tracks: {', '.join(system.tracks)})")
@@ -259,9 +283,10 @@ def from_fari(doc: dict, system: System) -> FariSheet:
                 continue
             if kind == "consequences" and btype == "Text":
                 key = blabel.casefold()
-                # a severity, or a kind of condition the system has (DFC's "2 lasting")
-                severity = next((s for s in SEVERITIES + tuple(system.condition_kinds) if s in key), None)
-                track = next((t for t in system.tracks if t.casefold() in key), "")
+                # a severity, or a kind of condition the system has (DFC's "2 lasting"); Portuguese "2 Suave"
+                severity = next((s for s in SEVERITIES + tuple(system.condition_kinds) if s in key), None) or \
+                    next((s for pt, s in _PT_SEVERITIES.items() if pt in fold(key)), None)
+                track = next((t for t in system.tracks if t.casefold() in key), "") or (_track(system, blabel) or "")
                 if severity is None:
                     sheet.unmapped.append(f"{where}: {_short(value)} (no severity in the label: mild, moderate, severe)")
                 else:

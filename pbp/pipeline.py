@@ -23,6 +23,7 @@ from peewee import IntegrityError, InterfaceError, OperationalError
 
 from pbp import commands as c
 from pbp import copies, faults
+from pbp.i18n import Msg, of_settings
 from pbp.archive import record as archive
 from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
@@ -445,6 +446,10 @@ def read_post(campaign: m.Campaign, ctx: Context) -> Post:
     return _open_post(campaign, Author("", "gm"), ctx)
 
 
+#: the end of the subject of the GM's own copy of a post's results
+GM_ONLY = Msg(" — for the GM only")
+
+
 def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context, results: list, *,
                  source: NeutralPost | None, commands: list[c.Command] | None, relay: bool,
                  thread: ThreadRef | None = None, thread_subject_: str | None = None,
@@ -524,7 +529,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         gm_copy = ctx.renderer.result(mail=source, campaign=campaign, system=post.system, results=seen.gm,
                                       ledger=post.ledger, commands=None, sheets=[], relay=False, markdown=True)[2]
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
-                             subject=reply_subject(subject or "Deadlines", campaign.name, " — for the GM only")))
+                             subject=reply_subject(subject or of_settings(campaign.settings).say(Msg("Deadlines")),
+                                                   campaign.name, of_settings(campaign.settings).say(GM_ONLY))))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
     archive.keep(campaign, post=post, source=source, commands=commands, seen=seen, shown=shown, gm=gm_copy,
                  private=[{"to": list(t.to), "subject": t.subject, "text": t.text} for t in post.tells], sent=sent)

@@ -10,6 +10,7 @@ the ``system`` its renderer method was given (:func:`_in_system`).
 """
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import unicodedata
@@ -21,7 +22,7 @@ from markupsafe import Markup, escape
 
 # the mail's text conventions, which earlier callers import from here
 from pbp.mail.compose import flow, mime_alternative, plain_text, reply_subject  # noqa: F401
-from pbp.i18n import ENGLISH, Language, of_settings
+from pbp.i18n import ENGLISH, Language, Msg, N_, of_settings
 from pbp.ooc import split_ooc
 from pbp.resources import resource_path
 from pbp.rules.ladder import describe, signed
@@ -31,11 +32,20 @@ from pbp.textsafety import BIDI
 log = logging.getLogger("pbp.render")
 
 VERBS = {
-    "overcome": "{actor} overcomes with {skill}",
-    "advantage": "{actor} creates an advantage with {skill}",
-    "attack": "{actor} attacks {target} with {skill}",
-    "defend": "{actor} defends with {skill}",
+    "overcome": N_("{actor} overcomes with {skill}"),
+    "advantage": N_("{actor} creates an advantage with {skill}"),
+    "attack": N_("{actor} attacks {target} with {skill}"),
+    "defend": N_("{actor} defends with {skill}"),
 }
+
+#: The game's words replies show from the rules' tables: a roll's rows, the tracks, the
+#: severities, the aspects' kinds, the actions a stunt names; translated where shown.
+TERMS = (N_("dice"), N_("reroll"), N_("invoke"), N_("effort"), N_("vs"), N_("bonus"), N_("penalty"), N_("help"),
+         N_("stunt"), N_("scale"), N_("spin"), N_("teamwork"), N_("total"),
+         N_("physical"), N_("mental"), N_("mild"), N_("mild2"), N_("moderate"), N_("severe"),
+         N_("high concept"), N_("trouble"), N_("character"), N_("situation"), N_("boost"), N_("consequence"),
+         N_("overcome"), N_("attack"), N_("defend"), N_("create an advantage"), N_("advantage"),
+         N_("free"), N_("fate point"))
 
 
 def faces(roll, system) -> str:
@@ -58,39 +68,44 @@ def rated(n: int, system) -> str:
     return describe(n, system.ladder)
 
 
-def track_label(track: str) -> str:
+def track_label(track: str, language: Language = ENGLISH) -> str:
     """"physical stress"; a track named like its boxes (the d10 hack's strain, whose box word
     is "strain") is named once: "strain"."""
     from pbp.rules.systems import vocabulary
 
     units = {u.casefold() for u in vocabulary().units}
-    return track if track.casefold() in units else f"{track} stress".strip()
+    if track.casefold() in units or not track:
+        return language.gettext(track) if track else ""
+    return language.say(Msg("{track} stress", track=track))
 
 
-def slot_text(shifts: int, aspect: str | None, system) -> str:
+def slot_text(shifts: int, aspect: str | None, system, language: Language = ENGLISH) -> str:
     """A consequence slot on a sheet in the system's words ("2: (free)"; early Fate's
     "(free), takes the whole hit")."""
-    return system.explain.slot(shifts, aspect)
+    return language.say(system.explain.slot(shifts, aspect))
 
 
 def _boost(name: str) -> str:
     return name if name.casefold().startswith("boost") else f"boost {name}"
 
 
-def change_parts(ch) -> tuple[str, str]:
+def change_parts(ch, language: Language = ENGLISH) -> tuple[str, str]:
     """One change as players read it, as (who or what, what happened to it): ("Ruth",
     "FP 3 -> 2"), ("Ethan's free invokes on On Fire", "0 -> 1"), ("On Fire", "created"),
     ("Shoggoth", "taken out"). Things to which the same happened are listed together
     (:func:`change_lines`), so the second part never names the first."""
-    before = "none" if ch.before is None else ch.before
+    say = language.say
+    before = say(Msg("none")) if ch.before is None else ch.before
     what, subject, after = ch.what, ch.subject, ch.after
+    gone = say(Msg("gone"))
     if what == "aspect":
         if ch.detail == "renamed":
             return str(ch.before), f"is now {after}"
-        return subject, {"removed": "gone"}.get(after, str(after))
+        return subject, {"removed": gone, "created": say(Msg("created"))}.get(after, str(after))
     if what == "free_invokes" and " (held by " in subject:
         aspect, holder = subject[:-1].split(" (held by ", 1)
-        return f"{holder}'s free invokes on {aspect}", f"{before} -> {'gone' if after in (None, 0) else after}"
+        return (say(Msg("{holder}'s free invokes on {aspect}", holder=holder, aspect=aspect)),
+                f"{before} -> {gone if after in (None, 0) else after}")
     if what == "boost":
         if isinstance(after, str) and after.startswith("held by "):
             return _boost(subject), f"passed to {after[8:]}"
@@ -99,26 +114,30 @@ def change_parts(ch) -> tuple[str, str]:
         name, _, track = subject.partition(" (")
         track = track.rstrip(")")
         if isinstance(after, str) and "x" not in after:
-            return name, f"{track_label(track)} cleared".strip()
-        return name, f"{track_label(track)} {before} -> {after}".strip()
+            return name, say(Msg("{label} cleared", label=track_label(track, language))).strip()
+        return name, f"{track_label(track, language)} {before} -> {after}".strip()
     if what == "taken_out":
-        return subject, "taken out" if after else "back in play"
+        return subject, say(Msg("taken out")) if after else say(Msg("back in play"))
     if what == "consequence":
         if ch.before is None:
-            return subject, f'takes the {ch.detail + " " if ch.detail else ""}consequence "{after}"'
+            if ch.detail:
+                return subject, say(Msg('takes the {severity} consequence "{aspect}"', severity=ch.detail, aspect=after))
+            return subject, say(Msg('takes the consequence "{aspect}"', aspect=after))
         if after is None:
-            return subject, f'is rid of "{ch.before}"'
-        return subject, f'"{ch.before}" is now "{after}"'
+            return subject, say(Msg('is rid of "{aspect}"', aspect=ch.before))
+        return subject, say(Msg('"{before}" is now "{after}"', before=ch.before, after=after))
     if what == "character":
-        return subject, f"joins as a new {ch.detail or 'character'}"
+        if ch.detail in (None, "", "character"):
+            return subject, say(Msg("joins as a new character"))
+        return subject, say(Msg("joins as a new {kind}", kind=ch.detail))
     if what == "gm_pool":
-        return "GM's pool", f"{before} -> {after}"
+        return say(Msg("GM's pool")), f"{before} -> {after}"
     if what == "escrow":
         return subject, f"holds {after} FP" if after else f"FP goes {ch.detail}".strip()
     if what == "carried_points":
         return subject, f"carries {after} FP into the GM's next pool" if after else "carries no FP"
     if what == "fate_points":
-        return subject, f"FP {before} -> {after}"
+        return subject, say(Msg("FP {before} -> {after}", before=before, after=after))
     if what == "owed":
         return subject, f"owed FP {before} -> {after}"
     if what == "request":
@@ -130,7 +149,7 @@ def change_parts(ch) -> tuple[str, str]:
     return subject, f"{what.replace('_', ' ')} {before} -> {after}"
 
 
-def change_lines(changes) -> list[str]:
+def change_lines(changes, language: Language = ENGLISH) -> list[str]:
     """The "Changed" list: one entry per thing changed, and things to which the same
     happened in one entry ("physical stress cleared: Cassandra, Ethan, Ruth"), so a scene's
     end fits on a phone screen. A consequence renamed is said once, by its aspect."""
@@ -139,14 +158,16 @@ def change_lines(changes) -> list[str]:
     for ch in changes:
         if ch.what == "consequence" and (ch.before, ch.after) in renamed:
             continue
-        who, happened = change_parts(ch)
+        who, happened = change_parts(ch, language)
         groups.setdefault(happened, []).append(who)
-    return [f"{whos[0]} {happened}" if len(whos) == 1 else f"{_heading(happened)}: {', '.join(whos)}"
+    return [f"{whos[0]} {happened}" if len(whos) == 1 else f"{_heading(happened, language)}: {', '.join(whos)}"
             for happened, whos in groups.items()]
 
 
-def _heading(happened: str) -> str:
+def _heading(happened: str, language: Language = ENGLISH) -> str:
     """What happened to several things, as the head of their list ("new minor NPCs")."""
+    if not language.english:
+        return happened
     if happened.startswith("joins as a new "):
         return happened[len("joins as a "):] + "s"
     return happened
@@ -239,46 +260,51 @@ def skill_rows(skills: dict) -> list[tuple[int, list[str]]]:
     return sorted(rows.items(), key=lambda kv: -kv[0])
 
 
-def brief(sheet: dict) -> str:
+def brief(sheet: dict, language: Language = ENGLISH) -> str:
     """A changed sheet on one line: "Ruth: FP 2 · physical [x][ ][ ] · mild "Nasty Bite"
     · holds 1 on On Fire"."""
-    parts = [f"{sheet['name']}: FP {sheet['fate_points']}"]
+    say = language.say
+    parts = [f"{sheet['name']}: " + say(Msg("FP {n}", n=sheet['fate_points']))]
     if sheet.get("carried_points"):
-        parts[0] += f" (carries {sheet['carried_points']} into the GM's next pool)"
+        parts[0] += " " + say(Msg("(carries {n} into the GM's next pool)", n=sheet['carried_points']))
     for track, boxes in sheet["stress"].items():
         if boxes:
-            parts.append(f"{track} " + "".join("[x]" if b else "[ ]" for b in boxes))
+            parts.append(f"{language.gettext(track)} " + "".join("[x]" if b else "[ ]" for b in boxes))
     for q in sheet["consequences"]:
         if q["aspect"]:
-            parts.append(f'{q["severity"]} "{q["aspect"]}"' + (" (recovering)" if q["recovering"] else ""))
+            parts.append(f'{language.gettext(q["severity"])} "{q["aspect"]}"' +
+                         (" " + say(Msg("(recovering)")) if q["recovering"] else ""))
     held = sheet.get("free_invokes_held") or {}
     if held:
-        parts.append("holds " + ", ".join(f"{n} on {name}" for name, n in held.items()))
+        each = [Msg("{n} on {name}", n=n, name=name) for name, n in held.items()]
+        parts.append(say(Msg("holds {list}", list=each)))
     if sheet["taken_out"]:
-        parts.append("TAKEN OUT")
+        parts.append(say(Msg("TAKEN OUT")))
     return " · ".join(parts)
 
 
-def brief_html(sheet: dict) -> Markup:
+def brief_html(sheet: dict, language: Language = ENGLISH) -> Markup:
     """:func:`brief` for the HTML part: fate points as a counter, stress as boxes (filled
     when marked), consequences and held invokes as words, each piece wrapping as a whole.
     Built with f-strings of escaped values (``Markup.format`` costs a formatter per piece)."""
-    e = escape
-    parts = [f'<b>{e(sheet["name"])}</b> <span style="{FP_STYLE}">{e(sheet["fate_points"])} FP</span>']
+    e, say = escape, language.say
+    parts = [f'<b>{e(sheet["name"])}</b> <span style="{FP_STYLE}">{e(say(Msg("{n} FP", n=sheet["fate_points"])))}</span>']
     for track, boxes in sheet["stress"].items():
         if boxes:
             drawn = "".join(_BOX_MARKED_HTML if b else _BOX_FREE_HTML for b in boxes)
-            parts.append(f"{e(track)} {drawn}")
+            parts.append(f"{e(language.gettext(track))} {drawn}")
     for q in sheet["consequences"]:
         if q["aspect"]:
-            parts.append(f'{e(q["severity"])} &ldquo;{e(q["aspect"])}&rdquo;{" (recovering)" if q["recovering"] else ""}')
+            recovering = " " + e(say(Msg("(recovering)"))) if q["recovering"] else ""
+            parts.append(f'{e(language.gettext(q["severity"]))} &ldquo;{e(q["aspect"])}&rdquo;{recovering}')
     if sheet.get("carried_points"):
-        parts.append(f"carries {e(sheet['carried_points'])} FP into the GM's next pool")
+        parts.append(str(e(say(Msg("carries {n} FP into the GM's next pool", n=sheet["carried_points"])))))
     held = sheet.get("free_invokes_held") or {}
     if held:
-        parts.append(str(e("holds " + ", ".join(f"{n} on {name}" for name, n in held.items()))))
+        each = [Msg("{n} on {name}", n=n, name=name) for name, n in held.items()]
+        parts.append(str(e(say(Msg("holds {list}", list=each)))))
     if sheet["taken_out"]:
-        parts.append("<b>taken out</b>")
+        parts.append(f"<b>{e(say(Msg('taken out')))}</b>")
     keep = 1 + sum(1 for boxes in sheet["stress"].values() if boxes)   # the counter and the boxes do not break
     return Markup(" · ".join([*(f'<span style="white-space:nowrap">{p}</span>' for p in parts[:keep]), *parts[keep:]]))
 
@@ -415,16 +441,24 @@ class Row:
     rest: str = ""
 
 
-def action_rows(res: ActionResult, system) -> list[Row]:
+def action_rows(res: ActionResult, system, language: Language = ENGLISH) -> list[Row]:
     """The working of a roll, one row per term: dice, each modifier with its source,
-    rerolls, effort, opposition, in ``system``'s words."""
+    rerolls, effort, opposition, in ``system``'s words and the campaign's language."""
+    rows = _action_rows(res, system)
+    if language.english:
+        return rows
+    return [Row(language.gettext(r.label) if r.label else r.label, language.say(r.text), r.value, r.dice,
+                language.say(r.rest)) for r in rows]
+
+
+def _action_rows(res: ActionResult, system) -> list[Row]:
     x = system.explain
     effort = res.effort
     first = effort.rolls[0]
     rows = [Row("dice", x.faces(first), x.dice_value(first), dice=x.glyphs(first))]
     for use in effort.invokes:
         if use.reroll is not None:
-            rest = f"(invoke {use.aspect}, {_paid(use)})"
+            rest = Msg("(invoke {aspect}, {paid})", aspect=use.aspect, paid=_paid(use))
             rows.append(Row("reroll", f"{x.faces(use.reroll)} {rest}", x.dice_value(use.reroll),
                             x.glyphs(use.reroll), rest))
     for mod in effort.modifiers:
@@ -433,7 +467,7 @@ def action_rows(res: ActionResult, system) -> list[Row]:
         rows.append(_modifier_row(mod))
     for use in effort.invokes:
         if use.paid_with == "skipped":
-            rows.append(Row("invoke", f"{use.aspect} (if needed: not needed, not spent)", ""))
+            rows.append(Row("invoke", Msg("{aspect} (if needed: not needed, not spent)", aspect=use.aspect), ""))
     rows.append(Row("effort", "", x.amount(effort.total, effort)))
     opp = res.opposition
     if opp is not None:
@@ -443,14 +477,14 @@ def action_rows(res: ActionResult, system) -> list[Row]:
                             else opp.label, ""))
         else:  # a rolled opposition shows its working too: which number is its dice, which its total
             o = opp.effort
-            skill_txt = _skill_words(o.modifiers, o, system) or (o.skill or "no skill")
-            rows.append(Row("vs", f"{opp.character}: {skill_txt}", ""))
-            rows.append(Row("", f"  dice {x.faces(o.dice)}", x.dice_value(o.dice), x.glyphs(o.dice)))
+            skill_txt = _skill_words(o.modifiers, o, system) or (o.skill or Msg("no skill"))
+            rows.append(Row("vs", Msg("{who}: {skill}", who=opp.character, skill=skill_txt), ""))
+            rows.append(Row("", Msg("  dice {faces}", faces=x.faces(o.dice)), x.dice_value(o.dice), x.glyphs(o.dice)))
             for m in o.modifiers:
                 if m.source != "skill":
                     row = _modifier_row(m)
                     rows.append(Row("", f"  {row.label} {row.text}".rstrip(), row.value))
-            rows.append(Row("", "  total", x.amount(opp.value, o)))
+            rows.append(Row("", Msg("  total"), x.amount(opp.value, o)))
     return rows
 
 
@@ -465,19 +499,21 @@ def _modifier_row(mod) -> Row:
 
 
 def _paid(use) -> str:
-    return {"free": "free", "boost": "boost", "fp": "fate point"}.get(use.paid_with, use.paid_with)
+    return {"free": N_("free"), "boost": N_("boost"), "fp": N_("fate point")}.get(use.paid_with, use.paid_with)
 
 
-def headline(res: ActionResult, system) -> str:
+def headline(res: ActionResult, system, language: Language = ENGLISH) -> str:
     terms = [m for m in res.effort.modifiers if m.source == "skill"]
     if res.action == "roll":
-        written = res.command.split(None, 1)[1] if ' ' in res.command else 'the dice'
-        return f"{res.actor} rolls {system.explain.rolled(written, terms, res.effort)}"
-    skill = system.explain.headline_skill(res.skill or "no skill", terms, res.effort)
+        written = res.command.split(None, 1)[1] if ' ' in res.command else Msg('the dice')
+        return language.say(Msg("{actor} rolls {what}", actor=res.actor,
+                                what=system.explain.rolled(written, terms, res.effort)))
+    skill = system.explain.headline_skill(res.skill or Msg("no skill"), terms, res.effort)
     target = next((e.data.get("target") for e in res.effects if e.data.get("target")), None)
     if target is None and res.opposition is not None:
         target = res.opposition.character
-    return VERBS.get(res.action, "{actor} rolls {skill}").format(actor=res.actor, skill=skill, target=target or "")
+    return language.say(Msg(VERBS.get(res.action, N_("{actor} rolls {skill}")), actor=res.actor, skill=skill,
+                            target=target or ""))
 
 
 def _skill_words(modifiers, effort, system) -> str:
@@ -485,9 +521,9 @@ def _skill_words(modifiers, effort, system) -> str:
     return system.explain.skill_words([m for m in modifiers if m.source == "skill"], effort)
 
 
-def verdict(res: ActionResult, system) -> str:
+def verdict(res: ActionResult, system, language: Language = ENGLISH) -> str:
     """The outcome line, in the system's words ("success, 2 shifts")."""
-    return system.explain.verdict(res)
+    return language.say(system.explain.verdict(res))
 
 
 def _in_system(fn):
@@ -522,8 +558,15 @@ def _once(fn):
         if found is None:
             found = memo[key] = (fn(res, *rest), res)     # the result kept with it: its id stays its own
         return found[0]
-    once.__name__ = fn.__name__
+    once.__name__ = getattr(fn, "__name__", None) or fn.func.__name__
     return once
+
+
+@functools.lru_cache(maxsize=None)
+def _spoken_once(language: Language) -> dict:
+    """The result's rows, headline and verdict in ``language``, each worked out once per reply
+    (:func:`_once`) whichever of the reply's parts asks first."""
+    return {fn.__name__: _once(functools.partial(fn, language=language)) for fn in (action_rows, headline, verdict)}
 
 
 class _FlatTemplate(jinja2.Template):
@@ -565,15 +608,20 @@ class Renderer:
                                  extensions=["jinja2.ext.i18n"], auto_reload=False)   # the package's own files
         env.template_class = _FlatTemplate
         env.install_gettext_translations(language.translations, newstyle=True)
-        env.filters.update(faces=_in_system(faces), describe=_in_system(rated), signed=signed, brief=brief,
-                           changes=change_lines, md=markdown_text, code=code_text, worth=_in_system(worth),
+        spoken = functools.partial      # the functions the templates call, in the environment's language
+        once = _spoken_once(language)     # one per language: the text, HTML and Markdown share what they work out
+        env.filters.update(faces=_in_system(faces), describe=_in_system(rated), signed=signed,
+                           brief=spoken(brief, language=language), changes=spoken(change_lines, language=language),
+                           say=language.say, md=markdown_text, code=code_text, worth=_in_system(worth),
                            relayed=relayed)
-        env.globals.update(action_rows=_in_system(_once(action_rows)), headline=_in_system(_once(headline)),
-                           verdict=_in_system(_once(verdict)), paragraphs=paragraphs,
-                           indented=indented, die_style=DIE_STYLE, brief_html=brief_html, boxes_html=boxes_html,
-                           is_action=lambda r: isinstance(r, ActionResult), track_label=track_label,
-                           slot_text=_in_system(slot_text), skill_rows=skill_rows, status_blocks=status_blocks, fp_style=FP_STYLE,
-                           box_free=BOX_FREE, box_marked=BOX_MARKED, when=language.when, stamp=language.stamp)
+        env.globals.update(action_rows=_in_system(once["action_rows"]), headline=_in_system(once["headline"]),
+                           verdict=_in_system(once["verdict"]), paragraphs=paragraphs,
+                           indented=indented, die_style=DIE_STYLE, brief_html=spoken(brief_html, language=language),
+                           boxes_html=boxes_html, is_action=lambda r: isinstance(r, ActionResult),
+                           track_label=spoken(track_label, language=language),
+                           slot_text=_in_system(spoken(slot_text, language=language)), skill_rows=skill_rows,
+                           status_blocks=status_blocks, fp_style=FP_STYLE, box_free=BOX_FREE, box_marked=BOX_MARKED,
+                           when=language.when, stamp=language.stamp, label_width=6 if language.english else 7)
         return env
 
     def _markdown(self, name: str, **data) -> str:
@@ -623,8 +671,10 @@ class Renderer:
         while blocks and blocks[-1][0] == "prose" and not blocks[-1][1].strip():
             blocks.pop()
         changes = coalesce([ch for res in results for ch in res.changes])
+        say = _language(campaign).say
         data = dict(campaign=campaign, system=system, blocks=blocks, changes=changes, ledger=ledger, sheets=sheets, relay=relay,
-                    asks=list(asks), status=list(status), notes=list(notes), max_sheets=MAX_SHEETS,
+                    asks=list(asks), status=[say(line) for line in status], notes=[say(n) for n in notes],
+                    max_sheets=MAX_SHEETS,
                     proof=list(proof), ooc=ooc)
         token = _ONCE.set({})       # the text, HTML and Markdown share each result's rows
         try:
@@ -638,7 +688,8 @@ class Renderer:
 
     def error(self, *, mail, campaign, errors, status=()) -> tuple[str, str]:
         shown = [e.shown() if hasattr(e, "shown") else e for e in errors]
-        return self._both("error", mail=mail, campaign=campaign, errors=shown, status=list(status))
+        say = _language(campaign).say
+        return self._both("error", mail=mail, campaign=campaign, errors=shown, status=[say(line) for line in status])
 
     def stranger(self, *, mail, campaign) -> tuple[str, str]:
         return self._both("stranger", mail=mail, campaign=campaign)

@@ -22,6 +22,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pbp.i18n.words import skill_in
 from pbp.errors import SheetError
 from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
@@ -332,7 +333,15 @@ def _player(r: _Reader, data: dict, kind: str) -> str | None:
     return None
 
 
+def _skill_of(r: _Reader, raw, key: str) -> str | None:
+    """A stunt's skill, named in the campaign's language as its sheet's skills are."""
+    name = r.name(raw, key, 'skill = "Shoot"')
+    return skill_in(name, r.system.language) if name else name
+
+
 def _skills(r: _Reader, raw) -> dict[str, int]:
+    """The sheet's skills, each named in the campaign's language: an English sheet read for a
+    Portuguese table has "Luta" where it wrote "Fight" (``pbp.i18n.words.skill_in``)."""
     example = "skills.Fight = 4"
     table = r.table(raw, "skills", None, example)
     if len(table) > MAX_SKILLS:
@@ -344,7 +353,7 @@ def _skills(r: _Reader, raw) -> dict[str, int]:
         spelled = r.name(skill, key, example, required=True)
         rating = r.rating(value, key, f"{key} = 2" if _BARE_KEY.fullmatch(skill) else example)
         if spelled and rating is not None:
-            skills[spelled] = rating
+            skills[skill_in(spelled, r.system.language)] = rating
     return skills
 
 
@@ -372,7 +381,7 @@ def _stunts(r: _Reader, raw, where: str = "stunts") -> list[rs.Stunt]:
             action = ""
         stunts.append(rs.Stunt(
             name=r.name(s.get("name"), f"{key}.name", 'name = "Knife Thrower"', required=True),
-            skill=r.name(s.get("skill"), f"{key}.skill", 'skill = "Shoot"'),
+            skill=_skill_of(r, s.get("skill"), f"{key}.skill"),
             action=action.casefold(),
             bonus=_stunt_bonus(r, s.get("bonus", r.system.stunt_bonus), f"{key}.bonus"),
             circumstance=r.text(s.get("circumstance"), f"{key}.circumstance",

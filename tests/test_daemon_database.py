@@ -70,7 +70,8 @@ def test_postgresql_restarted_under_a_running_daemon_every_post_answered_in_seco
     d.start()
     try:
         mailbox.append(eml("/overcome Investigate vs Fair\n", to=mailbox.user))
-        assert wait_until(lambda: replies(smtp_server) == 1, 15) is not None, caplog.text
+        # sent and marked (stopping between the two is the documented resend window)
+        assert wait_until(lambda: replies(smtp_server) == 1 and answered() == 1, 15) is not None, caplog.text
         own_postgres.pg_ctl("stop", "-m", "fast")      # every session of every thread is cut
         for i in range(POSTS):
             mailbox.append(eml(f"Post {i}.\n/fp\n", to=mailbox.user, message_id=f"while-down-{i}@t"))
@@ -141,3 +142,31 @@ def test_database_down_exit_seconds_exits_75_for_the_supervisor_with_one_line(tm
     assert sum("exiting with status 75" in line for line in lines) == 1, out
     assert "Traceback" not in out
     assert lines[-1].endswith("pbp stopped"), out
+
+
+def test_sqlite_locked_past_its_busy_timeout_the_post_is_answered_when_released(tmp_path, mailbox, smtp_server,
+                                                                                tls_ca, caplog):
+    """Another program holds SQLite's write lock longer than the 5 s busy timeout: the post
+    waits in the mailbox, the outage is said once, and the post is answered once released."""
+    import sqlite3
+
+    caplog.set_level(logging.INFO, logger="pbp")
+    config = set_up_table(write_config(tmp_path, mailbox, smtp_server, tls_ca, smtp_security="plain"), mailbox.user)
+    d = Daemon(config, dice=FixedDice(",".join(["0+00"] * 20)), environ=env_for(mailbox))
+    d.start()
+    other = sqlite3.connect(m.db.obj.database, isolation_level=None)
+    try:
+        mailbox.append(eml("/fp\n", to=mailbox.user))
+        assert wait_until(lambda: replies(smtp_server) == 1, 15) is not None, caplog.text
+        other.execute("BEGIN EXCLUSIVE")                 # e.g. a backup tool, a manual sqlite3 session
+        mailbox.append(eml("/fp\n", to=mailbox.user, message_id="while-locked@t"))
+        assert wait_until(lambda: "database: unreachable" in caplog.text, 20) is not None, caplog.text
+        other.execute("COMMIT")
+        took = wait_until(lambda: replies(smtp_server) == 2, 15)
+        assert took is not None and took < 5, caplog.text
+    finally:
+        other.close()
+        d.stop()
+    said = [r for r in caplog.records if r.getMessage().startswith("database: ")]
+    assert [r.levelname for r in said] == ["WARNING", "INFO"], caplog.text
+    assert "database is locked" in said[0].getMessage()

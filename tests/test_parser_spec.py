@@ -65,3 +65,28 @@ def test_the_ladder_is_the_rules_ladder():
     for value, name in rules_ladder.LADDER.items():
         assert parse_command(f"/overcome Athletics vs {name}").opposition.rating == value
         assert parse_command(f"/npc add Ghoul skills Fight {name.upper()}").skills == (("Fight", value),)
+
+
+_OTHER_LANGUAGES = [code for code in __import__("pbp.i18n", fromlist=["LANGUAGES"]).LANGUAGES if code != "en"]
+
+
+@pytest.mark.parametrize("code", _OTHER_LANGUAGES)
+@pytest.mark.parametrize("spec", SPECS, ids=[spec.word for spec in SPECS])
+def test_each_row_has_its_words_and_example_in_every_language(spec, code):
+    """A new command cannot miss its words (issue 29): every row names its words and a
+    working example in every language pbp speaks; the example starts with the first word,
+    parses to the same command type as the English example, and so does the word without
+    its accents ("/forcar" as "/forçar")."""
+    from pbp.i18n import fold
+    from pbp.rules.systems import FATE_CONDENSED
+    from pbp.rules.systems.speaking import speaking
+
+    words = speaking(FATE_CONDENSED, code).words
+    assert spec.words.get(code), f"/{spec.word} has no words in {code} (Spec.words)"
+    example = spec.examples.get(code)
+    assert example and example.split()[0] == "/" + spec.words[code][0]
+    english = type(parse_command(spec.example))
+    assert type(parse_command(example, words=words)) is english
+    assert type(parse_command(fold(example.split()[0]) + example[len(example.split()[0]):], words=words)) is english
+    # English keeps working in the campaign of another language
+    assert type(parse_command(spec.example, words=words)) is english

@@ -18,6 +18,8 @@ from babel.messages.pofile import read_po
 from pbp import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Babel's keywords, and pbp's sentences (``pbp.i18n.Msg``, ``Msgs``), as scripts/update-catalogs passes them
+KEYWORDS = {**DEFAULT_KEYWORDS, "Msg": None, "Msgs": (1, 2)}
 LANGUAGES = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT_LANGUAGE]
 
 
@@ -27,7 +29,7 @@ def _extracted() -> dict[str, tuple[str, ...]]:
         method_map, options_map = parse_mapping_cfg(cfg)
     found: dict[str, tuple[str, ...]] = {}
     for _filename, _lineno, message, _comments, _context in extract_from_dir(
-            str(ROOT), method_map, options_map, keywords=DEFAULT_KEYWORDS):
+            str(ROOT), method_map, options_map, keywords=KEYWORDS):
         forms = message if isinstance(message, tuple) else (message,)
         if forms[0]:
             found[forms[0]] = forms

@@ -45,6 +45,51 @@ def N_(message: str) -> str:
     return message
 
 
+class Msg(str):
+    """A sentence pbp writes, in English, that remembers how it was made: its message id
+    (the English template, ``"{who} overcomes the obstacle"``) and its fields. It *is* the
+    English text, so code that makes it, stores it or compares it needs no language; the
+    renderer writes it in the campaign's language (:meth:`Language.say`). The rules core and
+    the play modules make their sentences with it; Babel extracts its first argument
+    (``babel.cfg``, the ``Msg`` keyword). A field may itself be a :class:`Msg` (or a word
+    marked ``N_`` in ``fields_said``), translated with it."""
+
+    msgid: str
+    fields: dict
+    plural: tuple | None
+
+    def __new__(cls, msgid: str, /, **fields) -> "Msg":
+        shown = {k: ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in fields.items()}
+        self = super().__new__(cls, msgid.format(**shown) if fields else msgid)
+        self.msgid, self.fields, self.plural = msgid, fields, None
+        return self
+
+    @classmethod
+    def count(cls, singular: str, plural: str, n: int, /, **fields) -> "Msg":
+        """A sentence with a number (``Msgs`` below is its extraction keyword)."""
+        self = super().__new__(cls, (singular if n == 1 else plural).format(n=n, **fields))
+        self.msgid, self.fields, self.plural = singular, {"n": n, **fields}, (singular, plural, n)
+        return self
+
+    def __copy__(self) -> "Msg":        # immutable, as a str is
+        return self
+
+    def __deepcopy__(self, memo) -> "Msg":
+        return self
+
+    def __reduce__(self):               # pickled (another process) as the English text it is
+        return (str, (str(self),))
+
+
+def Msgs(singular: str, plural: str, n: int, /, **fields) -> Msg:   # noqa: N802 (a keyword for Babel)
+    """:meth:`Msg.count`: "{n} shift" / "{n} shifts", by ``n``."""
+    return Msg.count(singular, plural, n, **fields)
+
+
+#: words kept in tables (``N_``) that :meth:`Language.say` translates where they are a field
+WORD_FIELDS = ("track", "severity", "kind", "action", "outcome", "paid")
+
+
 def fold(text: str) -> str:
     """``text`` compared as players may type it: case and accents ignored ("Ótimo", "otimo",
     "OTIMO" are one word; "Forçar" and "forcar" too)."""
@@ -110,6 +155,26 @@ class Language:
     def ngettext(self, singular: str, plural: str, n: int, **fields) -> str:
         """The form for ``n`` (the language's plural rule), ``{n}`` and the fields filled in."""
         return self.translations.ngettext(singular, plural, n).format(n=n, **fields)
+
+    def say(self, text) -> str:
+        """``text`` in this language: a :class:`Msg` from its catalog entry, its fields said
+        too; any other text as it is (a name, a player's words)."""
+        if self.english or not isinstance(text, Msg):
+            return text
+        fields = {key: self._field(key, value) for key, value in text.fields.items()}
+        if text.plural is not None:
+            singular, plural, n = text.plural
+            return self.translations.ngettext(singular, plural, n).format(**fields)
+        return self.translations.gettext(text.msgid).format(**fields)
+
+    def _field(self, key: str, value):
+        if isinstance(value, Msg):
+            return self.say(value)
+        if isinstance(value, (list, tuple)):      # a list of names or sentences: ", "-joined
+            return ", ".join(str(self._field(key, v)) for v in value)
+        if key in WORD_FIELDS and isinstance(value, str):
+            return self.gettext(value)
+        return value
 
     def when(self, dt: datetime) -> str:
         """A deadline as the table reads it: "Tue 1 Dec 18:00 UTC", "ter. 1 dez. 18:00 UTC"."""

@@ -136,7 +136,7 @@ MAX_REPLY_SUBJECT = 2 * MAX_SUBJECT
 #: What pbp itself once added to a subject (" — for the GM only"; before threads kept their
 #: subject, " — Charles, defend by Tue 18:00 UTC"): cut when a reply to such a mail comes
 #: back, while a player's own " — part 2" stays.
-OUR_SUFFIX = re.compile(r" — (for the GM only|[^—]*, (defend|absorb|compel #\d+) by [^—]*)$")
+OUR_SUFFIX = re.compile(r" — (for the GM only|só para o MJ|[^—]*, (defend|absorb|compel #\d+) by [^—]*)$")
 
 
 def reply_subject(subject: str, campaign_name: str, suffix: str = "") -> str:

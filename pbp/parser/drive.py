@@ -12,6 +12,7 @@ from lark.exceptions import LarkError
 
 from pbp.commands import Command
 from pbp.errors import CommandError
+from pbp.i18n import DEFAULT_LANGUAGE
 from pbp.parser.build import WORDS, Invalid
 from pbp.parser.explain import invalid_error, syntax_error, unsafe_error
 from pbp.parser.grammar import get_parser
@@ -38,7 +39,7 @@ def parse_command(text: str, line: int = 1, words: Words | None = None) -> Comma
             raise unsafe_error(bad, readable, line)
     reset = WORDS.set(words)
     try:
-        cls, fields = get_parser().parse(readable)
+        cls, fields = get_parser(words.language if words is not None else DEFAULT_LANGUAGE).parse(readable)
     except Invalid as exc:
         raise invalid_error(exc, readable, source, line) from None
     except LarkError as exc:

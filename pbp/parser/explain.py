@@ -22,6 +22,7 @@ from lark import Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
 from pbp.errors import CommandSyntaxError
+from pbp.i18n import DEFAULT_LANGUAGE
 from pbp.parser.build import WORDS, Invalid, words
 from pbp.parser.grammar import tokens as _tokens
 from pbp.parser.spec import (
@@ -39,6 +40,7 @@ from pbp.parser.spec import (
     PLAY_COMMANDS,
     PLAY_ROLES,
     PLAY_TEXTS,
+    examples_in,
     says,
 )
 from pbp.rules.systems import or_words
@@ -85,11 +87,18 @@ def _join(phrases: list[str]) -> str:
     return ", ".join(phrases[:-1]) + " or " + phrases[-1]
 
 
-def example_for(line: str) -> str:
+def example_for(line: str, language: str = DEFAULT_LANGUAGE) -> str:
     """The documented working example of the command ``line`` is (of the part written, for
     /fp, /scene, /aspect, /conflict; ``/as NAME ...`` for the GM's): what a refusal that
-    gave no example of its own shows (:func:`pbp.play.core.complete_error`)."""
-    return _example(_tokens(line))
+    gave no example of its own shows (:func:`pbp.play.core.complete_error`), in the
+    campaign's ``language``."""
+    return _example(_tokens(line, language), language=language)
+
+
+def _language() -> str:
+    """The language of the line being read (its campaign's, ``parse_command(words=...)``)."""
+    given = WORDS.get()
+    return given.language if given is not None else DEFAULT_LANGUAGE
 
 
 def _command_word(tokens: list[Token]) -> tuple[Token | None, bool]:
@@ -106,9 +115,13 @@ def _command_name(word: Token | None) -> str:
     return CANONICAL.get(word.type) or word.value.lower()
 
 
-def _example(tokens: list[Token], pos: int | None = None) -> str:
+def _example(tokens: list[Token], pos: int | None = None, language: str | None = None) -> str:
     """A working example of the command in ``tokens`` (of the part written, for /fp, /scene,
-    /aspect and /conflict); ``pos``: the failure, before which the command word must end."""
+    /aspect and /conflict); ``pos``: the failure, before which the command word must end.
+    In a campaign of another language than English, the rows' examples in its words."""
+    language = language or _language()
+    if language != DEFAULT_LANGUAGE:
+        return _example_in(tokens, pos, language)
     word, gm = _command_word(tokens)
     name = _command_name(word) if word is not None and (pos is None or word.end_pos <= pos) else ""
     if not name:
@@ -119,6 +132,20 @@ def _example(tokens: list[Token], pos: int | None = None) -> str:
     if parts and len(tokens) > 2 and tokens[2].type in parts:  # /fp give, /scene end...
         return parts[tokens[2].type]
     return EXAMPLES.get(name, EXAMPLES["roll"])
+
+
+def _example_in(tokens: list[Token], pos: int | None, language: str) -> str:
+    """:func:`_example` in ``language``: the command's example in its words (``Spec.examples``),
+    after ``/como Ghoul`` for the GM's prefix."""
+    examples = examples_in(language)
+    word, gm = _command_word(tokens)
+    name = _command_name(word) if word is not None and (pos is None or word.end_pos <= pos) else ""
+    if not name:
+        return examples["as"] if gm else examples["roll"]
+    if gm:
+        return examples["as"] if name not in GM_EXAMPLES else \
+            examples["as"].split(" ", 2)[0] + " Ghoul " + examples[name].lstrip("/")
+    return examples.get(name, examples["roll"])
 
 
 def _expected_words(expected: set[str], before: list[Token], command: str) -> str:
@@ -293,7 +320,7 @@ def _expected_terminals(exc: LarkError, fallback: set[str]) -> set[str]:
 
 
 def _explain(exc: LarkError, text: str, source: str, line: int) -> CommandSyntaxError:
-    tokens = _tokens(text)
+    tokens = _tokens(text, _language())
     if isinstance(exc, UnexpectedToken) and exc.token.type != "$END":
         pos, got = exc.token.start_pos, exc.token.value
         if exc.token.type != "QUOTED":
@@ -388,13 +415,13 @@ def unsafe_error(bad: str, text: str, line: int) -> CommandSyntaxError:
         f"{describe_char(bad)} at character {column} cannot be part of a command",
         line=line, source=shown, column=column, got=describe_char(bad),
         expected="letters, digits, spaces and punctuation (no control, bidi or zero-width characters)",
-        example=_example(_tokens(clean)),
+        example=_example(_tokens(clean, _language())),
     )
 
 
 def invalid_error(exc: Invalid, text: str, source: str, line: int) -> CommandSyntaxError:
     token = exc.token
-    tokens = _tokens(text)
+    tokens = _tokens(text, _language())
     example = exc.example or _example(tokens)
     if exc.instead is not None and token is not None and token.end_pos is not None:
         example = " ".join((text[:token.start_pos] + exc.instead + text[token.end_pos:]).split())

@@ -643,7 +643,7 @@ def apply_command(post: Post, cmd: c.Command):
     try:
         return handler(post, cmd)
     except CommandError as exc:
-        raise for_author(post, complete_error(exc, cmd))
+        raise for_author(post, complete_error(exc, cmd, post.system.language))
 
 
 def for_author(post: Post, exc: CommandError) -> CommandError:
@@ -677,7 +677,7 @@ _EXPECTED = {
 }
 
 
-def complete_error(exc: CommandError, cmd: c.Command) -> CommandError:
+def complete_error(exc: CommandError, cmd: c.Command, language: str = "en") -> CommandError:
     """Fill in what a refusal left out: ``expected`` in general words for its kind, and as
     the example the documented one for the command word (``/as NAME ...`` for the GM's
     actions), which parses. The raise site's own words, where it gave them, always win."""
@@ -688,7 +688,7 @@ def complete_error(exc: CommandError, cmd: c.Command) -> CommandError:
     if not exc.expected:
         exc.expected = _EXPECTED.get(type(exc).__name__, "a command that can be applied now")
     if not exc.example or not example_parses(exc.example):
-        exc.example = example_for(cmd.source)
+        exc.example = example_for(cmd.source, language)
     return exc
 
 

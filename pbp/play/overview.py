@@ -25,6 +25,7 @@ from datetime import timedelta
 from typing import Mapping
 
 from pbp import commands as c
+from pbp.i18n import Msg
 from pbp.play.challenges import board
 from pbp.play.conflict import active, when
 from pbp.play.contests import tally
@@ -253,7 +254,7 @@ def invocable(post: Post, actor: str) -> list[str]:
             continue
         n = a.free_for(actor)
         if n:
-            free.append(f'"{a.name}" ({n} free)')
+            free.append(Msg('"{name}" ({n} free)', name=a.name, n=n))
         elif a.kind in SHOWN_KINDS:
             other.append(f'"{a.name}"')
     return free + other
@@ -262,13 +263,13 @@ def invocable(post: Post, actor: str) -> list[str]:
 def could_invoke_line(actor: str, names: list[str]) -> str:
     """``Ruth could invoke: "Deep Shadows" (1 free), "Dark" and 3 more (/table).``, as many
     names as fit :data:`INVOCABLE_WIDTH`."""
-    head = f"{actor} could invoke: "
     for n in range(len(names), 0, -1):
         rest = len(names) - n
-        text = head + ", ".join(names[:n]) + (f" and {rest} more (/table)" if rest else "") + "."
+        text = (Msg("{actor} could invoke: {names} and {rest} more (/table).", actor=actor, names=names[:n], rest=rest)
+                if rest else Msg("{actor} could invoke: {names}.", actor=actor, names=names[:n]))
         if len(text) <= INVOCABLE_WIDTH or n == 1:
             return text
-    return head.rstrip(": ") + "."
+    return Msg("{actor} could invoke.", actor=actor)
 
 
 @after_action

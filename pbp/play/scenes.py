@@ -23,6 +23,7 @@ import re
 from dataclasses import replace
 
 from pbp import commands as c
+from pbp.i18n import Msg, Msgs
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
 from pbp.play import parallel
@@ -85,7 +86,7 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
                        npcs=list(dict.fromkeys(ch.name for ch in npcs)), members=members, root=post.post_id)
     post.scene_of_post = play.scene
     changes = [ch for fn in SCENE_START for ch in fn(post)]
-    text = f'Scene {play.scene.number}: "{cmd.name}" begins.'
+    text = Msg('Scene {n}: "{name}" begins.', n=play.scene.number, name=cmd.name)
     committed = post.seeds.start(post, play.scene.number) if post.seeds is not None else None
     if play.scene.members or play.scene.npcs:
         text += " In it: " + ", ".join([*play.scene.members, *play.scene.npcs]) + "."
@@ -250,14 +251,15 @@ def aspect_add(post: Post, cmd: c.AspectAdd):
     zone = _zone(post, cmd.target)
     if zone is not None:
         aspect, changes = _zone_aspect(post, cmd, zone)
-        where = f"on the zone {zone}"
+        where = Msg("on the zone {zone}", zone=zone)
     else:
         owner = _owner(post, cmd.target) if cmd.target else None
         aspect, changes = ra.add_situation_aspect(post.table, cmd.name, owner, free=cmd.free, holder=GM,
                                                   hidden=cmd.hidden)
-        where = f"on {owner}" if owner else "on the scene"
-    free = f", with {cmd.free} free invoke{'s' if cmd.free != 1 else ''} for the GM's side" if cmd.free else ""
-    hidden = " (hidden: only the GM knows it)" if cmd.hidden else ""
+        where = Msg("on {owner}", owner=owner) if owner else Msg("on the scene")
+    free = Msgs(", with {n} free invoke for the GM's side", ", with {n} free invokes for the GM's side",
+                cmd.free) if cmd.free else ""
+    hidden = Msg(" (hidden: only the GM knows it)") if cmd.hidden else ""
     scale = ""
     if cmd.scale:
         level = post.system.character_state.setting_example("scale")
@@ -266,7 +268,9 @@ def aspect_add(post: Post, cmd: c.AspectAdd):
                                                           example=fixed)
         changes.append(Change("aspect_scale", aspect.name, None, level, "scale"))
         scale = f", carrying {level} scale (invoking it grants that scale)"
-    return NoteResult(cmd.source, GM, "aspect", text=f"{aspect.name} is in play {where}{free}{scale}{hidden}.",
+    text = (Msg("{aspect} is in play {where}{free}{hidden}.", aspect=aspect.name, where=where, free=free, hidden=hidden)
+            if not scale else f"{aspect.name} is in play {where}{free}{scale}{hidden}.")
+    return NoteResult(cmd.source, GM, "aspect", text=text,
                       changes=changes, gm_only=cmd.hidden)
 
 
@@ -425,14 +429,18 @@ def npc_add(post: Post, cmd: c.NpcCmd):
     aspects = ", ".join(f'"{a}"' for a in cmd.aspects)
     # "2 stress boxes", in the system's own boxes where it has them (the d10 hack's strain)
     boxes = (post.system.box_model.describe(cmd.stress) if post.system.box_model is not None
-             else f"{cmd.stress} stress box{'es' if cmd.stress != 1 else ''}")
-    parts = [aspects, ", ".join(f"{s} {'+' if r >= 0 else ''}{r}" for s, r in skills.items()), boxes]
-    if cmd.defend_with:
-        parts.append("defends with " + " or ".join(post.play.npc_defences[name]))
+             else Msgs("{n} stress box", "{n} stress boxes", cmd.stress))
+    rated = ", ".join(f"{s} {'+' if r >= 0 else ''}{r}" for s, r in skills.items())
     changes = [Change("character", name, None, "created", "minor NPC")]
-    text = f"New minor NPC {name}: " + "; ".join(parts) + "."
+    if cmd.defend_with:
+        text = Msg("New minor NPC {name}: {aspects}; {skills}; {boxes}; defends with {defences}.", name=name,
+                   aspects=aspects, skills=rated, boxes=boxes, defences=" or ".join(post.play.npc_defences[name]))
+    else:
+        text = Msg("New minor NPC {name}: {aspects}; {skills}; {boxes}.", name=name, aspects=aspects, skills=rated,
+                   boxes=boxes)
     # the table learns the NPC's skills (and what it defends with) only where the campaign shows them
-    public = None if post.flag("show_npc_skills") else f"New minor NPC {name}: {aspects}; {boxes}."
+    public = None if post.flag("show_npc_skills") else Msg("New minor NPC {name}: {aspects}; {boxes}.", name=name,
+                                                            aspects=aspects, boxes=boxes)
     return NoteResult(cmd.source, GM, "npc_add", text=text, changes=changes, public_text=public)
 
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 import copy
 from typing import Mapping
 
+from pbp.i18n import Msg, Msgs, N_
 from pbp.rules.ladder import LADDER, adjective, describe, signed
 
 FACE = {1: "[+]", 0: "[0]", -1: "[-]"}
-OUTCOME_WORDS = {"fail": "fail", "tie": "tie", "success": "success", "style": "success with style"}
+OUTCOME_WORDS = {"fail": N_("fail"), "tie": N_("tie"), "success": N_("success"), "style": N_("success with style")}
 
 
 class FateExplainer:
@@ -28,6 +29,13 @@ class FateExplainer:
 
     unit = "shift"              # what a margin and a hit are counted in
     ladder: Mapping[int, str] = LADDER      # the words of its system's ladder (``speaking``)
+    #: (skill, value) -> "Ótima (+4)": a language whose ladder words agree with the skill
+    #: they rate (``pbp.rules.systems.speaking``); None: the ladder's word as it is
+    agree = None
+
+    def rated(self, skill: str, value: int) -> str:
+        """A skill's rating in words: "Good (+3)"; Portuguese "Luta": "Ótima (+4)"."""
+        return self.agree(skill, value) if self.agree else describe(value, self.ladder)
 
     def speaking(self, ladder: Mapping[int, str]) -> "FateExplainer":
         """This explainer naming values with ``ladder`` (itself when it already does): a
@@ -42,6 +50,8 @@ class FateExplainer:
     # -- the margin: outcome and harm ---------------------------------------------------------
     def margin(self, n: int) -> str:
         """"1 shift", "3 shifts"."""
+        if self.unit == "shift":
+            return Msgs("{n} shift", "{n} shifts", n)
         return f"{n} {self.unit}" if n == 1 else f"{n} {self.unit}s"
 
     def hit(self, n: int, track: str = "", *, definite: bool = False) -> str:
@@ -88,11 +98,11 @@ class FateExplainer:
 
     def skill_words(self, terms, effort) -> str:
         """The skill terms of an effort: "Fight Good (+3)"."""
-        return f"{terms[0].label} {describe(terms[0].value, self.ladder)}" if terms else ""
+        return f"{terms[0].label} {self.rated(terms[0].label, terms[0].value)}" if terms else ""
 
     def headline_skill(self, skill: str, terms, effort) -> str:
         """The skill in a result's first line: "Fight, Good (+3)"."""
-        return f"{skill}, {describe(terms[0].value, self.ladder)}" if terms else skill
+        return f"{skill}, {self.rated(skill, terms[0].value)}" if terms else skill
 
     def rolled(self, written: str, terms, effort) -> str:
         """What a plain ``/roll`` rolled, in its first line: the command as written ("4dF+2",
@@ -104,26 +114,26 @@ class FateExplainer:
         """"success, 2 shifts", "fail, 1 shift short", "tie"; a roll without opposition, its
         total."""
         if res.outcome is None:
-            return f"total {self.amount(res.effort.total, res.effort)}"
+            return Msg("total {amount}", amount=self.amount(res.effort.total, res.effort))
         word = OUTCOME_WORDS[res.outcome.value]
         s = res.shifts or 0
         if res.outcome.value == "fail":
-            return f"{word}, {self.margin(-s)} short"
+            return Msg("{outcome}, {margin} short", outcome=word, margin=self.margin(-s))
         if res.outcome.value == "tie":
-            return word
-        return f"{word}, {self.margin(s)}"
+            return Msg(word)
+        return Msg("{outcome}, {margin}", outcome=word, margin=self.margin(s))
 
     # -- conflicts and harm -------------------------------------------------------------------
     def conflict_begins(self, kind: str, tracks) -> str:
         """"A physical conflict begins"; a system of one track (the d10 hack's strain) has no
         kind to name: "A conflict begins"."""
-        return f"A {kind} conflict begins" if len(tracks) > 1 else "A conflict begins"
+        return Msg("A {kind} conflict begins", kind=kind) if len(tracks) > 1 else Msg("A conflict begins")
 
     # -- the sheet ----------------------------------------------------------------------------
     def slot(self, shifts: int, aspect: str | None) -> str:
         """A consequence slot on a sheet, after its severity: what it absorbs and what fills
         it, "2: (free)", "4: Gaping Chest Wound"."""
-        return f"{shifts}: {aspect or '(free)'}"
+        return Msg("{shifts}: {aspect}", shifts=shifts, aspect=aspect or Msg("(free)"))
 
     def clears(self, noun: str) -> str:
         """What clears at a scene's end: "stress clears" (``noun``: the box model's noun)."""

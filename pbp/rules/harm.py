@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
+from pbp.i18n import Msg
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report, grant_free_invokes, remove_aspect
 from pbp.rules.names import find_character, quote
@@ -90,7 +91,9 @@ class Plan:
         parts = [_severity_words(s) for s in self.severities]
         if self.stress:
             parts.append(self.model.describe(self.stress))
-        return " + ".join(parts) or "nothing"
+        if len(parts) == 1:
+            return parts[0]
+        return Msg("{first} + {second}", first=parts[0], second=" + ".join(parts[1:])) if parts else Msg("nothing")
 
     def command(self) -> str:
         """The ``/absorb`` line that asks for this plan."""
@@ -586,7 +589,8 @@ def _apply(table: Table, ch: Character, track: str, shifts: int, plan: Plan, cho
         ch.consequences = consequence_slots(ch, system)
     for slot, (_, name) in zip(chosen, plan.consequences):
         _write_consequence(table, ch, ch.consequences[slot.index], name, track, attacker, name in placeholders, r)
-    r.effect("absorbed", f"{ch.name} absorbs {system.explain.margin(shifts)} with {plan.describe()}",
+    r.effect("absorbed", Msg("{who} absorbs {margin} with {plan}", who=ch.name, margin=system.explain.margin(shifts),
+                             plan=plan.describe()),
              target=ch.name, shifts=shifts, track=track, stress=plan.stress, boxes=list(marked),
              consequences=[list(c) for c in plan.consequences], attacker=attacker)
     return AbsorbResult(ch.name, track, shifts, attacker, tuple(marked), plan.consequences, plan.absorbs,

@@ -9,6 +9,9 @@ import re
 from types import MappingProxyType
 from typing import Mapping
 
+from pbp.i18n import fold
+from pbp.i18n.words import GAME_WORDS
+
 LADDER = MappingProxyType({
     8: "Legendary",
     7: "Epic",
@@ -25,7 +28,21 @@ LADDER = MappingProxyType({
     -4: "Horrifying",
 })
 
-_BY_ADJECTIVE = {name.casefold(): value for value, name in LADDER.items()}
+#: every ladder word a player may type, in every language and form ("Ótima", "otimo"),
+#: compared without case or accents (``pbp.i18n.fold``)
+_BY_ADJECTIVE = {fold(name): value for value, name in LADDER.items()}
+for _words in GAME_WORDS.values():
+    for _value, _rating in _words.ladder.items():
+        _BY_ADJECTIVE.update({fold(form): _value for form in _rating.forms()})
+
+
+def ladder_words() -> tuple[str, ...]:
+    """Every word :func:`parse_rating` reads, as written (the grammar's LADDER terminal)."""
+    words = list(LADDER.values())
+    for lang in GAME_WORDS.values():
+        for rating in lang.ladder.values():
+            words.extend(rating.forms())
+    return tuple(dict.fromkeys(words))
 
 _RATING = re.compile(
     r"""^\s*(?:
@@ -68,7 +85,7 @@ def parse_rating(text: str) -> int:
         raise ValueError(f"not a rating: {text!r} (write a ladder word such as Fair or a number such as +2)")
     if match["number"] is not None:
         return int(match["number"])
-    value = _BY_ADJECTIVE.get(match["adjective"].casefold())
+    value = _BY_ADJECTIVE.get(fold(match["adjective"]))
     if value is None:
         raise ValueError(f"not a ladder adjective: {match['adjective']!r} (the ladder runs Horrifying (-4) to Legendary (+8))")
     if match["check"] is not None and int(match["check"]) != value:

@@ -11,6 +11,8 @@ import re
 from typing import Iterable
 
 from pbp.errors import UnknownNameError
+from pbp.i18n import fold
+from pbp.i18n.words import GAME_WORDS, skill_in
 from pbp.rules.naming import GM, and_names, quote
 from pbp.rules.state import Aspect, Character, Table, short_matches
 from pbp.rules.systems import System, UnknownSystem, get_system
@@ -97,12 +99,14 @@ def lookup_skill(character: Character, name: str, skills: tuple[str, ...], *,
     """(spelling, rating) of a skill: the sheet first, then the skill list at Mediocre (+0),
     then a short name of one of those ("Ath"). ``own_short=False``: a short name may not
     mean a skill of the sheet's own (an NPC's skills a player does not know)."""
-    key = name.casefold()
+    # case and accents as typed do not matter ("investigacao": Investigação), and a skill may
+    # be named in any language pbp speaks ("Investigate" in a Portuguese campaign)
+    keys = {fold(name)} | {fold(skill_in(name, code)) for code in GAME_WORDS}
     for sheet_name, rating in character.skills.items():
-        if sheet_name.casefold() == key:
+        if fold(sheet_name) in keys:
             return sheet_name, rating
     for listed in skills:
-        if listed.casefold() == key:
+        if fold(listed) in keys:
             return listed, 0
     short = skills_named(character, name, skills, own=own_short)
     if len(short) == 1:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pbp.i18n import Msg, Msgs
 from pbp.rules.bookkeeping import add_boost, create_aspect, grant_free_invokes, reveal
 from pbp.rules.naming import GM
 from pbp.rules.outcomes import shifts_text
@@ -48,10 +49,10 @@ class FateTables:
         return shifts_text(n)
 
     def hit_text(self, who: str, target: str, n: int) -> str:
-        return f"{who} hits {target} for {self.amount(n)}"
+        return Msg("{who} hits {target} for {amount}", who=who, target=target, amount=self.amount(n))
 
     def taken_text(self, who: str, n: int) -> str:
-        return f"{who} takes a hit of {self.amount(n)}"
+        return Msg("{who} takes a hit of {amount}", who=who, amount=self.amount(n))
 
     # -- what style adds ----------------------------------------------------------------------
     def style_boost(self, act: "Action", holder: str, action: str, why: str) -> None:
@@ -66,18 +67,18 @@ class FateTables:
         who, r = act.actor.name, act.report
         if outcome is Outcome.FAIL:
             if act.chose("fail", "cost"):
-                r.effect("cost_major", f"{who} succeeds at a serious cost; the GM says what it costs", gm_decides=True)
+                r.effect("cost_major", Msg("{who} succeeds at a serious cost; the GM says what it costs", who=who), gm_decides=True)
             else:
-                r.effect("fail", f"{who} does not overcome the obstacle")
+                r.effect("fail", Msg("{who} does not overcome the obstacle", who=who))
         elif outcome is Outcome.TIE:
             if act.chose("tie", "boost"):
-                r.effect("fail", f"{who} does not overcome the obstacle, but gains a boost")
+                r.effect("fail", Msg("{who} does not overcome the obstacle, but gains a boost", who=who))
                 add_boost(act.table, r, who, "overcome", "a tie taken as a boost")
             else:
                 r.effect("cost_minor", f"{who} succeeds at a minor cost; the GM names it "
                          "(a complication, a boost for the opposition, or a hit)", gm_decides=True)
         else:
-            r.effect("success", f"{who} overcomes the obstacle")
+            r.effect("success", Msg("{who} overcomes the obstacle", who=who))
             if outcome is Outcome.STYLE:
                 self.style_boost(act, who, "overcome", "success with style")
 
@@ -89,18 +90,19 @@ class FateTables:
         who, r = act.actor.name, act.report
         if outcome is Outcome.FAIL:
             if not act.chose("fail", "cost"):
-                r.effect("fail", f"{who} fails to create {name}", aspect=name)
+                r.effect("fail", Msg("{who} fails to create {name}", who=who, name=name), aspect=name)
                 return
             aspect = create_aspect(act.table, r, name, owner)
-            r.effect("aspect_created", f"{name} is in play, but it works against {who}; the GM may reword it",
+            r.effect("aspect_created", Msg("{name} is in play, but it works against {who}; the GM may reword it", name=name, who=who),
                      aspect=name, owner=owner, rename=True)
             self.enemy_free_invoke(act, aspect, enemy)
         elif outcome is Outcome.TIE:
-            r.effect("fail", f"{who} does not create {name}", aspect=name)
+            r.effect("fail", Msg("{who} does not create {name}", who=who, name=name), aspect=name)
             add_boost(act.table, r, who, "advantage", "a tie")
         else:
             aspect = create_aspect(act.table, r, name, owner)
-            r.effect("aspect_created", f"{name} is now in play" + (f" on {owner}" if owner else ""),
+            r.effect("aspect_created", (Msg("{name} is now in play on {owner}", name=name, owner=owner) if owner
+                                       else Msg("{name} is now in play", name=name)),
                      aspect=name, owner=owner)
             self.free_invokes(act, aspect, who, 2 if outcome is Outcome.STYLE else 1)
 
@@ -124,12 +126,12 @@ class FateTables:
         who, r = act.actor.name, act.report
         where = owner or "the scene"
         if outcome is Outcome.FAIL:
-            r.effect("fail", f"{who} finds nothing on {where}")
+            r.effect("fail", Msg("{who} finds nothing on {where}", who=who, where=where))
             self.may_reveal(act, hidden, owner, enemy)
         elif outcome is Outcome.TIE:
             add_boost(act.table, r, who, "advantage", "a tie; whatever is hidden stays hidden")
         elif hidden is None:
-            r.effect("nothing_found", f"{who} looks carefully: {where} has no hidden aspect to find", owner=owner)
+            r.effect("nothing_found", Msg("{who} looks carefully: {where} has no hidden aspect to find", who=who, where=where), owner=owner)
         else:
             self.discovered(act, outcome, hidden, owner)
 
@@ -144,15 +146,15 @@ class FateTables:
         who, r = act.actor.name, act.report
         if outcome is Outcome.FAIL:
             if not act.chose("fail", "cost"):
-                r.effect("fail", f"{who} fails to create {named}", aspect=named)
+                r.effect("fail", Msg("{who} fails to create {named}", who=who, named=named), aspect=named)
                 self.may_reveal(act, hidden, hidden.owner, enemy)
                 return
             reveal(r, hidden)
-            r.effect("aspect_created", f"{named} is in play, but it works against {who}; the GM may reword it",
+            r.effect("aspect_created", Msg("{named} is in play, but it works against {who}; the GM may reword it", named=named, who=who),
                      aspect=named, owner=hidden.owner, rename=True)
             self.enemy_free_invoke(act, hidden, enemy)
         elif outcome is Outcome.TIE:
-            r.effect("fail", f"{who} does not create {named}", aspect=named)
+            r.effect("fail", Msg("{who} does not create {named}", who=who, named=named), aspect=named)
             add_boost(act.table, r, who, "advantage", "a tie")
         else:
             self.discovered(act, outcome, hidden, hidden.owner)
@@ -175,7 +177,9 @@ class FateTables:
 
     def free_invokes(self, act: "Action", aspect: Aspect, holder: str, n: int) -> None:
         grant_free_invokes(act.report, aspect, holder, n)
-        act.report.effect("free_invoke", f"{holder} gets {n} free invoke{'s' if n > 1 else ''} on {aspect.name}",
+        act.report.effect("free_invoke", Msgs("{holder} gets {n} free invoke on {aspect}",
+                                              "{holder} gets {n} free invokes on {aspect}", n, holder=holder,
+                                              aspect=aspect.name),
                           aspect=aspect.name, holder=holder, count=n)
 
     def enemy_free_invoke(self, act: "Action", aspect: Aspect, enemy: str | None) -> None:
@@ -185,7 +189,8 @@ class FateTables:
         (``/give``)."""
         holder = enemy or GM
         grant_free_invokes(act.report, aspect, holder, 1)
-        text = (f"{enemy} gets" if enemy and enemy != GM else "the GM's side gets") + f" a free invoke on {aspect.name}"
+        text = (Msg("{enemy} gets a free invoke on {aspect}", enemy=enemy, aspect=aspect.name) if enemy and enemy != GM
+                else Msg("the GM's side gets a free invoke on {aspect}", aspect=aspect.name))
         act.report.effect("enemy_free_invoke", text, aspect=aspect.name, holder=holder, count=1)
 
     # -- attack -------------------------------------------------------------------------------
@@ -194,7 +199,7 @@ class FateTables:
         hit, or ("on style boost") a hit one shift smaller and a boost."""
         who, r, shifts = act.actor.name, act.report, contest.shifts
         if contest.outcome is Outcome.FAIL:
-            r.effect("miss", f"{target.name} avoids {who}'s attack", target=target.name)
+            r.effect("miss", Msg("{target} avoids {who}'s attack", target=target.name, who=who), target=target.name)
         elif contest.outcome is Outcome.TIE:
             add_boost(act.table, r, who, "attack", "a tie")
         else:
@@ -218,9 +223,9 @@ class FateTables:
             if attacker:
                 add_boost(act.table, r, attacker, "attack", f"a tie against {who}'s defence")
             else:
-                r.effect("gm_boost", f"the attack ties {who}'s defence: the GM's side gains a boost", target=who)
+                r.effect("gm_boost", Msg("the attack ties {who}'s defence: the GM's side gains a boost", who=who), target=who)
         else:
-            r.effect("defended", f"{who} is not hit", target=who)
+            r.effect("defended", Msg("{who} is not hit", who=who), target=who)
             if contest.outcome is Outcome.STYLE:
                 self.style_boost(act, who, "defence", "a defence with style")
 

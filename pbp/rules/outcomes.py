@@ -7,6 +7,7 @@ the roll to a better tier.
 """
 from __future__ import annotations
 
+from pbp.i18n import Msgs
 from pbp.rules.results import Outcome
 
 STYLE_SHIFTS = 3
@@ -27,7 +28,7 @@ def outcome_for(shifts: int) -> Outcome:
 
 def shifts_text(n: int) -> str:
     """"1 shift", "3 shifts": a count of shifts as replies write it."""
-    return f"{n} shift" if n == 1 else f"{n} shifts"
+    return Msgs("{n} shift", "{n} shifts", n)
 
 
 def rank(outcome: Outcome) -> int:

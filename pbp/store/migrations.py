@@ -138,6 +138,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     (14, "outbox rows carry the channel that wrote them and the thread a later reply goes to (pbp.adapters): "
          "delivery maps the channel to its sender, threads are read from the stored reference",
      lambda migrator: _typed_outbox(migrator)),
+    # a new table, created by create_tables() after the migrations
+    (15, "mail read from a mailbox waits in a queue any daemon's apply workers claim (table inboundmail, "
+         "pbp.inbound; PostgreSQL with [daemon] apply_workers)", lambda migrator: []),
 ]
 
 LATEST = MIGRATIONS[-1][0]

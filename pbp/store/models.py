@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 
 from peewee import (
     BigIntegerField,
+    BlobField,
     BooleanField,
     CharField,
     DatabaseProxy,
@@ -275,5 +276,25 @@ class ArchivePost(BaseModel):
     roll_ids = JSONField(default=list)      # the ledger's rolls the post made (RollRecord.detail.roll_id)
 
 
+class InboundMail(BaseModel):
+    """A mail read from a mailbox and not yet applied (PostgreSQL with ``[daemon]
+    apply_workers``, :mod:`pbp.inbound`): the reader stores it durably, any daemon's apply
+    worker claims it and deletes it in the transaction that applies it. ``route_key`` is
+    the campaign it was routed to when read (None: no campaign), which keeps each campaign's
+    posts in the order they were read."""
+
+    mailbox = CharField()
+    uidvalidity = BigIntegerField()
+    uid = BigIntegerField()
+    raw = BlobField()
+    size = IntegerField(null=True)          # the whole mail's size when raw holds only its headers
+    campaign_slug = CharField(null=True)    # the mailbox's binding ([[mailboxes]] campaign)
+    route_key = IntegerField(null=True)
+    read_at = DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("mailbox", "uidvalidity", "uid"), True), (("route_key", "id"), False))
+
+
 ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice,
-              SheetChange, SceneSeed, ArchivePost]
+              SheetChange, SceneSeed, ArchivePost, InboundMail]

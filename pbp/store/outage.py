@@ -83,7 +83,7 @@ class DatabaseOutage:
         self.failures = 0
         self.gave_up = False
         self._said_long = False
-        self._stale: dict[str, float] = {}
+        self._stale: set[int] = set()   # threads retrying at once after reopening a stale connection
         self._lock = threading.Lock()
 
     @property
@@ -95,16 +95,16 @@ class DatabaseOutage:
 
         A thread whose connection died in an outage it slept through (or in a terminated
         backend) finds a fresh connection working at once: that is no outage, and the
-        round is tried again at once (not twice in a row, or a persistent error would spin)."""
+        round is tried again at once, once (until the thread's next success: a database
+        that answers but keeps failing the round, SQLite locked by another program say,
+        is an outage)."""
         reopen()
         now = time.monotonic()
-        if answers():
-            stale = self._stale.get(who, -1e9)
-            self._stale[who] = now
-            if now - stale >= 1.0:
-                log.debug("database: reopened the connection of %s (%s)", who or "-", first_line(exc))
-                self.working()
-                return 0.05
+        thread = threading.get_ident()
+        if thread not in self._stale and answers():
+            self._stale.add(thread)
+            log.debug("database: reopened the connection of %s (%s)", who or "-", first_line(exc))
+            return 0.05
         with self._lock:
             if self.down_since is None:
                 self.down_since, self.failures, self._said_long = now, 0, False
@@ -128,6 +128,7 @@ class DatabaseOutage:
 
     def working(self) -> None:
         """A round used the database and succeeded: log the recovery once."""
+        self._stale.discard(threading.get_ident())
         if self.down_since is None:
             return
         with self._lock:

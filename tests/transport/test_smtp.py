@@ -213,3 +213,20 @@ def test_sent_mail_lands_in_the_imap_inbox_and_wakes_idle(smtp_relay, smtp_setti
     assert woke and latency < 2.0  # Dovecot signals IDLE ~0.5 s after delivery
     assert b"Subject: Your turn, Ruth" in message.raw
     assert b"Delivered-To: <table@example.test>" in message.raw or b"Delivered-To: table@example.test" in message.raw
+
+
+def test_a_server_that_accepts_and_says_nothing_gets_no_tls_hint(smtp_settings):
+    """A hung server (the kernel accepts, nobody answers) is not taken for a TLS port: pbp
+    tries a TLS handshake on it before it suggests security = "tls"."""
+    import socket
+
+    from pbp.transport.errors import TransportTimeout
+
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(8)
+        server = type("Hung", (), {"host": "127.0.0.1", "port": hung.getsockname()[1]})()
+        settings = smtp_settings(server, "plain", timeout=0.3)
+        with pytest.raises(TransportTimeout) as caught:
+            run(SmtpSender(settings).send(make_message(), TABLE, [GM]))
+    assert 'security = "tls"' not in caught.value.hint and "hung" in caught.value.hint

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from pbp.errors import ConfigError
+from pbp.i18n import language_code
 from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes, Recovery,
                                     StressTable, System, Words, four_fate_dice, or_words)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
@@ -17,6 +18,7 @@ from pbp.rules.systems.fate_core import FATE_CORE
 from pbp.rules.systems.d10_pool import D10_POOL
 from pbp.rules.systems.early_fate import EARLY_FATE
 from pbp.rules.systems.dresden_condensed import DRESDEN_FILES_CONDENSED
+from pbp.rules.systems.speaking import speaking
 
 __all__ = ["AttackKind", "DEFAULT_SYSTEM", "D10_POOL", "DRESDEN_FILES_CONDENSED", "EARLY_FATE", "EscalatingBoxes", "FATE_CONDENSED", "FATE_CORE", "FateDice", "FateTiers",
            "OnePointBoxes", "Recovery", "SYSTEMS", "StressTable", "System", "UnknownSystem", "Words", "four_fate_dice",
@@ -66,8 +68,10 @@ def get_system(name: str) -> System:
 
 def campaign_system(campaign) -> System:
     """The system a campaign plays, with the options its settings choose
-    (``System.options``: Dresden Files Condensed's free stunts and escalating stress)."""
-    return get_system(campaign.system).configured(getattr(campaign, "settings", None) or {})
+    (``System.options``: Dresden Files Condensed's free stunts and escalating stress), in
+    the campaign's language (its skills and ladder words, ``speaking``)."""
+    settings = getattr(campaign, "settings", None) or {}
+    return speaking(get_system(campaign.system).configured(settings), language_code(settings.get("language")))
 
 
 def vocabulary() -> Words:

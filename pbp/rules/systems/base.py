@@ -29,6 +29,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
+from pbp.i18n import Msg, Msgs, fold
 from pbp.rules.advancement import MAJOR, MINOR, Allowance
 from pbp.rules.dice import DiceSource
 from pbp.rules.ladder import LADDER
@@ -137,7 +138,7 @@ class OnePointBoxes:
         return [i for i, full in enumerate(boxes) if not full][:term]
 
     def describe(self, term: int) -> str:
-        return f"{term} stress box{'es' if term != 1 else ''}"
+        return Msgs("{n} stress box", "{n} stress boxes", term)
 
     def command(self, term: int) -> str:
         return f"stress {term}"
@@ -398,6 +399,9 @@ class Words:
     # Kinds of condition (Dresden Files Condensed: fleeting, sticky, lasting), written where
     # a severity is (``/absorb lasting "Wounded"``); the grammar reads them with the severities.
     conditions: tuple[str, ...] = ()
+    # The campaign's language ("pt-BR"): its commands are also read in its words
+    # (pbp.parser.grammar, pbp.rules.systems.speaking).
+    language: str = "en"
 
     @property
     def harm_words(self) -> tuple[str, ...]:
@@ -597,6 +601,9 @@ class System:
     # Campaign settings this system reads (Dresden Files Condensed's free stunts and
     # escalating stress), by key; ``configured`` makes the campaign's system of them.
     options: Mapping[str, SystemOption] = field(default_factory=lambda: frozen({}))
+    # The language the campaign plays in (pbp.rules.systems.speaking): its skills and ladder
+    # words are that language's, and so are the command words it reads.
+    language: str = "en"
 
     def __post_init__(self) -> None:
         # The explainer speaks this system's ladder: a variant made with another ladder
@@ -632,7 +639,7 @@ class System:
     # -- skills -------------------------------------------------------------------------
     @cached_property
     def _skill_index(self) -> dict[str, str]:
-        return {s.casefold(): s for s in self.skills}
+        return {fold(s): s for s in self.skills}
 
     def a_skill(self) -> str:
         """The system's skill as a sentence names it, with its title: "a Fate Condensed skill",
@@ -644,7 +651,7 @@ class System:
 
     def skill_named(self, name: str) -> str | None:
         """The system's spelling of a skill named case-insensitively, or None."""
-        return self._skill_index.get(name.casefold())
+        return self._skill_index.get(fold(name))
 
     # -- stress and consequences ---------------------------------------------------------
     @property
@@ -669,7 +676,8 @@ class System:
             severities += [s, "mild2"] if s == "mild" and self.stress.extra_mild_from is not None else [s]
         # A system of one track (the d10 hack's strain) has no kind of conflict to name.
         kinds = self.tracks if len(self.tracks) > 1 else ()
-        return Words(kinds, tuple(severities), (self.harm.word,), self.title or self.name, self.condition_kinds)
+        return Words(kinds, tuple(severities), (self.harm.word,), self.title or self.name, self.condition_kinds,
+                     self.language)
 
     def track_named(self, word: str) -> str | None:
         """The system's track (kind of conflict) named case-insensitively, or None."""
