@@ -60,6 +60,16 @@ She cracks her knuckles.
 """
 
 
+def own_words(raw: str, i) -> bytes:
+    """The post with prose of its own (the same words and command from the same player within
+    a day would be a copy of the first, pbp.copies, and the burst would measure duplicates)."""
+    import hashlib
+
+    own = hashlib.sha256(f"e2e-{i}".encode()).hexdigest()
+    words = " ".join(own[k:k + 8] for k in range(0, 64, 8))
+    return raw.replace("Ruth keeps to the shadows along the loading dock.", f"Beat {words}\n{words[::-1]} and on.").encode()
+
+
 def set_up(root: Path, dovecot: Dovecot, smtp: SmtpServer, campaigns: int):
     from pbp.campaigns import create_campaign, import_character
     from pbp.config import load_config
@@ -309,7 +319,7 @@ def main() -> None:
     with Dovecot() as dovecot, SmtpServer() as smtp:
         dovecot.add_user(USER, PASSWORD)
         config = set_up(root, dovecot, smtp, args.campaigns)
-        posts = [POST.format(i=i, k=i % args.campaigns, sender="ruth@pbp.localhost").encode()
+        posts = [own_words(POST.format(i=i, k=i % args.campaigns, sender="ruth@pbp.localhost"), i)
                  for i in range(args.posts)]
         began = time.monotonic()
         dovecot.append_many(USER, posts)
@@ -333,7 +343,7 @@ def main() -> None:
         samples = []
         for j in range(args.latency_samples):
             before = len(smtp.received)
-            raw = POST.format(i=f"lat{j}", k=j % args.campaigns, sender="ruth@pbp.localhost").encode()
+            raw = own_words(POST.format(i=f"lat{j}", k=j % args.campaigns, sender="ruth@pbp.localhost"), f"lat{j}")
             t0 = time.monotonic()
             dovecot.append(USER, raw)
             samples.append(wait_for(before + 1, smtp, 10) - t0)

@@ -73,6 +73,7 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     log_level: str = "INFO"
     compact_sent_after_days: float = 30.0    # sent replies keep headers and text only after this; 0: never
+    compact_at_send: bool = True    # a reply keeps headers and text only from the moment it is sent (issue 23)
     database_down_exit_seconds: float = 0.0  # exit 75 after this long without the database; 0: never (pbp.store.outage)
     apply_workers: int = 0                   # PostgreSQL: threads applying stored mail (pbp.inbound); 0: the reader applies
     invoke_window_hours: float = 24.0
@@ -154,6 +155,7 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
     "mail": {"transport": _one_of("maildir", "imap"), "domain": TEXT, "from_address": TEXT},
     "maildir": {"inbox": PATH, "outbox": PATH},
     "daemon": {"poll_seconds": SECONDS, "log_level": _one_of(*LOG_LEVELS), "compact_sent_after_days": DAYS,
+               "compact_at_send": BOOL,
                "database_down_exit_seconds": SECONDS_OR_NEVER, "apply_workers": WORKERS,
                "handled": _Kind(lambda v: isinstance(v, str) and (v in ("seen", "none") or v.startswith("move:")),
                                 '"seen", "none" or "move:FOLDER"', '"move:Done"')},
@@ -305,6 +307,7 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         limits=Limits(**limits),
         log_level=daemon.get("log_level", defaults["log_level"]),
         compact_sent_after_days=float(daemon.get("compact_sent_after_days", defaults["compact_sent_after_days"])),
+        compact_at_send=bool(daemon.get("compact_at_send", defaults["compact_at_send"])),
         database_down_exit_seconds=float(daemon.get("database_down_exit_seconds",
                                                     defaults["database_down_exit_seconds"])),
         apply_workers=daemon.get("apply_workers", defaults["apply_workers"]),

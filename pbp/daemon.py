@@ -403,7 +403,8 @@ class Daemon:
         # watchers' lock; the database orders the writes itself
         lock = nullcontext() if shared() else self.db_lock
         self.outbox = OutboxSender(self.sender, clock=self.ctx.clock, lock=lock,
-                                   on_sent=self.on_sent, what=label, outage=self.outage).start()
+                                   on_sent=self.on_sent, what=label, outage=self.outage,
+                                   compact_sent=self.config.compact_at_send).start()
         return self.outbox
 
     def start(self) -> None:

@@ -37,6 +37,7 @@ from pbp import faults
 from pbp.config import Config
 from pbp.errors import PbpError
 from pbp.leases import claim
+from pbp.retention import compact
 from pbp.store import models as m
 from pbp.store.outage import is_outage
 from pbp.store.sentmarks import SentMarks
@@ -131,10 +132,22 @@ def seconds_to_next(now: datetime) -> float:
     return min(MAX_WAIT_SECONDS, max(0.0, (row.next_attempt_at - now).total_seconds()))
 
 
+def mark_sent(row, when: datetime, *, compact_sent: bool = False, lock=None) -> None:
+    """Mark ``row`` sent at ``when``. With ``compact_sent`` a reply of several parts keeps
+    only its headers and text from now on (:func:`pbp.retention.compact`, worked out before
+    ``lock`` is taken), in the same write as its mark, so it is never sent again and never
+    looked at by the retention (issue 23: the outbox holds sent replies compactly)."""
+    fields = {"status": "sent", "sent_at": when, "attempts": row.attempts + 1}
+    if compact_sent and "multipart/" in row.raw:
+        fields.update(raw=compact(row.raw, when), compacted=True)
+    with lock or nullcontext():
+        m.OutboxMail.update(**fields).where(m.OutboxMail.id == row.id).execute()
+
+
 async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None = None,
                        lock=None, keep_open: bool = False,
                        on_connected: Callable | None = None,
-                       marks: SentMarks | None = None) -> tuple[int, PbpError | None]:
+                       marks: SentMarks | None = None, compact_sent: bool = False) -> tuple[int, PbpError | None]:
     """Send ``rows`` over one connection, marking each sent as soon as the server took it.
 
     Returns how many were sent and, when the server could not be reached or the session
@@ -142,7 +155,9 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
     database writes (the daemon's one-writer lock). ``keep_open`` leaves a working session
     open for the next call (the sender thread, during a burst); ``on_connected`` is called
     once the server answered (the sender logs its recovery then, not after the backlog);
-    ``marks`` notes each accepted reply before its row is marked (SQLite)."""
+    ``marks`` notes each accepted reply before its row is marked (SQLite); ``compact_sent``
+    (``[daemon] compact_at_send``): a sent reply keeps its headers and text only, written
+    with its mark (:func:`mark_sent`)."""
     lock = lock or nullcontext()
     sent = 0
     opened = hasattr(sender, "connect") and not getattr(sender, "connected", False)
@@ -181,9 +196,7 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                     marks.accepted(row.id, row.message_id)
                 noted = time.perf_counter()
                 faults.reached("before_mark")
-                with lock:
-                    m.OutboxMail.update(status="sent", sent_at=clock(), attempts=row.attempts + 1).where(
-                        m.OutboxMail.id == row.id).execute()
+                mark_sent(row, clock(), compact_sent=compact_sent, lock=lock)
                 if marks is not None:
                     marks.marked()
             log.debug("reply %s: noted %.3f ms and marked sent %.1f ms after the server accepted it", row.message_id,
@@ -311,7 +324,8 @@ def deliver_outbox(config, *, sender=None, clock=m.utcnow, on_sent: Callable | N
     if sender is None:
         sender = make_sender(config, forum=make_forum(config))
     try:
-        sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent, marks=marks))
+        sent, problem = asyncio.run(deliver_rows(rows, sender, clock=clock, on_sent=on_sent, marks=marks,
+                                                 compact_sent=config.compact_at_send))
     finally:
         if marks is not None:
             marks.close()
@@ -334,8 +348,9 @@ class OutboxSender:
     """
 
     def __init__(self, sender, *, clock=m.utcnow, lock=None, on_sent: Callable | None = None,
-                 what: str = "smtp", outage=None) -> None:
+                 what: str = "smtp", outage=None, compact_sent: bool = False) -> None:
         self.sender = sender
+        self.compact_sent = compact_sent     # [daemon] compact_at_send
         self.outage = outage    # the daemon's pbp.store.outage.DatabaseOutage, if any
         self.clock = clock
         self.lock = lock or threading.Lock()
@@ -433,7 +448,7 @@ class OutboxSender:
         else:
             sent, problem = await deliver_rows(rows, self.sender, clock=self.clock, on_sent=self.on_sent,
                                                lock=self.lock, keep_open=True, on_connected=self.backoff.succeeded,
-                                               marks=self.marks)
+                                               marks=self.marks, compact_sent=self.compact_sent)
             if sent:
                 self._last_sent = time.monotonic()
             if problem is not None:

@@ -45,7 +45,7 @@ TERMS = (N_("dice"), N_("reroll"), N_("invoke"), N_("effort"), N_("vs"), N_("bon
          N_("physical"), N_("mental"), N_("mild"), N_("mild2"), N_("moderate"), N_("severe"),
          N_("high concept"), N_("trouble"), N_("character"), N_("situation"), N_("boost"), N_("consequence"),
          N_("overcome"), N_("attack"), N_("defend"), N_("create an advantage"), N_("advantage"),
-         N_("free"), N_("fate point"))
+         N_("free"), N_("fate point"), N_("stress"))
 
 
 def faces(roll, system) -> str:

@@ -5,7 +5,10 @@ and an HTML version of each). What later work needs from a sent reply is its hea
 (threading a deadline's result into the conversation, :func:`pbp.pipeline._thread_of`) and
 its plain text (answering a resent copy of a post with the original result); the dice
 ledger lives in its own table and is never touched. So after ``[daemon]
-compact_sent_after_days`` a sent reply keeps its headers and its text and loses the rest.
+compact_sent_after_days`` a sent reply keeps its headers and its text and loses the rest;
+by default (``[daemon] compact_at_send``) the sender does so already in the write that marks
+it sent (:func:`pbp.delivery.mark_sent`, with :func:`compact`), and the retention is left the
+replies marked otherwise (an older pbp, a sent mark replayed after a crash).
 
 Each reply is looked at once: the result carries a :data:`MARK` header (``X-Pbp-Compacted``
 with the time), and replies that have it are not picked again. A multipart reply without a

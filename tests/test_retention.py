@@ -164,3 +164,40 @@ def test_pbp_s_own_replies_are_cut_without_the_email_package_and_read_the_same(c
         [(k, str(v)) for k, v in b.items() if k.lower() not in ("content-type", "content-transfer-encoding",
                                                                 "mime-version")]
     assert _plain_of_ours(HTML_ONLY, FIXED_NOW) is None     # not pbp's shape: the email package's turn
+
+
+def test_a_reply_is_compacted_as_it_is_sent(chicago, config, tmp_path):
+    """``[daemon] compact_at_send`` (the default, issue 23): the outbox keeps a sent reply's
+    headers and text from the write that marks it sent; the mail that went out had both parts."""
+    from pbp.delivery import deliver_outbox
+
+    out = process_message(eml("/overcome Investigate vs Fair\n"), make_ctx(config, "00++"))
+    row = m.OutboxMail.get(m.OutboxMail.message_id == out.replies[0]["message_id"])
+    before = parsed(row)
+    assert config.compact_at_send and before.get_body(("html",)) is not None
+    assert deliver_outbox(config) == 1
+    sent = m.OutboxMail.get_by_id(row.id)
+    assert sent.status == "sent" and sent.compacted
+    after = parsed(sent)
+    assert after.get_body(("html",)) is None and plain_text(after) == plain_text(before)
+    for header in ("Message-ID", "In-Reply-To", "References", "Subject", "From", "To"):
+        assert after[header] == before[header], header
+    delivered = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    assert len(delivered) == 1
+    mail = email.message_from_bytes(delivered[0].read_bytes(), policy=policy.default)
+    assert mail.get_body(("html",)) is not None           # the member got the whole reply
+    assert compact_sent(m.utcnow() + timedelta(days=60), days=30) == 0   # nothing left for the retention
+
+
+def test_compact_at_send_false_keeps_the_whole_reply_until_the_retention(chicago, tmp_path):
+    from pbp.config import config_from_dict
+    from pbp.delivery import deliver_outbox
+
+    config = config_from_dict({"database": {"url": f"sqlite:///{tmp_path / 'pbp.db'}"},
+                               "mail": {"domain": "pbp.test", "from_address": "table@pbp.test"},
+                               "maildir": {"inbox": str(tmp_path / "in"), "outbox": str(tmp_path / "out")},
+                               "daemon": {"compact_at_send": False}}, base=tmp_path)
+    out = process_message(eml("/overcome Investigate vs Fair\n"), make_ctx(config, "00++"))
+    assert deliver_outbox(config) == 1
+    row = m.OutboxMail.get(m.OutboxMail.message_id == out.replies[0]["message_id"])
+    assert row.status == "sent" and not row.compacted and parsed(row).get_body(("html",)) is not None

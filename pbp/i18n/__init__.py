@@ -81,13 +81,56 @@ class Msg(str):
         return (str, (str(self),))
 
 
+class When(str):
+    """A date as a reply writes it, in English ("Tue 1 Dec 18:00 UTC"), that remembers its
+    moment: a field of a :class:`Msg` is said in the campaign's language and locale."""
+
+    dt: datetime
+
+    def __new__(cls, dt: datetime) -> "When":
+        self = super().__new__(cls, f"{dt:%a} {dt.day} {dt:%b %H:%M} UTC")
+        self.dt = dt
+        return self
+
+    def __copy__(self) -> "When":
+        return self
+
+    def __deepcopy__(self, memo) -> "When":
+        return self
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
+class Joined(str):
+    """Sentences written one after the other (a scene's first line, its zones, its borders):
+    the English text they make, said part by part in another language."""
+
+    parts: tuple
+
+    def __new__(cls, parts) -> "Joined":
+        parts = tuple(parts)
+        self = super().__new__(cls, "".join(parts))
+        self.parts = parts
+        return self
+
+    def __copy__(self) -> "Joined":
+        return self
+
+    def __deepcopy__(self, memo) -> "Joined":
+        return self
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
 def Msgs(singular: str, plural: str, n: int, /, **fields) -> Msg:   # noqa: N802 (a keyword for Babel)
     """:meth:`Msg.count`: "{n} shift" / "{n} shifts", by ``n``."""
     return Msg.count(singular, plural, n, **fields)
 
 
 #: words kept in tables (``N_``) that :meth:`Language.say` translates where they are a field
-WORD_FIELDS = ("track", "severity", "kind", "action", "outcome", "paid")
+WORD_FIELDS = ("track", "severity", "kind", "action", "outcome", "paid", "noun")
 
 
 def fold(text: str) -> str:
@@ -159,6 +202,8 @@ class Language:
     def say(self, text) -> str:
         """``text`` in this language: a :class:`Msg` from its catalog entry, its fields said
         too; any other text as it is (a name, a player's words)."""
+        if isinstance(text, Joined) and not self.english:
+            return "".join(str(self.say(part)) for part in text.parts)
         if self.english or not isinstance(text, Msg):
             return text
         fields = {key: self._field(key, value) for key, value in text.fields.items()}
@@ -170,6 +215,8 @@ class Language:
     def _field(self, key: str, value):
         if isinstance(value, Msg):
             return self.say(value)
+        if isinstance(value, When):
+            return self.when(value.dt)
         if isinstance(value, (list, tuple)):      # a list of names or sentences: ", "-joined
             return ", ".join(str(self._field(key, v)) for v in value)
         if key in WORD_FIELDS and isinstance(value, str):

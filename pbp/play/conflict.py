@@ -35,6 +35,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from pbp import commands as c
+from pbp.i18n import Joined, Msg, Msgs
 from pbp.errors import RulesError
 from pbp.play.core import (
     CONCEDED, CONFLICT_END, GM, TAKEN_OUT, Ask, NoteResult, Post, Tell, after_post, deadline_job, handles, quote,
@@ -106,8 +107,16 @@ def _note(cmd_source: str, actor: str, action: str, effects: list[Effect], chang
     lines = [text] if text else []
     public = lines + [e.text for e in effects if e.text and not e.data.get("gm_only")]
     lines += [e.text for e in effects if e.text]
-    return NoteResult(cmd_source, actor, action, text="\n  ".join(lines), effects=list(effects),
-                      changes=list(changes), public_text="\n  ".join(public) if public != lines else None)
+    return NoteResult(cmd_source, actor, action, text=_joined(lines), effects=list(effects),
+                      changes=list(changes), public_text=_joined(public) if public != lines else None)
+
+
+def _joined(lines: list) -> Joined:
+    """Lines of a note, each said in the campaign's language (``pbp.i18n.Joined``)."""
+    parts: list = []
+    for line in lines:
+        parts += ["\n  ", line] if parts else [line]
+    return Joined(parts)
 
 
 def _extend(result, effects, changes) -> None:
@@ -334,22 +343,28 @@ def _defence_words(post: Post, ch: Character, skill: str, rating: int) -> tuple[
     character's best approach, quoted (``"Fight Boldly"``), and the pool it makes."""
     term = post.system.character_state.approach(ch, None, chosen=False)
     if term is None:
-        return skill, f"{skill}, {describe(rating, post.system.ladder)}"
+        return skill, f"{skill}, {post.system.explain.rated(skill, rating)}"
     size = max(rating, 0) + term.value
     return f'"{skill} {term.label}"', f"{skill} {term.label}, {size} {'die' if size == 1 else 'dice'}"
+
+
+def _against(sides: list[str]):
+    """The sides of a conflict as its first line names them: "Ruth, Ethan against Ghoul"."""
+    if len(sides) == 2:
+        return Msg("{one} against {other}", one=sides[0], other=sides[1])
+    return " against ".join(sides)
 
 
 def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
     skill, rating = default_defence(post, ch, pending)
     by = when(pending.deadline)
     written, words = _defence_words(post, ch, skill, rating)
-    text = (f"{ch.name}, {pending.attacker}'s attack ({pending.attack_skill}, "
-            f"{post.system.explain.passive(pending.attack_effort)}) "
-            f"waits for your defence (#{pending.id}). Reply with how you defend, for example:\n"
-            f"  /defend {written}\n"
-            f'  /defend {written} +invoke "{_example_aspect(post, ch)}"\n'
-            f"If you have not answered by {by}, {ch.name} defends with {words}, "
-            f"the best defence {_kind_words(post, pending)}, with no invokes.")
+    text = Msg("{who}, {attacker}'s attack ({skill}, {effort}) waits for your defence (#{id}). Reply with how you "
+               "defend, for example:\n  /defend {written}\n  /defend {written} +invoke \"{aspect}\"\nIf you have not "
+               "answered by {by}, {who} defends with {words}, the best defence {kind}, with no invokes.",
+               who=ch.name, attacker=pending.attacker, skill=pending.attack_skill,
+               effort=post.system.explain.passive(pending.attack_effort), id=pending.id, written=written,
+               aspect=_example_aspect(post, ch), by=by, words=words, kind=_kind_words(post, pending))
     return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
                subject=f"{ch.name}, defend by {by}")
 
@@ -363,9 +378,13 @@ def what(post: Post, pending: Pending) -> str:
     if pending.kind == "defend":
         after = (f" (+{pending.attack_scale_after} scale after the roll if it beats the defence)"
                  if pending.attack_scale_after else "")
+        if not after:
+            return Msg("{attacker}'s attack with {skill}, {effort}", attacker=pending.attacker,
+                       skill=pending.attack_skill, effort=post.system.explain.passive(pending.attack_effort))
         return (f"{pending.attacker}'s attack with {pending.attack_skill}, "
                 f"{post.system.explain.passive(pending.attack_effort)}{after}")
-    return f"{post.system.explain.hit(pending.shifts)} from {pending.attacker or 'the GM'}"
+    return Msg("{hit} from {attacker}", hit=post.system.explain.hit(pending.shifts),
+               attacker=pending.attacker or Msg("the GM"))
 
 
 def _pending_for(post: Post, name: str, kind: str) -> Pending | None:
@@ -459,10 +478,19 @@ def _absorb_ask(post: Post, pending: Pending, ch: Character) -> Ask:
     examples = "\n".join(f"  {_named(plan.command())}" for plan in options[:3])
     cheapest = options[0]
     named = " (you or the GM can rename it with /aspect rename)" if cheapest.consequences else ""
-    text = (f"{ch.name}, absorb {post.system.explain.hit(pending.shifts, pending.track, definite=True)} from {pending.attacker or 'the GM'} "
-            f"(#{pending.id}): mark {post.system.harm.noun} boxes and/or take consequences, naming each consequence. "
-            f"For example:\n{examples}\n"
-            f"If you have not answered by {by}, {ch.name} takes the cheapest: {cheapest.describe()}{named}.")
+    hit = post.system.explain.hit(pending.shifts, pending.track, definite=True)
+    attacker = pending.attacker or Msg("the GM")
+    if named:
+        text = Msg("{who}, absorb {hit} from {attacker} (#{id}): mark {noun} boxes and/or take consequences, naming "
+                   "each consequence. For example:\n{examples}\nIf you have not answered by {by}, {who} takes the "
+                   "cheapest: {cheapest} (you or the GM can rename it with /aspect rename).", who=ch.name, hit=hit,
+                   attacker=attacker, id=pending.id, noun=post.system.harm.noun, examples=examples, by=by,
+                   cheapest=cheapest.describe())
+    else:
+        text = Msg("{who}, absorb {hit} from {attacker} (#{id}): mark {noun} boxes and/or take consequences, naming "
+                   "each consequence. For example:\n{examples}\nIf you have not answered by {by}, {who} takes the "
+                   "cheapest: {cheapest}.", who=ch.name, hit=hit, attacker=attacker, id=pending.id,
+                   noun=post.system.harm.noun, examples=examples, by=by, cheapest=cheapest.describe())
     return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
                subject=f"{ch.name}, absorb by {by}")
 
@@ -603,8 +631,9 @@ def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
         _close_pending(post, p)
     for who in out.conflict.conceded:
         points = rc.concession_points(out.conflict, who)
-        effects.append(Effect("concession_paid", f"{who} gains {points} fate point{'s' if points != 1 else ''} "
-                                                 "for conceding", {"character": who, "fate_points": points}))
+        effects.append(Effect("concession_paid", Msgs("{who} gains {n} fate point for conceding",
+                                                      "{who} gains {n} fate points for conceding", points, who=who),
+                              {"character": who, "fate_points": points}))
     if post.play.scene is not None and conflict.zones is not None:
         post.play.scene.zones = conflict.zones
     post.play.conflict = None
@@ -656,8 +685,8 @@ def conflict_start(post: Post, cmd: c.ConflictStart):
     sides = {}
     for who, side in conflict.sides.items():
         sides.setdefault(side, []).append(who)
-    text = (f"{post.system.explain.conflict_begins(conflict.kind, post.system.tracks)}: " + " against ".join(", ".join(v) for v in sides.values())
-            + f". {conflict.turns.current} acts first.")
+    text = Msg("{begins}: {sides}. {first} acts first.", begins=post.system.explain.conflict_begins(conflict.kind, post.system.tracks),
+               sides=_against([", ".join(v) for v in sides.values()]), first=conflict.turns.current)
     return NoteResult(cmd.source, GM, "conflict_start", text=text)
 
 
@@ -685,7 +714,7 @@ def place(post: Post, cmd: c.Place):
         raise RulesError(f'there is no zone "{cmd.zone}" in this scene (zones: {listed})', source=cmd.source,
                          expected=f"one of {listed}", example=f'/place {quote(ch.name)} in "{zones.zones[0]}"')
     zones = zones.place(ch.name, cmd.zone)
-    text = f"{ch.name} is in {zones.zone_of(ch.name)}."
+    text = Msg("{who} is in {zone}.", who=ch.name, zone=zones.zone_of(ch.name))
     if conflict is not None:
         if member(conflict, ch.name) is None:
             if ch.taken_out:
@@ -727,9 +756,9 @@ def next_turn(post: Post, cmd: c.Next):
     _touch(post)
     who = by or "The GM"
     if order.exchange != before:
-        text = f"{who} hands the turn to {order.current}, who opens exchange {order.exchange}."
+        text = Msg("{who} hands the turn to {next}, who opens exchange {n}.", who=who, next=order.current, n=order.exchange)
     else:
-        text = f"{who} hands the turn to {order.current}."
+        text = Msg("{who} hands the turn to {next}.", who=who, next=order.current)
     return NoteResult(cmd.source, by or GM, "next", text=text)
 
 
@@ -787,7 +816,8 @@ def move(post: Post, cmd: c.Move):
         here = scene.zones.zone_of(actor.name)
         scene.zones = scene.zones.move(actor.name, cmd.zone)
         there = scene.zones.zone_of(actor.name)
-    return NoteResult(cmd.source, actor.name, "move", text=f"{actor.name} moves from {here} to {there}.")
+    return NoteResult(cmd.source, actor.name, "move", text=Msg("{who} moves from {here} to {there}.", who=actor.name, here=here,
+                                                                           there=there))
 
 
 def _settle_turn(post: Post) -> None:
@@ -834,8 +864,12 @@ def conflict_status(post: Post) -> list[str]:
         if p.held_by is not None:
             lines.append(f"Held for concession #{p.held_by}: {what(post, p)} on {p.target} (#{p.id}).")
             continue
-        verb = "defend against" if p.kind == "defend" else "absorb"
-        lines.append(f"Waiting for {p.target} to {verb} {what(post, p)} (#{p.id}) by {when(p.deadline)}.")
+        if p.kind == "defend":
+            lines.append(Msg("Waiting for {who} to defend against {what} (#{id}) by {by}.", who=p.target,
+                             what=what(post, p), id=p.id, by=when(p.deadline)))
+        else:
+            lines.append(Msg("Waiting for {who} to absorb {what} (#{id}) by {by}.", who=p.target, what=what(post, p),
+                             id=p.id, by=when(p.deadline)))
     return lines
 
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import replace
 
 from pbp import commands as c
-from pbp.i18n import Msg, Msgs
+from pbp.i18n import Joined, Msg, Msgs
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
 from pbp.play import parallel
@@ -86,21 +86,21 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
                        npcs=list(dict.fromkeys(ch.name for ch in npcs)), members=members, root=post.post_id)
     post.scene_of_post = play.scene
     changes = [ch for fn in SCENE_START for ch in fn(post)]
-    text = Msg('Scene {n}: "{name}" begins.', n=play.scene.number, name=cmd.name)
+    parts: list = [Msg('Scene {n}: "{name}" begins.', n=play.scene.number, name=cmd.name)]
     committed = post.seeds.start(post, play.scene.number) if post.seeds is not None else None
     if play.scene.members or play.scene.npcs:
-        text += " In it: " + ", ".join([*play.scene.members, *play.scene.npcs]) + "."
+        parts.append(Msg(" In it: {names}.", names=", ".join([*play.scene.members, *play.scene.npcs])))
     if play.elsewhere:
-        text += "\n  Also open: " + "; ".join(f'scene {p.scene.number}, "{p.scene.name}"' for p in play.elsewhere) + \
-            ". Reply in a scene's thread to play in it."
+        parts.append("\n  Also open: " + "; ".join(f'scene {p.scene.number}, "{p.scene.name}"' for p in play.elsewhere) +
+                     ". Reply in a scene's thread to play in it.")
     if zones is not None:
-        text += "\n  Zones: " + ", ".join(zones.zones) + "."
+        parts.append(Msg("\n  Zones: {zones}.", zones=", ".join(zones.zones)))
         if zones.border_pairs:
             pairs = sorted(" - ".join(sorted(p, key=zones.zones.index)) for p in zones.border_pairs)
-            text += "\n  Borders: " + "; ".join(pairs) + "."
+            parts.append(Msg("\n  Borders: {borders}.", borders="; ".join(pairs)))
     if committed:
-        text += "\n  " + committed
-    return NoteResult(cmd.source, GM, "scene_start", text=text, changes=changes)
+        parts.append("\n  " + committed)
+    return NoteResult(cmd.source, GM, "scene_start", text=Joined(parts), changes=changes)
 
 
 @handles(c.Reveal)

@@ -44,6 +44,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from pbp.i18n import Msg
 from pbp.commands import (
     ActionCommand, Advantage, Attack, Command, Defend, InvokeMode, Opposition, Overcome, Roll,
 )
@@ -537,7 +538,8 @@ def _attack_first_half(act: Action, skill: str, rating: int, target: Character) 
     raised_by = _side(act)[2] if act.system.character_state.scale_of(act.actor) is not None else None
     waits = (f"; scale after the roll ({label}): +{after} if the attack beats the defence, nothing on a tie"
              if after else "")
-    act.report.effect("attack_rolled", f"{target.name} defends against an effort of {effort.total}{waits}",
+    act.report.effect("attack_rolled", Msg("{who} defends against an effort of {n}", who=target.name, n=effort.total)
+                      if not waits else f"{target.name} defends against an effort of {effort.total}{waits}",
                       target=target.name, attacker=act.actor.name, effort=effort.total,
                       **({"scale_aspect": raised_by} if raised_by else {}),
                       **({"scale_after": after, "scale_label": label} if after else {}))

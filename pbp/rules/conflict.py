@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
+from pbp.i18n import Msg, Msgs
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report
 from pbp.rules.harm import AbsorbResult
@@ -221,8 +222,11 @@ def concede(conflict: Conflict, who: str, dice_rolled_against: bool, terms: str 
                         "unless the other side refuses the concession", {"character": name, "terms": terms,
                                                                            "fate_points": 0})
         return ConflictOutcome(conflict, [effect])
-    effect = Effect("conceded", f"{name} concedes{said}. The other side may ask for different terms; {name} "
-                    f"gains {points} fate point{'s' if points != 1 else ''} when the conflict ends",
+    effect = Effect("conceded", Msgs("{who} concedes{said}. The other side may ask for different terms; {who} gains "
+                                     "{n} fate point when the conflict ends",
+                                     "{who} concedes{said}. The other side may ask for different terms; {who} gains "
+                                     "{n} fate points when the conflict ends", points, who=name,
+                                     said=Msg(': "{terms}"', terms=terms) if terms else ""),
                     {"character": name, "terms": terms, "fate_points": points})
     return ConflictOutcome(conflict, [effect])
 
@@ -291,8 +295,8 @@ def end_conflict(conflict: Conflict, table: Table, *, by_gm: bool = False) -> Co
     changes = payout_on_end(conflict, table)
     winner = winning_side(conflict)
     winners = standing(conflict, winner) if winner else ()
-    text = f"The conflict is over: {and_names(winners)} win{'s' if len(winners) == 1 else ''}" if winners \
-        else "The conflict is over"
+    text = Msgs("The conflict is over: {names} wins", "The conflict is over: {names} win", len(winners),
+                names=and_names(winners)) if winners else Msg("The conflict is over")
     effect = Effect("conflict_over", text, {"winner": winner, "conceded": list(conflict.conceded),
                                            "taken_out": list(conflict.taken_out)})
     return ConflictOutcome(replace(conflict, ended=True), [effect], changes)

@@ -56,6 +56,11 @@ class FateExplainer:
 
     def hit(self, n: int, track: str = "", *, definite: bool = False) -> str:
         """A hit as prompts name it: "a 2-shift hit", "the 2-shift physical hit"."""
+        if self.unit == "shift":
+            if track:
+                return (Msg("the {n}-shift {track} hit", n=n, track=track) if definite
+                        else Msg("a {n}-shift {track} hit", n=n, track=track))
+            return Msg("the {n}-shift hit", n=n) if definite else Msg("a {n}-shift hit", n=n)
         return f"{'the' if definite else 'a'} {n}-{self.unit} {track + ' ' if track else ''}hit"
 
     def worth(self, bonus: int) -> str:

@@ -625,6 +625,16 @@ def _write_consequence(table: Table, ch: Character, slot: Consequence, name: str
     text = f"{ch.name} takes the {_severity_words(slot.severity)} {what} {name}{who}"
     if placeholder:
         text += " (name it)"
+    if not slot.condition:          # said in the campaign's language (pbp.i18n.Msg)
+        severity = _severity_words(slot.severity)
+        if attacker and placeholder:
+            text = Msg("{who} takes the {severity} consequence {name}; {holder} gets a free invoke on it (name it)",
+                       who=ch.name, severity=severity, name=name, holder=attacker)
+        elif attacker:
+            text = Msg("{who} takes the {severity} consequence {name}; {holder} gets a free invoke on it",
+                       who=ch.name, severity=severity, name=name, holder=attacker)
+        elif not placeholder:
+            text = Msg("{who} takes the {severity} consequence {name}", who=ch.name, severity=severity, name=name)
     r.effect("consequence", text, target=ch.name, aspect=name, severity=slot.severity, shifts=slot.shifts,
              holder=attacker, **({"rename": True} if placeholder else {}))
 
@@ -642,8 +652,8 @@ def _taken_out(table: Table, ch: Character, track: str, shifts: int, attacker: s
     if not ch.taken_out:
         ch.taken_out = True
         r.change("taken_out", ch.name, False, True)
-    by = attacker or "the GM's side"
-    r.effect("taken_out", f"{ch.name} is taken out: {by} decides what happens to {ch.name}",
+    by = attacker or Msg("the GM's side")
+    r.effect("taken_out", Msg("{who} is taken out: {by} decides what happens to {who}", who=ch.name, by=by),
              target=ch.name, attacker=attacker, shifts=shifts, track=track, narrator=attacker or "GM")
     return AbsorbResult(ch.name, track, shifts, attacker, taken_out=True, effects=r.effects, changes=r.changes)
 

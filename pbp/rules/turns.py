@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
+from pbp.i18n import Msg
 from pbp.errors import NotAllowedError, RulesError
 from pbp.rules.names import quote
 
@@ -133,18 +134,20 @@ def status_line(order: TurnOrder, labels: Mapping[str, str] | None = None) -> st
     Ghoul." ``labels`` gives display names ("Ghoul" -> "the Ghoul")."""
     label = (lambda n: labels.get(n, n)) if labels else (lambda n: n)
     waiting = ", ".join(label(n) for n in still_to_act(order))
-    rest = f"Still to act this exchange: {waiting}." if waiting else "Everyone else has acted this exchange."
+    rest = Msg("Still to act this exchange: {waiting}.", waiting=waiting) if waiting else \
+        Msg("Everyone else has acted this exchange.")
     if order.phase == "gm":
         if exchange_over(order):
-            return f"Exchange {order.exchange} is over: the GM names who opens exchange {order.exchange + 1}."
-        return f"Turn: nobody; the GM names who goes next. {rest}"
+            return Msg("Exchange {n} is over: the GM names who opens exchange {next}.", n=order.exchange,
+                       next=order.exchange + 1)
+        return Msg("Turn: nobody; the GM names who goes next. {rest}", rest=rest)
     who = label(order.current)
     if order.phase == "turn":
-        return f"Turn: {who}. {rest}"
+        return Msg("Turn: {who}. {rest}", who=who, rest=rest)
     if exchange_over(order):
-        return (f"Exchange {order.exchange} is over: {who} names who opens exchange "
-                f"{order.exchange + 1} (anyone, {who} included).")
-    return f"Turn: {who} has acted and hands off next (/next NAME). {rest}"
+        return Msg("Exchange {n} is over: {who} names who opens exchange {next} (anyone, {who} included).",
+                   n=order.exchange, who=who, next=order.exchange + 1)
+    return Msg("Turn: {who} has acted and hands off next (/next NAME). {rest}", who=who, rest=rest)
 
 
 # -- moves ---------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Mapping
 
-from pbp.i18n import Msg, Msgs, fold
+from pbp.i18n import Msg, Msgs, N_, fold
 from pbp.rules.advancement import MAJOR, MINOR, Allowance
 from pbp.rules.dice import DiceSource
 from pbp.rules.ladder import LADDER
@@ -377,9 +377,9 @@ def fate_attack_kinds(physical: str, mental: str, melee: tuple[str, ...], ranged
     """Fate's three kinds of attack (close combat, a shot, a mental attack) on a system's
     tracks, with the skills that defend against each."""
     return frozen({
-        "melee": AttackKind("melee", physical, melee, against="against close combat"),
-        "ranged": AttackKind("ranged", physical, ranged, ranged=True, against="against a shot"),
-        "mental": AttackKind("mental", mental, will, ranged=True, against="against a mental attack",
+        "melee": AttackKind("melee", physical, melee, against=N_("against close combat")),
+        "ranged": AttackKind("ranged", physical, ranged, ranged=True, against=N_("against a shot")),
+        "mental": AttackKind("mental", mental, will, ranged=True, against=N_("against a mental attack"),
                              reach_words="a {skill} attack"),
     })
 
