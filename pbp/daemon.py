@@ -469,6 +469,11 @@ class Daemon:
         log.info("pbp running: %d %s mailbox%s (%s), log level %s", len(self.watchers), mode,
                  "es" if len(self.watchers) != 1 else "", ", ".join(w.label for w in self.watchers),
                  self.config.log_level)
+        if self.apply_workers:
+            log.info("%d apply worker%s: the mailbox readers store mail, the workers of every daemon on this "
+                     "database apply it", self.apply_workers, "s" if self.apply_workers != 1 else "")
+        elif self.config.apply_workers:
+            log.warning("[daemon] apply_workers is for PostgreSQL; with SQLite the reader applies what it reads")
         self.start()
         scheduler.start()
         done.wait()

@@ -28,7 +28,7 @@ from pbp.archive import record as archive
 from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
 from pbp.errors import CommandError, DiceExhausted, NotAllowedError
-from pbp import adapters
+from pbp import adapters, bounces
 from pbp.ooc import ooc_lines
 from pbp.parser import find_commands, find_near_commands, parse_command, parse_lines
 from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, thread_from_dict, thread_to_dict
@@ -260,6 +260,8 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
     record = dict({"mailbox": None, "uidvalidity": None, "uid": None, **(where or {})}, message_id=post.id,
                   post_key=key, author=post.author, subject=post.subject, received_at=ctx.clock())
 
+    if post.report is not None:
+        return _bounced(base, record, post, ctx)
     if post.ignored:
         base.reason = post.ignored
         return _finish(base, record, None)
@@ -280,6 +282,12 @@ def _process_post(post: NeutralPost, ctx: Context, *, campaign_slug: str | None 
         return _answer_stranger(base, record, post, campaign, ctx)
     if unverified:
         return _answer_unverified(base, record, post, campaign, member, ctx, unverified)
+    if member.email in bounces.not_mailed(campaign, "held"):   # they posted: their mailbox works again
+        with m.db.atomic():
+            _send(bounces.recovered(campaign, member.email, ctx.clock()), campaign, post.id, ctx)
+    wish = bounces.mute_request(post.subject)   # the subject first: most posts stop there
+    if wish is not None and not find_commands(post.new_text):
+        return _mute(base, record, post, campaign, member, ctx, wish == bounces.MUTE)
 
     if post.unread:
         err = CommandError(f"pbp did not read this post: {post.unread}",
@@ -659,10 +667,11 @@ def _table_readers(post: Post, campaign: m.Campaign, members: list[Author]) -> l
 
 
 def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
-    """Who gets a result: in list mode the list address, else every member of the table."""
+    """Who gets a result: in list mode the list address, else every member of the table
+    but those who muted its mail (:mod:`pbp.bounces`)."""
     if campaign.delivery == "list" and campaign.address:
         return [campaign.address]
-    return sorted({mb.email for mb in members})
+    return sorted({mb.email for mb in members} - bounces.not_mailed(campaign, "muted"))
 
 
 # --------------------------------------------------------------------------- other outcomes
@@ -809,6 +818,29 @@ def _answer_unverified(base, record, mail, campaign, member, ctx, reason: str) -
     return base
 
 
+def _bounced(base, record, post: NeutralPost, ctx) -> PostOutcome:
+    """A delivery report about one of pbp's mails: recorded against the member
+    (:mod:`pbp.bounces`), the GM told when an address is now held; never answered."""
+    with m.db.atomic():
+        campaign, notices = bounces.record(post.report, ctx.clock())
+        failed = [r.address for r in post.report.recipients if r.failed]
+        base.reason = (f"a delivery report: {', '.join(failed)} failed" if failed else "a delivery report")
+        if campaign is not None:
+            base.campaign = campaign.slug
+            base.replies = _send(notices, campaign, post.id, ctx)
+        _INSERT_MESSAGE(**record, campaign=campaign, status="ignored", result=base.to_dict())
+    return base
+
+
+def _mute(base, record, post: NeutralPost, campaign, member, ctx, on: bool) -> PostOutcome:
+    """A member's mail whose subject is "mute" (the List-Unsubscribe mailto) or "unmute"."""
+    with m.db.atomic():
+        base.replies = _send(bounces.mute(campaign, member.email, on), campaign, post.id, ctx)
+        base.reason = f"{member.email} {'muted' if on else 'unmuted'} the table's mail"
+        _INSERT_MESSAGE(**record, campaign=campaign, status="ignored", result=base.to_dict())
+    return base
+
+
 def _notice_due(key: str, now: datetime, every: timedelta) -> bool:
     """Whether a rate-limited notice for ``key`` (an address, or a kind and an address) may
     go out at ``now``; if so it is noted as sent (inside the caller's transaction)."""
@@ -916,16 +948,23 @@ def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *
     with its channel and thread, inside the caller's transaction. A reply that others
     answer (``reply.refs``) is noted in ``threads`` under the id the adapter gave it."""
     out = []
+    held = bounces.not_mailed(campaign, "held")
     for reply, written_rows in adapters.write(replies, campaign, ctx.config, ctx.clock(), ctx.adapters):
         for written in written_rows:
-            if not written.recipients:  # every address was refused by the adapter (logged there)
+            for address in (a for a in written.recipients if a in held):   # waits until the address works
+                _INSERT_OUTBOX(campaign=campaign, source_id=source_id, status="held", sender=written.sender,
+                               message_id=written.id + bounces.held_suffix(address), recipients=[address],
+                               subject=written.subject, raw=written.raw, channel=written.channel,
+                               thread=thread_to_dict(written.thread))
+            live = [a for a in written.recipients if a not in held]
+            if not live:  # every address was refused by the adapter (logged there), or is held
                 continue
             _INSERT_OUTBOX(campaign=campaign, source_id=source_id, message_id=written.id, sender=written.sender,
-                           recipients=written.recipients, subject=written.subject, raw=written.raw,
+                           recipients=live, subject=written.subject, raw=written.raw,
                            channel=written.channel, thread=thread_to_dict(written.thread))
             if reply.refs and threads is not None:
                 threads[written.id] = list(reply.refs)
-            out.append({"to": written.recipients, "subject": written.subject, "in_reply_to": written.in_reply_to,
+            out.append({"to": live, "subject": written.subject, "in_reply_to": written.in_reply_to,
                         "message_id": written.id})
     return out
 

@@ -61,6 +61,32 @@ class Forwarded:
 
 
 @dataclass(frozen=True)
+class RecipientStatus:
+    """One recipient of a delivery status report (RFC 3464): the address, the ``action``
+    (failed, delayed, delivered, relayed, expanded), the ``status`` code (5.1.1) and the
+    server's diagnostic."""
+
+    address: str
+    action: str
+    status: str = ""
+    diagnostic: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.action == "failed"
+
+
+@dataclass(frozen=True)
+class DeliveryReport:
+    """What a bounce says of one of pbp's mails: its Message-ID (``original_id``, None
+    when the report does not carry it), each recipient's status, and who reported."""
+
+    original_id: str | None
+    recipients: tuple[RecipientStatus, ...] = ()
+    reporter: str = ""
+
+
+@dataclass(frozen=True)
 class NeutralPost:
     """One post as the pipeline reads it.
 
@@ -99,6 +125,7 @@ class NeutralPost:
     forwarded: Forwarded = field(default_factory=Forwarded)
     date: datetime | None = None
     account: int | None = None
+    report: DeliveryReport | None = None
 
     @property
     def replied_to(self) -> str | None:

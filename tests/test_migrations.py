@@ -56,10 +56,41 @@ def undo_kept_versions(database) -> None:
 
 
 def undo_typed_outbox(database) -> None:
-    """Back to before version 14: outbox rows without their channel and thread."""
+    """Back to before version 14: outbox rows without their channel and thread (and none of
+    version 15's columns after it)."""
+    undo_bounce_scores(database)
     database.execute_sql("DROP INDEX outboxmail_channel")
     database.execute_sql("ALTER TABLE outboxmail DROP COLUMN channel")
     database.execute_sql("ALTER TABLE outboxmail DROP COLUMN thread")
+
+
+def undo_bounce_scores(database) -> None:
+    """Back to before version 16: no bounce score on members, no not_mailed on campaigns."""
+    database.execute_sql("ALTER TABLE member DROP COLUMN bounce_score")
+    database.execute_sql("ALTER TABLE member DROP COLUMN last_bounce_at")
+    database.execute_sql("ALTER TABLE campaign DROP COLUMN not_mailed")
+
+
+def test_version_15_members_get_a_bounce_score(tmp_path):
+    """Schema 16 (issue 28): members get a bounce score of 0 and campaigns mail everyone."""
+    from pbp.store import models as m
+
+    url = f"sqlite:///{tmp_path / 'v15.db'}"
+    database = open_database(url)
+    database.execute_sql("INSERT INTO campaign (slug, name, system, delivery, settings, play, created_at, forum) "
+                         "VALUES ('c', 'C', 'fate-condensed', 'relay', '{}', '{}', '2026-01-01 00:00:00', '{}')")
+    undo_bounce_scores(database)
+    database.execute_sql("INSERT INTO member (campaign_id, email, role, display_name) VALUES (1, 'r@x', 'player', '')")
+    with SchemaVersion.bind_ctx(database):
+        SchemaVersion.update(version=15).execute()
+    database.close()
+    database = open_database(url)
+    assert current_version(database) == LATEST
+    with database.bind_ctx([m.Campaign, m.Member]):
+        member = m.Member.get()
+        assert (member.bounce_score, member.last_bounce_at) == (0, None)
+        assert not m.Campaign.get().not_mailed
+    database.close()
 
 
 _FORUM_MAIL = ("From: Table <bot@pbp.test>\nTo: replies+k1@forum.test\nMessage-ID: <a1@pbp.test>\n"

@@ -13,6 +13,7 @@ from pbp.config import Config
 from pbp.mail.forwards import attached_ids, forwarded_inline
 from pbp.mail.reading import Mail, read_headers, read_message
 from pbp.policy import auto_reply_reason, bulk_reason, is_own_mail, sender_unverified
+from pbp.mail.bounces import is_report, read_report
 from pbp.mail.compose import CHANNEL, write_mail
 from pbp.posts import Binding, Claim, Forwarded, NeutralPost, Reply, Roster, ThreadRef, Written
 
@@ -57,6 +58,7 @@ def post_from_mail(mail: Mail, raw: bytes, config: Config) -> NeutralPost:
         quiet=bulk_reason(mail),
         forwarded=Forwarded(inline=inline, sender=sender, attached=tuple(attached_ids(raw))),
         date=mail.date,
+        report=read_report(raw) if is_report(mail.header("Content-Type")) else None,
     )
 
 

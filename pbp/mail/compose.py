@@ -15,7 +15,7 @@ from email.header import Header
 from email.utils import format_datetime, formataddr
 
 from pbp.mail.reading import SYNTHETIC_ID_DOMAIN
-from pbp.posts import Reply, ThreadRef, Written
+from pbp.posts import Audience, Reply, ThreadRef, Written
 from pbp.textsafety import MAX_NAME, MAX_SUBJECT, header_text, is_addr_spec, is_msg_id, shorten
 
 log = logging.getLogger("pbp.render")
@@ -229,6 +229,21 @@ def reply_headers(reply: Reply, *, name: str, sender: str, to: list[str], subjec
     return headers, message_id, parent
 
 
+def list_headers(campaign, sender: str, config) -> list[tuple[str, str]]:
+    """The list headers of the table's mail (RFC 2919 ``List-Id``, RFC 2369 ``List-Post``
+    and ``List-Unsubscribe``), which mailbox providers expect of mail sent to a group:
+    the list's id is the campaign's slug under pbp's domain; posting is writing to the
+    table; unsubscribing is a mail to the table with the subject "mute", which stops the
+    table's mail to that member and tells the GM (:mod:`pbp.bounces`)."""
+    label = re.sub(r"[^a-z0-9-]+", "-", campaign.slug.lower()).strip("-")[:63] or "table"
+    domain = config.domain if is_addr_spec(f"x@{config.domain}") else "invalid"
+    name = header_text(campaign.name, MAX_NAME).replace("\\", "").replace('"', "")
+    phrase = f'"{name}"' if name.isascii() else Header(name, "utf-8").encode()   # RFC 2047 words in a phrase
+    return [("List-Id", f"{phrase} <{label}.{domain}>"),
+            ("List-Post", f"<mailto:{sender}>"),
+            ("List-Unsubscribe", f"<mailto:{sender}?subject=mute>")]
+
+
 def write_mail(reply: Reply, campaign, *, config, now) -> Written:
     """The outgoing mail for ``reply``, threaded to ``reply.thread`` when there is one (a
     deadline round starts a thread of its own), from the campaign's address.
@@ -246,6 +261,8 @@ def write_mail(reply: Reply, campaign, *, config, now) -> Written:
     headers, message_id, parent = reply_headers(reply, name=name, sender=sender, to=good, subject=subject,
                                                 config=config, now=now)
     headers += [("Auto-Submitted", "auto-replied"), ("X-PBP-Campaign", header_text(campaign.slug, 63))]
+    if reply.audience is Audience.TABLE:
+        headers += list_headers(campaign, sender, config)
     raw = mime_alternative(headers, reply.text, reply.html)
     own = message_id.strip("<>")
     refs = threading(reply.thread)[1] if parent else []   # as the References header says

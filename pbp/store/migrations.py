@@ -13,7 +13,8 @@ import json
 import logging
 from typing import Callable
 
-from peewee import BigIntegerField, BooleanField, CharField, IntegerField, Model, PostgresqlDatabase
+from peewee import (BigIntegerField, BooleanField, CharField, DateTimeField, FloatField, IntegerField, Model,
+                    PostgresqlDatabase)
 from playhouse.migrate import SchemaMigrator
 
 from pbp.posts import ThreadRef, thread_to_dict
@@ -141,6 +142,13 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     # a new table, created by create_tables() after the migrations
     (15, "mail read from a mailbox waits in a queue any daemon's apply workers claim (table inboundmail, "
          "pbp.inbound; PostgreSQL with [daemon] apply_workers)", lambda migrator: []),
+    # table bounceevent is created by create_tables() after the migrations
+    (16, "bounces are recorded against members with Mailman's bounce score; a campaign knows whom it does not "
+         "mail now (held after bounces, muted by List-Unsubscribe) (pbp.bounces)", lambda migrator: [
+        migrator.add_column("member", "bounce_score", FloatField(default=0)),
+        migrator.add_column("member", "last_bounce_at", DateTimeField(null=True)),
+        migrator.add_column("campaign", "not_mailed", JSONField(null=True, default=dict)),
+    ]),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -18,6 +18,7 @@ from peewee import (
     CharField,
     DatabaseProxy,
     DateTimeField,
+    FloatField,
     ForeignKeyField,
     IntegerField,
     Model,
@@ -64,6 +65,10 @@ class Campaign(BaseModel):
     # or aspects; a daemon reuses the table it kept from the last post while it is unchanged
     # (pbp.store.repo.take_kept), so several daemons and the CLI on one database stay right.
     version = BigIntegerField(null=True, default=0)
+    # the members' addresses pbp does not mail now (pbp.bounces): {"held": [...]} bounced past
+    # the threshold (their mail waits in the outbox as "held"), {"muted": [...]} asked not to get
+    # the table's mail (List-Unsubscribe); read with the campaign, so a post needs no query for it
+    not_mailed = JSONField(null=True, default=dict)
 
 
 class Member(BaseModel):
@@ -74,6 +79,8 @@ class Member(BaseModel):
     forum_username = CharField(null=True)   # their name on the campaign's forum (pbp.forum.bymail)
     forum_name = CharField(null=True)       # their full name there, as a forum's mail may show it
     forum_user_id = IntegerField(null=True)  # the forum's id of their account, once seen (pbp.forum.byapi)
+    bounce_score = FloatField(default=0)    # GNU Mailman's bounce score (pbp.bounces)
+    last_bounce_at = DateTimeField(null=True)
 
     class Meta:
         indexes = ((("campaign", "email"), True),)
@@ -212,6 +219,20 @@ class OutboxMail(BaseModel):
     thread = JSONField(null=True)           # where a later reply in its thread goes (pbp.posts.thread_to_dict)
 
 
+class BounceEvent(BaseModel):
+    """One recipient's status from a delivery report (RFC 3464) about one of pbp's mails,
+    recorded against the member it was for (pbp.bounces)."""
+
+    campaign = ForeignKeyField(Campaign, null=True, backref="bounces", on_delete="CASCADE")
+    email = CharField(index=True)
+    message_id = CharField(null=True)       # the mail that bounced (OutboxMail.message_id)
+    action = CharField()                    # failed | delayed | delivered | relayed | expanded
+    status = CharField(default="")          # 5.1.1
+    diagnostic = TextField(default="")
+    reporter = CharField(default="")        # Reporting-MTA
+    received_at = DateTimeField(default=utcnow)
+
+
 class MailboxState(BaseModel):
     """Where the inbox reader got to: UIDVALIDITY and the last UID handled, per mailbox."""
 
@@ -297,4 +318,4 @@ class InboundMail(BaseModel):
 
 
 ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice,
-              SheetChange, SceneSeed, ArchivePost, InboundMail]
+              SheetChange, SceneSeed, ArchivePost, InboundMail, BounceEvent]

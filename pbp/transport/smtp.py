@@ -37,6 +37,8 @@ from .settings import SmtpSettings
 
 __all__ = ["SmtpSender", "SmtpSettings"]
 
+from .oauth import xoauth2
+
 log = logging.getLogger(__name__)
 
 _LINE_ENDS = re.compile(rb"\r\n|\r|\n")
@@ -47,8 +49,11 @@ _SESSION_ERRORS = (ConnectFailed, TlsFailed, AuthFailed)
 class SmtpSender:
     """Sends prepared messages through one SMTP submission server."""
 
-    def __init__(self, settings: SmtpSettings) -> None:
+    def __init__(self, settings: SmtpSettings, *, oauth=None) -> None:
         self.settings = settings
+        #: (user, token source) for a provider that takes OAuth 2.0 only (pbp.transport.oauth):
+        #: AUTH XOAUTH2 with a fresh access token instead of a password
+        self.oauth = oauth
         self._smtp: aiosmtplib.SMTP | None = None
         self._session = False
         self._lock = asyncio.Lock()
@@ -105,7 +110,10 @@ class SmtpSender:
                     await smtp.starttls()
             with self._errors("EHLO"):  # now, so that MAIL's options can use the extensions
                 await self._hello(smtp)
-            if s.username:
+            if self.oauth is not None:
+                with self._errors("AUTH"):
+                    await self._xoauth2(smtp)
+            elif s.username:
                 with self._errors("AUTH"):
                     await smtp.login(s.username, s.password or "")
         except BaseException:
@@ -113,6 +121,18 @@ class SmtpSender:
             raise
         self._smtp = smtp
         return smtp
+
+    async def _xoauth2(self, smtp: aiosmtplib.SMTP) -> None:
+        """AUTH XOAUTH2 (the SASL mechanism Microsoft's and Google's servers take) with an
+        access token from the token source, refreshed there when it is old; a refusal is
+        the server's JSON challenge, answered with an empty line (as the mechanism asks)."""
+        user, tokens = self.oauth
+        token = await asyncio.to_thread(tokens.access_token)
+        response = await smtp.execute_command(b"AUTH", b"XOAUTH2", xoauth2(user, token).encode("ascii"))
+        if response.code == 334:   # the error challenge: end the exchange to get the final reply
+            response = await smtp.execute_command(b"")
+        if response.code != 235:
+            raise aiosmtplib.SMTPAuthenticationError(response.code, response.message)
 
     async def _hello(self, smtp: aiosmtplib.SMTP) -> None:
         if not smtp.is_ehlo_or_helo_needed:

@@ -1,0 +1,192 @@
+"""OAuth 2.0 for mailboxes that take no password (Microsoft 365 and Outlook.com, Google):
+the device authorization grant to set up (RFC 8628), the refresh token grant to keep an
+access token fresh (RFC 6749, section 6), and the SASL XOAUTH2 string IMAP and SMTP log in
+with (imapclient's ``oauth2_login`` sends the same).
+
+Both grants are plain HTTP form posts to the provider's endpoints, made with httpx (a
+dependency already, for the forum); :data:`PROVIDERS` holds each provider's endpoints and
+the scopes that reach IMAP and SMTP. The refresh token is the secret; it is kept in a file
+of mode 0600 (``token_file``), rewritten when the provider sends a new one.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import httpx
+
+from pbp.errors import ConfigError, PbpError
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One provider's endpoints and the scopes pbp asks for."""
+
+    name: str
+    device_url: str
+    token_url: str
+    scopes: str
+
+
+PROVIDERS = {
+    # Microsoft identity platform: the "common" tenant takes work, school and personal accounts
+    "microsoft": Provider(
+        "microsoft",
+        device_url="https://login.microsoftonline.com/common/oauth2/v2.0/devicecode",
+        token_url="https://login.microsoftonline.com/common/oauth2/v2.0/token",
+        scopes="offline_access https://outlook.office.com/IMAP.AccessAsUser.All https://outlook.office.com/SMTP.Send"),
+    "google": Provider(
+        "google",
+        device_url="https://oauth2.googleapis.com/device/code",
+        token_url="https://oauth2.googleapis.com/token",
+        scopes="https://mail.google.com/"),
+}
+
+#: refresh this long before the provider says the access token expires
+EARLY_SECONDS = 60
+
+
+class OAuthError(PbpError):
+    """The provider refused or could not be reached; ``error`` is its RFC 6749 code."""
+
+    def __init__(self, message: str, *, error: str = "", hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.error = error
+
+
+def xoauth2(user: str, access_token: str) -> str:
+    """The SASL XOAUTH2 initial response, base64 (``user=U^Aauth=Bearer T^A^A``)."""
+    return base64.b64encode(f"user={user}\x01auth=Bearer {access_token}\x01\x01".encode()).decode("ascii")
+
+
+def _post(url: str, data: dict, *, client: httpx.Client | None, timeout: float) -> tuple[int, dict]:
+    own = client is None
+    client = client or httpx.Client(timeout=timeout)
+    try:
+        response = client.post(url, data=data, headers={"Accept": "application/json"})
+    except httpx.HTTPError as exc:
+        raise OAuthError(f"the token endpoint {url} could not be reached: {exc}",
+                         hint="check the network; pbp tries again at the next connection") from exc
+    finally:
+        if own:
+            client.close()
+    try:
+        body = response.json()
+    except ValueError:
+        body = {}
+    return response.status_code, body if isinstance(body, dict) else {}
+
+
+@dataclass
+class DeviceCode:
+    """What the user is told: go to ``verification_uri`` and type ``user_code``."""
+
+    device_code: str
+    user_code: str
+    verification_uri: str
+    interval: int
+    expires_in: int
+
+
+def start_device_flow(provider: Provider, client_id: str, *, client: httpx.Client | None = None,
+                      timeout: float = 20.0) -> DeviceCode:
+    """RFC 8628, 3.1: the device authorization request."""
+    status, body = _post(provider.device_url, {"client_id": client_id, "scope": provider.scopes},
+                         client=client, timeout=timeout)
+    if status != 200 or "device_code" not in body:
+        raise OAuthError(f"{provider.name} refused the device authorization: {body.get('error', status)} "
+                         f"{body.get('error_description', '')}".strip(), error=body.get("error", ""),
+                         hint="check the client id of the app registered for pbp (docs/operating.md, OAuth 2.0)")
+    return DeviceCode(body["device_code"], body["user_code"],
+                      body.get("verification_uri") or body.get("verification_url", ""),
+                      int(body.get("interval", 5)), int(body.get("expires_in", 900)))
+
+
+def poll_device_flow(provider: Provider, client_id: str, code: DeviceCode, *, client: httpx.Client | None = None,
+                     sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
+                     timeout: float = 20.0) -> dict:
+    """RFC 8628, 3.4-3.5: poll the token endpoint until the user has approved; returns the
+    token response (``access_token``, ``refresh_token``, ``expires_in``). ``slow_down``
+    adds five seconds to the interval, as the RFC says."""
+    interval, deadline = code.interval, clock() + code.expires_in
+    while clock() < deadline:
+        sleep(interval)
+        status, body = _post(provider.token_url, {
+            "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": code.device_code,
+            "client_id": client_id}, client=client, timeout=timeout)
+        if status == 200 and "access_token" in body:
+            return body
+        error = body.get("error", "")
+        if error == "authorization_pending":
+            continue
+        if error == "slow_down":
+            interval += 5
+            continue
+        raise OAuthError(f"{provider.name} did not authorise pbp: {error or status} "
+                         f"{body.get('error_description', '')}".strip(), error=error,
+                         hint="run pbp init --oauth again and approve the request in the browser")
+    raise OAuthError(f"the code {code.user_code} expired before it was approved", error="expired_token",
+                     hint="run pbp init --oauth again and type the code within its time")
+
+
+class TokenSource:
+    """An access token for a mailbox, refreshed with the refresh token in ``token_file``
+    (RFC 6749, 6) when it is about to expire; a new refresh token the provider sends
+    replaces the kept one."""
+
+    def __init__(self, provider: Provider, client_id: str, token_file: str | os.PathLike, *,
+                 client_secret: str | None = None, client: httpx.Client | None = None, timeout: float = 20.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.provider, self.client_id, self.client_secret = provider, client_id, client_secret
+        self.token_file = Path(token_file)
+        self.client, self.timeout, self.clock = client, timeout, clock
+        self._access: str | None = None
+        self._expires_at = 0.0
+
+    def save(self, response: dict) -> None:
+        """Keep a token response (the refresh token to a 0600 file, the access token in memory)."""
+        refresh = response.get("refresh_token") or self._stored().get("refresh_token")
+        if not refresh:
+            raise OAuthError(f"{self.provider.name} sent no refresh token", error="invalid_grant",
+                             hint="the app registration must allow offline access (scope offline_access)")
+        self.token_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.token_file.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump({"provider": self.provider.name, "refresh_token": refresh}, out)
+        os.replace(tmp, self.token_file)
+        self._access = response.get("access_token")
+        self._expires_at = self.clock() + float(response.get("expires_in", 3600)) - EARLY_SECONDS
+
+    def _stored(self) -> dict:
+        try:
+            data = json.loads(self.token_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def access_token(self) -> str:
+        """A valid access token, refreshed first when it is (about to be) expired."""
+        if self._access and self.clock() < self._expires_at:
+            return self._access
+        refresh = self._stored().get("refresh_token")
+        if not refresh:
+            raise ConfigError(f"no OAuth refresh token in {self.token_file}",
+                              hint=f"run pbp init --imap HOST --oauth {self.provider.name} to sign in once")
+        data = {"grant_type": "refresh_token", "refresh_token": refresh, "client_id": self.client_id}
+        if self.client_secret:
+            data["client_secret"] = self.client_secret
+        status, body = _post(self.provider.token_url, data, client=self.client, timeout=self.timeout)
+        if status != 200 or "access_token" not in body:
+            error = body.get("error", "")
+            raise OAuthError(f"{self.provider.name} refused to refresh the token: {error or status} "
+                             f"{body.get('error_description', '')}".strip(), error=error,
+                             hint=f"run pbp init --imap HOST --oauth {self.provider.name} to sign in again"
+                             if error == "invalid_grant" else "pbp tries again at the next connection")
+        self.save(body)
+        return self._access
