@@ -382,7 +382,7 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
     post = _open_post(campaign, member, ctx, replied_to=mail.replied_to, kept=True)
     post.post_id = mail.id
-    parallel.enter_thread(post, (*mail.thread.chain, *((mail.replied_to,) if mail.replied_to else ())))
+    parallel.enter_thread(post, (*mail.thread.chain, *((mail.replied_to,) if mail.replied_to else ())), mail.subject)
     commit_dice(post, campaign, ctx, mail.id, mail.new_text)
     results = apply_post(post, commands)
     sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
