@@ -126,7 +126,8 @@ class Post:
         author may use it, else the author's own PC."""
         if name and name.lower() != "me":
             ch = self.find(name)
-            if for_reading or self.author.is_gm or (ch.player or "").lower() == self.author.email:
+            if for_reading or self.author.is_gm or (ch.player or "").lower() == self.author.email \
+                    or self.stands_in(ch):
                 return ch
             raise NotAllowedError(
                 f"{ch.name} is not your character", expected="a command for your own character",
@@ -221,7 +222,17 @@ class Post:
         ch = self.table.character(name)
         if ch is None:
             return name == GM and self.author.is_gm
-        return self.author.is_gm if not ch.player else (ch.player.lower() == self.author.email)
+        return self.author.is_gm if not ch.player else (ch.player.lower() == self.author.email or self.stands_in(ch))
+
+    def stands_in(self, ch: Character) -> bool:
+        """Whether the author may answer for ``ch`` because its player is away and named the
+        author's character their ally, in a campaign whose ``away_policy`` is ``ally``
+        (:mod:`pbp.play.away`)."""
+        if not self.play.away or (getattr(self.campaign, "settings", None) or {}).get("away_policy") != "ally":
+            return False
+        mine = {x.name for x in self.own_characters()}
+        player = (ch.player or "").lower()
+        return any(a.member == player and a.ally in mine and a.since <= self.now < a.until for a in self.play.away)
 
     # -- settings and time
     def flag(self, name: str) -> bool:
@@ -252,7 +263,7 @@ class Post:
         self.play.forget_thread_refs(ref)
 
 
-TIMING = ("reaction_deadline_hours", "invoke_window_hours", "reminder_hours")
+TIMING = ("reaction_deadline_hours", "invoke_window_hours", "reminder_hours", "post_deadline_hours", "stall_hours")
 
 
 def campaign_hours(campaign, config, name: str) -> float:
@@ -369,6 +380,8 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
         "conflict.settle_turn",         # the turn clock restarts, the handoff is asked for
         "invoking.harm_after",          # an NPC's harm as the post left it, for a re-run to check
         "overview.could_invoke_lines",  # the hint under a roll (not in the ledger: not part of the roll)
+        "away.away_after",              # what now waits for an away player follows the away policy
+        "pace.count_post",              # outside a conflict: the post is the author's owed post
     ),
     # fn(post) -> lines, at the end of every reply
     "status": (
@@ -377,14 +390,17 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
         "teamwork.help_status",
         "challenges.challenge_status",
         "contests.contest_status",
+        "pace.pace_status",
     ),
     # fn(post) -> results, at each deadline round
     "deadlines": (
+        "away.away_round",              # first: absences end, the away policy moves what waits for them
         "conflict.conflict_deadlines",
         "compels.compel_deadlines",
         "teamwork._help_deadlines",
         "challenges.challenge_deadline",
         "contests.contest_deadlines",
+        "pace.pace_deadlines",
     ),
 }
 

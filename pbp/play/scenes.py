@@ -91,8 +91,8 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
     if play.scene.members or play.scene.npcs:
         parts.append(Msg(" In it: {names}.", names=", ".join([*play.scene.members, *play.scene.npcs])))
     if play.elsewhere:
-        parts.append("\n  Also open: " + "; ".join(f'scene {p.scene.number}, "{p.scene.name}"' for p in play.elsewhere) +
-                     ". Reply in a scene's thread to play in it.")
+        parts.append(Msg("\n  Also open: scene {scenes}. Reply in a scene's thread to play in it.",
+                         scenes="; ".join(f'{p.scene.number}, "{p.scene.name}"' for p in play.elsewhere)))
     if zones is not None:
         parts.append(Msg("\n  Zones: {zones}.", zones=", ".join(zones.zones)))
         if zones.border_pairs:

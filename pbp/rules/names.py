@@ -99,6 +99,13 @@ def lookup_skill(character: Character, name: str, skills: tuple[str, ...], *,
     """(spelling, rating) of a skill: the sheet first, then the skill list at Mediocre (+0),
     then a short name of one of those ("Ath"). ``own_short=False``: a short name may not
     mean a skill of the sheet's own (an NPC's skills a player does not know)."""
+    key = name.casefold()        # as typed, the ordinary case
+    for sheet_name, rating in character.skills.items():
+        if sheet_name.casefold() == key:
+            return sheet_name, rating
+    for listed in skills:
+        if listed.casefold() == key:
+            return listed, 0
     # case and accents as typed do not matter ("investigacao": Investigação), and a skill may
     # be named in any language pbp speaks ("Investigate" in a Portuguese campaign)
     keys = {fold(name)} | {fold(skill_in(name, code)) for code in GAME_WORDS}
