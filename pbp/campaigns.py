@@ -9,7 +9,9 @@ from pbp.i18n import DEFAULT_LANGUAGE, LANGUAGES, language_code
 from pbp.i18n.words import skill_in
 from pbp.members import _checked_address, _checked_username, add_member
 from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
-from pbp.settingvalues import flag_value, hours_value
+from pbp.play.people import SettingError, member_settings
+from pbp.play.state import dump_play, load_play
+from pbp.settingvalues import did_you_mean, flag_value, hours_value
 from pbp.sheetedit import record_play, state_of
 from pbp.sheetfile import SheetFile, load_sheet, parse_sheet
 from pbp.store import models as m
@@ -312,6 +314,11 @@ SETTINGS = {
     "reaction_deadline_hours": "hours to answer a /defend, /absorb, turn or compel before its default",
     "invoke_window_hours": "hours a roll stays open for /invoke after the dice",
     "reminder_hours": "hours before a deadline that its reminder goes out",
+    "post_deadline_hours": "outside a conflict: hours for an owed post before the turn passes on (docs/long-campaign.md)",
+    "stall_hours": "outside a conflict: hours without a post before the table is nudged, once (0: never)",
+    "away_policy": "what waits for an away player: pause (the default: deadlines wait for their return), "
+                   "ally (their ally or the GM answers for them) or default (the defaults apply at once)",
+    "away_days_per_year": "days a player may be away in a calendar year (0, the default: no limit)",
     "ranged_reach": "how far shots and Provoke reach: same, adjacent or any (zones)",
     "show_npc_skills": "true: players see NPCs' skills and stunts in /sheet; false (default): only the GM",
     "free_bonuses": "yes: a player's plain +N applies at once; no (default): it waits for the GM",
@@ -332,7 +339,7 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> list[str]:
     over: ``SystemOption.carry``)."""
     options = get_system(campaign.system).options
     if key not in SETTINGS and key not in options:
-        raise ConfigError(f'no campaign setting "{key}"',
+        raise ConfigError(f'no campaign setting "{key}" ({did_you_mean(key, [*SETTINGS, *options])})',
                           hint="settings: " + ", ".join(f"{k} ({v})" for k, v in
                                                         {**SETTINGS, **{k: o.description for k, o in options.items()}}.items()))
     if key in options:
@@ -357,6 +364,17 @@ def set_campaign(campaign: m.Campaign, key: str, value: str) -> list[str]:
         campaign.settings = {**(campaign.settings or {}), key: value.lower() in YES}
     elif key == "secret_skills":
         campaign.settings = {**(campaign.settings or {}), key: _secret_skills(campaign, value)}
+    elif key == "away_policy":
+        policy = value.strip().lower()
+        if policy not in ("pause", "ally", "default"):
+            raise ConfigError(f'away_policy "{visible(value, 40)}" is not pause, ally or default',
+                              hint="e.g. pbp campaign set away_policy=pause (docs/long-campaign.md)")
+        campaign.settings = {**(campaign.settings or {}), key: policy}
+    elif key == "away_days_per_year":
+        if not value.strip().isdigit() or int(value) > 366:
+            raise ConfigError(f'away_days_per_year "{visible(value, 40)}" is not a number of days, 0 to 366',
+                              hint="e.g. pbp campaign set away_days_per_year=30 (0: no limit)")
+        campaign.settings = {**(campaign.settings or {}), key: int(value)}
     elif key in ("free_bonuses", "hold_out_of_turn", "contest_invoke_next_side"):
         campaign.settings = {**(campaign.settings or {}), key: flag_value(key, value)}
     else:
@@ -446,3 +464,23 @@ def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]
         record_play(campaign, snap, saved, table, who=f"pbp campaign set {key}", message_id=None)
     _save_changed(campaign)
     return lines
+
+
+def set_member(campaign: m.Campaign, email: str, values: list[str]) -> str:
+    """A member's own settings from the CLI (``pbp campaign member-set``), checked as
+    ``/settings`` checks them: all or none. Returns them as they are now."""
+    address = email.strip().lower()
+    if not m.Member.select().where((m.Member.campaign == campaign) & (m.Member.email == address)).exists():
+        raise ConfigError(f"{visible(email, 80)} is not a member of {campaign.slug}",
+                          hint=f"pbp campaign list shows the members; pbp campaign add-member {visible(email, 80)}")
+    row = m.Campaign.get_by_id(campaign.id)     # the daemon's latest play state, not an older copy
+    play = load_play(row.play)
+    try:
+        new = member_settings(play.people.get(address), values)
+    except SettingError as e:
+        raise ConfigError(str(e), hint=f"expected {e.expected}; e.g. pbp campaign member-set {address} "
+                                       + e.example.removeprefix("/settings ")) from None
+    play.people[address] = new
+    row.play = dump_play(play)
+    row.save(only=[m.Campaign.play])
+    return new.shown()

@@ -205,6 +205,18 @@ def cmd_campaign_set(args) -> int:
     return 0
 
 
+def cmd_campaign_member_set(args) -> int:
+    from pbp.campaigns import get_campaign, set_member
+
+    _open(args)
+    from pbp.store import models as m
+
+    with m.db.atomic():
+        shown = set_member(get_campaign(args.campaign), args.email, args.settings)
+    print(f"{args.email.strip().lower()}: {shown}")
+    return 0
+
+
 def cmd_campaign_list(args) -> int:
     from pbp.settingvalues import written
     from pbp.store import models as m
@@ -995,8 +1007,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("email", help="the member's address")
     _campaign_option(s)
     s.set_defaults(func=cmd_campaign_remove_member)
+    s = camp.add_parser("member-set", help="a member's own settings: tz=Europe/Lisbon (their time zone), "
+                                            "quiet=23-08 (their quiet hours; off: none), as /settings sets them")
+    s.add_argument("email", help="the member's address")
+    s.add_argument("settings", nargs="+", metavar="KEY=VALUE")
+    _campaign_option(s)
+    s.set_defaults(func=cmd_campaign_member_set)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
-                                     "reaction_deadline_hours, invoke_window_hours, reminder_hours, ranged_reach, "
+                                     "reaction_deadline_hours, invoke_window_hours, reminder_hours, post_deadline_hours, stall_hours, "
+                                     "away_policy (pause, ally or default), away_days_per_year, ranged_reach, "
                                      "show_npc_skills, free_bonuses, hold_out_of_turn, contest_invoke_next_side, "
                                      "secret_skills (e.g. secret_skills=Notice,Empathy: those rolls secret by default); "
                                      "a system's own, "

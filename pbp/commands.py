@@ -662,6 +662,48 @@ class Recap(Command):
 
 
 @dataclass(frozen=True)
+class MemberSet(Command):
+    """``/settings tz=Europe/Lisbon quiet=23-08``: the author's own settings
+    (:mod:`pbp.play.people`); with none, what they are now."""
+
+    values: tuple[str, ...] = ()      # "key=value", as written
+
+
+@dataclass(frozen=True)
+class GoAway(Command):
+    """``/away [NAME] until 2026-12-14 [ally Charles] ["note"]``: the author (or, from the GM,
+    NAME's player) is away until that day, in their own time zone (:mod:`pbp.play.away`)."""
+
+    who: str | None = None
+    until: str = ""                   # YYYY-MM-DD
+    ally: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ComeBack(Command):
+    """``/back [NAME]``: the author (or, from the GM, NAME's player) is back before the day
+    they gave."""
+
+    who: str | None = None
+
+
+@dataclass(frozen=True)
+class PassPost(Command):
+    """``/pass ["why"]``: outside a conflict, nothing to post this round (:mod:`pbp.play.pace`)."""
+
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PaceOrder(Command):
+    """``/pace order Ruth, Cassandra, GM`` (GM): the free scene's posting order; ``/pace
+    round`` (empty ``order``): everyone once per round (:mod:`pbp.play.pace`)."""
+
+    order: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Say(Command):
     """``/as Ghoul`` alone on a line: the prose that follows is the NPC's (no roll)."""
 

@@ -79,6 +79,8 @@ class Config:
     invoke_window_hours: float = 24.0
     reaction_deadline_hours: float = 48.0
     reminder_hours: float = 12.0
+    post_deadline_hours: float = 48.0        # outside a conflict: time for an owed post (pbp.play.pace)
+    stall_hours: float = 72.0                # outside a conflict: a scene with no post this long nudges the table
     show_npc_skills: bool = False            # players see NPCs' skills and stunts in /sheet
     free_bonuses: bool = False               # a player's plain +N applies at once (else it waits for the GM)
     hold_out_of_turn: bool = False           # an action out of turn waits for its turn (else it is refused)
@@ -160,6 +162,7 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
                "handled": _Kind(lambda v: isinstance(v, str) and (v in ("seen", "none") or v.startswith("move:")),
                                 '"seen", "none" or "move:FOLDER"', '"move:Done"')},
     "play": {"invoke_window_hours": HOURS, "reaction_deadline_hours": HOURS, "reminder_hours": HOURS,
+             "post_deadline_hours": HOURS, "stall_hours": HOURS,
              "show_npc_skills": BOOL, "free_bonuses": BOOL,
              "hold_out_of_turn": BOOL, "contest_invoke_next_side": BOOL},
     "security": {"trust_authserv_id": TEXT},

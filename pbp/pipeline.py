@@ -15,7 +15,7 @@ import json
 import logging
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Callable
 
@@ -34,6 +34,8 @@ from pbp.parser import find_commands, find_near_commands, parse_command, parse_l
 from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, thread_from_dict, thread_to_dict
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours, finish_post
+from pbp.play.dates import for_reader
+from pbp.play.people import zone as people_zone
 from pbp.play import parallel
 from pbp.play.invoking import open_roll_ids
 from pbp.play.state import PlayState, dump_play, load_play
@@ -405,7 +407,7 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     (``keys``, see :mod:`pbp.copies`), so a later copy of it is found."""
     post = _open_post(campaign, member, ctx, replied_to=mail.replied_to, kept=True)
     post.post_id = mail.id
-    parallel.enter_thread(post, (*mail.thread.chain, *((mail.replied_to,) if mail.replied_to else ())))
+    parallel.enter_thread(post, (*mail.thread.chain, *((mail.replied_to,) if mail.replied_to else ())), mail.subject)
     commit_dice(post, campaign, ctx, mail.id, mail.new_text)
     results = apply_post(post, commands)
     sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
@@ -573,7 +575,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         replies.append(Reply(kind="tell", audience=Audience.GM, to=tuple(gms), text=text, html=html, thread=where,
                              subject=reply_subject(subject or of_settings(campaign.settings).say(Msg("Deadlines")),
                                                    campaign.name, of_settings(campaign.settings).say(GM_ONLY))))
-    sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads)
+    sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads,
+                 people=post.play.people)
     archive.keep(campaign, post=post, source=source, commands=commands, seen=seen, shown=shown, gm=gm_copy,
                  private=[{"to": list(t.to), "subject": t.subject, "text": t.text} for t in post.tells], sent=sent)
     play = _save_play(campaign, post.play, ctx.config, table_written=saved.wrote)
@@ -657,6 +660,9 @@ def _addresses(post: Post, members: list[Author], names) -> list[str]:
     """Mail addresses of characters' players; GM means every GM of the campaign."""
     out: list[str] = []
     for name in names:
+        if "@" in name and any(mb.email == name for mb in members):     # a member, by address
+            out.append(name)
+            continue
         if name == "GM":
             out += [mb.email for mb in members if mb.is_gm]
             continue
@@ -978,14 +984,17 @@ def _reply_to_author(post: NeutralPost, kind: str, body: tuple[str, str], *, to:
 
 
 def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *,
-          threads: dict | None = None) -> list[dict]:
+          threads: dict | None = None, people: dict | None = None) -> list[dict]:
     """The one place every reply leaves the pipeline: the campaign's adapter, as the
     adapter table (:mod:`pbp.adapters`) finds it, writes it and it goes into the outbox
     with its channel and thread, inside the caller's transaction. A reply that others
-    answer (``reply.refs``) is noted in ``threads`` under the id the adapter gave it."""
+    answer (``reply.refs``) is noted in ``threads`` under the id the adapter gave it.
+    Its dates are written for its readers first (:func:`_dated_for`)."""
     out = []
+    now = ctx.clock()
+    replies = [_dated_for(reply, now, people or {}) for reply in replies]
     held = bounces.not_mailed(campaign, "held")
-    for reply, written_rows in adapters.write(replies, campaign, ctx.config, ctx.clock(), ctx.adapters):
+    for reply, written_rows in adapters.write(replies, campaign, ctx.config, now, ctx.adapters):
         for written in written_rows:
             for address in (a for a in written.recipients if a in held):   # waits until the address works
                 _INSERT_OUTBOX(campaign=campaign, source_id=source_id, status="held", sender=written.sender,
@@ -1003,6 +1012,19 @@ def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *
             out.append({"to": live, "subject": written.subject, "in_reply_to": written.in_reply_to,
                         "message_id": written.id, "audience": reply.audience.value})
     return out
+
+
+def _dated_for(reply: Reply, now, people: dict) -> Reply:
+    """The reply with each deadline in it read by its readers (:func:`pbp.play.dates.for_reader`):
+    the table's shared mail in UTC, a mail to members of one time zone (their
+    ``/settings tz=``) in theirs; a date still to come says how far off it is."""
+    zones = {None} if reply.audience is Audience.TABLE else {
+        (people[to].tz if to in people else None) for to in reply.to}
+    tz = next(iter(zones)) if len(zones) == 1 else None
+    zone = people_zone(tz) if tz else None
+    return replace(reply, text=for_reader(reply.text, now, zone), html=for_reader(reply.html, now, zone),
+                   markdown=for_reader(reply.markdown, now, zone),
+                   subject=for_reader(reply.subject, now, zone) if reply.subject else reply.subject)
 
 
 # --------------------------------------------------------------------------- deadlines

@@ -16,7 +16,8 @@ from pbp.errors import ConfigError
 MAX_HOURS = 24 * 365
 
 #: Settings that may be 0 (and what 0 means).
-ZERO_MEANS = {"invoke_window_hours": "no time limit: only the next action or /done closes a roll"}
+ZERO_MEANS = {"invoke_window_hours": "no time limit: only the next action or /done closes a roll",
+              "stall_hours": "no nudge when a scene stalls"}
 
 _YES = ("yes", "true", "on", "1")
 _NO = ("no", "false", "off", "0")

@@ -47,7 +47,7 @@ def test_each_row_matches_the_grammar_and_its_docs(spec):
 
 def test_the_gm_only_rows():
     assert set(GM_ONLY) == {"as", "approve", "deny", "veto", "cost", "scene", "reveal", "hold", "session", "milestone", "aspect",
-                            "conflict", "place", "npc", "challenge", "contest"}
+                            "conflict", "place", "npc", "challenge", "contest", "pace"}
 
 
 def test_a_part_written_as_a_command_names_every_command_it_belongs_to():

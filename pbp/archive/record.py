@@ -33,7 +33,10 @@ def keep(campaign: m.Campaign, *, post, source, commands, seen, shown: str, gm: 
     turn = conflict.turns.current if conflict is not None and not conflict.ended else None
     scene = play.scene
     name, number = (scene.name, scene.number) if scene is not None else (None, None)
-    if scene is None:               # a post that ended the scene belongs to it
+    acted = post.scene_of_post
+    if acted is not None and acted is not scene:    # a split party's scene it ended, another now in play
+        name, number, scene, turn = acted.name, acted.number, None, None
+    elif scene is None:             # a post that ended the scene belongs to it
         last = _LAST_SCENE(campaign.id)
         if last and last[0]["scene_open"]:
             name, number = last[0]["scene"], last[0]["scene_number"]

@@ -137,6 +137,7 @@ def build(campaign: m.Campaign, reader: Reader) -> Archive:
     rows = m.ArchivePost.select().where(m.ArchivePost.campaign == campaign).order_by(m.ArchivePost.id)
     current = (campaign.play or {}).get("scene")
     scenes: list[SceneView] = []
+    numbered: dict[int, SceneView] = {}
     for row in rows:
         if not reader.gm and not row.shown:
             continue            # the table got no mail for it
@@ -149,17 +150,22 @@ def build(campaign: m.Campaign, reader: Reader) -> Archive:
                  if reader.gm or not (by_gm and i in row.command_lines)]
         entry = Entry(row, _who(row, names, reader), lines, row.shown, row.gm if reader.gm else "",
                       list(row.private) if reader.gm else [], rolls, list(row.facts), ooc)
+        if row.scene_number is not None and row.scene_number in numbered:    # scenes played side by side
+            numbered[row.scene_number].entries.append(entry)
+            continue
         if not scenes or scenes[-1].number != row.scene_number:   # a scene's page, or a run outside any
             if row.scene_number is None:
                 scenes.append(SceneView(f"between-{row.id}", "Between scenes", None, False))
             else:
                 scenes.append(SceneView(f"scene-{row.scene_number}", f"Scene {row.scene_number}: {row.scene}",
                                         row.scene_number, False))
+                numbered[row.scene_number] = scenes[-1]
         scenes[-1].entries.append(entry)
+    beside = {p["scene"]["number"] for p in (campaign.play or {}).get("elsewhere") or ()}
     for s in scenes:
         last = s.entries[-1].row
-        s.open = bool(s.number is not None and last.scene_open and current
-                      and current.get("number") == s.number and s is scenes[-1])
+        s.open = bool(s.number is not None and last.scene_open
+                      and ((current and current.get("number") == s.number) or s.number in beside))
     if not reader.gm:
         chars = [c for c in chars if c.kind == "pc"]
     return Archive(reader, campaign, shown_members, chars, scenes, ledger, hidden)

@@ -12,6 +12,7 @@ A leaf: it imports nothing of pbp beyond :mod:`pbp.i18n`'s :func:`fold`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
 
@@ -135,6 +136,7 @@ ENGLISH_WORDS = GameWords()
 GAME_WORDS: Mapping[str, GameWords] = _frozen({"en": ENGLISH_WORDS, "pt-BR": PORTUGUESE})
 
 
+@lru_cache(maxsize=4096)
 def skill_in(name: str, code: str) -> str:
     """A skill named in any language, in language ``code``'s name ("Fight" or "Luta" ->
     "Luta" in pt-BR, "Fight" in English); a skill no language names stays as it is (a

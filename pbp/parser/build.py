@@ -20,6 +20,11 @@ from pbp.commands import (
     Advantage,
     Again,
     Recap,
+    MemberSet,
+    GoAway,
+    ComeBack,
+    PassPost,
+    PaceOrder,
     Approve,
     AspectAdd,
     AspectRemove,
@@ -516,6 +521,25 @@ class Builder(Transformer):
 
     def recap(self, c):
         return Recap, {"note": _text(c[0], "the GM's note")}
+
+    def settings(self, c):
+        return MemberSet, {"values": _settings(c)}
+
+    def away(self, c):
+        who, date, ally, note = c
+        return GoAway, {"who": who, "until": str(date), "ally": ally, "note": _text(note, "a note")}
+
+    def back(self, c):
+        return ComeBack, {"who": c[0]}
+
+    def pace_order(self, c):
+        return PaceOrder, {"order": tuple(c[0])}
+
+    def pace_round(self, c):
+        return PaceOrder, {"order": ()}
+
+    def pass_post(self, c):
+        return PassPost, {"reason": _text(c[0], "a reason")}
 
     def veto(self, c):
         ref, aspect, reason = c

@@ -61,6 +61,7 @@ class Spec:
 _SKILL = "a skill name"
 _FREE_COUNT = "the number of free invokes (1 if you leave it out)"
 _ANSWER_DOC = "Compels and fate points"
+_LONG_DOC = "Away, pace and your settings"
 
 SPECS: tuple[Spec, ...] = (
     # -- the actions, dice, sheets and fate points
@@ -174,6 +175,26 @@ SPECS: tuple[Spec, ...] = (
     Spec("recap", "_RECAP", "/recap", "The story so far: `/recap`", play=True,
          text="the GM's note that leads the recap, in quotes",
          words={"pt-BR": ('resumo',)}, examples={"pt-BR": '/resumo'}),
+    Spec("settings", "_SETTINGS", "/settings tz=Europe/Lisbon quiet=23-08", _LONG_DOC, play=True,
+         says={"SETTING": "a setting as KEY=VALUE (tz=Europe/Lisbon, quiet=23-08)"},
+         words={"pt-BR": ('ajustes',)}, examples={"pt-BR": '/ajustes tz=America/Sao_Paulo quiet=23-08'}),
+    Spec("away", "_AWAY", '/away until 2026-12-14 "walking in the Alps"', _LONG_DOC, play=True,
+         parts={"_UNTIL": "/away until 2026-12-14"},
+         roles={"_AWAY": "whose player is away (a character name; the GM's form)",
+                "_ALLY": "who may answer for your character meanwhile (a character name)"},
+         text="a note for the table, in quotes",
+         says={"DATE": "the day you are back, as YYYY-MM-DD (2026-12-14)",
+               "_UNTIL": '"until" and the day you are back (until 2026-12-14)'},
+         words={"pt-BR": ('ausente',)}, examples={"pt-BR": '/ausente até 2026-12-14 "de férias"'}),
+    Spec("back", "_BACK", "/back", _LONG_DOC, play=True,
+         roles={"_BACK": "whose player is back (a character name; the GM's form)"},
+         words={"pt-BR": ('voltei',)}, examples={"pt-BR": '/voltei'}),
+    Spec("pass", "_PASS", "/pass", _LONG_DOC, play=True, text="why you pass, in quotes",
+         words={"pt-BR": ('passo',)}, examples={"pt-BR": '/passo'}),
+    Spec("pace", "_PACE", "/pace order Ruth, Cassandra, GM", _LONG_DOC, who="gm", play=True,
+         parts={"_ORDER": "/pace order Ruth, Cassandra, GM", "_ROUND": "/pace round"},
+         roles={"_ORDER": "who posts (a character name, or GM)"}, lists={"_ORDER": "poster"},
+         words={"pt-BR": ('ritmo',)}, examples={"pt-BR": '/ritmo ordem Ruth, Cassandra, GM'}),
     # -- the GM's table
     Spec("scene", "_SCENE", '/scene start "Warehouse" zones Dock, Office borders Dock-Office',
          "GM: scenes, aspects, conflicts, NPCs", who="gm", play=True,
@@ -383,6 +404,10 @@ KEYWORDS: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType({
         "_THREAT": {"ameaça": "threat"},
         "_VICTORIES": {"vitória": "victory", "vitórias": "victories"},
         "_DIFFICULTY": {"dificuldade": "difficulty"},
+        "_UNTIL": {"até": "until"},
+        "_ALLY": {"aliado": "ally"},
+        "_ORDER": {"ordem": "order"},
+        "_ROUND": {"rodada": "round"},
     }),
 })
 

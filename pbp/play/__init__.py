@@ -10,7 +10,7 @@ from pbp.play import basic, conflict, scenes  # noqa: F401  (registers handlers)
 from pbp.play import economy, invoking, compels  # noqa: F401,E402
 from pbp.play import teamwork, challenges, contests, sheetfix, advance  # noqa: F401,E402
 from pbp.play import costs, overview, spin, concession, bonuses, held  # noqa: F401,E402
-from pbp.play import recaps  # noqa: F401,E402
+from pbp.play import recaps, yours, away, pace  # noqa: F401,E402
 from pbp.play.core import (  # noqa: F401
     GM, Ask, Author, NoteResult, Post, Tell, apply_command, apply_post, check_sequence, deadline_job, handles,
     run_deadline_jobs, status_line, status_lines,

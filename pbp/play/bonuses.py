@@ -78,7 +78,7 @@ def ask_for_rename(post: Post, who: str, aspect, new_name: str, source: str) -> 
 
 def approve_rename(post: Post, request: DetailRequest) -> NoteResult:
     data = request.data
-    changes = ra.rename_aspect(post.table, data["aspect"], data["to"], data.get("owner"))
+    changes = ra.rename_aspect(post.table, data["aspect"], data["to"], data.get("owner"), system=post.system)
     return NoteResult(f"/approve #{request.id}", GM, "approve",
                       text=f'The GM approves aspect change #{request.id}: "{data["aspect"]}" is now "{data["to"]}".',
                       changes=changes)

@@ -171,7 +171,7 @@ def compel(post: Post, cmd: c.Compel):
         target = proposer if cmd.target.lower() == "me" else post.full_name(cmd.target)
     compel_id = post.play.next_id
     t = rc.offer(post.table, compel_id, target, cmd.aspect, cmd.kind, cmd.text, post.now, proposer,
-                 deadline=post.deadline())
+                 deadline=post.deadline(), system=post.system)
     post.play.new_id()
     post.play.compels.append(t.compel)
     _retire(post)

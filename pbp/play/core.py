@@ -21,7 +21,8 @@ from pbp.errors import CommandError, NotAllowedError, UnknownNameError
 from pbp.play.state import PlayState
 from pbp.rules.names import GM, ambiguous, example_with, quote
 from pbp.rules.state import Character, Table
-from pbp.rules.systems import System
+from pbp.rules.system import System
+from pbp.rules.systems import SYSTEMS
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,8 @@ class Post:
         author may use it, else the author's own PC."""
         if name and name.lower() != "me":
             ch = self.find(name)
-            if for_reading or self.author.is_gm or (ch.player or "").lower() == self.author.email:
+            if for_reading or self.author.is_gm or (ch.player or "").lower() == self.author.email \
+                    or self.stands_in(ch):
                 return ch
             raise NotAllowedError(
                 f"{ch.name} is not your character", expected="a command for your own character",
@@ -221,7 +223,17 @@ class Post:
         ch = self.table.character(name)
         if ch is None:
             return name == GM and self.author.is_gm
-        return self.author.is_gm if not ch.player else (ch.player.lower() == self.author.email)
+        return self.author.is_gm if not ch.player else (ch.player.lower() == self.author.email or self.stands_in(ch))
+
+    def stands_in(self, ch: Character) -> bool:
+        """Whether the author may answer for ``ch`` because its player is away and named the
+        author's character their ally, in a campaign whose ``away_policy`` is ``ally``
+        (:mod:`pbp.play.away`)."""
+        if not self.play.away or (getattr(self.campaign, "settings", None) or {}).get("away_policy") != "ally":
+            return False
+        mine = {x.name for x in self.own_characters()}
+        player = (ch.player or "").lower()
+        return any(a.member == player and a.ally in mine and a.since <= self.now < a.until for a in self.play.away)
 
     # -- settings and time
     def flag(self, name: str) -> bool:
@@ -252,7 +264,7 @@ class Post:
         self.play.forget_thread_refs(ref)
 
 
-TIMING = ("reaction_deadline_hours", "invoke_window_hours", "reminder_hours")
+TIMING = ("reaction_deadline_hours", "invoke_window_hours", "reminder_hours", "post_deadline_hours", "stall_hours")
 
 
 def campaign_hours(campaign, config, name: str) -> float:
@@ -292,27 +304,31 @@ HANDLERS: dict[type, Handler] = {}
 # ``pbp.play``'s import). So the order never depends on which module was imported first.
 # (Cf. GNU Mailman's ``core/pipelines.py``: the pipeline's order is data in one place.)
 
+#: The slot of a point where the campaign's system's own steps run (``System.steps``: early
+#: Fate's spin, the d10 hack's costs); a campaign whose system has none there runs only the
+#: point's own steps, so a Fate Condensed campaign never runs spin's.
+SYSTEM_STEPS = "(the system's steps)"
+
 SEQUENCE: dict[str, tuple[str, ...]] = {
     # fn(post, cmd, actor) -> cmd: what the play state adds to an action before it rolls
     "prepare_action": (
         "teamwork._take_helps",         # confirmed helps waiting for the actor
         "challenges._take_task",        # an overcome that is a challenge's task: its difficulty
         "contests._side_roll",          # a contest side's roll of the exchange
-        "spin.own_spin",                # early Fate: a bare +spin takes the number of the actor's own
+        SYSTEM_STEPS,                   # early Fate: a bare +spin takes the number of the actor's own
     ),
     # fn(post, cmd, actor): just before the dice
     "before_action": (
         "invoking._before",             # close the rolls this action ends; picture the table
-        "spin.use_spin",                # early Fate: use up the spin the action names
+        SYSTEM_STEPS,                   # early Fate: use up the spin the action names
     ),
     # fn(post, cmd, actor, result): just after the dice
     "after_action": (
         "invoking._after",              # keep the roll open for invokes after the dice
         "challenges._task_taken",
         "contests._rolled",
-        "costs.cost_due",               # the d10 hack: a cost for the GM to name
+        SYSTEM_STEPS,                   # the d10 hack: a cost for the GM to name; early Fate: 3+ shifts hold a spin
         "overview._could_invoke",       # the line of what the roller could still invoke
-        "spin.hold_spin",               # early Fate: 3+ shifts hold a spin
         "economy.gm_side_acted",        # an NPC acted: a compel's point is no longer unspendable
     ),
     # fn(post, roll, old, new) -> notes: after a roll is re-run (an invoke after the dice, a veto)
@@ -321,8 +337,7 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
         "invoking._harm_follow",        # harm already absorbed from it
         "challenges._task_revised",
         "contests._revised",
-        "costs.cost_after_revision",
-        "spin.spin_follows",
+        SYSTEM_STEPS,                   # a cost or a spin follows the re-run roll
     ),
     # fn(post, cmd, actor, result, bonus): after the after_action steps, when a player's plain
     # +N was held back from the roll (:func:`held_bonus`)
@@ -347,8 +362,7 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
         "teamwork._scene_end",
         "challenges._scene_end",
         "contests._scene_end",
-        "costs.costs_lapse",
-        "spin.spins_lapse",
+        SYSTEM_STEPS,                   # costs and spins lapse
     ),
     "conflict_end": (
         "economy.conflict_payout",      # open rolls close, hostile invokes are paid
@@ -367,6 +381,8 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
         "conflict.settle_turn",         # the turn clock restarts, the handoff is asked for
         "invoking.harm_after",          # an NPC's harm as the post left it, for a re-run to check
         "overview.could_invoke_lines",  # the hint under a roll (not in the ledger: not part of the roll)
+        "away.away_after",              # what now waits for an away player follows the away policy
+        "pace.count_post",              # outside a conflict: the post is the author's owed post
     ),
     # fn(post) -> lines, at the end of every reply
     "status": (
@@ -375,45 +391,79 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
         "teamwork.help_status",
         "challenges.challenge_status",
         "contests.contest_status",
+        "pace.pace_status",
     ),
     # fn(post) -> results, at each deadline round
     "deadlines": (
+        "away.away_round",              # first: absences end, the away policy moves what waits for them
         "conflict.conflict_deadlines",
         "compels.compel_deadlines",
         "teamwork._help_deadlines",
         "challenges.challenge_deadline",
         "contests.contest_deadlines",
+        "pace.pace_deadlines",
     ),
 }
 
 
 class Stage:
-    """One point of :data:`SEQUENCE`: its steps, run in the order written there."""
+    """One point of :data:`SEQUENCE`: its steps, run in the order written there, with the
+    campaign's system's own steps (``System.steps``) in the point's :data:`SYSTEM_STEPS`
+    slot. A point with a slot runs for a system only (:meth:`of`)."""
 
     def __init__(self, name: str):
         self.name = name
         self.order = SEQUENCE[name]
         self._given: dict[str, Callable] = {}
+        self._of: dict[int, tuple[System, list[Callable]]] = {}
+
+    def _systems_steps(self) -> list[str]:
+        """The steps the registered systems add here (in a point with a system slot)."""
+        if SYSTEM_STEPS not in self.order:
+            return []
+        return list(dict.fromkeys(key for system in SYSTEMS.values() for key in system.steps.get(self.name, ())))
 
     def step(self, fn: Callable) -> Callable:
         """Give the code of one named step (the decorator)."""
         key = step_name(fn)
-        if key not in self.order:
-            raise ValueError(f"{key} is not a step of {self.name!r}: name it in pbp.play.core.SEQUENCE")
+        if key not in self.order and key not in self._systems_steps():
+            raise ValueError(f"{key} is not a step of {self.name!r}: name it in pbp.play.core.SEQUENCE "
+                             "or in a system's steps")
         if key in self._given:
             raise ValueError(f"{key} is given twice for {self.name!r}")
         self._given[key] = fn
+        self._of.clear()
         return fn
 
     def missing(self) -> list[str]:
-        return [key for key in self.order if key not in self._given]
+        wanted = [key for key in self.order if key != SYSTEM_STEPS] + self._systems_steps()
+        return [key for key in wanted if key not in self._given]
 
-    def steps(self) -> list[Callable]:
-        """The steps in their order (each named step must have been given)."""
-        missing = self.missing()
+    def _run(self, keys: list[str]) -> list[Callable]:
+        missing = [key for key in keys if key not in self._given]
         if missing:
             raise RuntimeError(f"steps of {self.name!r} never given: {', '.join(missing)}")
-        return [self._given[key] for key in self.order]
+        return [self._given[key] for key in keys]
+
+    def steps(self) -> list[Callable]:
+        """The steps in their order (each named step must have been given), at a point
+        without a system slot."""
+        if SYSTEM_STEPS in self.order:
+            raise TypeError(f"{self.name!r} has a slot for the system's steps: run {self.name}.of(post.system)")
+        return self._run(list(self.order))
+
+    def of(self, system: System) -> list[Callable]:
+        """The steps a campaign of ``system`` runs here, in their order: the point's own,
+        with the system's (``System.steps``) in the slot, none of another system's."""
+        kept = self._of.get(id(system))
+        if kept is not None and kept[0] is system:
+            return kept[1]
+        own = tuple(system.steps.get(self.name, ()))
+        if own and SYSTEM_STEPS not in self.order:
+            raise ValueError(f"{system.name} names steps for {self.name!r}, which has no slot for a system's steps")
+        steps = self._run([key for slot in self.order for key in (own if slot == SYSTEM_STEPS else (slot,))])
+        self._of[id(system)] = (system, steps)
+        return steps
 
     def __iter__(self):
         return iter(self.steps())
@@ -461,6 +511,9 @@ deadline_job = DEADLINE_JOBS.step   # fn(post) -> results, applied at each deadl
 def check_sequence() -> None:
     """Every step :data:`SEQUENCE` names has been given (run once all of ``pbp.play`` is imported)."""
     missing = [f"{stage.name}: {key}" for stage in STAGES.values() for key in stage.missing()]
+    missing += [f"{system.name} names steps for {point!r}, which has no slot for a system's steps"
+                for system in SYSTEMS.values() for point in system.steps
+                if point not in SEQUENCE or SYSTEM_STEPS not in SEQUENCE[point]]
     if missing:
         raise RuntimeError("steps named in pbp.play.core.SEQUENCE but never given: " + "; ".join(missing))
 
@@ -511,13 +564,13 @@ def resolve_action(post: Post, cmd, actor: str):
     held = held_bonus(post, cmd)
     if held:
         cmd = replace(cmd, modifier=cmd.modifier - held)
-    for prepare in PREPARE_ACTION:
+    for prepare in PREPARE_ACTION.of(post.system):
         cmd = prepare(post, cmd, actor)
-    for hook in BEFORE_ACTION:
+    for hook in BEFORE_ACTION.of(post.system):
         hook(post, cmd, actor)
     result = number_roll(post, resolve(cmd, post.table, post.dice, actor, post.system,
                                        payer=GMPool(post.play.ledger)))
-    for hook in AFTER_ACTION:
+    for hook in AFTER_ACTION.of(post.system):
         hook(post, cmd, actor, result)
     if held:
         for step in BONUS_HELD:

@@ -492,7 +492,7 @@ def revise(post: Post, ref: RollRecordRef, *, invoke: Invoke | None = None, invo
     new.changes = _changes(start, _marks(post.table, ledger.gm_pool))
     ref.ids = (*ref.ids, number_roll(post, new).roll_id)   # the re-run's own ledger row: a new id of the same roll
     new.revises = ref.ids[0] if len(ref.ids) > 1 else None  # the roll players know, as its reply names it
-    notes = [n for hook in ROLL_REVISED for n in hook(post, ref, old, new)]
+    notes = [n for hook in ROLL_REVISED.of(post.system) for n in hook(post, ref, old, new)]
     said = [d.text for d in changes_between(old, new, post.system.explain) if d.what in ("effort", "opposition", "shifts", "outcome", "hit")]
     head = (f"Roll {label} revised: " if ref.ids else "The roll above, revised: ") + \
         ("; ".join(said) if said else "the outcome stands")
@@ -664,14 +664,14 @@ def give(post: Post, cmd: c.GiveInvoke):
                               example=f"/give {quote(cmd.aspect)} Charles")
     to = GM if cmd.to.upper() == GM else post.find(cmd.to).name
     try:
-        aspect = find_aspect(post.table, cmd.aspect, giver, source=cmd.source)
+        aspect = find_aspect(post.table, cmd.aspect, giver, source=cmd.source, system=post.system)
     except UnknownNameError as exc:
         # the example gives what the giver holds, or shows the table when they hold nothing
         held = [a.name for a in post.table.aspects if a.free_for(giver) > 0 and visible_to(a, giver, post.table)]
         exc.example = f"/give {quote(held[0])} {quote(to)}" if held else "/table"
         raise exc from None
     hidden = aspect.hidden
-    changes = give_free_invokes(post.table, aspect, giver, to, cmd.count)
+    changes = give_free_invokes(post.table, aspect, giver, to, cmd.count, system=post.system)
     if changes[0].what == "boost":
         text = f"{giver} passes the boost {changes[0].subject} to {to}"
     else:

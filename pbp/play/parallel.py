@@ -12,8 +12,8 @@ The play state holds the scene posts act in where it always has (``PlayState.sce
 scene at a time never sees any of this; the other scenes wait in ``PlayState.elsewhere``,
 each a :class:`pbp.play.state.ParkedScene`. A post acts in the scene of the thread it
 answers: :func:`enter_thread` (the pipeline calls it before anything is applied) parks the
-scene in play and brings that one in. A post that answers no scene's thread acts in the
-scene in play.
+scene in play and brings that one in. A post that answers no scene's thread acts in the one
+open scene its subject names, or else in the scene in play.
 
 Parking a scene takes its situation aspects, zone aspects and boosts off the table (they
 are kept with it, hidden ones hidden) and bringing it back puts them back, so one scene's
@@ -21,6 +21,8 @@ are kept with it, hidden ones hidden) and bringing it back puts them back, so on
 characters in it (:func:`cast`).
 """
 from __future__ import annotations
+
+import re
 
 from pbp.play.core import Post
 from pbp.play.state import SCENE_PARTS, AspectRecord, ParkedScene, PlayState
@@ -74,18 +76,28 @@ def enter(post: Post, number: int) -> bool:
     return True
 
 
-def enter_thread(post: Post, chain: tuple[str, ...]) -> None:
+def enter_thread(post: Post, chain: tuple[str, ...], subject: str = "") -> None:
     """Act in the scene whose thread the post is in: the one whose root is among the ids
-    the post answers (``chain``: its References and In-Reply-To)."""
+    the post answers (``chain``: its References and In-Reply-To); for a post in no scene's
+    thread, the one open scene its ``subject`` names (a new mail "Docks: Charles waits")."""
     post.scene_of_post = post.play.scene
-    if not post.play.elsewhere or not chain:
+    if not post.play.elsewhere:
         return
     ids = set(chain)
-    for parked in post.play.elsewhere:
-        if parked.scene.root is not None and parked.scene.root in ids:
-            enter(post, parked.scene.number)
-            break
+    scenes = [post.play.scene, *(p.scene for p in post.play.elsewhere)]
+    if ids and any(s is not None and s.root in ids for s in scenes):
+        found = next(s for s in scenes if s is not None and s.root in ids)
+    else:
+        named = [s for s in scenes if s is not None and _names(subject, s.name)]
+        found = named[0] if len(named) == 1 else None
+    if found is not None:
+        enter(post, found.number)
     post.scene_of_post = post.play.scene
+
+
+def _names(subject: str, name: str) -> bool:
+    """Whether ``subject`` holds the scene's ``name`` as whole words, in any case."""
+    return re.search(r"(?<!\w)" + re.escape(name.casefold()) + r"(?!\w)", subject.casefold()) is not None
 
 
 def after_scene_end(post: Post) -> None:

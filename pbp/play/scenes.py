@@ -41,7 +41,7 @@ from pbp.rules.sheets import name_problems
 from pbp.rules.names import same_name
 from pbp.rules.results import Change
 from pbp.rules.state import Aspect, Character
-from pbp.rules.systems.base import and_words
+from pbp.rules.system import and_words
 from pbp.rules.zones import RANGE_POLICIES, ZoneMap
 from pbp.textsafety import unsafe_text
 
@@ -92,8 +92,8 @@ def start_scene(post: Post, cmd: c.SceneStart) -> NoteResult:
     if play.scene.members or play.scene.npcs:
         parts.append(Msg(" In it: {names}.", names=", ".join([*play.scene.members, *play.scene.npcs])))
     if play.elsewhere:
-        parts.append("\n  Also open: " + "; ".join(f'scene {p.scene.number}, "{p.scene.name}"' for p in play.elsewhere) +
-                     ". Reply in a scene's thread to play in it.")
+        parts.append(Msg("\n  Also open: scene {scenes}. Reply in a scene's thread to play in it.",
+                         scenes="; ".join(f'{p.scene.number}, "{p.scene.name}"' for p in play.elsewhere)))
     if zones is not None:
         parts.append(Msg("\n  Zones: {zones}.", zones=", ".join(zones.zones)))
         if zones.border_pairs:
@@ -143,7 +143,7 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
         raise RulesError("no scene is open", source=cmd.source, expected="an open scene to end",
                          example='/scene start "Warehouse"')
     report = recovery.end_scene(_in_scene(post), clears=post.system.scene_clears)
-    changes = report.changes + [ch for fn in SCENE_END for ch in fn(post)]
+    changes = report.changes + [ch for fn in SCENE_END.of(post.system) for ch in fn(post)]
     clears = post.system.explain.clears(post.system.harm.noun)
     lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: {clears}, boosts and situation '
              "aspects go, and anyone taken out is back for the next scene."]
@@ -242,7 +242,7 @@ def aspect_remove(post: Post, cmd: c.AspectRemove):
             return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} clears: the GM says so.",
                               changes=cleared.changes)
     secret = _hidden(post, cmd.name, None)
-    changes = ra.remove_aspect(post.table, cmd.name, None)
+    changes = ra.remove_aspect(post.table, cmd.name, None, system=post.system)
     return NoteResult(cmd.source, GM, "aspect", text=f"{cmd.name} is no longer in play.", changes=changes,
                       gm_only=secret)
 
@@ -315,7 +315,7 @@ def _gm_aspect(post: Post, name: str, source: str) -> Aspect:
     """The aspect in play the GM names (hidden ones too; a short name if it is the only one)."""
     from pbp.rules.names import find_aspect
 
-    return find_aspect(post.table, name, GM, source=source)
+    return find_aspect(post.table, name, GM, source=source, system=post.system)
 
 
 def _hidden(post: Post, name: str, owner: str | None) -> bool:
@@ -380,7 +380,7 @@ def rename(post: Post, cmd: c.AspectRename) -> NoteResult:
         if mine:                    # the new name may be a hidden aspect's in the same place
             aside, told = ra.step_aside(post.table, cmd.new_name, mine[0].owner, viewer)
     secret = post.author.is_gm and _hidden(post, cmd.name, owner)
-    changes = ra.rename_aspect(post.table, cmd.name, cmd.new_name, owner, viewer=viewer)
+    changes = ra.rename_aspect(post.table, cmd.name, cmd.new_name, owner, viewer=viewer, system=post.system)
     text = f'"{cmd.name}" is now "{cmd.new_name.strip()}".'
     return NoteResult(cmd.source, post.speaker(), "aspect", text="\n  ".join([text, *(e.text for e in told)]),
                       changes=aside + changes, effects=told, gm_only=secret, public_text=text if told else None)

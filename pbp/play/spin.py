@@ -18,7 +18,9 @@ By mail the spin is held and named later:
   of the scene and after the campaign's ``reaction_deadline_hours`` from the roll.
 * An invoke after the dice (or a veto) that moves the roll across 3 shifts gives or takes
   its spin (``spin_follows``); a spin already used stays used.
-* A system without spin (``spin_bonus == 0``) refuses ``+spin``.
+* These steps are early Fate's own (``EARLY_FATE.steps``, ``SPIN_STEPS``): they run in its
+  campaigns only. Any other system refuses ``+spin`` in the rules core
+  (``spin_bonus == 0``, :func:`pbp.rules.actions.resolve`).
 """
 from __future__ import annotations
 
@@ -57,10 +59,6 @@ def use_spin(post: Post, cmd, actor: str) -> None:
     if cmd.spin is None:
         spins[:] = [s for s in spins if not same_name(s.owner, actor)]   # "his own next action"
         return
-    system = post.system
-    if not system.spin_bonus:
-        raise RulesError(f"{system.title or system.name} has no spin", source=cmd.source,
-                         expected="the action without +spin", example=cmd.source.split(" +spin")[0])
     if cmd.spin.roll:
         found = [s for s in spins if s.roll == cmd.spin.roll]
     else:

@@ -17,6 +17,8 @@ from pbp.rules.conflict import Conflict
 from pbp.rules.fate_points import DetailRequest, FateLedger, Owed
 from pbp.rules.invokes import AfterInvoke
 from pbp.rules.zones import ZoneMap
+from pbp.play.people import Away, MemberSettings
+from pbp.play.pacing import FreePace
 from pbp.store.codec import dump, load
 
 
@@ -317,6 +319,12 @@ class PlayState:
     # The other scenes open at the same time (a split party), each its SCENE_PARTS and its
     # situation aspects, parked while posts act in another (pbp.play.parallel).
     elsewhere: list[ParkedScene] = field(default_factory=list)
+    # The long campaign: each member's own settings by address (pbp.play.people), who is away
+    # (pbp.play.away; one entry per member at most, gone when they are back) and who owes a
+    # post outside a conflict (pbp.play.pace).
+    people: dict[str, MemberSettings] = field(default_factory=dict)
+    away: list[Away] = field(default_factory=list)
+    pace: FreePace | None = None
 
     def new_id(self) -> int:
         n = self.next_id
@@ -365,6 +373,9 @@ class PlayState:
             times.append(self.contest.deadline)
             if self.contest.twist_deadline is not None:
                 times.append(self.contest.twist_deadline)
+        if self.pace is not None and self.pace.next_due is not None:
+            times.append(self.pace.next_due)
+        times += [a.until for a in self.away]       # an absence ends (pbp.play.away)
         clock = self.turn_clock
         if clock is not None and not clock.expired:
             times.append(clock.deadline - (timedelta(0) if clock.reminded else reminder))

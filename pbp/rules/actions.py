@@ -64,7 +64,7 @@ from pbp.rules.results import (
     ActionResult, DiceRoll, Effort, Modifier, Outcome, OppositionResult,
 )
 from pbp.rules.state import Aspect, Character, Table
-from pbp.rules.systems import AttackKind, System
+from pbp.rules.system import AttackKind, System
 from pbp.rules.teamwork import check_highest, row_text
 
 MAX_DICE = 100
@@ -162,6 +162,9 @@ def check_plain_bonus(modifier: int, source: str = "") -> None:
 
 def _begin(cmd: ActionCommand, name: str, table: Table, dice: DiceSource, actor: str, system: System,
            others: tuple[AfterInvoke, ...] = (), payer: FatePoints = OWN_POINTS) -> Action:
+    if cmd.spin is not None and not system.spin_bonus:
+        raise RulesError(f"{system.title or system.name} has no spin", source=cmd.source,
+                         expected="the action without +spin", example=cmd.source.split(" +spin")[0])
     character = find_character(table, actor, source=cmd.source)
     allowed = system.tables.choices[name]
     for choice in cmd.choices:
@@ -258,11 +261,11 @@ def opposing_scale(act: Action, opponent: Character, *, after_the_dice: bool = T
     if (act.name == "defend" and opposition is not None and opposition.scale_aspect
             and same_name(opposition.character, opponent.name)):
         try:
-            aspects.append(find_aspect(act.table, opposition.scale_aspect, opponent.name, source=act.source))
+            aspects.append(find_aspect(act.table, opposition.scale_aspect, opponent.name, source=act.source, system=act.system))
         except CommandError:
             pass                    # gone from play since the attack (the scene ended)
     if after_the_dice:
-        aspects += [find_aspect(act.table, o.invoke.aspect, o.invoker or GM, source=act.source)
+        aspects += [find_aspect(act.table, o.invoke.aspect, o.invoker or GM, source=act.source, system=act.system)
                     for o in act.others if o.invoke.mode is InvokeMode.OPPOSE]
     for aspect in aspects:
         carried = state.aspect_scale(aspect)
@@ -286,9 +289,9 @@ def _side(act: Action) -> tuple[int, str, str | None]:
     state = act.system.character_state
     level, name = state.scale_of(act.actor)
     raised_by = None
-    invoked = [(i, find_aspect(act.table, i.aspect, act.actor.name, source=act.source)) for i in act.cmd.invokes]
+    invoked = [(i, find_aspect(act.table, i.aspect, act.actor.name, source=act.source, system=act.system)) for i in act.cmd.invokes]
     # an ally's invoke after the dice (``others``): the ally's side is the roller's
-    invoked += [(None, find_aspect(act.table, o.invoke.aspect, o.invoker, source=act.source))
+    invoked += [(None, find_aspect(act.table, o.invoke.aspect, o.invoker, source=act.source, system=act.system))
                 for o in act.others if o.invoke.mode is InvokeMode.BONUS]
     for invoke, aspect in invoked:
         carried = state.aspect_scale(aspect)

@@ -27,6 +27,7 @@ from pbp.rules.bookkeeping import remove_aspect as _drop
 from pbp.rules.names import GM, aspects_in_play, find_aspect, find_character, same_name, unknown, visible_to
 from pbp.rules.results import Change, Effect
 from pbp.rules.state import Aspect, Table
+from pbp.rules.system import System
 
 KINDS = ("high_concept", "trouble", "character", "situation", "zone", "consequence", "boost")
 
@@ -45,10 +46,10 @@ class InvokeRight:
         return self.free > 0 or self.may_pay
 
 
-def invoke_right(table: Table, aspect_name: str, who: str) -> InvokeRight:
+def invoke_right(table: Table, aspect_name: str, who: str, *, system: System | None = None) -> InvokeRight:
     """How ``who`` may invoke the aspect called ``aspect_name`` (UnknownNameError if they
     cannot see one by that name)."""
-    aspect = find_aspect(table, aspect_name, who)
+    aspect = find_aspect(table, aspect_name, who, system=system)
     owner = aspect.owner if aspect.owner and not same_name(aspect.owner, who) else None
     return InvokeRight(aspect, aspect.free_for(who), aspect.kind != "boost", owner)
 
@@ -66,9 +67,9 @@ def usable_aspects(table: Table, who: str) -> list[InvokeRight]:
     return rights
 
 
-def compellable(table: Table, aspect_name: str, viewer: str) -> Aspect:
+def compellable(table: Table, aspect_name: str, viewer: str, *, system: System | None = None) -> Aspect:
     """The aspect a compel is about; boosts cannot be compelled."""
-    aspect = find_aspect(table, aspect_name, viewer)
+    aspect = find_aspect(table, aspect_name, viewer, system=system)
     if aspect.kind == "boost":
         raise RulesError(
             f"{aspect.name} is a boost, and a boost cannot be compelled",
@@ -81,11 +82,11 @@ def compellable(table: Table, aspect_name: str, viewer: str) -> Aspect:
 # -- free invokes and boosts ----------------------------------------------------------------
 
 def give_free_invokes(table: Table, aspect: str | Aspect, from_holder: str, to_holder: str,
-                      count: int = 1) -> list[Change]:
+                      count: int = 1, *, system: System | None = None) -> list[Change]:
     """Pass free invokes to an ally (``/give "On Fire" Ruth 2``). A boost passes whole,
     still good for its single use. Whether the two are allies, and whether there is a
     reason in the fiction, is the table's call."""
-    target = aspect if isinstance(aspect, Aspect) else find_aspect(table, aspect, from_holder)
+    target = aspect if isinstance(aspect, Aspect) else find_aspect(table, aspect, from_holder, system=system)
     if to_holder != GM:
         to_holder = find_character(table, to_holder).name
     if from_holder != GM:
@@ -171,10 +172,11 @@ def add_situation_aspect(table: Table, name: str, owner: str | None = None, free
     return aspect, changes
 
 
-def remove_aspect(table: Table, name: str, owner: str | None = None, viewer: str = GM) -> list[Change]:
+def remove_aspect(table: Table, name: str, owner: str | None = None, viewer: str = GM, *,
+                  system: System | None = None) -> list[Change]:
     """Take an aspect out of play; the free invokes on it go with it. Consequences are
     refused: they leave play through recovery, which also clears their slot."""
-    aspect = _one(table, name, owner, viewer)
+    aspect = _one(table, name, owner, viewer, system)
     if aspect.kind == "consequence":
         raise RulesError(f"{aspect.name} is a consequence: it leaves play when {aspect.owner} recovers",
                          expected="a situation or character aspect, or a boost",
@@ -187,11 +189,11 @@ def remove_aspect(table: Table, name: str, owner: str | None = None, viewer: str
 
 
 def rename_aspect(table: Table, name: str, new_name: str, owner: str | None = None,
-                  viewer: str = GM) -> list[Change]:
+                  viewer: str = GM, *, system: System | None = None) -> list[Change]:
     """Rename an aspect (a boost named when used, a consequence renamed as it heals); free
     invokes stay on it, and a consequence's entry on its owner's sheet follows. ``viewer``
     is who asks (``GM``: any aspect; a character: only the aspects it knows of)."""
-    aspect = _one(table, name, owner, viewer)
+    aspect = _one(table, name, owner, viewer, system)
     new_name = new_name.strip()
     if not new_name:
         raise RulesError("the new name is empty", expected="a new name in quotes",
@@ -240,11 +242,11 @@ def _same_place(table: Table, name: str, owner: str | None) -> Aspect | None:
     return None
 
 
-def _one(table: Table, name: str, owner: str | None, viewer: str = GM) -> Aspect:
+def _one(table: Table, name: str, owner: str | None, viewer: str = GM, system: System | None = None) -> Aspect:
     """The aspect called ``name`` (on ``owner`` if given) among those ``viewer`` knows of:
     the GM sees them all, hidden or not; for anyone else a hidden aspect is not there at all
     (not found, not suggested, no "more than once"). Refused if the name is ambiguous."""
-    in_play = [a for a in aspects_in_play(table) if visible_to(a, viewer, table)]
+    in_play = [a for a in aspects_in_play(table, system=system) if visible_to(a, viewer, table)]
     named = [a for a in in_play if same_name(a.name, name)]
     if owner is not None:
         named = [a for a in named if same_name(a.owner, owner)]

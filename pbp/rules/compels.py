@@ -146,7 +146,7 @@ class Transition:
 # -- opening a compel -----------------------------------------------------------------------
 
 def offer(table: Table, id: int, target: str, aspect: str, kind: str | CompelKind, text: str,
-          now: datetime, proposer: str = GM, deadline: datetime | None = None) -> Transition:
+          now: datetime, proposer: str = GM, deadline: datetime | None = None, *, system=None) -> Transition:
     """Open a compel: the GM's is offered at once and free; a player's on another character
     costs the proposer a point now (escrow) and waits for the GM; a player's on their own
     character is a retroactive self-compel and waits for the GM."""
@@ -160,7 +160,7 @@ def offer(table: Table, id: int, target: str, aspect: str, kind: str | CompelKin
         raise RulesError(f"{victim.name} is the GM's own character: an NPC's complication needs no compel",
                          expected="a player's character as the target",
                          example=f'/compel Ruth "{aspect}" {kind.value} "{text}"')
-    found = compellable(table, aspect, GM if by == GM else by)
+    found = compellable(table, aspect, GM if by == GM else by, system=system)
     self_compel = same_name(by, victim.name)
     if self_compel and found.owner is not None and not same_name(found.owner, victim.name):
         raise RulesError(

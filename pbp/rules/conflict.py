@@ -36,7 +36,7 @@ from pbp.rules.harm import AbsorbResult
 from pbp.rules.names import and_names, find_character
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Table
-from pbp.rules.systems.base import or_words
+from pbp.rules.system import or_words
 from pbp.rules.turns import TurnOrder, join, remove, start_order, take_move
 from pbp.rules.zones import ZoneMap
 

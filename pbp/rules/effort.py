@@ -16,7 +16,7 @@ from pbp.rules.names import lookup_skill, same_name
 from pbp.rules.results import Effort, Modifier, OppositionResult
 from pbp.rules.state import Character
 from pbp.rules import stunts
-from pbp.rules.systems import System
+from pbp.rules.system import System
 
 
 def effort_modifiers(character: Character, skill: str, rating: int, action: str, *, system: System,

@@ -31,7 +31,7 @@ How the rules are read here (a plan is what a player writes in ``/absorb``):
 
 The box model is the system's (``System.harm``): Fate Condensed's one-point boxes, where
 the stress term of a plan is the number of boxes to mark, or Fate Core's escalating boxes
-(``pbp.rules.systems.base.EscalatingBoxes``), where it names the one box checked and a plan
+(``pbp.rules.system.EscalatingBoxes``), where it names the one box checked and a plan
 absorbs that box's value. Everything above holds for both: "mark as many as you like" is the
 one-point model's ``least``; "one box per hit, the hit's value or higher" is the escalating
 one's. Every function takes the system; none defaults to one.
@@ -48,7 +48,7 @@ from pbp.rules.names import find_character, quote
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.sheets import consequence_slots, stress_tracks
 from pbp.rules.state import Aspect, Character, Consequence, Table
-from pbp.rules.systems import OnePointBoxes, System
+from pbp.rules.system import OnePointBoxes, System
 
 
 

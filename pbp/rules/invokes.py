@@ -50,7 +50,7 @@ from pbp.rules.ladder import describe
 from pbp.rules.names import find_aspect, find_character, same_name
 from pbp.rules.results import Effort, InvokeUse, Modifier, OppositionResult, Outcome
 from pbp.rules.state import Aspect, Character, Table
-from pbp.rules.systems import System
+from pbp.rules.system import System
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ def plan(invokes: Iterable[Invoke], ctx: Invoking, *, may_oppose: bool) -> list[
     uses: list[Use] = []
     for invoke in invokes:
         try:
-            aspect = find_aspect(ctx.table, invoke.aspect, ctx.invoker.name, source=ctx.source)
+            aspect = find_aspect(ctx.table, invoke.aspect, ctx.invoker.name, source=ctx.source, system=ctx.system)
         except UnknownNameError as exc:
             raise _unheld_free(exc, ctx, invoke) from None
         if invoke.times < 1:
@@ -147,7 +147,7 @@ def plan_others(others: Iterable[AfterInvoke], ctx: Invoking) -> list[Use]:
     for other in others:
         invoke = other.invoke
         who = find_character(ctx.table, other.invoker)      # errors name the /invoke, not the roll's line
-        aspect = find_aspect(ctx.table, invoke.aspect, who.name)
+        aspect = find_aspect(ctx.table, invoke.aspect, who.name, system=ctx.system)
         if invoke.mode is InvokeMode.REROLL:
             raise RulesError(
                 f"only {actor} can reroll {actor}'s dice; {who.name} can invoke {aspect.name} for {worth} "

@@ -15,7 +15,7 @@ from pbp.i18n import fold
 from pbp.i18n.words import GAME_WORDS, skill_in
 from pbp.rules.naming import GM, and_names, quote
 from pbp.rules.state import Aspect, Character, Table, short_matches
-from pbp.rules.systems import System, UnknownSystem, get_system
+from pbp.rules.system import System
 
 
 def suggestions(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
@@ -99,6 +99,13 @@ def lookup_skill(character: Character, name: str, skills: tuple[str, ...], *,
     """(spelling, rating) of a skill: the sheet first, then the skill list at Mediocre (+0),
     then a short name of one of those ("Ath"). ``own_short=False``: a short name may not
     mean a skill of the sheet's own (an NPC's skills a player does not know)."""
+    key = name.casefold()        # as typed, the ordinary case
+    for sheet_name, rating in character.skills.items():
+        if sheet_name.casefold() == key:
+            return sheet_name, rating
+    for listed in skills:
+        if listed.casefold() == key:
+            return listed, 0
     # case and accents as typed do not matter ("investigacao": Investigação), and a skill may
     # be named in any language pbp speaks ("Investigate" in a Portuguese campaign)
     keys = {fold(name)} | {fold(skill_in(name, code)) for code in GAME_WORDS}
@@ -157,10 +164,12 @@ def visible_to(aspect: Aspect, viewer: str, table: Table | None = None) -> bool:
     return owner is None or not owner.player
 
 
-def aspects_in_play(table: Table) -> list[Aspect]:
+def aspects_in_play(table: Table, *, system: System | None = None) -> list[Aspect]:
     """Every aspect in play: ``table.aspects`` plus consequences written on sheets that the
     store did not also list as aspects (those carry no free invokes, so a stand-in will do),
-    and the aspects the system layers on a character now (a mech's while piloting)."""
+    and the aspects ``system`` layers on a character now (a mech's while piloting). The
+    system is passed (every caller in pbp passes the table's, ``tests/test_static.py``);
+    None is a system that layers none."""
     listed = {(a.name.casefold(), (a.owner or "").casefold()) for a in table.aspects}
     extra = [
         Aspect(c.aspect, kind="consequence", owner=ch.name)
@@ -168,26 +177,24 @@ def aspects_in_play(table: Table) -> list[Aspect]:
         for c in ch.consequences
         if c.aspect and (c.aspect.casefold(), ch.name.casefold()) not in listed
     ]
-    extra += _layered(table, listed)
+    extra += _layered(table, listed, system)
     return [*table.aspects, *extra] if extra else table.aspects
 
 
-def _layered(table: Table, listed: set) -> list[Aspect]:
+def _layered(table: Table, listed: set, system: System | None) -> list[Aspect]:
     """Aspects the system layers on a character now (a mech's on its pilot, while piloting)."""
-    if not any(ch.system_state for ch in table.characters.values()):
+    if system is None or not any(ch.system_state for ch in table.characters.values()):
         return []
-    try:
-        state = get_system(table.system).character_state
-    except UnknownSystem:
-        return []
+    state = system.character_state
     return [Aspect(name, kind="mech", owner=ch.name) for ch in table.characters.values()
             for name in state.aspects(ch) if (name.casefold(), ch.name.casefold()) not in listed]
 
 
-def find_aspect(table: Table, name: str, viewer: str, *, source: str = "") -> Aspect:
-    """An aspect in play that ``viewer`` may know about; suggestions never leak hidden ones."""
+def find_aspect(table: Table, name: str, viewer: str, *, source: str = "", system: System | None = None) -> Aspect:
+    """An aspect in play that ``viewer`` may know about; suggestions never leak hidden ones.
+    ``system``: the table's, whose layered aspects are in play too (:func:`aspects_in_play`)."""
     key = name.casefold()
-    in_play = aspects_in_play(table)
+    in_play = aspects_in_play(table, system=system)
     for aspect in in_play:
         if aspect.name.casefold() == key and visible_to(aspect, viewer, table):
             return aspect

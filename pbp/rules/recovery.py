@@ -46,7 +46,7 @@ from pbp.rules.ladder import describe
 from pbp.rules.names import find_character, same_name
 from pbp.rules.results import ActionResult, Outcome
 from pbp.rules.state import Character, Consequence, Table
-from pbp.rules.systems import System, or_words
+from pbp.rules.system import System, or_words
 
 SELF_TREATMENT = 2
 SCENE_ASPECTS = ("boost", "situation", "zone")

@@ -52,7 +52,7 @@ from pbp.rules.invokes import AfterInvoke
 from pbp.rules.names import same_name
 from pbp.rules.results import ActionResult, Change, Effect
 from pbp.rules.state import Table
-from pbp.rules.systems import System
+from pbp.rules.system import System
 
 Faces = tuple[int, ...]
 

@@ -17,7 +17,7 @@ from pbp.rules.advancement import column_problems
 from pbp.rules.ladder import LADDER, describe
 from pbp.rules.names import suggestions
 from pbp.rules.state import Aspect, Character, Consequence
-from pbp.rules.systems import System
+from pbp.rules.system import System
 
 STUNT_ACTIONS = ("", "overcome", "advantage", "attack", "defend")
 

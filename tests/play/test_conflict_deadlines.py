@@ -28,14 +28,14 @@ def test_a_defence_nobody_sends_is_rolled_at_the_deadline(mt, chicago):
     start(mt)
     attack = mt.post("GM", "/as Ghoul attack Ruth with Fight\n/as Ghoul next Ruth\n", dice="++++",
                      at=datetime(2026, 11, 30, 12, 0))
-    assert "If you have not answered by Wed 2 Dec 12:00 UTC, Ruth defends with Fight, Great (+4)" in attack.text
+    assert "If you have not answered by Wed 2 Dec 12:00 UTC (in 2 days), Ruth defends with Fight, Great (+4)" in attack.text
     assert play_state(chicago).next_deadline() is not None
 
     early = mt.tick(datetime(2026, 12, 1, 23, 0))          # nothing due yet
     assert early.replies == []
     reminder = mt.tick(datetime(2026, 12, 2, 0, 30))       # 12 hours before: a reminder to Ruth only
     assert [r.to for r in reminder.replies] == [["ruth@pbp.localhost"]]
-    assert reminder.replies[0].subject.endswith("Reminder: Ruth, defend by Wed 2 Dec 12:00 UTC")
+    assert reminder.replies[0].subject.endswith("Reminder: Ruth, defend by Wed 2 Dec 12:00 UTC (in 11 hours)")
     assert mt.tick(datetime(2026, 12, 2, 1, 0)).replies == []      # reminded once
 
     # At the deadline Ruth's best defence against Fight is rolled: Fight Great (+4) + [-][-][-][-] = 0

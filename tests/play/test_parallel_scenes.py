@@ -122,3 +122,30 @@ def test_a_table_that_plays_one_scene_at_a_time_is_refused_a_second_as_before(ch
     assert second.status == "rejected"
     assert 'the scene "Warehouse" is still open' in second.text
     assert "example:  /scene start Docks with Cassandra" in second.text      # a scene beside it names its PCs
+
+
+def test_a_new_mail_naming_a_scene_in_its_subject_acts_there(split, chicago):
+    mt, warehouse, docks = split
+    assert play(chicago).scene.name == "Docks"
+    step = mt.post("Ruth", "Ruth checks the crates.\n/overcome Notice vs Fair", dice="++00",
+                   subject="Warehouse: the crates")                      # a new thread, no reply
+    assert step.status == "applied", step.outcome.errors
+    assert _to(step) == WAREHOUSE and play(chicago).scene.name == "Warehouse"
+    vague = mt.post("Charles", "Charles waits.", subject="Waiting")     # names no scene: the scene in play
+    assert _to(vague) == WAREHOUSE and play(chicago).scene.name == "Warehouse"
+
+
+def test_the_archive_keeps_each_scene_on_its_own_page_however_the_posts_interleave(split, chicago):
+    from pbp.archive.view import Reader, build
+
+    mt, warehouse, docks = split
+    mt.post("Ruth", "Ruth listens at the door.", reply_to=warehouse)
+    mt.post("Charles", "Charles counts the boats.", reply_to=docks)
+    mt.post("Cassandra", "Cassandra lights a match.", reply_to=warehouse)
+    mt.post("GM", "/scene end", reply_to=docks)
+    archive = build(m.Campaign.get_by_id(chicago.id), Reader(gm=False))
+    pages = {s.key: [line for e in s.entries for line, _ in e.lines] for s in archive.scenes}
+    assert list(pages) == ["scene-1", "scene-2"]
+    assert pages["scene-1"][-2:] == ["Ruth listens at the door.", "Cassandra lights a match."]
+    assert "Charles counts the boats." in pages["scene-2"]
+    assert {s.key: s.open for s in archive.scenes} == {"scene-1": True, "scene-2": False}

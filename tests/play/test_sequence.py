@@ -9,16 +9,24 @@ import pytest
 import pbp.play  # noqa: F401  (every step given)
 from pbp import commands as c
 from pbp.play import core
-from pbp.play.core import HANDLERS, SEQUENCE, STAGES, Stage, handles, step_name
+from pbp.play.core import HANDLERS, SEQUENCE, STAGES, SYSTEM_STEPS, Stage, handles, step_name
+from pbp.rules.systems import EARLY_FATE, SYSTEMS
+
+
+def _written(stage: str, system) -> list[str]:
+    """The order written in SEQUENCE, with the system's own steps in the slot."""
+    return [key for slot in SEQUENCE[stage] for key in (system.steps.get(stage, ()) if slot == SYSTEM_STEPS else (slot,))]
 
 
 @pytest.mark.parametrize("stage", sorted(SEQUENCE))
-def test_each_stage_runs_its_steps_in_the_written_order(stage):
-    assert [step_name(fn) for fn in STAGES[stage]] == list(SEQUENCE[stage])
+@pytest.mark.parametrize("system", sorted(SYSTEMS))
+def test_each_stage_runs_its_steps_in_the_written_order(stage, system):
+    assert [step_name(fn) for fn in STAGES[stage].of(SYSTEMS[system])] == _written(stage, SYSTEMS[system])
 
 
 def test_an_action_reads_in_one_place():
-    assert SEQUENCE["before_action"] == ("invoking._before", "spin.use_spin")
+    assert SEQUENCE["before_action"] == ("invoking._before", SYSTEM_STEPS)
+    assert EARLY_FATE.steps["before_action"] == ("spin.use_spin",)
     assert SEQUENCE["after_action"][0] == "invoking._after"          # the roll is kept open first
     assert SEQUENCE["scene_end"][0] == "economy.scene_payout"        # rolls close before anything lapses
 
@@ -84,7 +92,9 @@ def test_the_order_does_not_follow_the_order_of_imports():
         "    importlib.import_module('pbp.play.' + m)\n"
         "import pbp.play\n"
         "from pbp.play.core import STAGES, step_name\n"
-        "print(json.dumps({k: [step_name(f) for f in s] for k, s in STAGES.items()}))\n")
+        "from pbp.rules.systems import SYSTEMS\n"
+        "print(json.dumps({n: {k: [step_name(f) for f in s.of(x)] for k, s in STAGES.items()}"
+        " for n, x in SYSTEMS.items()}))\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                          cwd=str(__import__("pathlib").Path(core.__file__).parents[2]))
-    assert json.loads(out.stdout) == {k: list(v) for k, v in SEQUENCE.items()}
+    assert json.loads(out.stdout) == {n: {k: _written(k, x) for k in SEQUENCE} for n, x in SYSTEMS.items()}

@@ -172,7 +172,7 @@ def _house_system():
     is treated against Epic (+7) whatever it absorbed."""
     from dataclasses import replace
 
-    from pbp.rules.systems.base import Recovery
+    from pbp.rules.system import Recovery
     return replace(FATE_CONDENSED, name="house-recovery",
                    consequence_slots=(("scratch", 2), ("wound", 4), ("scar", 6)),
                    recovery={"scratch": Recovery("session"),

@@ -16,7 +16,7 @@ from pbp.rules.conflict import check_reach, start_conflict
 from pbp.rules.sheets import consequence_slots
 from pbp.rules.state import Character, Table
 from pbp.rules.systems import FATE_CONDENSED
-from pbp.rules.systems.base import AttackKind, frozen
+from pbp.rules.system import AttackKind, frozen
 from pbp.rules.zones import ZoneMap
 from tests.helpers import FIXED_NOW
 

@@ -11,8 +11,8 @@ from typing import Mapping
 
 from pbp.errors import ConfigError
 from pbp.i18n import language_code
-from pbp.rules.systems.base import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes, Recovery,
-                                    StressTable, System, Words, four_fate_dice, or_words)
+from pbp.rules.system import (AttackKind, EscalatingBoxes, FateDice, FateTiers, OnePointBoxes, Recovery,
+                              StressTable, System, Words, four_fate_dice, or_words)
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.systems.fate_core import FATE_CORE
 from pbp.rules.systems.d10_pool import D10_POOL

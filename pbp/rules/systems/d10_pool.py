@@ -53,8 +53,8 @@ from pbp.errors import RulesError
 from pbp.rules.dice import DiceSource
 from pbp.rules.results import Change, DiceRoll, Modifier, Outcome
 from pbp.rules.state import Stunt
-from pbp.rules.systems.base import (fate_attack_kinds, CharacterState, FateTiers, OnePointBoxes, StressTable,
-                                    frozen)
+from pbp.rules.character_state import CharacterState
+from pbp.rules.system import fate_attack_kinds, FateTiers, OnePointBoxes, StressTable, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.explain import FateExplainer
 from pbp.rules.outcomes import shifts_text
@@ -64,6 +64,14 @@ HIT_FROM = 8          # "Each die that comes up 8 or higher counts as a HIT"
 DOUBLE = 10           # "Each result of 10 counts as 2 hits"
 MINUS = 1             # "each result of 1 subtracts a hit"
 PASSIVE = (1, 5)      # "passive target number from 1 to 5"
+
+#: The steps of costs the GM names by reply (``pbp.play.costs``), run only in the hack's
+#: campaigns: a failed or tied roll opens its cost, a re-run moves it, they lapse with the scene.
+COST_STEPS = frozen({
+    "after_action": ("costs.cost_due",),
+    "roll_revised": ("costs.cost_after_revision",),
+    "scene_end": ("costs.costs_lapse",),
+})
 
 
 def hits(face: int) -> int:
@@ -446,6 +454,7 @@ D10_POOL = replace(
     character_state=PoolState(),
     passive_range=PASSIVE,
     costs_by_reply=True,
+    steps=COST_STEPS,
     # "they can't use it until AFTER THE SCENE you give it to them in": not at a conflict's end
     hostile_payout=("scene",),
     box_model=StrainBoxes(),

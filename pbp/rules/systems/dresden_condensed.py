@@ -30,7 +30,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from pbp.rules.systems.base import CharacterState, Recovery, StressTable, SystemOption, frozen
+from pbp.rules.character_state import CharacterState
+from pbp.rules.system import Recovery, StressTable, SystemOption, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 
 #: "five potential levels of scale: Mundane, Supernatural, Otherworldly, Legendary, and Godlike".

@@ -56,7 +56,7 @@ from math import ceil
 from types import MappingProxyType
 
 from pbp.rules.results import Outcome
-from pbp.rules.systems.base import FateTiers, StressTable, fate_attack_kinds, frozen
+from pbp.rules.system import FateTiers, StressTable, fate_attack_kinds, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 from pbp.rules.explain import FateExplainer
 from pbp.rules.outcome_tables import FateTables
@@ -77,6 +77,17 @@ LADDER = MappingProxyType({
 SPIN_SHIFTS = 3        # "3 or more shifts on an action"
 SPIN_BONUS = 1         # "spin can add +1"
 WHOLE_HIT = 99         # a consequence taken instead of boxes absorbs the hit (up to 99 shifts)
+
+#: Spin's steps around an action (``pbp.play.spin``), run only in early Fate's campaigns: a
+#: bare +spin takes the number of the actor's own, the spin an action names is used up, 3+
+#: shifts hold one, a re-run gives or takes it, and held ones lapse with the scene.
+SPIN_STEPS = frozen({
+    "prepare_action": ("spin.own_spin",),
+    "before_action": ("spin.use_spin",),
+    "after_action": ("spin.hold_spin",),
+    "roll_revised": ("spin.spin_follows",),
+    "scene_end": ("spin.spins_lapse",),
+})
 
 
 def stress_boxes(rating: int) -> int:
@@ -182,6 +193,7 @@ EARLY_FATE = replace(
     scene_clears=("mild",),
     gm_clears=True,
     spin_bonus=SPIN_BONUS,
+    steps=SPIN_STEPS,
     concession="refusable",
     concede_on_hit=True,
 )

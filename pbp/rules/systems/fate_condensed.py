@@ -1,7 +1,7 @@
 """Fate Condensed (000_7ba3f797fc1d45d3.txt): the ordinary case every hook defaults to."""
 from __future__ import annotations
 
-from pbp.rules.systems.base import StressTable, System, fate_attack_kinds, frozen
+from pbp.rules.system import StressTable, System, fate_attack_kinds, frozen
 
 SKILLS = (
     "Academics", "Athletics", "Burglary", "Contacts", "Crafts", "Deceive", "Drive",

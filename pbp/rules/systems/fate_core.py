@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pbp.rules.advancement import MINOR, Allowance
-from pbp.rules.systems.base import StressTable, frozen
+from pbp.rules.system import StressTable, frozen
 from pbp.rules.systems.fate_condensed import FATE_CONDENSED
 
 SKILLS = tuple(s for s in FATE_CONDENSED.skills if s != "Academics")

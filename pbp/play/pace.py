@@ -1,0 +1,225 @@
+"""Pace outside a conflict: who owes a post in a free scene, ``/pass``, reminders before an
+owed post's deadline and a nudge to the table when the scene stalls (docs/long-campaign.md).
+
+Once the GM keeps the pace of a scene (``/pace round`` or ``/pace order``; it ends with
+the scene or when a conflict starts), in a scene with no conflict each round everyone (each player's characters, and the GM)
+owes one post; with the GM's posting order (``/pace order Ruth, Cassandra, GM``) they owe it
+one at a time, in that order. Any post counts, ``/pass`` too. An owed post has
+``post_deadline_hours`` from when it became owed; ``reminder_hours`` before that its owner
+is reminded (once), and at the deadline the turn passes on (with an order) or the round
+closes. When the scene has had no post for ``stall_hours`` the table is nudged, once until
+the next post. No reminder reaches a member in their quiet hours, and no nudge goes out
+while any member is in theirs: each waits until the hours end (:func:`pbp.play.people.quiet_until`).
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from pbp import commands as c
+from pbp.errors import CommandError
+from pbp.play.core import GM, NoteResult, Post, Tell, after_post, deadline_job, handles, status_line
+from pbp.play.dates import when
+from pbp.play.pacing import FreePace
+from pbp.play.people import quiet_until
+
+
+def _free(post: Post) -> bool:
+    """A scene is open and no conflict is going on."""
+    return post.play.scene is not None and post.play.conflict is None
+
+
+def _players(post: Post) -> list[str]:
+    return sorted(x.name for x in post.table.characters.values() if x.player and not x.taken_out)
+
+
+def seats(post: Post, pace: FreePace) -> list[str]:
+    """Who posts in the round: the GM's order, or every player's character and the GM."""
+    return list(pace.order) if pace.order else [*_players(post), GM]
+
+
+def owed(post: Post, pace: FreePace) -> list[str]:
+    """Who owes a post now: with an order, the first who has not posted this round; else
+    everyone who has not."""
+    left = [s for s in seats(post, pace) if s not in pace.done]
+    return left[:1] if pace.order else left
+
+
+def _member_of(post: Post, seat: str) -> str | None:
+    if seat == GM:
+        return None
+    ch = post.table.character(seat)
+    return (ch.player or "").lower() if ch is not None else None
+
+
+def _seats_of_author(post: Post) -> list[str]:
+    if post.author.is_gm:
+        return [GM]
+    return [x.name for x in post.own_characters()]
+
+
+def _hours(post: Post, name: str) -> timedelta:
+    return timedelta(hours=post.hours(name))
+
+
+def _round_round(post: Post, pace: FreePace) -> list[str]:
+    """A round whose every seat has posted closes and the next begins; returns a line saying so."""
+    if owed(post, pace) or not seats(post, pace):
+        return []
+    pace.round += 1
+    pace.done, pace.reminded, pace.since = [], [], post.now
+    return [f"Round {pace.round} of the scene begins."]
+
+
+def _mark(post: Post, pace: FreePace, who: list[str]) -> None:
+    before = owed(post, pace)
+    pace.done += [s for s in who if s not in pace.done and s in seats(post, pace)]
+    pace.reminded = [s for s in pace.reminded if s not in who]
+    if pace.order and owed(post, pace) != before:
+        pace.since = post.now        # with an order, each poster's time starts when their turn comes
+        pace.reminded = []
+
+
+def _is_round(post: Post) -> bool:
+    """A deadline round, not a member's post."""
+    return post.author.email == getattr(post.settings, "from_address", None)
+
+
+@after_post
+def count_post(post: Post) -> None:
+    """After a member's post in a free scene: it is their owed post; the next due moment is
+    worked out for the deadline job."""
+    if not _free(post):
+        post.play.pace = None
+        return
+    pace = post.play.pace
+    if pace is None:             # the GM keeps the pace of a scene with /pace (order or round)
+        return
+    if not _is_round(post) and not post.__dict__.pop("_pace_set", False):
+        pace.last_post, pace.nudged = post.now, False
+        if post.author.is_gm:
+            pace.gm = post.author.email
+        _mark(post, pace, _seats_of_author(post))
+        _round_round(post, pace)
+    pace.next_due = _next_due(post, pace)
+
+
+@handles(c.PassPost)
+def pass_post(post: Post, cmd: c.PassPost):
+    """``/pass``: nothing to post this round (the post itself counts, :func:`count_post`)."""
+    if not _free(post):
+        raise CommandError("/pass is for a scene outside a conflict", expected="in a conflict, /done or /next NAME",
+                           example="/done" if post.play.conflict is not None else "/scene start Warehouse")
+    who = GM if post.author.is_gm else post.speaker()
+    why = f' ("{cmd.reason}")' if cmd.reason else ""
+    return NoteResult(cmd.source, who, "pass", text=f"{who} passes this round{why}.")
+
+
+@handles(c.PaceOrder)
+def pace_order(post: Post, cmd: c.PaceOrder):
+    """``/pace order Ruth, Cassandra, GM`` (GM): post one at a time in that order;
+    ``/pace round``: everyone once per round, in any order."""
+    post.require_gm("setting the posting order", "/pace order " + ", ".join([*_players(post)[:2], GM]))
+    if not _free(post):
+        raise CommandError("the posting order is for a scene outside a conflict",
+                           expected="an open scene with no conflict", example="/scene start Warehouse")
+    order = []
+    for name in cmd.order:
+        seat = GM if name.upper() == GM.upper() else post.find(name).name
+        if seat not in order:
+            order.append(seat)
+    pace = post.play.pace or FreePace(since=post.now, last_post=post.now)
+    pace.order, pace.done, pace.reminded, pace.since = tuple(order), [], [], post.now
+    post.play.pace = pace
+    post.__dict__["_pace_set"] = True     # the GM's post that sets the order is not their owed post
+    text = ("Posting order: " + ", ".join(order) + ".") if order else "Everyone posts once per round, in any order."
+    return NoteResult(cmd.source, GM, "pace", text=text)
+
+
+@status_line
+def pace_status(post: Post) -> list[str]:
+    pace = post.play.pace
+    if pace is None or not _free(post):
+        return []
+    waiting = owed(post, pace)
+    if not waiting:
+        return []
+    by = when(pace.since + _hours(post, "post_deadline_hours"))
+    what = "Next to post" if pace.order else f"Round {pace.round}: still to post"
+    return [f"{what}: {', '.join(waiting)} (by {by}; /pass if you have nothing to add)."]
+
+
+@deadline_job
+def pace_deadlines(post: Post) -> list:
+    """Reminders, deadlines and the stall nudge of a free scene."""
+    pace = post.play.pace
+    if pace is None or not _free(post):
+        post.play.pace = None
+        return []
+    results: list = []
+    deadline = pace.since + _hours(post, "post_deadline_hours")
+    if post.now >= deadline and owed(post, pace):
+        late = owed(post, pace)
+        _mark(post, pace, late)
+        lines = _round_round(post, pace)
+        nxt = owed(post, pace)
+        tail = f" Next: {', '.join(nxt)}." if pace.order and nxt else ""
+        results.append(NoteResult("(deadline)", GM, "pace", text=f"{', '.join(late)} did not post by {when(deadline)}: "
+                                  f"{'the turn passes on' if pace.order else 'the round goes on without them'}."
+                                  + tail + (" " + " ".join(lines) if lines else "")))
+        deadline = pace.since + _hours(post, "post_deadline_hours")
+    lead = _hours(post, "reminder_hours")
+    for seat in owed(post, pace):
+        if seat in pace.reminded or post.now < deadline - lead:
+            continue
+        member = _member_of(post, seat)
+        if quiet_until(post.play.people.get(member) if member else _gm_settings(post), post.now):
+            continue
+        pace.reminded.append(seat)
+        post.tell(Tell(to=(seat,), subject=f"Reminder: {seat}, your post by {when(deadline)}",
+                       text=f"Reminder: {seat}, the scene waits for your post "
+                            f"by {when(deadline)} (round {pace.round}). Post, or /pass if you have nothing to add.\n"))
+    stall = _hours(post, "stall_hours")
+    if stall and not pace.nudged and post.now >= pace.last_post + stall and _nobody_quiet(post):
+        pace.nudged = True
+        waiting = owed(post, pace)
+        results.append(NoteResult("(stall)", GM, "stall", text=(
+            f"The scene has had no post since {when(pace.last_post)}. Waiting for "
+            f"{', '.join(waiting) if waiting else 'anyone'}: post, or /pass if you have nothing to add.")))
+    pace.next_due = _next_due(post, pace)
+    return results
+
+
+def _gm_settings(post: Post):
+    """The settings of the GM who last posted in the scene (the GM's quiet hours)."""
+    pace = post.play.pace
+    return post.play.people.get(pace.gm) if pace is not None and pace.gm else None
+
+
+def _nobody_quiet(post: Post, at: datetime | None = None) -> bool:
+    at = at or post.now
+    return not any(quiet_until(s, at) for s in post.play.people.values())
+
+
+def _next_due(post: Post, pace: FreePace) -> datetime | None:
+    """The next moment the deadline job has something to do for the pace: a reminder (or the
+    end of its reader's quiet hours), the deadline, the stall nudge (or the end of the
+    members' quiet hours)."""
+    times = []
+    deadline = pace.since + _hours(post, "post_deadline_hours")
+    waiting = owed(post, pace)
+    if waiting:
+        times.append(deadline)
+    lead = _hours(post, "reminder_hours")
+    for seat in waiting:
+        if seat in pace.reminded:
+            continue
+        at = max(deadline - lead, post.now)
+        member = _member_of(post, seat)
+        later = quiet_until(post.play.people.get(member) if member else _gm_settings(post), at)
+        times.append(later or at)
+    stall = _hours(post, "stall_hours")
+    if stall and not pace.nudged:
+        at = max(pace.last_post + stall, post.now)
+        later = [quiet_until(s, at) for s in post.play.people.values()]
+        times.append(max([t for t in later if t] or [at]))
+    return min(times) if times else None
