@@ -1248,7 +1248,10 @@ def test_a_closing_full_stop_changes_nothing_in_any_form(source):
 @given(st.one_of(near_misses, play_lines.map(lambda t: "/" + t), fragment_lines.map(lambda t: "/" + t)),
        st.sampled_from([".", " .", "  .", ". "]))
 def test_a_closing_full_stop_reads_as_the_line_without_it(text, stop):
-    if text.strip().endswith("."):
+    if text.strip().endswith(".") or "\n" in text:
+        # A command is one line (find_commands splits a post into lines before parsing), so
+        # text with a line break inside is no line a post can hold: '/sheet\n' + '.' is two
+        # lines, the second a lone full stop, not a line that ends in one.
         return
     plain, closed = outcome(text), outcome(text + stop)
     assert plain[0] == closed[0], (text, plain, closed)
