@@ -118,7 +118,8 @@ def get_parser(language: str = DEFAULT_LANGUAGE) -> Lark:
     return parser
 
 
-def _error_lexer(language: str) -> Lark:
+def _error_lexer(language: str = DEFAULT_LANGUAGE) -> Lark:
+    """The basic lexer (no parser) of one language's grammar, built once per language."""
     lexer = _lexers.get(language)
     if lexer is None:
         lexer = _lexers[language] = Lark(grammar(language), parser=None, lexer="basic",
