@@ -1,6 +1,7 @@
 """SmtpSender against real aiosmtpd servers on loopback (recording, STARTTLS, AUTH, LMTP relay)."""
 from __future__ import annotations
 
+import re
 import threading
 import time
 from email.message import EmailMessage
@@ -36,7 +37,7 @@ def test_plain_send_is_recorded_with_its_envelope(smtp_server, smtp_settings):
 
     assert isinstance(sender, Sender)
     assert (receipt.code, receipt.refused) == (250, {})
-    assert receipt.message.endswith("queued as RIG1")
+    assert re.search(r"queued as RIG\d+$", receipt.message)   # the rig numbers every mail it takes, so the count depends on what ran before
     assert receipt.accepted == (GM, PLAYER)
     [got] = smtp_server.received
     assert (got.mail_from, got.rcpt_tos) == (TABLE, (GM, PLAYER))
