@@ -132,14 +132,24 @@ def seconds_to_next(now: datetime) -> float:
     return min(MAX_WAIT_SECONDS, max(0.0, (row.next_attempt_at - now).total_seconds()))
 
 
-def mark_sent(row, when: datetime, *, compact_sent: bool = False, lock=None) -> None:
-    """Mark ``row`` sent at ``when``. With ``compact_sent`` a reply of several parts keeps
-    only its headers and text from now on (:func:`pbp.retention.compact`, worked out before
-    ``lock`` is taken), in the same write as its mark, so it is never sent again and never
-    looked at by the retention (issue 23: the outbox holds sent replies compactly)."""
+def compacted_for_send(row, when: datetime, compact_sent: bool) -> str | None:
+    """The text a reply keeps once sent (``compact_at_send``: headers and text only,
+    :func:`pbp.retention.compact`), or None to keep it whole. Worked out before the send,
+    so that nothing but the mark's write stands between the server's 250 and the mark."""
+    return compact(row.raw, when) if compact_sent and "multipart/" in row.raw else None
+
+
+def mark_sent(row, when: datetime, *, compact_sent: bool = False, compacted: str | None = None,
+              lock=None) -> None:
+    """Mark ``row`` sent at ``when``. A reply of several parts keeps only its headers and
+    text from now on when ``compacted`` is given (:func:`compacted_for_send`) or
+    ``compact_sent`` asks for it, in the same write as its mark, so it is never sent again
+    and never looked at by the retention (issue 23: the outbox holds sent replies compactly)."""
     fields = {"status": "sent", "sent_at": when, "attempts": row.attempts + 1}
-    if compact_sent and "multipart/" in row.raw:
-        fields.update(raw=compact(row.raw, when), compacted=True)
+    if compacted is None:
+        compacted = compacted_for_send(row, when, compact_sent)
+    if compacted is not None:
+        fields.update(raw=compacted, compacted=True)
     with lock or nullcontext():
         m.OutboxMail.update(**fields).where(m.OutboxMail.id == row.id).execute()
 
@@ -176,6 +186,7 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                 if row is None:
                     continue
                 began = time.monotonic()
+                compacted = compacted_for_send(row, clock(), compact_sent)   # before the send, not in the window
                 try:
                     by = sender.for_channel(row.channel) if hasattr(sender, "for_channel") else sender
                     receipt = await by.send(row.raw.encode("utf-8"), row.sender, list(row.recipients))
@@ -196,7 +207,7 @@ async def deliver_rows(rows, sender, *, clock=m.utcnow, on_sent: Callable | None
                     marks.accepted(row.id, row.message_id)
                 noted = time.perf_counter()
                 faults.reached("before_mark")
-                mark_sent(row, clock(), compact_sent=compact_sent, lock=lock)
+                mark_sent(row, clock(), compacted=compacted, lock=lock)
                 if marks is not None:
                     marks.marked()
             log.debug("reply %s: noted %.3f ms and marked sent %.1f ms after the server accepted it", row.message_id,

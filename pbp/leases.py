@@ -78,11 +78,18 @@ def exclusively(name: str):
 @contextmanager
 def claim(row: m.OutboxMail):
     """Claim one due outbox reply for the time of its send: yields the row, locked, or None
-    when another daemon holds it or has sent it meanwhile."""
+    when another daemon holds it or has sent it meanwhile.
+
+    The claim's transaction ends with the reply's sent mark, and its commit is the window in
+    which a kill sends the reply again: it commits without waiting for the WAL's flush
+    (``synchronous_commit off``, this transaction only). A kill of pbp loses nothing the
+    server has taken; only a crash of PostgreSQL itself in the next fraction of a second
+    could lose the mark (the reply is then sent again once, as after a power cut on SQLite)."""
     if not shared():
         yield row
         return
     with m.db.atomic():
+        m.db.execute_sql("SET LOCAL synchronous_commit TO OFF")
         yield (m.OutboxMail.select()
                .where((m.OutboxMail.id == row.id) & (m.OutboxMail.status == "pending"))
                .for_update("FOR UPDATE SKIP LOCKED").first())

@@ -123,4 +123,10 @@ def test_kill_9_during_bursts_resends_almost_nothing(database, tmp_path, mailbox
           f"the note p50 {noted[0]:.3f} p90 {noted[1]:.3f} max {noted[2]:.3f} ms, to the row marked p50 "
           f"{marked[0]:.1f} p90 {marked[1]:.1f} max {marked[2]:.1f} ms")
     assert kills >= KILLS // 2, "the daemon was killed while replies were going out"
-    assert resends <= 1, [k for k, v in ids.items() if v > 1]
+    # The window differs by database, so does the bound. SQLite: the note in pbp.db-sent comes
+    # 0.05 ms (p50) after the 250, and a resend is rare (0 or 1 in 10 kills). PostgreSQL: the
+    # window is the mark's UPDATE and commit, 2 ms p50 and up to 20 ms when the thread waits
+    # for the GIL behind a post being applied: about one kill in ten lands in it, so two in a
+    # run happen (CI saw 2 once); three or more says the window grew.
+    allowed = 1 if database == "sqlite" else 2
+    assert resends <= allowed, [k for k, v in ids.items() if v > 1]

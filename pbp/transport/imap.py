@@ -433,6 +433,13 @@ class ImapInbox:
             raise self._error(
                 TlsFailed, f"imap {operation}: the server's certificate was not accepted: {exc.verify_message}"
             ) from exc
+        except (ssl.SSLEOFError, ssl.SSLZeroReturnError) as exc:
+            self._drop()
+            if operation in ("connect", "starttls"):   # the handshake itself: a TLS problem
+                raise self._error(TlsFailed, f"imap {operation}: TLS failed: {exc.reason or exc}") from exc
+            # After the handshake, TLS ending abruptly is the server (or the network) going away:
+            # a lost connection, tried again soon, not a misconfiguration waited out for 30 s.
+            raise self._error(ConnectFailed, f"imap {operation}: connection lost ({exc.reason or exc})") from exc
         except ssl.SSLError as exc:
             self._drop()
             raise self._error(TlsFailed, f"imap {operation}: TLS failed: {exc.reason or exc}") from exc

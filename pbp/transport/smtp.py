@@ -314,12 +314,16 @@ class SmtpSender:
             raise self._error(SmtpRejected, exc.code, exc.message, stage=stage) from exc
         except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPConnectError) as exc:
             tls = _ssl_cause(exc)
-            if tls is not None:
+            if tls is not None and not _lost_after_handshake(stage, tls):
                 raise self._tls_error(stage, tls) from exc
             error = self._error(ConnectFailed, f"smtp {stage}: {exc}")
             error.stage = stage
             raise error from exc
         except ssl.SSLError as exc:
+            if _lost_after_handshake(stage, exc):
+                error = self._error(ConnectFailed, f"smtp {stage}: connection lost ({exc.reason or exc})")
+                error.stage = stage
+                raise error from exc
             raise self._tls_error(stage, exc) from exc
         except aiosmtplib.SMTPNotSupported as exc:
             raise self._error(TransportError, f"smtp {stage}: {exc}") from exc
@@ -348,6 +352,12 @@ class SmtpSender:
         else:
             text = f"TLS failed: {exc.reason or exc}"
         return self._error(TlsFailed, f"smtp {stage}: {text}")
+
+
+def _lost_after_handshake(stage: str, exc: ssl.SSLError) -> bool:
+    """TLS ending abruptly once the session runs is the server going away (a lost
+    connection, tried again soon), not a TLS misconfiguration."""
+    return isinstance(exc, (ssl.SSLEOFError, ssl.SSLZeroReturnError)) and stage.lower() not in ("connect", "starttls")
 
 
 def _ssl_cause(exc: BaseException) -> ssl.SSLError | None:

@@ -135,6 +135,13 @@ class Dovecot:
             except subprocess.TimeoutExpired:
                 os.killpg(self._process.pid, signal.SIGKILL)
                 self._process.wait(5)
+            # The master is gone, but an imap process may outlive it for seconds (an IDLE client's
+            # session went on serving new mail through a whole "outage" once): a stopped server
+            # has no process left answering anyone.
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             self._process = None
             self._stderr.close()
             self.stopped_in = time.monotonic() - self._stop_began
