@@ -37,13 +37,13 @@ from .settings import SmtpSettings
 
 __all__ = ["SmtpSender", "SmtpSettings"]
 
-from .oauth import xoauth2
+from .oauth import OAuthError, xoauth2
 
 log = logging.getLogger(__name__)
 
 _LINE_ENDS = re.compile(rb"\r\n|\r|\n")
-#: Errors after which this connection is of no further use.
-_SESSION_ERRORS = (ConnectFailed, TlsFailed, AuthFailed)
+#: Errors after which this connection is of no further use (OAuthError: no access token to log in with).
+_SESSION_ERRORS = (ConnectFailed, TlsFailed, AuthFailed, OAuthError)
 
 
 class SmtpSender:
@@ -196,7 +196,7 @@ class SmtpSender:
         try:
             await self._open()
             return True
-        except TransportError as exc:
+        except (TransportError, OAuthError) as exc:
             log.warning("smtp: cannot reconnect to %s: %s", self.settings.address, exc)
             return False
 

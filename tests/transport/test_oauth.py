@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import threading
+import time
 
 import httpx
 import pytest
@@ -73,6 +75,7 @@ def endpoint(module_endpoint):
     e.access_tokens.clear()
     e.requests.clear()
     e.approved, e.polls = False, 0
+    e.interval, e.slow_down_at = 5, 2
     return e
 
 
@@ -267,3 +270,109 @@ def test_smtp_sends_with_xoauth2_and_a_dead_token_is_refused(endpoint, smtp, tmp
 
 def test_the_xoauth2_string_is_the_sasl_mechanisms():
     assert base64.b64decode(xoauth2("u@x", "T")) == b"user=u@x\x01auth=Bearer T\x01\x01"
+
+
+# ---- pbp init --oauth: the device flow from the command line, then the daemon's login
+
+def oauth_config(tmp_path, endpoint, server: Dovecot, tls_ca):
+    """The config ``pbp init --oauth microsoft`` writes, pointed at the local endpoint and Dovecot."""
+    from pbp.config_template import config_text
+
+    text = config_text(domain="example.test", imap=server.host, username=USER,
+                       oauth={"provider": "microsoft", "client_id": CLIENT_ID, "tenant": "contoso.com"})
+    text = text.replace('# device_url = ""', f'device_url = "{endpoint.url}/devicecode"')
+    text = text.replace('# token_url = ""', f'token_url = "{endpoint.url}/token"')
+    text = text.replace("# port = 993", f"port = {server.imaps_port}", 1)
+    text = text.replace('# ca_file = ""', f'ca_file = "{tls_ca}"', 1)
+    path = tmp_path / "pbp.toml"
+    path.write_text(text)
+    return path
+
+
+def approve_in_browser(endpoint):
+    """The mailbox's owner: once pbp polls, types the code at the verification page."""
+    def run():
+        deadline = time.monotonic() + 20
+        while endpoint.polls < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        httpx.post(f"{endpoint.url}/device", data={"user_code": endpoint.user_code})
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_init_oauth_writes_the_oauth_settings(tmp_path):
+    from pbp.config import load_config
+
+    from pbp.config_template import config_text
+
+    path = tmp_path / "pbp.toml"
+    path.write_text(config_text(domain="contoso.com", imap="outlook.office365.com", smtp="smtp.office365.com",
+                                username="table@contoso.com",
+                                oauth={"provider": "microsoft", "client_id": "abc", "tenant": "contoso.com"}))
+    config = load_config(path)
+    assert config.imap == {"host": "outlook.office365.com", "username": "table@contoso.com", "auth": "oauth2"}
+    assert config.smtp == {"host": "smtp.office365.com", "username": "table@contoso.com", "auth": "oauth2"}
+    assert config.oauth == {"provider": "microsoft", "client_id": "abc", "tenant": "contoso.com",
+                            "token_file": str(tmp_path / "oauth-token.json")}
+    assert "login.microsoftonline.com/contoso.com/" in config.oauth_tokens.provider.device_url
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--imap", "outlook.office365.com", "--username", USER, "--oauth", "microsoft"],
+     ("--oauth needs --client-id", "example:  pbp init --oauth microsoft")),
+    (["--oauth", "microsoft", "--client-id", "x"], ("--oauth needs --username", "--username ADDRESS")),
+    (["--oauth", "google", "--client-id", "x", "--username", USER, "--tenant", "contoso.com"],
+     ("--tenant is Microsoft's alone",)),
+    (["--client-id", "x"], ("--client-id and --tenant go with --oauth",)),
+])
+def test_init_oauth_refuses_a_command_line_it_cannot_use(tmp_path, capsys, argv, words):
+    from pbp.cli import main
+
+    assert main(["-c", str(tmp_path / "pbp.toml"), "init", *argv]) == 3
+    said = capsys.readouterr().err
+    assert all(w in said for w in words), said
+    assert not (tmp_path / "pbp.toml").exists()
+
+
+def test_init_oauth_signs_in_by_the_device_flow_and_again_after_a_revocation(
+        endpoint, oauth_dovecot, tls_ca, tmp_path, capsys):
+    from pbp.cli import main
+    from pbp.config import load_config
+
+    endpoint.interval, endpoint.slow_down_at = 1, None
+    path = oauth_config(tmp_path, endpoint, oauth_dovecot, tls_ca)
+    browser = approve_in_browser(endpoint)
+    assert main(["-c", str(path), "init", "--oauth", "microsoft"]) == 0
+    browser.join()
+    out = capsys.readouterr().out
+    assert f"{endpoint.url}/device" in out and endpoint.user_code in out and "exists already" in out
+    assert "signed in: the refresh token is kept in" in out
+    kept = tmp_path / "oauth-token.json"
+    assert kept.stat().st_mode & 0o777 == 0o600
+    oauth_dovecot.clear(USER)
+    oauth_dovecot.append(USER, RAW)
+    with ImapInbox(load_config(path).imap_settings()) as inbox:       # the daemon, later
+        assert len(inbox.fetch_new(0).messages) == 1
+
+    endpoint.revoke_refresh_tokens()                                   # the owner revoked pbp's access
+    with pytest.raises(OAuthError) as caught:
+        ImapInbox(load_config(path).imap_settings()).fetch_new(0)
+    assert "pbp init --oauth microsoft" in caught.value.hint
+    endpoint.approved, endpoint.polls = False, 0
+    browser = approve_in_browser(endpoint)
+    assert main(["-c", str(path), "init", "--oauth", "microsoft"]) == 0   # what the hint says
+    browser.join()
+    with ImapInbox(load_config(path).imap_settings()) as inbox:
+        assert len(inbox.fetch_new(0).messages) == 1
+
+
+def test_init_oauth_on_a_config_of_another_provider_says_so(endpoint, oauth_dovecot, tls_ca, tmp_path, capsys):
+    from pbp.cli import main
+
+    path = oauth_config(tmp_path, endpoint, oauth_dovecot, tls_ca)
+    assert main(["-c", str(path), "init", "--oauth", "google"]) == 3
+    err = capsys.readouterr().err
+    assert '[oauth] provider = "microsoft", not "google"' in err and "pbp init --oauth microsoft" in err
+    assert endpoint.requests == []
