@@ -12,7 +12,8 @@ from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.play.people import SettingError, member_settings
 from pbp.play.state import dump_play, load_play
 from pbp.settingvalues import did_you_mean, flag_value, hours_value
-from pbp.sheetedit import record_play, state_of
+from pbp.sheetedit import state_of
+from pbp.sheethistory import record_play
 from pbp.sheetfile import SheetFile, load_sheet, parse_sheet
 from pbp.store import models as m
 from pbp.store import repo

@@ -344,7 +344,8 @@ def cmd_character_edit(args) -> int:
 
 def cmd_character_history(args) -> int:
     from pbp.campaigns import get_campaign
-    from pbp.sheetedit import describe_diff, history, history_name
+    from pbp.sheetdiff import describe_diff
+    from pbp.sheethistory import history, history_name
 
     _open(args)
     campaign = get_campaign(args.campaign)
@@ -363,7 +364,7 @@ def cmd_character_history(args) -> int:
 
 def cmd_character_undo(args) -> int:
     from pbp.campaigns import get_campaign
-    from pbp.sheetedit import undo
+    from pbp.sheethistory import undo
 
     _open(args)
     return _changed(args.name, undo(get_campaign(args.campaign), args.name, who=HAND + " undo"))

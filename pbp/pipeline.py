@@ -499,7 +499,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     saved = repo.save_table(campaign, post.snapshot, post.table)
     changed_names = saved.changed
     if changed_names:   # every sheet change by play goes into the history (pbp character history)
-        from pbp.sheetedit import record_play
+        from pbp.sheethistory import record_play
 
         record_play(campaign, post.snapshot, saved, post.table, who=post.author.email or "pbp (deadline)",
                     message_id=source.id if source is not None else None, at=post.now)
