@@ -23,6 +23,7 @@ from pbp.errors import CommandError, PbpError, SheetError
 from pbp.logs import quiet_libraries
 from pbp.textsafety import shorten
 from pbp.transport.errors import TransportError
+from pbp.transport.oauth import OAuthError
 
 log = logging.getLogger("pbp")
 
@@ -32,6 +33,7 @@ log = logging.getLogger("pbp")
 def cmd_init(args) -> int:
     """Write a config file (config.example.toml with the given settings made: every other
     option stays in it, commented) and create the database; ``--example`` prints the example."""
+    from pbp import oauth_signin
     from pbp.config_template import config_text, example_text
     from pbp.store.db import open_database
 
@@ -39,9 +41,16 @@ def cmd_init(args) -> int:
         print(example_text(), end="")
         return 0
     path = config_path(args)
+    if (args.client_id or args.tenant) and not args.oauth:
+        raise CommandError("--client-id and --tenant go with --oauth microsoft|google",
+                           expected="--oauth PROVIDER", example=oauth_signin.EXAMPLE)
     if path.exists() and not args.force:
         print(f"{path} exists already; leaving it (use --force to overwrite)")
     else:
+        if args.oauth:
+            oauth_signin.check_new_config(args)
+            hosts = oauth_signin.PROVIDER_HOSTS[args.oauth]
+            args.imap, args.smtp = args.imap or hosts[0], args.smtp or (None if args.imap else hosts[1])
         if (args.smtp or args.username) and not args.imap:
             raise CommandError("--smtp and --username go with --imap", expected="the IMAP server's host name",
                                example="pbp init --imap imap.example.org --smtp smtp.example.org "
@@ -49,8 +58,9 @@ def cmd_init(args) -> int:
         domain = args.domain or (args.username.rpartition("@")[2] if args.username and "@" in args.username
                                  else "pbp.localhost")
         path.parent.mkdir(parents=True, exist_ok=True)
+        oauth = dict(provider=args.oauth, client_id=args.client_id, tenant=args.tenant) if args.oauth else None
         path.write_text(config_text(domain=domain, database=args.database, imap=args.imap, smtp=args.smtp,
-                                    username=args.username, poll_seconds=None if args.imap else 2),
+                                    username=args.username, poll_seconds=None if args.imap else 2, oauth=oauth),
                         encoding="utf-8")
         print(f"wrote {path}")
     config = load_config(path)
@@ -61,7 +71,10 @@ def cmd_init(args) -> int:
         ensure_maildir(config.maildir.inbox)
         ensure_maildir(config.maildir.outbox)
     print(f"database ready at {config.database_url}")
-    if config.transport == "imap":
+    if args.oauth:
+        oauth_signin.sign_in(config, args.oauth)
+        print("next: `pbp check-config` logs in to IMAP and SMTP with it")
+    elif config.transport == "imap":
         print("next: export PBP_IMAP_PASSWORD and PBP_SMTP_PASSWORD (or set password_file), "
               "then `pbp check-config`")
     return 0
@@ -230,6 +243,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--username", metavar="ADDRESS", help="the table's login and address, e.g. table@example.org")
     s.add_argument("--database", metavar="URL", help='e.g. "sqlite:////var/lib/pbp/pbp.db" (default: pbp.db '
                                                       "next to the config file)")
+    s.add_argument("--oauth", choices=("microsoft", "google"),
+                   help="the mailbox takes OAuth 2.0, not a password (Outlook.com, Microsoft 365, Gmail): write "
+                        "[oauth] and sign in once (a code to approve in a browser); on an existing config, "
+                        "sign in again (docs/oauth.md)")
+    s.add_argument("--client-id", metavar="ID", help="with --oauth: the application (client) id of the app "
+                                                     "registered for pbp at the provider")
+    s.add_argument("--tenant", metavar="TENANT", help='with --oauth microsoft: "common" (default), '
+                                                      '"organizations", "consumers" or the directory\'s domain')
     s.add_argument("--example", action="store_true", help="print config.example.toml (every option) and exit")
     s.set_defaults(func=cmd_init)
 
@@ -275,10 +296,12 @@ def build_parser() -> argparse.ArgumentParser:
     _campaign_option(s)
     s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("member-set", help="a member's own settings: tz=Europe/Lisbon (their time zone), "
-                                            "quiet=23-08 (their quiet hours; off: none), as /settings sets them")
+                                            "quiet=23-08 (their quiet hours; off: none), mail=every|mine|digest "
+                                            "(which mails they get), digest_at=HH, as /settings sets them")
     s.add_argument("email", help="the member's address")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE",
-                   help="one or more of tz=ZONE and quiet=HH-HH (or quiet=off), e.g. tz=Europe/Lisbon quiet=23-08")
+                   help="one or more of tz=ZONE, quiet=HH-HH (or quiet=off), mail=every|mine|digest and "
+                        "digest_at=HH, e.g. tz=Europe/Lisbon quiet=23-08 mail=digest")
     _campaign_option(s)
     s.set_defaults(func=cmd_campaign_member_set)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
@@ -449,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)
-        return EXIT_FAILED if isinstance(exc, TransportError) else EXIT_BAD_INPUT
+        return EXIT_FAILED if isinstance(exc, (TransportError, OAuthError)) else EXIT_BAD_INPUT
     except OSError as exc:          # a path the operator gave: unreadable, missing, a directory
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
