@@ -11,7 +11,6 @@ are written to the outbox, or nothing applies and its author gets a reply that s
 """
 from __future__ import annotations
 
-import json
 import logging
 import random
 import time
@@ -38,7 +37,7 @@ from pbp.play.dates import for_reader
 from pbp.play.people import zone as people_zone
 from pbp.play import parallel
 from pbp.play.invoking import open_roll_ids
-from pbp.play.state import PlayState, dump_play, load_play
+from pbp.play.state import PlayState, as_stored, dump_play, load_play
 from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.rules.results import ActionResult
@@ -680,14 +679,14 @@ _SAVE_PLAY = Update(m.Campaign, ("play", "next_deadline", "version"))
 def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_written: bool = False) -> PlayState:
     """Write the play state if it changed; if it or the table did (``table_written``), the
     campaign takes a fresh version (what a kept table is checked by, pbp.store.repo).
-    Returns the play state as a load would read it back (decoded from what was written if it
-    changed: its sets and maps in the stored order, which replies show)."""
+    Returns the play state as a load would read it back (its changed parts decoded from what
+    was written: their maps in the stored order, which replies show; :func:`as_stored`)."""
     data = dump_play(play)
     changed = data != campaign.play     # as stored: the keys sorted (JSONField)
     if changed or table_written:
-        text = Dumped(m.Campaign.play.db_value(data))   # dumped once, for the row and the read back
+        text = Dumped(m.Campaign.play.db_value(data))
         if changed:
-            play = load_play(json.loads(text))
+            play = as_stored(play, data, campaign.play)
         due = play.next_deadline(timedelta(hours=campaign_hours(campaign, config, "reminder_hours")))
         version = repo.new_version()
         _SAVE_PLAY(campaign.id, play=text, next_deadline=due, version=version)

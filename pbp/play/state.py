@@ -19,7 +19,7 @@ from pbp.rules.invokes import AfterInvoke
 from pbp.rules.zones import ZoneMap
 from pbp.play.people import Away, MemberSettings
 from pbp.play.pacing import FreePace
-from pbp.store.codec import dump, load
+from pbp.store.codec import dump, load, reload
 
 
 @dataclass
@@ -428,6 +428,17 @@ def load_play(data: dict | None) -> PlayState:
 
 def dump_play(play: PlayState) -> dict:
     return dump(play)
+
+
+def as_stored(play: PlayState, data: dict, before: dict | None) -> PlayState:
+    """``play`` as :func:`load_play` would read back ``data`` (its :func:`dump_play`) from the
+    campaign's JSON column, where every map's keys come back sorted, which replies show;
+    ``before`` is the stored document ``play`` was read from. Only the parts that differ
+    from ``before`` (or whose maps are no longer in the stored order) are decoded again,
+    down to the field of a dataclass (:func:`pbp.store.codec.reload`); the others are
+    ``play``'s own, already as stored. Issue 23: decoding the whole state back cost a
+    quarter of a millisecond a post."""
+    return reload(PlayState, play, data, before or {})
 
 
 @dataclass
