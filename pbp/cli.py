@@ -1030,10 +1030,12 @@ def build_parser() -> argparse.ArgumentParser:
     _campaign_option(s)
     s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("member-set", help="a member's own settings: tz=Europe/Lisbon (their time zone), "
-                                            "quiet=23-08 (their quiet hours; off: none), as /settings sets them")
+                                            "quiet=23-08 (their quiet hours; off: none), mail=every|mine|digest "
+                                            "(which mails they get), digest_at=HH, as /settings sets them")
     s.add_argument("email", help="the member's address")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE",
-                   help="one or more of tz=ZONE and quiet=HH-HH (or quiet=off), e.g. tz=Europe/Lisbon quiet=23-08")
+                   help="one or more of tz=ZONE, quiet=HH-HH (or quiet=off), mail=every|mine|digest and "
+                        "digest_at=HH, e.g. tz=Europe/Lisbon quiet=23-08 mail=digest")
     _campaign_option(s)
     s.set_defaults(func=cmd_campaign_member_set)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "

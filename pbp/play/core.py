@@ -109,6 +109,7 @@ class Post:
     replied_to: str | None = None            # Message-ID the post answers (threading)
     post_id: str | None = None               # the post's own id (a scene it opens is found by it)
     scene_of_post: object = None             # the scene the post acted in last (pbp.play.parallel.readers)
+    turn_before: tuple = ()                  # whose turn it was before the post (pbp.play.mailing)
     asks: list[Ask] = field(default_factory=list)
     tells: list[Tell] = field(default_factory=list)
     closed_refs: list[str] = field(default_factory=list)

@@ -356,6 +356,7 @@ class PlayState:
         before it (for items not yet reminded), in any open scene."""
         times = [t for t in (self.scene_deadline(reminder), *(p.deadline(self, reminder) for p in self.elsewhere))
                  if t is not None]
+        times += [s.digest_due for s in self.people.values() if s.digest_due is not None]   # pbp.digest
         return min(times) if times else None
 
     def scene_deadline(self, reminder: timedelta = timedelta(0)) -> datetime | None:
