@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 import threading
 import time
 
@@ -76,6 +77,7 @@ def endpoint(module_endpoint):
     e.requests.clear()
     e.approved, e.polls = False, 0
     e.interval, e.slow_down_at = 5, 2
+    e.client_secret, e.deny = None, False
     return e
 
 
@@ -376,3 +378,78 @@ def test_init_oauth_on_a_config_of_another_provider_says_so(endpoint, oauth_dove
     err = capsys.readouterr().err
     assert '[oauth] provider = "microsoft", not "google"' in err and "pbp init --oauth microsoft" in err
     assert endpoint.requests == []
+
+
+# ---- Google: the browser sign-in (RFC 8252, PKCE), since its device flow does not grant mail
+
+def google_config(tmp_path, endpoint, server: Dovecot, tls_ca):
+    from pbp.config import load_config
+    from pbp.config_template import config_text
+
+    text = config_text(domain="example.test", imap=server.host, username=USER,
+                       oauth={"provider": "google", "client_id": CLIENT_ID})
+    text = text.replace('# authorize_url = ""', f'authorize_url = "{endpoint.url}/authorize"')
+    text = text.replace('# token_url = ""', f'token_url = "{endpoint.url}/token"')
+    text = text.replace("# port = 993", f"port = {server.imaps_port}", 1)
+    text = text.replace('# ca_file = ""', f'ca_file = "{tls_ca}"', 1)
+    (tmp_path / "pbp.toml").write_text(text)
+    return load_config(tmp_path / "pbp.toml")
+
+
+def browser(strays: bool = False):
+    """The user's browser: opens the page pbp prints (the provider signs in and sends it back
+    to pbp's loopback port). ``strays``: first a request to that port that is not the
+    provider's answer (another state), which pbp must refuse and go on waiting."""
+    said, answers = [], []
+
+    def out(text):
+        said.append(text)
+        if "open this page" not in text:
+            return
+        url = re.search(r"\n    (http\S+)", text).group(1)
+        back = re.search(r"comes back to pbp at (http://\S+/)", text).group(1)
+
+        def run():
+            if strays:
+                answers.append(httpx.get(back + "?code=forged&state=not-yours").status_code)
+            answers.append(httpx.get(url, follow_redirects=True).status_code)
+
+        threading.Thread(target=run, daemon=True).start()
+
+    return out, said, answers
+
+
+def test_google_signs_in_by_the_browser_then_logs_in_to_dovecot(endpoint, oauth_dovecot, tls_ca, tmp_path,
+                                                                   monkeypatch):
+    from pbp.oauth_signin import sign_in as init_sign_in
+
+    endpoint.client_secret = "GOCSPX-rig"
+    monkeypatch.setenv("PBP_OAUTH_CLIENT_SECRET", "GOCSPX-rig")
+    config = google_config(tmp_path, endpoint, oauth_dovecot, tls_ca)
+    out, said, answers = browser(strays=True)
+    init_sign_in(config, "google", out=out)
+    assert answers == [400, 200]                   # the forged return refused, the provider's taken
+    asked = next(r for r in endpoint.requests if r["path"] == "/authorize")
+    assert asked["scope"] == "https://mail.google.com/" and asked["code_challenge_method"] == "S256"
+    assert asked["redirect_uri"].startswith(f"http://{LOOPBACK}:") and asked["login_hint"] == USER
+    traded = next(r for r in endpoint.requests if r.get("grant_type") == "authorization_code")
+    assert traded["client_secret"] == "GOCSPX-rig" and traded["code_verifier"]
+    assert "signed in" in said[-1] and (tmp_path / "oauth-token.json").stat().st_mode & 0o777 == 0o600
+    oauth_dovecot.clear(USER)
+    oauth_dovecot.append(USER, RAW)
+    with ImapInbox(google_config(tmp_path, endpoint, oauth_dovecot, tls_ca).imap_settings()) as inbox:
+        assert len(inbox.fetch_new(0).messages) == 1   # a new process: refreshed with the secret
+    assert endpoint.requests[-1] == {"path": "/introspect", "token": endpoint.requests[-1]["token"]}
+    assert [r["client_secret"] for r in endpoint.requests if r.get("grant_type") == "refresh_token"] == ["GOCSPX-rig"]
+
+
+def test_google_access_refused_in_the_browser_says_so(endpoint, oauth_dovecot, tls_ca, tmp_path, monkeypatch):
+    from pbp.oauth_signin import sign_in as init_sign_in
+
+    monkeypatch.setenv("PBP_OAUTH_CLIENT_SECRET", "GOCSPX-rig")
+    endpoint.deny = True
+    out, said, answers = browser()
+    with pytest.raises(OAuthError, match="access_denied") as caught:
+        init_sign_in(google_config(tmp_path, endpoint, oauth_dovecot, tls_ca), "google", out=out)
+    assert "pbp init --oauth google again" in caught.value.hint
+    assert not (tmp_path / "oauth-token.json").exists()
