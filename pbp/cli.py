@@ -245,8 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                       "next to the config file)")
     s.add_argument("--oauth", choices=("microsoft", "google"),
                    help="the mailbox takes OAuth 2.0, not a password (Outlook.com, Microsoft 365, Gmail): write "
-                        "[oauth] and sign in once (a code to approve in a browser); on an existing config, "
-                        "sign in again (docs/oauth.md)")
+                        "[oauth] and sign in once (Microsoft: a code to type in a browser; Google: a browser "
+                        "sign-in that comes back to pbp); on an existing config, sign in again (docs/oauth.md)")
     s.add_argument("--client-id", metavar="ID", help="with --oauth: the application (client) id of the app "
                                                      "registered for pbp at the provider")
     s.add_argument("--tenant", metavar="TENANT", help='with --oauth microsoft: "common" (default), '

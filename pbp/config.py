@@ -184,7 +184,7 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
     "mailboxes": {"name": TEXT, "campaign": TEXT},
     "oauth": {"provider": _one_of(*OAUTH_PROVIDERS), "client_id": TEXT, "tenant": TEXT, "token_file": PATH,
               "client_secret_env": TEXT, "client_secret_file": PATH,
-              "device_url": URL, "token_url": URL, "scopes": TEXT},
+              "device_url": URL, "token_url": URL, "authorize_url": URL, "scopes": TEXT},
     "discourse": {"url": TEXT, "username": TEXT, "api_key_env": TEXT, "api_key_file": PATH,
                   "webhook_secret_env": TEXT, "webhook_secret_file": PATH, "ca_file": PATH, "allow_insecure": BOOL,
                   "categories": _Kind(lambda v: isinstance(v, list) and all(
@@ -282,12 +282,14 @@ def _oauth(data: dict, rel, where: str) -> tuple[dict | None, TokenSource | None
         raise ConfigError(f'{where}[oauth] tenant = "{table["tenant"]}": a tenant is Microsoft\'s alone, '
                           f'and provider = "{provider}"', hint='remove tenant, or set provider = "microsoft"')
     if provider == "other":
-        missing = [key for key in ("device_url", "token_url", "scopes") if key not in table]
+        missing = [key for key in ("token_url", "scopes") if key not in table]
+        if "device_url" not in table and "authorize_url" not in table:
+            missing.insert(0, "device_url (or authorize_url)")
         if missing:
             raise ConfigError(f'{where}[oauth] provider = "other" needs {", ".join(missing)}',
                               hint='e.g. device_url = "https://id.example.org/oauth2/device", token_url = '
                                    '"https://id.example.org/oauth2/token", scopes = "offline_access email"')
-    for key in ("device_url", "token_url"):
+    for key in ("device_url", "token_url", "authorize_url"):
         url = table.get(key)
         if url is None:
             continue
@@ -310,7 +312,8 @@ def _oauth(data: dict, rel, where: str) -> tuple[dict | None, TokenSource | None
                               file_key="client_secret_file")
 
     tokens = TokenSource(provider_for(provider, tenant=table.get("tenant", ""), device_url=table.get("device_url", ""),
-                                      token_url=table.get("token_url", ""), scopes=table.get("scopes", "")),
+                                      token_url=table.get("token_url", ""), scopes=table.get("scopes", ""),
+                                      authorize_url=table.get("authorize_url", "")),
                          table["client_id"], table["token_file"], client_secret=client_secret)
     return table, tokens
 

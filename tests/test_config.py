@@ -236,7 +236,7 @@ OAUTH = {"provider": "microsoft", "client_id": "8f2a5c1e-0b7d-4c3e-9a61-2f4d8e7b
     ({"oauth": {"provider": "google", "client_id": "x", "tenant": "contoso.com"}},
      ("tenant is Microsoft's alone", 'set provider = "microsoft"')),
     ({"oauth": {"provider": "other", "client_id": "x", "token_url": "https://id.example.org/token"}},
-     ('provider = "other" needs device_url, scopes', 'device_url = "https://id.example.org/oauth2/device"')),
+     ('provider = "other" needs device_url (or authorize_url), scopes', 'device_url = "https://id.example.org/oauth2/device"')),
     ({"oauth": {**OAUTH, "token_url": "http://login.example.org/token"}},
      ('token_url = "http://login.example.org/token": expected an https URL', 'token_url = "https://')),
     ({"oauth": {**OAUTH, "client_ID": "x"}}, ("[oauth] client_ID is not a setting", "did you mean client_id?")),

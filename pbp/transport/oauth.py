@@ -1,15 +1,16 @@
 """OAuth 2.0 for mailboxes that take no password (Microsoft 365 and Outlook.com, Google):
-the device authorization grant to set up (RFC 8628), the refresh token grant to keep an
-access token fresh (RFC 6749, section 6), and the SASL XOAUTH2 string IMAP and SMTP log in
-with (imapclient's ``oauth2_login`` sends the same).
+the device authorization grant to set up (RFC 8628; Google: the authorization code with
+PKCE, whose browser side is pbp.oauth_signin), the refresh token grant to keep an access
+token fresh (RFC 6749, section 6), and the SASL XOAUTH2 string IMAP and SMTP log in with
+(imapclient's ``oauth2_login`` sends the same).
 
-Both grants are plain HTTP form posts to the provider's endpoints, made with httpx (a
+The grants are plain HTTP form posts to the provider's endpoints, made with httpx (a
 dependency already, for the forum); :func:`provider_for` gives each provider's endpoints and
 the scopes that reach IMAP and SMTP. The refresh token is the secret; it is kept in a file
 of mode 0600 (``token_file``), rewritten when the provider sends a new one.
 
-Why not msal (Microsoft's library): the two grants are two form posts each, the same for
-both providers; msal is Microsoft's alone (Google would need a second library), brings
+Why not msal (Microsoft's library): each grant is a form post or two, the same for both
+providers; msal is Microsoft's alone (Google would need a second library), brings
 requests, PyJWT and cryptography, keeps its own token cache format, and insists on its
 authority discovery, so it could not be run against the local RFC 8628 endpoint the tests
 use. What it adds beyond the RFCs (brokers, Conditional Access claims challenges) does not
@@ -34,12 +35,15 @@ from pbp.errors import ConfigError, PbpError
 
 @dataclass(frozen=True)
 class Provider:
-    """One provider's endpoints and the scopes pbp asks for."""
+    """One provider's endpoints and the scopes pbp asks for. ``device_url``: signing in by the
+    device flow (RFC 8628); else ``authorize_url``: by a browser coming back to pbp on
+    loopback (RFC 8252, the authorization code with PKCE), as Google wants for mail."""
 
     name: str
     device_url: str
     token_url: str
     scopes: str
+    authorize_url: str = ""
 
 
 MICROSOFT = "https://login.microsoftonline.com/{tenant}/oauth2/v2.0"
@@ -50,25 +54,29 @@ PROVIDERS = {
         device_url=MICROSOFT.format(tenant="common") + "/devicecode",
         token_url=MICROSOFT.format(tenant="common") + "/token",
         scopes="offline_access https://outlook.office.com/IMAP.AccessAsUser.All https://outlook.office.com/SMTP.Send"),
+    # Google's device flow grants a short list of scopes, and mail is not on it: a browser
+    # sign-in that comes back to pbp on loopback (Google's flow for desktop programs)
     "google": Provider(
         "google",
-        device_url="https://oauth2.googleapis.com/device/code",
+        device_url="",
         token_url="https://oauth2.googleapis.com/token",
-        scopes="https://mail.google.com/"),
+        scopes="https://mail.google.com/",
+        authorize_url="https://accounts.google.com/o/oauth2/v2/auth"),
 }
 
 
 def provider_for(name: str, *, tenant: str = "", device_url: str = "", token_url: str = "",
-                 scopes: str = "") -> Provider:
+                 scopes: str = "", authorize_url: str = "") -> Provider:
     """The provider of ``[oauth]``: Microsoft's endpoints in ``tenant`` ("common",
     "organizations", "consumers", or the directory's id or domain), Google's; any of the
-    three others given replaces the provider's own (a national cloud, an identity server of
-    one's own: ``name`` "other" takes them all)."""
+    others given replaces the provider's own (a national cloud, an identity server of one's
+    own: ``name`` "other" takes them all)."""
     base = PROVIDERS.get(name) or Provider(name, "", "", "")
     if name == "microsoft" and tenant:
         base = Provider(name, MICROSOFT.format(tenant=tenant) + "/devicecode",
                         MICROSOFT.format(tenant=tenant) + "/token", base.scopes)
-    return Provider(name, device_url or base.device_url, token_url or base.token_url, scopes or base.scopes)
+    return Provider(name, device_url or base.device_url, token_url or base.token_url, scopes or base.scopes,
+                    authorize_url or base.authorize_url)
 
 #: refresh this long before the provider says the access token expires
 EARLY_SECONDS = 60
@@ -174,6 +182,25 @@ def poll_device_flow(provider: Provider, client_id: str, code: DeviceCode, *, cl
                          hint="run pbp init --oauth again and approve the request in the browser")
     raise OAuthError(f"the code {code.user_code} expired before it was approved", error="expired_token",
                      hint="run pbp init --oauth again and type the code within its time")
+
+
+def exchange_code(provider: Provider, client_id: str, code: str, redirect_uri: str, verifier: str, *,
+                  client_secret: str | None = None, client: httpx.Client | None = None,
+                  timeout: float = 20.0) -> dict:
+    """RFC 6749, 4.1.3 with RFC 7636's ``code_verifier``: the code the browser brought back,
+    for the token response."""
+    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
+            "client_id": client_id, "code_verifier": verifier}
+    if client_secret:
+        form["client_secret"] = client_secret
+    status, body = _post(provider.token_url, form, client=client, timeout=timeout)
+    if status != 200 or "access_token" not in body:
+        error = body.get("error", "")
+        raise OAuthError(f"{provider.name} did not give a token for the code: {error or status} "
+                         f"{body.get('error_description', '')}".strip(), error=error, temporary=status >= 500,
+                         hint="check client_id and the client secret in [oauth] (docs/oauth.md), then run "
+                              f"pbp init --oauth {provider.name} again")
+    return body
 
 
 class TokenSource:

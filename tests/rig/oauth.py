@@ -9,17 +9,24 @@ HTTP client), following the RFCs pbp relies on:
                  single-use, a revoked one answered ``invalid_grant`` (RFC 6749, 5.2)
 ``/introspect``  token introspection (RFC 7662): what the rig's Dovecot (its ``oauth2``
                  passdb) and the test SMTP server ask about a bearer token
+``/authorize``   the browser sign-in (RFC 6749, 4.1, with RFC 7636's S256 challenge and RFC
+                 8252's loopback redirect): a GET is the user signing in and allowing
+                 access; it redirects to ``redirect_uri`` with a code (or ``error`` when
+                 ``deny`` is set), which the ``authorization_code`` grant at ``/token``
+                 takes with the matching ``code_verifier`` (and ``client_secret``, if set)
 
 Each access token belongs to ``user`` (introspection answers ``username``), so a server
 checks the login name against the token, as Microsoft's and Google's do.
 """
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from pbp.transport.oauth import Provider
 
@@ -46,6 +53,9 @@ class TokenEndpoint:
         self.refresh_tokens: set[str] = set()
         self.access_tokens: dict[str, str] = {}     # token -> username
         self.requests: list[dict] = []
+        self.client_secret: str | None = None      # the authorization_code grant wants it when set
+        self.deny = False                           # the user refuses access at /authorize
+        self.codes: dict[str, dict] = {}            # code -> the /authorize request it answered
         self._lock = threading.Lock()
         endpoint = self
 
@@ -67,13 +77,43 @@ class TokenEndpoint:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def do_GET(self):
+                query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+                with endpoint._lock:
+                    endpoint.requests.append({"path": urlsplit(self.path).path, **query})
+                    status, location = endpoint.authorize(query)
+                self.send_response(status)
+                if location:
+                    self.send_header("Location", location)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
         self.server = ThreadingHTTPServer((LOOPBACK, self.port), Handler)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def provider(self, name: str = "microsoft") -> Provider:
+        if name == "google":
+            return Provider(name, device_url="", token_url=f"{self.url}/token", scopes="https://mail.google.com/",
+                            authorize_url=f"{self.url}/authorize")
         return Provider(name, device_url=f"{self.url}/devicecode", token_url=f"{self.url}/token",
                         scopes="offline_access https://outlook.office.com/IMAP.AccessAsUser.All "
                                "https://outlook.office.com/SMTP.Send")
+
+    def authorize(self, query: dict) -> tuple[int, str]:
+        """The browser at ``/authorize``: a redirect back to the (loopback) ``redirect_uri``."""
+        redirect = query.get("redirect_uri", "")
+        if (query.get("client_id") != CLIENT_ID or query.get("response_type") != "code"
+                or not redirect.startswith(f"http://{LOOPBACK}:") or query.get("code_challenge_method") != "S256"
+                or not query.get("code_challenge")):
+            return 400, ""
+        answer = {"state": query.get("state", "")}
+        if self.deny:
+            answer["error"] = "access_denied"
+        else:
+            code = secrets.token_urlsafe(12)
+            self.codes[code] = query
+            answer["code"] = code
+        return 302, f"{redirect}?{urlencode(answer)}"
 
     def _tokens(self) -> dict:
         access, refresh = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
@@ -107,7 +147,19 @@ class TokenEndpoint:
             if not self.approved:
                 return 400, {"error": "authorization_pending"}
             return 200, self._tokens()
+        if grant == "authorization_code":
+            asked = self.codes.pop(form.get("code", ""), None)
+            verifier = form.get("code_verifier", "")
+            challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+            if (asked is None or form.get("redirect_uri") != asked["redirect_uri"]
+                    or challenge != asked["code_challenge"]):
+                return 400, {"error": "invalid_grant"}
+            if self.client_secret and form.get("client_secret") != self.client_secret:
+                return 401, {"error": "invalid_client"}
+            return 200, self._tokens()
         if grant == "refresh_token":
+            if self.client_secret and form.get("client_secret") != self.client_secret:
+                return 401, {"error": "invalid_client"}
             if form.get("refresh_token") not in self.refresh_tokens:
                 return 400, {"error": "invalid_grant", "error_description": "the refresh token was revoked"}
             self.refresh_tokens.discard(form["refresh_token"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 import threading
 import time
 
@@ -76,6 +77,7 @@ def endpoint(module_endpoint):
     e.requests.clear()
     e.approved, e.polls = False, 0
     e.interval, e.slow_down_at = 5, 2
+    e.client_secret, e.deny = None, False
     return e
 
 
@@ -376,3 +378,132 @@ def test_init_oauth_on_a_config_of_another_provider_says_so(endpoint, oauth_dove
     err = capsys.readouterr().err
     assert '[oauth] provider = "microsoft", not "google"' in err and "pbp init --oauth microsoft" in err
     assert endpoint.requests == []
+
+
+# ---- Google: the browser sign-in (RFC 8252, PKCE), since its device flow does not grant mail
+
+def google_config(tmp_path, endpoint, server: Dovecot, tls_ca):
+    from pbp.config import load_config
+    from pbp.config_template import config_text
+
+    text = config_text(domain="example.test", imap=server.host, username=USER,
+                       oauth={"provider": "google", "client_id": CLIENT_ID})
+    text = text.replace('# authorize_url = ""', f'authorize_url = "{endpoint.url}/authorize"')
+    text = text.replace('# token_url = ""', f'token_url = "{endpoint.url}/token"')
+    text = text.replace("# port = 993", f"port = {server.imaps_port}", 1)
+    text = text.replace('# ca_file = ""', f'ca_file = "{tls_ca}"', 1)
+    (tmp_path / "pbp.toml").write_text(text)
+    return load_config(tmp_path / "pbp.toml")
+
+
+def browser(strays: bool = False):
+    """The user's browser: opens the page pbp prints (the provider signs in and sends it back
+    to pbp's loopback port). ``strays``: first a request to that port that is not the
+    provider's answer (another state), which pbp must refuse and go on waiting."""
+    said, answers = [], []
+
+    def out(text):
+        said.append(text)
+        if "open this page" not in text:
+            return
+        url = re.search(r"\n    (http\S+)", text).group(1)
+        back = re.search(r"comes back to pbp at (http://\S+/)", text).group(1)
+
+        def run():
+            if strays:
+                answers.append(httpx.get(back + "?code=forged&state=not-yours").status_code)
+            answers.append(httpx.get(url, follow_redirects=True).status_code)
+
+        threading.Thread(target=run, daemon=True).start()
+
+    return out, said, answers
+
+
+def test_google_signs_in_by_the_browser_then_logs_in_to_dovecot(endpoint, oauth_dovecot, tls_ca, tmp_path,
+                                                                   monkeypatch):
+    from pbp.oauth_signin import sign_in as init_sign_in
+
+    endpoint.client_secret = "GOCSPX-rig"
+    monkeypatch.setenv("PBP_OAUTH_CLIENT_SECRET", "GOCSPX-rig")
+    config = google_config(tmp_path, endpoint, oauth_dovecot, tls_ca)
+    out, said, answers = browser(strays=True)
+    init_sign_in(config, "google", out=out)
+    assert answers == [400, 200]                   # the forged return refused, the provider's taken
+    asked = next(r for r in endpoint.requests if r["path"] == "/authorize")
+    assert asked["scope"] == "https://mail.google.com/" and asked["code_challenge_method"] == "S256"
+    assert asked["redirect_uri"].startswith(f"http://{LOOPBACK}:") and asked["login_hint"] == USER
+    traded = next(r for r in endpoint.requests if r.get("grant_type") == "authorization_code")
+    assert traded["client_secret"] == "GOCSPX-rig" and traded["code_verifier"]
+    assert "signed in" in said[-1] and (tmp_path / "oauth-token.json").stat().st_mode & 0o777 == 0o600
+    oauth_dovecot.clear(USER)
+    oauth_dovecot.append(USER, RAW)
+    with ImapInbox(google_config(tmp_path, endpoint, oauth_dovecot, tls_ca).imap_settings()) as inbox:
+        assert len(inbox.fetch_new(0).messages) == 1   # a new process: refreshed with the secret
+    assert endpoint.requests[-1] == {"path": "/introspect", "token": endpoint.requests[-1]["token"]}
+    assert [r["client_secret"] for r in endpoint.requests if r.get("grant_type") == "refresh_token"] == ["GOCSPX-rig"]
+
+
+def test_google_access_refused_in_the_browser_says_so(endpoint, oauth_dovecot, tls_ca, tmp_path, monkeypatch):
+    from pbp.oauth_signin import sign_in as init_sign_in
+
+    monkeypatch.setenv("PBP_OAUTH_CLIENT_SECRET", "GOCSPX-rig")
+    endpoint.deny = True
+    out, said, answers = browser()
+    with pytest.raises(OAuthError, match="access_denied") as caught:
+        init_sign_in(google_config(tmp_path, endpoint, oauth_dovecot, tls_ca), "google", out=out)
+    assert "pbp init --oauth google again" in caught.value.hint
+    assert not (tmp_path / "oauth-token.json").exists()
+
+
+# ---- the daemon: a post in by IMAP, its reply out by SMTP, both by XOAUTH2; a revocation
+
+def test_the_daemon_plays_by_oauth_and_picks_up_a_new_sign_in_without_a_restart(
+        endpoint, oauth_dovecot, smtp, tls_ca, tmp_path, caplog):
+    from pbp.campaigns import create_campaign, import_character
+    from pbp.config import load_config
+    from pbp.daemon import Daemon
+    from pbp.demo import sample_dir
+    from pbp.rules.dice import FixedDice
+    from pbp.store.db import open_database
+    from tests.helpers import eml
+
+    port, handler = smtp
+    path = oauth_config(tmp_path, endpoint, oauth_dovecot, tls_ca)
+    text = path.read_text().replace("# port = 587", f"port = {port}", 1).replace('# security = "starttls"', 'security = "plain"', 1)
+    text = text.replace('[[mailboxes]]\nname = "INBOX"\ncampaign = ""', '[[mailboxes]]\nname = "INBOX"\ncampaign = "chicago"')
+    path.write_text(text)
+    sign_in(endpoint, tmp_path)                        # (the test's own device flow, into oauth/table.json)
+    (tmp_path / "oauth" / "table.json").replace(tmp_path / "oauth-token.json")
+    config = load_config(path)
+    assert config.smtp["port"] == port and config.mailboxes[0].campaign == "chicago"
+    open_database(config.database_url)
+    campaign = create_campaign("chicago", "Chicago Nights", address=USER, gms=["gm@pbp.localhost"])
+    for sheet in sorted(sample_dir().glob("*.toml")):
+        if sheet.name != "campaign.toml":
+            import_character(campaign, str(sheet))
+    oauth_dovecot.clear(USER)
+    oauth_dovecot.append(USER, eml("Ruth searches the dock.\n/overcome Investigate vs Fair\n", to=USER))
+    d = Daemon(config, dice=FixedDice("0+00"), environ={})
+    assert d.run_once() == 1
+    (reply,) = handler.received
+    assert reply[0] == USER and "ruth@pbp.localhost" in reply[1] and b"+3 Good" in reply[2]
+
+    endpoint.expire_access_tokens()                    # the owner revoked pbp: no token works any more
+    endpoint.revoke_refresh_tokens()
+    oauth_dovecot.kick(USER)
+    oauth_dovecot.append(USER, eml("/fp\n", to=USER, message_id="post-2@pbp.test"))
+    watcher = d.watchers[0]
+    with caplog.at_level("WARNING", logger="pbp.daemon"):
+        d.watch(watcher)                               # Dovecot refuses the old token
+        d.watch(watcher)                               # the refresh is refused: what to run
+    said = " ".join(r.getMessage() for r in caplog.records if r.name == "pbp.daemon")
+    assert "invalid_grant" in said and "run `pbp init --oauth microsoft` with the same --config" in said
+
+    endpoint.approved, endpoint.polls, endpoint.interval, endpoint.slow_down_at = False, 0, 1, None
+    browser = approve_in_browser(endpoint)
+    from pbp.oauth_signin import sign_in as init_sign_in
+
+    init_sign_in(load_config(path), "microsoft", out=lambda text: None)   # `pbp init --oauth`, another process
+    browser.join()
+    assert d.run_once() == 1                           # the same daemon, the new token: no restart
+    assert len(handler.received) == 2
