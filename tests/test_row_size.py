@@ -24,3 +24,15 @@ def test_a_resent_post_gets_the_whole_result_back_from_a_short_row(chicago, conf
     assert again.status == "duplicate"
     assert again.results == first.results      # rolls put back together from the ledger, effects added after
     assert again.errors == first.errors and again.campaign == first.campaign
+
+
+def test_a_result_the_table_read_as_it_is_points_at_the_archive_record(chicago, config):
+    first = process_message(eml("/fp spend\n", message_id="facts@t"), make_ctx(config))
+    assert first.status == "applied", first.errors
+    row = m.Message.get(m.Message.message_id == "facts@t")
+    archived = m.ArchivePost.get_by_id(row.result["archive"])
+    assert archived.post_id == "facts@t"
+    assert row.result["results"] == [{"fact": 0}]          # not the result again: the archive has it
+    assert archived.facts[0]["command"] == "/fp spend"
+    again = process_message(eml("/fp spend\n", message_id="facts@t"), make_ctx(config))
+    assert again.status == "duplicate" and again.results == first.results
