@@ -453,3 +453,57 @@ def test_google_access_refused_in_the_browser_says_so(endpoint, oauth_dovecot, t
         init_sign_in(google_config(tmp_path, endpoint, oauth_dovecot, tls_ca), "google", out=out)
     assert "pbp init --oauth google again" in caught.value.hint
     assert not (tmp_path / "oauth-token.json").exists()
+
+
+# ---- the daemon: a post in by IMAP, its reply out by SMTP, both by XOAUTH2; a revocation
+
+def test_the_daemon_plays_by_oauth_and_picks_up_a_new_sign_in_without_a_restart(
+        endpoint, oauth_dovecot, smtp, tls_ca, tmp_path, caplog):
+    from pbp.campaigns import create_campaign, import_character
+    from pbp.config import load_config
+    from pbp.daemon import Daemon
+    from pbp.demo import sample_dir
+    from pbp.rules.dice import FixedDice
+    from pbp.store.db import open_database
+    from tests.helpers import eml
+
+    port, handler = smtp
+    path = oauth_config(tmp_path, endpoint, oauth_dovecot, tls_ca)
+    text = path.read_text().replace("# port = 587", f"port = {port}", 1).replace('# security = "starttls"', 'security = "plain"', 1)
+    text = text.replace('[[mailboxes]]\nname = "INBOX"\ncampaign = ""', '[[mailboxes]]\nname = "INBOX"\ncampaign = "chicago"')
+    path.write_text(text)
+    sign_in(endpoint, tmp_path)                        # (the test's own device flow, into oauth/table.json)
+    (tmp_path / "oauth" / "table.json").replace(tmp_path / "oauth-token.json")
+    config = load_config(path)
+    assert config.smtp["port"] == port and config.mailboxes[0].campaign == "chicago"
+    open_database(config.database_url)
+    campaign = create_campaign("chicago", "Chicago Nights", address=USER, gms=["gm@pbp.localhost"])
+    for sheet in sorted(sample_dir().glob("*.toml")):
+        if sheet.name != "campaign.toml":
+            import_character(campaign, str(sheet))
+    oauth_dovecot.clear(USER)
+    oauth_dovecot.append(USER, eml("Ruth searches the dock.\n/overcome Investigate vs Fair\n", to=USER))
+    d = Daemon(config, dice=FixedDice("0+00"), environ={})
+    assert d.run_once() == 1
+    (reply,) = handler.received
+    assert reply[0] == USER and "ruth@pbp.localhost" in reply[1] and b"+3 Good" in reply[2]
+
+    endpoint.expire_access_tokens()                    # the owner revoked pbp: no token works any more
+    endpoint.revoke_refresh_tokens()
+    oauth_dovecot.kick(USER)
+    oauth_dovecot.append(USER, eml("/fp\n", to=USER, message_id="post-2@pbp.test"))
+    watcher = d.watchers[0]
+    with caplog.at_level("WARNING", logger="pbp.daemon"):
+        d.watch(watcher)                               # Dovecot refuses the old token
+        d.watch(watcher)                               # the refresh is refused: what to run
+    said = " ".join(r.getMessage() for r in caplog.records if r.name == "pbp.daemon")
+    assert "invalid_grant" in said and "run `pbp init --oauth microsoft` with the same --config" in said
+
+    endpoint.approved, endpoint.polls, endpoint.interval, endpoint.slow_down_at = False, 0, 1, None
+    browser = approve_in_browser(endpoint)
+    from pbp.oauth_signin import sign_in as init_sign_in
+
+    init_sign_in(load_config(path), "microsoft", out=lambda text: None)   # `pbp init --oauth`, another process
+    browser.join()
+    assert d.run_once() == 1                           # the same daemon, the new token: no restart
+    assert len(handler.received) == 2
