@@ -211,7 +211,20 @@ def _gm_settings(post: Post):
 
 def _nobody_quiet(post: Post, at: datetime | None = None) -> bool:
     at = at or post.now
-    return not any(quiet_until(s, at) for s in post.play.people.values())
+    return not any(quiet_until(s, at) for s in _readers(post))
+
+
+def _readers(post: Post) -> list:
+    """The settings of those who read the scene's nudge: every member's, or in a split
+    party's scene its PCs' players' and the GMs' (a member of another scene asleep does not
+    hold this one's nudge)."""
+    here = cast(post)
+    if here is None:
+        return list(post.play.people.values())
+    pace = post.play.pace
+    readers = {(x.player or "").lower() for x in post.table.characters.values() if x.player and x.name in here}
+    readers |= set(post.gms) | ({pace.gm} if pace is not None and pace.gm else set())
+    return [s for email, s in post.play.people.items() if email in readers]
 
 
 def _next_due(post: Post, pace: FreePace) -> datetime | None:
@@ -234,6 +247,6 @@ def _next_due(post: Post, pace: FreePace) -> datetime | None:
     stall = _hours(post, "stall_hours")
     if stall and not pace.nudged:
         at = max(pace.last_post + stall, post.now)
-        later = [quiet_until(s, at) for s in post.play.people.values()]
+        later = [quiet_until(s, at) for s in _readers(post)]
         times.append(max([t for t in later if t] or [at]))
     return min(times) if times else None

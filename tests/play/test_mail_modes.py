@@ -238,3 +238,16 @@ def test_the_digest_hour_is_the_members_own(chicago):
     assert next_digest(summer, datetime(2027, 3, 15, 0, 0)) == datetime(2027, 3, 15, 11, 0)  # 07:00 EDT
     quiet = MemberSettings(tz="Europe/Lisbon", quiet=(22 * 60, 9 * 60), mail="digest", digest_at=23)
     assert next_digest(quiet, datetime(2026, 12, 1, 12, 0)) == datetime(2026, 12, 2, 9, 0)   # past the quiet hours
+
+
+def test_a_removed_member_leaves_no_mail_held_for_them(mt, chicago):
+    from pbp.members import add_member
+    from pbp.sheetedit import remove_member
+
+    add_member(chicago, "watcher@pbp.localhost")
+    set_member(chicago, "watcher@pbp.localhost", ["mail=digest"])
+    step = mt.post("GM", '/scene start "Warehouse"\nThe warehouse smells of rot.', subject="The warehouse")
+    assert "watcher@pbp.localhost" not in step.replies[0].to
+    assert m.DigestItem.select().where(m.DigestItem.email == "watcher@pbp.localhost").count() == 1
+    remove_member(chicago, "watcher@pbp.localhost")
+    assert not m.DigestItem.select().exists()

@@ -74,3 +74,35 @@ def test_each_scene_of_a_split_party_keeps_its_own_pace(chicago, config):
     assert "Cassandra did not post by Thu 3 Dec 14:00 UTC: the turn passes on. Next: GM." in late.text
     assert _to(late) == WAREHOUSE
     assert paces(chicago)["Warehouse"].round == 1 and paces(chicago)["Warehouse"].done == ["Ruth", "Cassandra"]
+
+
+def test_a_stall_nudge_waits_only_for_the_scenes_own_members_quiet_hours(chicago, config):
+    from pbp.campaigns import set_campaign
+
+    set_campaign(chicago, "post_deadline_hours", "200")           # the stall alone (72 hours)
+    mt = MailTable(config)
+    t0 = datetime(2026, 12, 1, 22, 0)
+    assert mt.post("Charles", "/settings quiet=20-10", at=t0).status == "applied"     # asleep at 22:00 UTC
+    assert mt.post("Ruth", "/settings quiet=02-06", at=t0).status == "applied"
+    warehouse = mt.post("GM", '/scene start "Warehouse" with Ruth, Cassandra', subject="The warehouse", at=t0)
+    mt.post("GM", '/scene start "Docks" with Charles, Ethan', subject="The docks", at=t0)
+    assert mt.post("GM", "/pace round", reply_to=warehouse, at=t0).status == "applied"
+    # 72 hours on, at 22:00 UTC: Charles is in his quiet hours, but he is at the Docks
+    nudge = mt.tick(datetime(2026, 12, 4, 22, 0))
+    assert "The scene has had no post since Tue 1 Dec 22:00 UTC." in nudge.text
+    assert _to(nudge) == WAREHOUSE
+
+
+def test_a_stall_nudge_waits_for_a_scene_members_quiet_hours(chicago, config):
+    from pbp.campaigns import set_campaign
+
+    set_campaign(chicago, "post_deadline_hours", "200")
+    mt = MailTable(config)
+    t0 = datetime(2026, 12, 1, 22, 0)
+    assert mt.post("Ruth", "/settings quiet=20-10", at=t0).status == "applied"
+    warehouse = mt.post("GM", '/scene start "Warehouse" with Ruth, Cassandra', subject="The warehouse", at=t0)
+    mt.post("GM", '/scene start "Docks" with Charles, Ethan', subject="The docks", at=t0)
+    assert mt.post("GM", "/pace round", reply_to=warehouse, at=t0).status == "applied"
+    assert mt.tick(datetime(2026, 12, 4, 22, 0)).replies == []         # Ruth is asleep
+    nudge = mt.tick(datetime(2026, 12, 5, 10, 0))
+    assert "The scene has had no post since" in nudge.text and _to(nudge) == WAREHOUSE
