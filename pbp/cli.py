@@ -129,7 +129,8 @@ def cmd_init(args) -> int:
         domain = args.domain or (args.username.rpartition("@")[2] if args.username and "@" in args.username
                                  else "pbp.localhost")
         path.parent.mkdir(parents=True, exist_ok=True)
-        oauth = dict(provider=args.oauth, client_id=args.client_id, tenant=args.tenant) if args.oauth else None
+        oauth = dict(provider=args.oauth, client_id=args.client_id, tenant=args.tenant,
+                     token_file=oauth_signin.token_file_beside(args.database)) if args.oauth else None
         path.write_text(config_text(domain=domain, database=args.database, imap=args.imap, smtp=args.smtp,
                                     username=args.username, poll_seconds=None if args.imap else 2, oauth=oauth),
                         encoding="utf-8")
@@ -753,6 +754,10 @@ def cmd_check_config(args) -> int:
         return f"{config.database_url} ({m.Campaign.select().count()} campaigns)"
 
     check("database", database)
+    if config.oauth_tokens is not None:
+        from pbp.oauth_signin import check_token_file
+
+        check(f"oauth {config.oauth_tokens.provider.name} token", lambda: check_token_file(config))
     if config.transport == "maildir":
         check("maildir inbox", lambda: str(config.maildir.inbox))
         if config.trust_authserv_id:
