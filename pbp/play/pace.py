@@ -10,6 +10,10 @@ is reminded (once), and at the deadline the turn passes on (with an order) or th
 closes. When the scene has had no post for ``stall_hours`` the table is nudged, once until
 the next post. No reminder reaches a member in their quiet hours, and no nudge goes out
 while any member is in theirs: each waits until the hours end (:func:`pbp.play.people.quiet_until`).
+Each open scene keeps its own pace (it is one of :data:`pbp.play.state.SCENE_PARTS`): in a
+split party's scene only its own PCs and the GM owe posts, a post counts in the scene it
+acts in, and a parked scene's deadlines, reminders and nudge come when they are due
+(:func:`pbp.play.parallel.due_elsewhere`).
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from pbp.errors import CommandError
 from pbp.play.core import GM, NoteResult, Post, Tell, after_post, deadline_job, handles, status_line
 from pbp.play.dates import when
 from pbp.play.pacing import FreePace
+from pbp.play.parallel import cast
 from pbp.play.people import quiet_until
 
 
@@ -29,7 +34,11 @@ def _free(post: Post) -> bool:
 
 
 def _players(post: Post) -> list[str]:
-    return sorted(x.name for x in post.table.characters.values() if x.player and not x.taken_out)
+    """The players' characters in the scene (a split party's scene names its own,
+    :func:`pbp.play.parallel.cast`), but those taken out."""
+    here = cast(post)
+    return sorted(x.name for x in post.table.characters.values()
+                  if x.player and not x.taken_out and (here is None or x.name in here))
 
 
 def seats(post: Post, pace: FreePace) -> list[str]:
@@ -176,7 +185,7 @@ def pace_deadlines(post: Post) -> list:
             continue
         pace.reminded.append(seat)
         post.tell(Tell(to=(seat,), subject=f"Reminder: {seat}, your post by {when(deadline)}",
-                       text=f"Reminder: {seat}, the scene waits for your post "
+                       text=f"Reminder: {seat}, the scene{_named(post)} waits for your post "
                             f"by {when(deadline)} (round {pace.round}). Post, or /pass if you have nothing to add.\n"))
     stall = _hours(post, "stall_hours")
     if stall and not pace.nudged and post.now >= pace.last_post + stall and _nobody_quiet(post):
@@ -187,6 +196,11 @@ def pace_deadlines(post: Post) -> list:
             f"{', '.join(waiting) if waiting else 'anyone'}: post, or /pass if you have nothing to add.")))
     pace.next_due = _next_due(post, pace)
     return results
+
+
+def _named(post: Post) -> str:
+    """' "Docks"' when other scenes are open beside it (a reminder says which), else ""."""
+    return f' "{post.play.scene.name}"' if post.play.elsewhere and post.play.scene is not None else ""
 
 
 def _gm_settings(post: Post):
