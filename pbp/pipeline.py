@@ -1105,6 +1105,7 @@ def apply_deadlines(ctx: Context) -> int:
             threads = dict(post.play.threads)
             parallel.due_elsewhere(post, timedelta(hours=campaign_hours(campaign, ctx.config, "reminder_hours")))
             post.turn_before = mailing.turn_holders(post)
+            post.gms = tuple(mb.email for mb in members if mb.is_gm)     # their quiet hours hold the GM's reminders
             results = run_deadline_jobs(post)
             letters = _digests(post, campaign, members, ctx)
             if results or post.asks or post.tells:

@@ -904,7 +904,7 @@ def conflict_deadlines(post: Post) -> list:
             continue                                   # a concession answers it (pbp.play.concession)
         if pending.deadline <= post.now:
             results.append(_default(post, pending))
-        elif not pending.reminded and pending.deadline - lead <= post.now:
+        elif not pending.reminded and pending.deadline - lead <= post.now and not post.quiet(pending.target):
             pending.reminded = True
             verb = "defend" if pending.kind == "defend" else "absorb"
             reminders.setdefault(pending.target, []).append(
@@ -955,7 +955,7 @@ def _turn_deadline(post: Post, lead: timedelta, reminders: dict) -> list:
                        text=f"{clock.who} has not acted since the turn came to them; the deadline was "
                             f"{when(clock.deadline)}. You can hand the turn on for them: /next NAME\n"))
         return []
-    if not clock.reminded and clock.deadline - lead <= post.now:
+    if not clock.reminded and clock.deadline - lead <= post.now and not post.quiet(controller(post, clock.who)):
         clock.reminded = True
         doing = "hand the turn on (/next NAME)" if clock.phase == "awaiting_handoff" else "take your turn"
         text = (f"Reminder: {clock.who}, please {doing} by {when(clock.deadline)}.\n"

@@ -149,6 +149,13 @@ def quiet_until(settings: MemberSettings | None, at: datetime) -> datetime | Non
     return back.astimezone(timezone.utc).replace(tzinfo=None)
 
 
+def quiet_end(settings, at: datetime) -> datetime | None:
+    """When every one of ``settings`` (members' settings, None for one with none) who is in
+    their quiet hours at ``at`` is out of them (naive UTC), or None when none is in them."""
+    ends = [t for t in (quiet_until(s, at) for s in settings) if t is not None]
+    return max(ends) if ends else None
+
+
 def next_digest(settings: MemberSettings, after: datetime) -> datetime:
     """When a member's next digest is due after ``after`` (naive UTC): their digest hour in
     their zone, the next time it comes, moved past their quiet hours when it falls in them."""
