@@ -563,7 +563,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         if to:
             text, html = ctx.renderer.tell(campaign=campaign, tell=tell)
             replies.append(Reply(kind="tell", audience=Audience.GM if list(tell.to) == ["GM"] else Audience.PLAYER,
-                                 to=tuple(to), text=text, html=html, thread=where, subject=tell.subject,
+                                 to=tuple(to), text=text, html=html, thread=where,
+                                 subject=of_settings(campaign.settings).say(tell.subject),
                                  refs=tuple(tell.refs)))
     gms = sorted({mb.email for mb in members if mb.is_gm})
     gm_copy = ""

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from pbp.config import Config
+from pbp.i18n import of_settings
 from pbp.forum.bymail import mail_players
 from pbp.forum.markdown import own_text
 from pbp.forum.models import ForumAudience, InboundPost, OutboundReply
@@ -164,7 +165,8 @@ def write(reply: Reply, roster: Roster, *, config: Config, now) -> list[Written]
         if name:
             kind = ForumAudience.GM if reply.audience is Audience.GM else ForumAudience.PLAYER
             out.append(_written(OutboundReply(kind, reply.text, recipient=name,
-                                              title=reply_mail_subject(reply, campaign.name)), reply, campaign, config))
+                                              title=reply_mail_subject(reply, campaign.name, of_settings(
+                                                  getattr(campaign, "settings", None)))), reply, campaign, config))
         else:
             by_mail.append(address)
     return out + _mail_copy(reply, campaign, config, now, by_mail)

@@ -40,6 +40,7 @@ from email.quoprimime import body_encode
 from email.utils import getaddresses
 
 from pbp.config import Config
+from pbp.i18n import of_settings
 from pbp.forum.markdown import own_text
 from pbp.mail.adapter import MailArrival
 from pbp.mail.compose import campaign_sender, checked_recipients, reply_headers, reply_mail_subject, write_mail
@@ -296,7 +297,7 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     of the words Discourse's receiver takes for an auto-reply (:func:`refusals`)."""
     sender = campaign_sender(campaign, config)
     to = checked_recipients([reply.thread.reply_to], campaign)
-    subject = reply_mail_subject(reply, campaign.name)
+    subject = reply_mail_subject(reply, campaign.name, of_settings(getattr(campaign, "settings", None)))
     name = header_text(campaign.name, MAX_NAME)
     if _AUTO_WORDS.search(subject) or _AUTO_SUBJECT.search(subject):  # a topic or campaign so named
         subject = f"Re: topic {reply.thread.topic or ''}".strip()
