@@ -31,6 +31,7 @@ from pbp.errors import CommandError, DiceExhausted, NotAllowedError
 from pbp import adapters, bounces
 from pbp.ooc import ooc_lines
 from pbp.parser import find_commands, find_near_commands, parse_command, parse_lines
+from pbp.parser.spec import BY_WORD
 from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, thread_from_dict, thread_to_dict
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import campaign_hours, finish_post
@@ -381,6 +382,12 @@ def _as_command(line: str) -> str:
 BARE_ANSWERS = ("approve", "deny", "accept", "refuse")
 
 
+def _bare_words(campaign: m.Campaign) -> tuple[str, ...]:
+    """The bare answers a campaign reads: the English words, and its language's ("aprovar")."""
+    code = of_settings(campaign.settings).code
+    return BARE_ANSWERS + tuple(w for word in BARE_ANSWERS for w in BY_WORD[word].words.get(code, ()))
+
+
 def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | None:
     """A reply to one of pbp's mails about a compel or story detail whose first line is just
     "approve", "deny", "accept" or "refuse" (any case, a trailing "." or "!" allowed) is read
@@ -394,7 +401,7 @@ def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | N
     for number, line in enumerate(mail.new_text.splitlines(), start=1):
         if line.strip() and number not in ooc:
             word = line.strip().rstrip(".!").strip().lower()
-            return (number, "/" + word) if word in BARE_ANSWERS else None
+            return (number, "/" + word) if word in _bare_words(campaign) else None
     return None
 
 

@@ -135,7 +135,8 @@ def change_parts(ch, language: Language = ENGLISH) -> tuple[str, str]:
     if what == "gm_pool":
         return say(Msg("GM's pool")), f"{before} -> {after}"
     if what == "escrow":
-        return subject, f"holds {after} FP" if after else f"FP goes {ch.detail}".strip()
+        return say(subject), (say(Msg("holds {n} FP", n=after)) if after else
+                              say(Msg("FP goes {where}", where=ch.detail)).strip())
     if what == "carried_points":
         return subject, f"carries {after} FP into the GM's next pool" if after else "carries no FP"
     if what == "fate_points":

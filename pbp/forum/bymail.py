@@ -46,8 +46,8 @@ from pbp.mail.adapter import MailArrival
 from pbp.mail.compose import campaign_sender, checked_recipients, reply_headers, reply_mail_subject, write_mail
 from pbp.mail.reading import Mail
 from pbp.policy import sender_unverified
-from pbp.posts import (BARE_APPROVE_HINT, Audience, Binding, Claim, NeutralPost, Reply, Roster, RosterMember,
-                       ThreadRef, Written)
+from pbp.posts import (Audience, Binding, Claim, NeutralPost, Reply, Roster, RosterMember,
+                       ThreadRef, Written, without_approve_hints)
 from pbp.textsafety import MAX_NAME, header_text, is_addr_spec
 
 log = logging.getLogger("pbp.forum")
@@ -309,7 +309,7 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     topic = header_text(reply.thread.topic, 20) if reply.thread.topic else None
     if topic:
         headers += [("X-PBP-Topic", topic)]
-    text = (reply.markdown or reply.text).replace(BARE_APPROVE_HINT, "")   # a post in the topic, no mail thread
+    text = without_approve_hints(reply.markdown or reply.text)   # a post in the topic, no mail thread
     if len(text.strip()) < MIN_POST_LENGTH:   # Discourse refuses a post this short
         text = text.rstrip("\n") + f"\n\n*({name})*\n"
     raw = markdown_mail(headers, text)

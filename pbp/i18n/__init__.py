@@ -124,6 +124,33 @@ class Joined(str):
         return (str, (str(self),))
 
 
+def _sentence(text: str) -> str:
+    text = text.strip()
+    text = text[0].upper() + text[1:] if text else text
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+class Sentence(str):
+    """A clause written as a sentence: its first letter capitalised and a full stop added
+    ("the GM approves ..." -> "The GM approves ...."), in whatever language it is said."""
+
+    inner: str
+
+    def __new__(cls, inner) -> "Sentence":
+        self = super().__new__(cls, _sentence(str(inner)))
+        self.inner = inner
+        return self
+
+    def __copy__(self) -> "Sentence":
+        return self
+
+    def __deepcopy__(self, memo) -> "Sentence":
+        return self
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
 class Names(str):
     """Names listed as a sentence says them, "Ruth", "Ruth and Ethan", "Ruth, Ethan and
     Cassandra" (:func:`pbp.rules.naming.and_names`): a field of a :class:`Msg` is said with
@@ -148,15 +175,15 @@ class Names(str):
         return (str, (str(self),))
 
 
-class Command(str):
+class CommandLine(str):
     """A command line pbp suggests ("/absorb stress 2 mild \"Mild Wound\""), written in
     English: a field of a :class:`Msg` (and an error's example) is written in the campaign's
     language's command words ("/absorver estresse 2 suave ...", :meth:`Language.command`)."""
 
-    def __copy__(self) -> "Command":
+    def __copy__(self) -> "CommandLine":
         return self
 
-    def __deepcopy__(self, memo) -> "Command":
+    def __deepcopy__(self, memo) -> "CommandLine":
         return self
 
     def __reduce__(self):
@@ -249,6 +276,8 @@ class Language:
         too; any other text as it is (a name, a player's words)."""
         if isinstance(text, Joined) and not self.english:
             return "".join(str(self.say(part)) for part in text.parts)
+        if isinstance(text, Sentence) and not self.english:
+            return _sentence(str(self.say(text.inner)))
         if self.english or not isinstance(text, Msg):
             return text
         fields = {key: self._field(key, value) for key, value in text.fields.items()}
@@ -277,9 +306,9 @@ class Language:
             return self.say(value)
         if isinstance(value, Names):
             return self.names(value.names)
-        if isinstance(value, Command):
+        if isinstance(value, CommandLine):
             return self.command(value)
-        if isinstance(value, Joined):
+        if isinstance(value, (Joined, Sentence)):
             return self.say(value)
         if isinstance(value, When):
             return self.when(value.dt)

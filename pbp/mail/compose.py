@@ -186,9 +186,11 @@ def reply_mail_subject(reply: Reply, campaign_name: str, language: Language = EN
     name = header_text(campaign_name, MAX_NAME)
     subject = reply.subject
     if subject is None:
-        suffix = f" ({language.gettext('not applied')})" if reply.kind == "error" else ""
+        not_applied = language.gettext("not applied")
+        suffix = f" ({not_applied})" if reply.kind == "error" else ""
         base = reply.thread_subject
-        subject = reply_subject(base, name, suffix) if base is not None else f"[{name}] {language.gettext('Deadlines')}"
+        deadlines = language.gettext("Deadlines")
+        subject = reply_subject(base, name, suffix) if base is not None else f"[{name}] {deadlines}"
     elif f"[{name}]" not in subject:
         subject = f"[{name}] {subject}"
     return header_text(subject, MAX_REPLY_SUBJECT)

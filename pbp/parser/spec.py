@@ -443,7 +443,7 @@ _WRITTEN_AS: Mapping[str, Mapping[str, str]] = MappingProxyType({
                                "border": "fronteira", "tasks": "tarefas", "task": "tarefa", "hours": "horas",
                                "hour": "hora", "victories": "vitórias", "victory": "vitória", "skills": "habilidades",
                                "skill": "habilidade", "hidden": "oculto", "first": "primeiro", "secret": "secreto",
-                               "blind": "cego", "open": "aberto"}),
+                               "blind": "cego", "open": "aberto", "NAME": "NOME", "SKILL": "HABILIDADE"}),
 })
 _TOKEN = re.compile(r'"[^"]*"|\S+')
 

@@ -37,7 +37,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from pbp import commands as c
-from pbp.i18n import Command, Joined, Msg, Msgs
+from pbp.i18n import CommandLine, Joined, Msg, Msgs
 from pbp.i18n.words import TO_BE_NAMED
 from pbp.errors import RulesError
 from pbp.play.core import (
@@ -492,7 +492,7 @@ def land_hit(post: Post, hit: harm.Hit, skill: str, *, track: str | None = None,
 def _absorb_ask(post: Post, pending: Pending, ch: Character) -> Ask:
     options = harm.absorption_options(ch, pending.track, pending.shifts, post.system)
     by = when(pending.deadline)
-    examples = Command("\n".join(f"  {_named(plan.command())}" for plan in options[:3]))
+    examples = CommandLine("\n".join(f"  {_named(plan.command())}" for plan in options[:3]))
     cheapest = options[0]
     named = " (you or the GM can rename it with /aspect rename)" if cheapest.consequences else ""
     hit = post.system.explain.hit(pending.shifts, pending.track, definite=True)
@@ -561,7 +561,7 @@ def default_absorb(post: Post, pending: Pending) -> NoteResult:
                  result.effects + effects, result.changes + changes, text=text)
     if any(e.data.get("rename") for e in result.effects):
         note.text = Joined([note.text, Msg("\n  Rename a placeholder with: {command}",
-                                           command=Command('/aspect rename "OLD NAME" to "NEW NAME"'))])
+                                           command=CommandLine('/aspect rename "OLD NAME" to "NEW NAME"'))])
     return note
 
 
@@ -869,7 +869,7 @@ def _handoff_text(post: Post, order: rt.TurnOrder) -> str:
     who = order.current
     by = when(post.play.turn_clock.deadline)
     default = rt.default_next(order)
-    command = Command((f"/as {quote(who)} " if controller(post, who) == GM else "/") + "next NAME")
+    command = CommandLine((f"/as {quote(who)} " if controller(post, who) == GM else "/") + "next NAME")
     if rt.exchange_over(order):
         return Msg("{who}, name who opens exchange {n} (anyone, {who} included): {command}. If nobody has by {by}, "
                    "{default} opens it.", who=who, n=order.exchange + 1, command=command, by=by, default=default)
@@ -968,13 +968,13 @@ def _turn_deadline(post: Post, lead: timedelta, reminders: dict) -> list:
         post.tell(Tell(to=(GM,), subject=Msg("{who}'s turn has stalled", who=clock.who),
                        text=Msg("{who} has not acted since the turn came to them; the deadline was {by}. You can hand "
                                 "the turn on for them: {command}\n", who=clock.who, by=when(clock.deadline),
-                                command=Command("/next NAME"))))
+                                command=CommandLine("/next NAME"))))
         return []
     if not clock.reminded and clock.deadline - lead <= post.now:
         clock.reminded = True
         if clock.phase == "awaiting_handoff":
             text = Msg("Reminder: {who}, please hand the turn on ({command}) by {by}.\n{handoff}\n", who=clock.who,
-                       command=Command("/next NAME"), by=when(clock.deadline), handoff=_handoff_text(post, order))
+                       command=CommandLine("/next NAME"), by=when(clock.deadline), handoff=_handoff_text(post, order))
         else:
             text = Msg("Reminder: {who}, please take your turn by {by}.\n", who=clock.who, by=when(clock.deadline))
         reminders.setdefault(controller(post, clock.who), []).append(
