@@ -12,7 +12,8 @@ from pbp.rules.systems import DEFAULT_SYSTEM, campaign_system, get_system
 from pbp.play.people import SettingError, member_settings
 from pbp.play.state import dump_play, load_play
 from pbp.settingvalues import did_you_mean, flag_value, hours_value
-from pbp.sheetedit import record_play, state_of
+from pbp.sheetedit import state_of
+from pbp.sheethistory import record_play
 from pbp.sheetfile import SheetFile, load_sheet, parse_sheet
 from pbp.store import models as m
 from pbp.store import repo
@@ -466,6 +467,11 @@ def _set_option(campaign: m.Campaign, key: str, option, value: str) -> list[str]
     return lines
 
 
+def _earliest(*times):
+    found = [t for t in times if t is not None]
+    return min(found) if found else None
+
+
 def set_member(campaign: m.Campaign, email: str, values: list[str]) -> str:
     """A member's own settings from the CLI (``pbp campaign member-set``), checked as
     ``/settings`` checks them: all or none. Returns them as they are now."""
@@ -476,11 +482,12 @@ def set_member(campaign: m.Campaign, email: str, values: list[str]) -> str:
     row = m.Campaign.get_by_id(campaign.id)     # the daemon's latest play state, not an older copy
     play = load_play(row.play)
     try:
-        new = member_settings(play.people.get(address), values)
+        new = member_settings(play.people.get(address), values, m.utcnow())
     except SettingError as e:
         raise ConfigError(str(e), hint=f"expected {e.expected}; e.g. pbp campaign member-set {address} "
                                        + e.example.removeprefix("/settings ")) from None
     play.people[address] = new
     row.play = dump_play(play)
-    row.save(only=[m.Campaign.play])
+    row.next_deadline = _earliest(row.next_deadline, new.digest_due)     # the digest job finds it
+    row.save(only=[m.Campaign.play, m.Campaign.next_deadline])
     return new.shown()

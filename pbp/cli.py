@@ -3,99 +3,29 @@ and run the daemon."""
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import sys
 from pathlib import Path
 
-from pbp.config import DEFAULT_CONFIG_NAME, Config, load_config
-from pbp.errors import CommandError, DiceExhausted, PbpError, RulesError, SheetError
+from pbp.config import DEFAULT_CONFIG_NAME, load_config
+from pbp.console.characters import (
+    cmd_campaign_remove_member, cmd_character_edit, cmd_character_export, cmd_character_history,
+    cmd_character_import, cmd_character_list, cmd_character_remove, cmd_character_set, cmd_character_undo,
+    cmd_sheet, print_sheet_error
+)
+from pbp.console.checks import cmd_check_config, forum_path
+from pbp.console.common import (
+    EXIT_BAD_INPUT, EXIT_CODES, EXIT_FAILED, EXIT_USAGE, config_path, open_config, parse_dice, system_name
+)
+from pbp.console.play import cmd_archive, cmd_outbox, cmd_process, cmd_roll, cmd_table, cmd_tick, cmd_verify
+from pbp.errors import CommandError, PbpError, SheetError
 from pbp.logs import quiet_libraries
 from pbp.textsafety import shorten
 from pbp.transport.errors import TransportError
+from pbp.transport.oauth import OAuthError
 
 log = logging.getLogger("pbp")
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BAD_INPUT = 0, 1, 2, 3
-"""Exit statuses: done; a failure (a server, the database, a check, a bug); the command line
-itself is wrong (argparse's own 2); the input was refused (a sheet file, a post, a value,
-a name, a path): a script can tell "fix what you gave" from "try again later"."""
-
-EXIT_CODES = """exit status:
-  0  done
-  1  failed: a server, the database or a check did not work (the error says which)
-  2  usage: an option or argument pbp does not take (see pbp COMMAND --help)
-  3  bad input: a sheet file, a post, a value or a name was refused; nothing changed"""
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _config_path(args) -> Path:
-    return Path(args.config or os.environ.get("PBP_CONFIG") or DEFAULT_CONFIG_NAME)
-
-
-def _open(args) -> Config:
-    from pbp.store.db import open_database
-
-    config = load_config(_config_path(args))
-    open_database(config.database_url)
-    return config
-
-
-def _system_name(word: str) -> str:
-    """A system named by name or alias (``dfc``), as its registered name; an unknown word is
-    left for argparse's choices to refuse with the list."""
-    from pbp.rules.systems import UnknownSystem, get_system
-
-    try:
-        return get_system(word).name
-    except UnknownSystem:
-        return word
-
-
-#: How --dice is written (README, "Fixed dice").
-DICE_FORMAT = ('one group of faces per throw, groups separated by commas, each with exactly the dice the roll '
-               'throws: Fate faces "0++-" (4dF), numbered faces separated by spaces "8 9 3 10 1 5" (6d10); '
-               'e.g. --dice "0++-,+0-0" or --dice "8 9 3 10 1 5,2 7"')
-
-
-def _dice(spec: str | None):
-    from pbp.rules.dice import FixedDice, RandomDice
-
-    where = "--dice" if spec is not None else "PBP_DICE"
-    spec = spec if spec is not None else os.environ.get("PBP_DICE")
-    if not spec:
-        return RandomDice()
-    try:
-        return FixedDice(spec, announce=where)
-    except ValueError as exc:
-        raise PbpError(f"{where} {shorten(spec)!r}: {exc}", hint=DICE_FORMAT) from None
-
-
-def _read_posts(paths: list[str]) -> list[tuple[str, bytes]]:
-    """Every message file named, read before any is processed: a missing, unreadable or
-    directory path stops the run with one line each, before anything changes."""
-    read, problems = [], []
-    for path in paths:
-        if path == "-":
-            read.append((path, sys.stdin.buffer.read()))
-            continue
-        try:
-            read.append((path, Path(path).read_bytes()))
-        except IsADirectoryError:
-            problems.append(f"{path} is a directory; give the message files in it, e.g. {path.rstrip('/')}/*.eml")
-        except OSError as exc:
-            problems.append(f"cannot read {path}: {exc.strerror or exc}")
-    if problems:
-        raise PbpError("; ".join(problems), hint="pbp process takes saved mails (.eml files), or - for standard input")
-    return read
-
-
-def _print_json(obj) -> None:
-    print(json.dumps(obj, ensure_ascii=False, default=str))
-
 
 # --------------------------------------------------------------------------- commands
 
@@ -103,16 +33,24 @@ def _print_json(obj) -> None:
 def cmd_init(args) -> int:
     """Write a config file (config.example.toml with the given settings made: every other
     option stays in it, commented) and create the database; ``--example`` prints the example."""
+    from pbp import oauth_signin
     from pbp.config_template import config_text, example_text
     from pbp.store.db import open_database
 
     if args.example:
         print(example_text(), end="")
         return 0
-    path = _config_path(args)
+    path = config_path(args)
+    if (args.client_id or args.tenant) and not args.oauth:
+        raise CommandError("--client-id and --tenant go with --oauth microsoft|google",
+                           expected="--oauth PROVIDER", example=oauth_signin.EXAMPLE)
     if path.exists() and not args.force:
         print(f"{path} exists already; leaving it (use --force to overwrite)")
     else:
+        if args.oauth:
+            oauth_signin.check_new_config(args)
+            hosts = oauth_signin.PROVIDER_HOSTS[args.oauth]
+            args.imap, args.smtp = args.imap or hosts[0], args.smtp or (None if args.imap else hosts[1])
         if (args.smtp or args.username) and not args.imap:
             raise CommandError("--smtp and --username go with --imap", expected="the IMAP server's host name",
                                example="pbp init --imap imap.example.org --smtp smtp.example.org "
@@ -120,8 +58,10 @@ def cmd_init(args) -> int:
         domain = args.domain or (args.username.rpartition("@")[2] if args.username and "@" in args.username
                                  else "pbp.localhost")
         path.parent.mkdir(parents=True, exist_ok=True)
+        oauth = dict(provider=args.oauth, client_id=args.client_id, tenant=args.tenant,
+                     token_file=oauth_signin.token_file_beside(args.database)) if args.oauth else None
         path.write_text(config_text(domain=domain, database=args.database, imap=args.imap, smtp=args.smtp,
-                                    username=args.username, poll_seconds=None if args.imap else 2),
+                                    username=args.username, poll_seconds=None if args.imap else 2, oauth=oauth),
                         encoding="utf-8")
         print(f"wrote {path}")
     config = load_config(path)
@@ -132,7 +72,10 @@ def cmd_init(args) -> int:
         ensure_maildir(config.maildir.inbox)
         ensure_maildir(config.maildir.outbox)
     print(f"database ready at {config.database_url}")
-    if config.transport == "imap":
+    if args.oauth:
+        oauth_signin.sign_in(config, args.oauth)
+        print("next: `pbp check-config` logs in to IMAP and SMTP with it")
+    elif config.transport == "imap":
         print("next: export PBP_IMAP_PASSWORD and PBP_SMTP_PASSWORD (or set password_file), "
               "then `pbp check-config`")
     return 0
@@ -141,7 +84,7 @@ def cmd_init(args) -> int:
 def cmd_campaign_create(args) -> int:
     from pbp.campaigns import create_campaign
 
-    config = _open(args)
+    config = open_config(args)
     from pbp.campaigns import bind_forum, forum_from_url
     from pbp.errors import ConfigError
     from pbp.store import models as m
@@ -174,7 +117,7 @@ def cmd_campaign_create(args) -> int:
 def cmd_campaign_member(args) -> int:
     from pbp.campaigns import add_member, get_campaign
 
-    _open(args)
+    open_config(args)
     member = add_member(get_campaign(args.campaign), args.email, args.role, forum_username=args.forum_username,
                         forum_name=args.forum_name)
     names = [n for n in (member.forum_username, member.forum_name) if n]
@@ -186,7 +129,7 @@ def cmd_campaign_member(args) -> int:
 def cmd_campaign_set(args) -> int:
     from pbp.campaigns import get_campaign, set_campaign
 
-    _open(args)
+    open_config(args)
     from pbp.store import models as m
     from pbp.textsafety import visible
 
@@ -208,7 +151,7 @@ def cmd_campaign_set(args) -> int:
 def cmd_campaign_member_set(args) -> int:
     from pbp.campaigns import get_campaign, set_member
 
-    _open(args)
+    open_config(args)
     from pbp.store import models as m
 
     with m.db.atomic():
@@ -221,7 +164,7 @@ def cmd_campaign_list(args) -> int:
     from pbp.settingvalues import written
     from pbp.store import models as m
 
-    _open(args)
+    open_config(args)
     for c in m.Campaign.select().order_by(m.Campaign.slug):
         members = ", ".join(f"{mb.email} ({mb.role})" for mb in c.members)
         own = "".join(f" {k}={written(v)}" for k, v in sorted((c.settings or {}).items()))
@@ -231,674 +174,12 @@ def cmd_campaign_list(args) -> int:
     return 0
 
 
-def cmd_character_import(args) -> int:
-    """Import every sheet file given and report each: imported, or all its problems. Exit
-    status 3 (bad input) when any file failed (the others are imported all the same)."""
-    from pbp.campaigns import get_campaign, import_sheets
-
-    _open(args)
-    campaign = get_campaign(args.campaign)
-    notes: dict[str, list[str]] = {}
-    report = import_sheets(campaign, args.files, replace=args.replace, notes=notes, player=args.player)
-    failed = 0
-    for path, outcome in report:
-        if isinstance(outcome, SheetError):
-            failed += 1
-            _print_sheet_error(outcome)
-        else:
-            print(f"{path}: imported {outcome.name} ({outcome.kind}) into {campaign.slug}")
-            for line in notes.get(path, ()):
-                print(f"{path}: not imported: {line}")
-    if len(report) > 1:
-        said = f"{len(report) - failed} of {len(report)} sheets imported" + (f", {failed} failed" if failed else "")
-        print(f"error: {said}" if failed else said, file=sys.stderr if failed else sys.stdout)
-    return EXIT_BAD_INPUT if failed else EXIT_OK
-
-
-HAND = "pbp character"   # who made a change by hand on the server, in the history
-
-
-def _changed(name: str, lines: list[str]) -> int:
-    if not lines:
-        print(f"{name}: nothing changed")
-    for line in lines:
-        print(f"{name}: {line}")
-    return 0
-
-
-def cmd_character_list(args) -> int:
-    from pbp.campaigns import get_campaign
-    from pbp.store import repo
-
-    _open(args)
-    table = repo.load_table(get_campaign(args.campaign))
-    for ch in sorted(table.characters.values(), key=lambda x: (x.kind != "pc", x.name)):
-        who = f" ({ch.player})" if ch.player else ""
-        print(f"{ch.name}: {ch.kind}{who} · FP {ch.fate_points} · refresh {ch.refresh}")
-    return 0
-
-
-def cmd_character_export(args) -> int:
-    from pbp.campaigns import get_campaign
-    from pbp.sheetedit import export_sheet
-
-    _open(args)
-    if args.fari:
-        from pbp.sheetedit import export_fari
-
-        text = export_fari(get_campaign(args.campaign), args.name)
-    else:
-        text = export_sheet(get_campaign(args.campaign), args.name)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-        print(f"{args.name} written to {args.out}")
-    else:
-        print(text, end="")
-    return 0
-
-
-def cmd_character_set(args) -> int:
-    from pbp.campaigns import get_campaign
-    from pbp.sheetedit import set_values
-
-    _open(args)
-    return _changed(args.name, set_values(get_campaign(args.campaign), args.name, args.values, who=HAND + " set"))
-
-
-def cmd_character_edit(args) -> int:
-    """The sheet as TOML in $EDITOR; saved, it is validated and only the differences applied.
-    A sheet that breaks a rule changes nothing; the file is kept for another go."""
-    import shlex
-    import subprocess
-    import tempfile
-
-    from pbp.campaigns import get_campaign
-    from pbp.sheetedit import apply_sheet, export_sheet
-    from pbp.sheetfile import read_toml
-
-    _open(args)
-    campaign = get_campaign(args.campaign)
-    text = export_sheet(campaign, args.name, play=True)
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    with tempfile.NamedTemporaryFile("w", suffix=".toml", prefix="pbp-sheet-", delete=False, encoding="utf-8") as f:
-        f.write(text)
-        path = f.name
-    done = subprocess.run([*shlex.split(editor), path])
-    if done.returncode != 0:
-        print(f"error: the editor ({editor}) exited with status {done.returncode}; nothing changed "
-              f"(the sheet is in {path})", file=sys.stderr)
-        return EXIT_FAILED
-    if Path(path).read_text(encoding="utf-8") == text:
-        Path(path).unlink()
-        print(f"{args.name}: nothing changed")
-        return 0
-    try:
-        lines = apply_sheet(campaign, args.name, read_toml(path), who=HAND + " edit", how="edit", source=path)
-    except (SheetError, PbpError):
-        print(f"the edited sheet is kept in {path}: fix it and import the changes with "
-              f"pbp character edit again, or copy from it", file=sys.stderr)
-        raise
-    Path(path).unlink()
-    return _changed(args.name, lines)
-
-
-def cmd_character_history(args) -> int:
-    from pbp.campaigns import get_campaign
-    from pbp.sheetedit import describe_diff, history, history_name
-
-    _open(args)
-    campaign = get_campaign(args.campaign)
-    name = history_name(campaign, args.name)
-    rows = history(campaign, name)
-    if not rows:
-        print(f"{name}: no changes recorded")
-    for r in rows:
-        where = f" (message {r.message_id})" if r.message_id else ""
-        mark = " [undone]" if r.undone else ""
-        print(f"#{r.id} {r.at:%Y-%m-%d %H:%M} {r.how} by {r.who}{where}{mark}")
-        for line in describe_diff(r.before, r.after):
-            print(f"    {line}")
-    return 0
-
-
-def cmd_character_undo(args) -> int:
-    from pbp.campaigns import get_campaign
-    from pbp.sheetedit import undo
-
-    _open(args)
-    return _changed(args.name, undo(get_campaign(args.campaign), args.name, who=HAND + " undo"))
-
-
-def cmd_character_remove(args) -> int:
-    from pbp.campaigns import get_campaign
-    from pbp.sheetedit import remove_character
-
-    _open(args)
-    campaign = get_campaign(args.campaign)
-    print(f"{remove_character(campaign, args.name, who=HAND + ' remove')} removed from {campaign.slug} "
-          "(its history is kept: pbp character history NAME)")
-    return 0
-
-
-def cmd_campaign_remove_member(args) -> int:
-    from pbp.campaigns import get_campaign
-    from pbp.sheetedit import remove_member
-
-    _open(args)
-    campaign = get_campaign(args.campaign)
-    print(f"{remove_member(campaign, args.email)} is no longer a member of {campaign.slug}")
-    return 0
-
-
-def _print_sheet_error(exc: SheetError) -> None:
-    print(f"error: {exc}", file=sys.stderr)
-    for problem in exc.problems:
-        print(f"  - {problem}", file=sys.stderr)
-    if exc.hint:
-        print(f"  hint: {exc.hint}", file=sys.stderr)
-
-
-def cmd_sheet(args) -> int:
-    from pbp.campaigns import get_campaign
-    from pbp.sheets_view import sheet_dict
-    from pbp.render import Renderer
-    from pbp.rules.systems import campaign_system
-    from pbp.store import repo
-
-    _open(args)
-    campaign = get_campaign(args.campaign)
-    table = repo.load_table(campaign)
-    ch = table.character(args.name)
-    if ch is None:
-        names = ", ".join(sorted(table.characters)) or "none"
-        print(f'error: no character "{shorten(args.name)}" (characters: {names})', file=sys.stderr)
-        return EXIT_BAD_INPUT
-    sheet = sheet_dict(ch, table)
-    if args.json:
-        _print_json(sheet)
-    else:
-        print(Renderer().sheet(sheet, campaign_system(campaign)), end="")     # the campaign's words (early Fate's slots)
-    return 0
-
-
-def cmd_table(args) -> int:
-    """What the campaign's table looks like now, as the GM sees it (``/table`` by the GM)."""
-    from pbp.campaigns import get_campaign
-    from pbp.pipeline import Context, read_post
-    from pbp.play.overview import overview, overview_lines, to_json
-
-    from pbp.rules.dice import RandomDice
-
-    config = _open(args)
-    post = read_post(get_campaign(args.campaign), Context(config=config, dice=RandomDice()))
-    view = overview(post, gm=True)
-    if args.json:
-        _print_json(to_json(view))
-    else:
-        print("\n".join(overview_lines(view, post.system.ladder)))
-    return 0
-
-
-def cmd_roll(args) -> int:
-    """A roll outside any campaign, with ``--system``'s dice: ``pbp roll 4dF+2``, ``pbp roll
-    2d10``; ``pbp roll --system d10 6d10`` counts the d10s as hits (a system refuses dice it
-    does not use, as ``/roll`` does)."""
-    from pbp.parser import parse_command
-    from pbp.rules.actions import resolve
-    from pbp.rules.state import Character, Table
-    from pbp.rules.systems import get_system
-    from pbp.render import amount, faces
-
-    expr = " ".join(args.expr)
-    cmd = parse_command("/roll " + expr)
-    table = Table(system=args.system, characters={"you": Character(name="you", skills={})})
-    if getattr(cmd, "skill", None):
-        print("error: pbp roll outside a campaign takes dice only, e.g. pbp roll 4dF+2", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    system = get_system(args.system)
-    try:
-        res = resolve(cmd, table, _dice(args.dice), "you", system)
-    except DiceExhausted as exc:
-        example = "pbp roll --system d10-pool 6d10 --dice '8 9 3 10 1 5'" if system.dice.name != "4dF" else \
-            "pbp roll 4dF --dice 0++-"
-        raise PbpError(f"--dice: {exc}", hint=f"give one throw of the same dice, e.g. {example}") from None
-    except RulesError as exc:        # the example in the command line's own words
-        if exc.example.startswith("/roll "):
-            exc.example = f"pbp roll --system {system.name} {exc.example.removeprefix('/roll ')}"
-        raise
-    if args.json:
-        _print_json(res.to_dict())
-    else:
-        # the faces and the total as the system counts them
-        print(f"{expr}: {faces(res.effort.dice, system)} = {amount(res.effort.total, res.effort, system)}")
-    return 0
-
-
-def cmd_process(args) -> int:
-    """Run saved .eml files through the daemon's pipeline."""
-    from pbp.pipeline import Context, process_message
-
-    dice = _dice(args.dice)
-    posts = _read_posts(args.files)
-    config = _open(args)
-    ctx = Context(config=config, dice=dice)
-    reader = _reader(args)
-    members = _member_addresses(args) if reader is not False else frozenset()
-    worst, stopped = 0, None
-    for path, raw in posts:
-        try:
-            outcome = process_message(raw, ctx, campaign_slug=args.campaign)
-        except DiceExhausted as exc:        # nothing of the post was kept, no reply written
-            stopped = PbpError(f"{path}: --dice: {exc}; nothing of this post (nor of those after it) "
-                               "was applied", hint=DICE_FORMAT)
-            break
-        if reader is not False:         # --as-player / --audience table: what that reader may know
-            shown = outcome.read_by(reader, members)
-            if args.json:
-                _print_json(shown)
-            else:
-                _print_outcome(path, outcome, shown["replies"])
-        elif args.json:
-            _print_json(outcome.to_dict())
-        else:
-            _print_outcome(path, outcome)
-        if outcome.status == "rejected":
-            worst = EXIT_BAD_INPUT      # the post was answered with why; nothing of it applied
-    if not args.no_send:
-        from pbp.delivery import deliver_outbox
-
-        deliver_outbox(config)
-        print("replies sent (pbp process sends them at once; --no-send leaves them in the outbox)",
-              file=sys.stderr)
-    if stopped is not None:
-        raise stopped
-    return worst
-
-
-def _reader(args) -> str | None | bool:
-    """Whom ``pbp process`` shows its outcome to: False for the operator (everything), None
-    for anyone at the table (``--audience table``), or a member's address (``--as-player``:
-    an address, or the name of the character they play)."""
-    if args.audience == "table":
-        return None
-    if not args.as_player:
-        return False
-    from pbp.campaigns import get_campaign
-    from pbp.store import models as m
-
-    campaign = get_campaign(args.campaign)
-    wanted = args.as_player.strip()
-    members = list(m.Member.select().where(m.Member.campaign == campaign))
-    found = next((mb for mb in members if mb.email.casefold() == wanted.casefold()), None)
-    if found is None:
-        played = [ch.player for ch in m.Character.select().where(m.Character.campaign == campaign)
-                  if ch.player and ch.name.casefold() == wanted.casefold()]
-        found = next((mb for mb in members if played and mb.email.casefold() == played[0].casefold()), None)
-    if found is None:
-        players = sorted(mb.email for mb in members if mb.role != "gm")
-        raise PbpError(f'--as-player {shorten(wanted)}: no player of {campaign.slug} by that address or character',
-                       hint=f"--as-player {players[0] if players else 'ruth@example.org'} (or the name of their "
-                            "character)")
-    if found.role == "gm":
-        raise PbpError(f"--as-player {shorten(wanted)} is the GM, who may know everything",
-                       hint="leave out --as-player for the whole record")
-    return found.email
-
-
-def _member_addresses(args) -> frozenset[str]:
-    from pbp.campaigns import get_campaign
-    from pbp.store import models as m
-
-    campaign = get_campaign(args.campaign)
-    return frozenset(mb.email.casefold() for mb in m.Member.select().where(m.Member.campaign == campaign))
-
-
-def _print_outcome(path, outcome, replies=None) -> None:
-    from pbp.store import models as m
-
-    print(f"== {path}: {outcome.status}" + (f" ({outcome.reason})" if outcome.reason else ""))
-    for reply in outcome.replies if replies is None else replies:
-        row = m.OutboxMail.get(m.OutboxMail.message_id == reply["message_id"])
-        import email
-        from email import policy
-
-        from pbp.render import plain_text
-
-        print(f"-- reply to {', '.join(reply['to'])}: {reply['subject']}")
-        if row.channel == "discourse":    # a forum post's request (pbp.forum.byapi)
-            from pbp.forum.byapi import outbound_of
-
-            print(outbound_of(row.raw).raw)
-            continue
-        print(plain_text(email.message_from_string(row.raw, policy=policy.default)))
-
-
-def cmd_tick(args) -> int:
-    """Run the deadline job once, as the daemon does every minute: reminders and defaults
-    (defences, absorptions, handoffs, compels...) due at ``--at`` (default: now), then deliver."""
-    from datetime import datetime, timezone
-
-    from pbp.pipeline import Context, apply_deadlines
-    from pbp.store import models as m
-
-    config = _open(args)
-    if args.at:
-        try:
-            at = datetime.fromisoformat(args.at.replace("Z", "+00:00"))
-        except ValueError:
-            raise CommandError(f"--at {args.at!r} is not a date and time",
-                               expected="ISO 8601, e.g. 2026-12-01T18:00 (UTC)", example="pbp tick --at 2026-12-01T18:00")
-        if at.tzinfo is not None:
-            at = at.astimezone(timezone.utc).replace(tzinfo=None)
-    else:
-        at = m.utcnow()
-    ctx = Context(config=config, dice=_dice(args.dice), clock=lambda: at)
-    before = m.OutboxMail.select(m.OutboxMail.id).order_by(m.OutboxMail.id.desc()).first()
-    due = apply_deadlines(ctx)
-    written = m.OutboxMail.select().where(m.OutboxMail.id > (before.id if before else 0)).count()
-    print(f"{at:%Y-%m-%d %H:%M} UTC: {due} campaign{'s' if due != 1 else ''} had something due; "
-          f"{written} mail{'s' if written != 1 else ''} written")
-    if not args.no_send:
-        from pbp.delivery import deliver_outbox
-
-        deliver_outbox(config)
-    return 0
-
-
-def cmd_outbox(args) -> int:
-    """What is waiting to be sent or failed for good, and why; --retry puts failed mail back."""
-    from pbp.store import models as m
-
-    _open(args)
-    if args.retry:
-        n = (m.OutboxMail.update(status="pending", next_attempt_at=m.utcnow(), attempts=0)
-             .where(m.OutboxMail.status == "failed").execute())
-        print(f"{n} failed mail{'s' if n != 1 else ''} put back in the queue")
-    rows = list(m.OutboxMail.select().where(m.OutboxMail.status != "sent").order_by(m.OutboxMail.id))
-    if not rows:
-        print("the outbox is empty: every reply was sent")
-    for row in rows:
-        print(f"{row.status:8} {row.created_at:%Y-%m-%d %H:%M} to {', '.join(row.recipients)}: {row.subject}"
-              + (f"\n         attempts {row.attempts}, next {row.next_attempt_at:%Y-%m-%d %H:%M}; last error: {row.last_error}"
-                 if row.attempts else ""))
-    return 0
-
-
-def cmd_verify(args) -> int:
-    from pbp.campaigns import get_campaign
-    from pbp.store import models as m
-    from pbp.store.repo import verify_ledger
-
-    if args.mails is not None:
-        return _verify_mails(args.mails)
-    _open(args)
-    campaigns = [get_campaign(args.campaign)] if args.campaign else list(m.Campaign.select())
-    bad = 0
-    for c in campaigns:
-        problems = verify_ledger(c)
-        count = m.RollRecord.select().where((m.RollRecord.campaign == c)
-                                            & m.RollRecord.action.not_in(("dice_commit", "dice_reveal"))).count()
-        print(f"{c.slug}: {count} rolls, " + ("ledger intact" if not problems else f"{len(problems)} problems"))
-        for p in problems:
-            print("  " + p)
-        bad += len(problems)
-    if bad:
-        print(f"error: the dice ledger has {bad} problem{'s' if bad != 1 else ''} (listed above)", file=sys.stderr)
-    return EXIT_FAILED if bad else EXIT_OK
-
-
-def _verify_mails(folder: str) -> int:
-    """``pbp verify --mails DIR``: the committed dice of the saved mails under DIR, checked by
-    the standalone verifier shipped with pbp (pbp/verify_dice.py; docs/verify.md)."""
-    from pathlib import Path
-
-    from pbp import verify_dice
-
-    if not Path(folder).is_dir():
-        print(f"error: --mails {folder}: no such folder\n  expected: a folder of saved mails (.eml files)\n"
-              f"  example:  pbp verify --mails ~/mail/chicago", file=sys.stderr)
-        return EXIT_USAGE
-    return EXIT_FAILED if verify_dice.report(Path(folder)) else EXIT_OK
-
-
-def cmd_archive(args) -> int:
-    """The campaign's archive (docs/archive.md): a static site in --out, or with --markdown
-    a zip of Markdown scenes and sheets there; the players' view unless --gm."""
-    from pbp.archive.export import export_zip
-    from pbp.archive.site import write_site
-    from pbp.campaigns import get_campaign
-
-    _open(args)
-    campaign = get_campaign(args.campaign)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        from pbp.errors import ConfigError
-
-        raise ConfigError(f"--out {out}: this is a file, and the archive needs a folder",
-                          hint="pbp archive --out archive/chicago (made if need be)")
-    view = "the GM's archive (everything, hidden things included)" if args.gm else "the players' archive"
-    if args.markdown:
-        out.mkdir(parents=True, exist_ok=True)
-        path = out / f"{campaign.slug}{'-gm' if args.gm else ''}-archive.zip"
-        path.write_bytes(export_zip(campaign, gm=args.gm))
-        print(f"{campaign.slug}: {view} as Markdown written to {path}")
-    else:
-        files = write_site(campaign, out, gm=args.gm)
-        print(f"{campaign.slug}: {view} written to {out} ({len(files)} files; open {out / 'index.html'})")
-    return 0
-
-
 def cmd_run(args) -> int:
     from pbp.daemon import configure_logging, run
 
-    config = _open(args)
+    config = open_config(args)
     configure_logging("DEBUG" if args.verbose else config.log_level)
-    return run(config, dice=_dice(args.dice), once=args.once)
-
-
-def cmd_check_config(args) -> int:
-    """Try everything the daemon will need and say what works, with a hint for what not."""
-    import asyncio
-
-    from pbp.daemon import configure_logging
-    from pbp.store import models as m
-
-    configure_logging("DEBUG" if args.verbose else "WARNING")  # the check lines say the rest
-    results: list[tuple[bool, str]] = []
-
-    def check(label, fn):
-        try:
-            detail = fn()
-        except Warned as exc:
-            results.append(("warn", f"{label}: {exc}" + (f"\n      hint: {exc.hint}" if exc.hint else "")))
-            return True
-        except PbpError as exc:
-            results.append((False, f"{label}: {exc}" + (f"\n      hint: {exc.hint}" if exc.hint else "")))
-            return False
-        except OSError as exc:
-            results.append((False, f"{label}: {exc}"))
-            return False
-        results.append((True, f"{label}" + (f": {detail}" if detail else "")))
-        return True
-
-    config = None
-
-    def load():
-        nonlocal config
-        config = load_config(_config_path(args))
-        return str(_config_path(args))
-
-    if not check("config file", load):
-        _print_checks(results)
-        return 1
-
-    def database():
-        from pbp.store.db import open_database
-
-        open_database(config.database_url)
-        return f"{config.database_url} ({m.Campaign.select().count()} campaigns)"
-
-    check("database", database)
-    if config.transport == "maildir":
-        check("maildir inbox", lambda: str(config.maildir.inbox))
-        if config.trust_authserv_id:
-            from pbp.transport.maildir import MaildirInbox
-
-            check("trust_authserv_id in maildir inbox", lambda: authserv_seen(
-                config, MaildirInbox(config.maildir.inbox, create=False).recent_headers(AUTHSERV_SAMPLE), "the inbox"))
-    else:
-        from pbp.transport.imap import ImapInbox
-        from pbp.transport.smtp import SmtpSender
-
-        for binding in config.mailboxes:
-            def imap(binding=binding):
-                inbox = ImapInbox(config.imap_settings(binding.name))
-                try:
-                    inbox.fetch_new(0, limit=0)
-                    idle = "IDLE" if inbox.supports_idle else "no IDLE: polling"
-                    return f"logged in as {inbox.settings.username}, {binding.name} selected ({idle})"
-                finally:
-                    inbox.close()
-
-            check(f"imap {config.imap.get('host')} mailbox {binding.name}", imap)
-            if config.trust_authserv_id:
-                def headers(binding=binding):
-                    inbox = ImapInbox(config.imap_settings(binding.name))
-                    try:
-                        return authserv_seen(config, inbox.recent_headers(AUTHSERV_SAMPLE), binding.name)
-                    finally:
-                        inbox.close()
-
-                check(f"trust_authserv_id in mailbox {binding.name}", headers)
-            if binding.campaign:
-                def bound(slug=binding.campaign):
-                    if m.Campaign.get_or_none(m.Campaign.slug == slug) is None:
-                        raise PbpError(f"no campaign {slug!r}", hint=f"pbp campaign create {slug} --name NAME")
-                    return "exists"
-
-                check(f"campaign {binding.campaign} (bound to {binding.name})", bound)
-
-        def smtp():
-            async def go():
-                sender = SmtpSender(config.smtp_settings())
-                await sender.connect()
-                await sender.close()
-            asyncio.run(go())
-            return "connected" + (" and logged in" if config.smtp.get("username") else "")
-
-        check(f"smtp {config.smtp.get('host')}", smtp)
-    for campaign in m.Campaign.select().order_by(m.Campaign.slug):
-        if campaign.forum:
-            how = "by API" if forum_by_api(campaign, config) else "by mail"
-            check(f"campaign {campaign.slug} on the forum {how}", lambda c=campaign: forum_mail_binding(config, c))
-    if config.discourse:
-        check(f"discourse API {config.discourse.get('url')}", lambda: forum_api_key(config))
-    if config.archive is not None:
-        from pbp.archive.publish import check_folder
-
-        for key in ("dir", "gm_dir"):
-            folder = getattr(config.archive, key)
-            if folder is not None:
-                check(f"archive {key} {folder}", lambda f=folder, k=key: check_folder(f, k))
-    _print_checks(results)
-    return 0 if all(ok for ok, _ in results) else 1
-
-
-def forum_by_api(campaign, config) -> bool:
-    """Whether a forum-bound campaign plays by the ``[discourse]`` site's API (it is that
-    site's and names a category id): the adapter table gives its replies to the API's adapter."""
-    from pbp.adapters import writer
-    from pbp.forum.byapi import CHANNEL
-
-    return writer(campaign, config).channel == CHANNEL
-
-
-def forum_path(campaign, config) -> str:
-    """How a forum-bound campaign plays, for ``campaign create`` and ``check-config``."""
-    forum = campaign.forum
-    if forum_by_api(campaign, config):
-        return (f"{forum['category_id']} (List-ID <{forum['list_id']}>) of {forum['site']} by API, "
-                f"as {config.discourse.get('username')}")
-    return f"<{forum['list_id']}> of {forum['site']} by mail, as {forum['bot']} <{campaign.address}>"
-
-
-class Warned(PbpError):
-    """A ``pbp check-config`` finding that does not stop the daemon but should be fixed."""
-
-
-#: How many of a mailbox's newest mails ``pbp check-config`` reads for Authentication-Results.
-AUTHSERV_SAMPLE = 20
-
-
-def authserv_seen(config, heads: list[bytes], where: str) -> str:
-    """``pbp check-config`` with ``[security] trust_authserv_id`` set: do the mailbox's
-    newest mails carry the receiving server's own ``Authentication-Results`` (the topmost
-    run pbp reads, :func:`pbp.policy.our_authentication_results`)? When none does, the
-    server adds none under that id, so every member's post is refused, and a header a
-    sender writes with that id would be the topmost one: pbp would believe a forgery."""
-    from pbp.mail.reading import read_headers
-    from pbp.policy import our_authentication_results
-
-    wanted = config.trust_authserv_id.strip()
-    if not heads:
-        raise Warned(f"{where} holds no mail yet, so pbp cannot tell whether {wanted} adds Authentication-Results",
-                     hint="send the table a mail and run pbp check-config again")
-    found = sum(1 for raw in heads if our_authentication_results(read_headers(raw, ""), wanted))
-    if not found:
-        raise Warned(f"none of the {len(heads)} newest mails in {where} carries an Authentication-Results header "
-                     f"of {wanted}: every member's post will be refused, and one a sender writes would be believed",
-                     hint="set trust_authserv_id to exactly the id your receiving server writes (look at a received "
-                          "mail's Authentication-Results), or make the server add one (docs/operating.md, "
-                          '"Sender authentication")')
-    return f"{found} of the {len(heads)} newest mails in {where} carry Authentication-Results of {wanted}"
-
-
-def forum_mail_binding(config, campaign) -> str:
-    """``pbp check-config`` on a campaign bound to a Discourse category by mail
-    (docs/forum.md, path 1): what Discourse will refuse or what pbp cannot read."""
-    from pbp.forum.bymail import mail_players
-    from pbp.store import models as m
-    from pbp.store.rosters import roster
-
-    forum = campaign.forum
-    sender = campaign.address or config.from_address
-    local = sender.split("@", 1)[0].lower()
-    by_api = forum_by_api(campaign, config)
-    if by_api:
-        pass   # the API posts as the bot: no reply mail for Discourse to refuse, no mailbox to read
-    elif any(word in local for word in ("noreply", "no-reply", "no_reply", "mailer-daemon", "postmaster")):
-        raise PbpError(f"replies would come from {sender}, which Discourse takes for an automatic sender and refuses",
-                       hint="use the bot account's own address: pbp campaign set address=pbp-bot@example.org "
-                            f"--campaign {campaign.slug}")
-    if not by_api and config.transport == "imap" and not any(b.campaign in ("", campaign.slug) for b in config.mailboxes):
-        raise PbpError(f"no [[mailboxes]] entry reads {campaign.slug}'s mail",
-                       hint=f'add [[mailboxes]] name = "INBOX" campaign = "{campaign.slug}" (or campaign = "")')
-    on_forum = m.Member.select().where((m.Member.campaign == campaign) & m.Member.forum_username.is_null(False)
-                                       & (m.Member.forum_username != "")).count()
-    if not on_forum:
-        raise PbpError(f"no member of {campaign.slug} has a forum username: no forum post can be anyone's",
-                       hint="pbp campaign add-member ruth@example.org --forum-username ruth "
-                            f"--campaign {campaign.slug}")
-    by_mail = len(mail_players(roster(campaign)))
-    where = (f"category {forum_path(campaign, config)}" if by_api else
-             f"category <{forum['list_id']}> of {forum['site']}, bot {forum['bot']}, replies from {sender}")
-    return f"{where}; {on_forum} member{'s' if on_forum != 1 else ''} on the forum, {by_mail} by mail"
-
-
-def forum_api_key(config) -> str:
-    """``pbp check-config`` with a [discourse] section (path 2): one ``GET /posts.json``
-    with the bot's key says whether the forum takes it."""
-    from pbp.forum.discourse import DiscourseClient
-
-    settings = config.discourse_settings()
-    with DiscourseClient(settings) as client:
-        poll = client.poll(None)
-    return f"the key of {settings.username} is accepted (GET /posts.json; newest post id {poll.cursor})"
-
-
-def _print_checks(results) -> None:
-    for ok, line in results:
-        print(("  WARN  " if ok == "warn" else "  ok    " if ok else "  FAIL  ") + line)
+    return run(config, dice=parse_dice(args.dice), once=args.once)
 
 
 def cmd_demo(args) -> int:
@@ -963,6 +244,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--username", metavar="ADDRESS", help="the table's login and address, e.g. table@example.org")
     s.add_argument("--database", metavar="URL", help='e.g. "sqlite:////var/lib/pbp/pbp.db" (default: pbp.db '
                                                       "next to the config file)")
+    s.add_argument("--oauth", choices=("microsoft", "google"),
+                   help="the mailbox takes OAuth 2.0, not a password (Outlook.com, Microsoft 365, Gmail): write "
+                        "[oauth] and sign in once (Microsoft: a code to type in a browser; Google: a browser "
+                        "sign-in that comes back to pbp); on an existing config, sign in again (docs/oauth.md)")
+    s.add_argument("--client-id", metavar="ID", help="with --oauth: the application (client) id of the app "
+                                                     "registered for pbp at the provider")
+    s.add_argument("--tenant", metavar="TENANT", help='with --oauth microsoft: "common" (default), '
+                                                      '"organizations", "consumers" or the directory\'s domain')
     s.add_argument("--example", action="store_true", help="print config.example.toml (every option) and exit")
     s.set_defaults(func=cmd_init)
 
@@ -971,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = camp.add_parser("create", help="create a campaign")
     s.add_argument("slug", help="a short name for the campaign, used in addresses and --campaign (e.g. chicago)")
     s.add_argument("--name", help="the campaign's name, in every subject (default: the slug)")
-    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS), type=_system_name,
+    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS), type=system_name,
                    help="the game system, by name or alias (dfc, fc, core...) (default: %(default)s)")
     s.add_argument("--address", help="the table's address (To: of posts), e.g. table+chicago@example.org")
     s.add_argument("--delivery", choices=["relay", "list"], default="relay",
@@ -1008,10 +297,12 @@ def build_parser() -> argparse.ArgumentParser:
     _campaign_option(s)
     s.set_defaults(func=cmd_campaign_remove_member)
     s = camp.add_parser("member-set", help="a member's own settings: tz=Europe/Lisbon (their time zone), "
-                                            "quiet=23-08 (their quiet hours; off: none), as /settings sets them")
+                                            "quiet=23-08 (their quiet hours; off: none), mail=every|mine|digest "
+                                            "(which mails they get), digest_at=HH, as /settings sets them")
     s.add_argument("email", help="the member's address")
     s.add_argument("settings", nargs="+", metavar="KEY=VALUE",
-                   help="one or more of tz=ZONE and quiet=HH-HH (or quiet=off), e.g. tz=Europe/Lisbon quiet=23-08")
+                   help="one or more of tz=ZONE, quiet=HH-HH (or quiet=off), mail=every|mine|digest and "
+                        "digest_at=HH, e.g. tz=Europe/Lisbon quiet=23-08 mail=digest")
     _campaign_option(s)
     s.set_defaults(func=cmd_campaign_member_set)
     s = camp.add_parser("set", help="change campaign settings: KEY=VALUE (name, address, delivery, "
@@ -1091,7 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("expr", nargs="+", metavar="DICE", help="dice and modifiers, e.g. 4dF+2 or 2d10 - 1")
     s.add_argument("--dice", help='fixed faces, e.g. "0++-"')
     s.add_argument("--json", action="store_true", help="the result as one JSON object")
-    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS), type=_system_name,
+    s.add_argument("--system", default=DEFAULT_SYSTEM, choices=sorted(SYSTEMS), type=system_name,
                    help="the game system whose dice the roll uses, by name or alias (d10-pool: Nd10 "
                         "counted as hits; default: %(default)s)")
     s.set_defaults(func=cmd_roll)
@@ -1141,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--once", action="store_true", help="handle what is waiting, print the replies, and exit")
     from pbp.samples import samples_help
 
-    s.add_argument("--system", default=None, type=_system_name,
+    s.add_argument("--system", default=None, type=system_name,
                    help=f"the sample table of this game system, by name or alias ({samples_help()}; "
                         "fate-condensed's is the default)")
     s.set_defaults(func=cmd_demo)
@@ -1169,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except SheetError as exc:
-        _print_sheet_error(exc)
+        print_sheet_error(exc)
         return EXIT_BAD_INPUT
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -1182,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         if exc.hint:
             print(f"  hint: {exc.hint}", file=sys.stderr)
-        return EXIT_FAILED if isinstance(exc, TransportError) else EXIT_BAD_INPUT
+        return EXIT_FAILED if isinstance(exc, (TransportError, OAuthError)) else EXIT_BAD_INPUT
     except OSError as exc:          # a path the operator gave: unreadable, missing, a directory
         where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)

@@ -670,6 +670,16 @@ class MemberSet(Command):
 
 
 @dataclass(frozen=True)
+class MuteScene(Command):
+    """``/mute ["Docks"]`` (``on``) or ``/unmute ["Docks"]``: the table's mail of a scene (the
+    one named, else the one the post acts in) reaches the author only when it concerns them
+    (:mod:`pbp.play.mailing`)."""
+
+    scene: str | None = None
+    on: bool = True
+
+
+@dataclass(frozen=True)
 class GoAway(Command):
     """``/away [NAME] until 2026-12-14 [ally Charles] ["note"]``: the author (or, from the GM,
     NAME's player) is away until that day, in their own time zone (:mod:`pbp.play.away`)."""

@@ -8,8 +8,9 @@ would have to be written on top of a validation library's anyway.
 
 Relative paths (the SQLite file, Maildirs, ``ca_file``, ``password_file``) are relative to
 the config file's folder, whatever the working directory. Secrets never live in the TOML:
-the IMAP and SMTP passwords come from an environment variable or a file named there.
-Every option is shown, commented, in config.example.toml.
+the IMAP and SMTP passwords come from an environment variable or a file named there; with
+``auth = "oauth2"`` the ``[oauth]`` section names the provider and the token file instead
+(docs/oauth.md). Every option is shown, commented, in config.example.toml.
 """
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ from pathlib import Path
 from pbp.errors import ConfigError
 from pbp.forum.settings import DiscourseSettings
 from pbp.textsafety import is_addr_spec
-from pbp.transport.settings import ImapSettings, SmtpSettings
+from pbp.transport.oauth import TokenSource, provider_for
+from pbp.transport.secrets import resolve_secret
+from pbp.transport.settings import ImapSettings, SmtpSettings, is_loopback
 from pbp.settingvalues import MAX_HOURS, did_you_mean, hours_value
 
 DEFAULT_CONFIG_NAME = "pbp.toml"
@@ -90,6 +93,9 @@ class Config:
     beacon_url: str = ""                     # the beacon's HTTP API (default: drand's, pbp.beacon.DRAND_URL)
     discourse: dict | None = None            # the raw [discourse] table (the forum's API); see discourse_settings()
     archive: ArchiveConfig | None = None     # [archive]: the daemon keeps the sites up to date (None: off)
+    oauth: dict | None = None                # the raw [oauth] table (paths absolute); see oauth_tokens
+    #: the [oauth] token source, one per loaded config: every mailbox and the sender share it
+    oauth_tokens: TokenSource | None = field(default=None, repr=False, compare=False)
 
     def imap_settings(self, mailbox: str = "INBOX", environ=None):
         """The IMAP connection settings for one mailbox, password resolved now."""
@@ -97,7 +103,8 @@ class Config:
 
         if not self.imap:
             raise ConfigError("no [imap] section", hint="see config.example.toml")
-        return replace(ImapSettings.from_config(self.imap, environ=environ), mailbox=mailbox)
+        return replace(ImapSettings.from_config(self.imap, environ=environ, tokens=self.oauth_tokens),
+                       mailbox=mailbox)
 
     def discourse_settings(self, environ=None):
         """The forum API's settings (docs/forum.md, path 2), the key resolved now."""
@@ -108,7 +115,7 @@ class Config:
     def smtp_settings(self, environ=None):
         if not self.smtp:
             raise ConfigError("no [smtp] section", hint="see config.example.toml")
-        return SmtpSettings.from_config(self.smtp, environ=environ)
+        return SmtpSettings.from_config(self.smtp, environ=environ, tokens=self.oauth_tokens)
 
 
 
@@ -148,7 +155,10 @@ def _one_of(*choices: str) -> _Kind:
 
 SECURITY = _one_of("tls", "starttls", "plain")
 _SERVER = {"host": TEXT, "port": PORT, "username": TEXT, "password_env": TEXT, "password_file": PATH,
-           "ca_file": PATH, "timeout": SECONDS, "allow_insecure": BOOL, "security": SECURITY}
+           "ca_file": PATH, "timeout": SECONDS, "allow_insecure": BOOL, "security": SECURITY,
+           "auth": _one_of("password", "oauth2")}
+OAUTH_PROVIDERS = ("microsoft", "google", "other")
+URL = _Kind(lambda v: isinstance(v, str), "an https URL", '"https://login.example.org/oauth2/token"')
 
 #: Every section and key a config file may hold (``mailboxes`` is an array of tables).
 SCHEMA: dict[str, dict[str, _Kind]] = {
@@ -172,6 +182,9 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
     "imap": {**_SERVER, "mailbox": TEXT, "fetch_batch": COUNT, "poll_interval": SECONDS},
     "smtp": {**_SERVER, "local_hostname": TEXT},
     "mailboxes": {"name": TEXT, "campaign": TEXT},
+    "oauth": {"provider": _one_of(*OAUTH_PROVIDERS), "client_id": TEXT, "tenant": TEXT, "token_file": PATH,
+              "client_secret_env": TEXT, "client_secret_file": PATH,
+              "device_url": URL, "token_url": URL, "authorize_url": URL, "scopes": TEXT},
     "discourse": {"url": TEXT, "username": TEXT, "api_key_env": TEXT, "api_key_file": PATH,
                   "webhook_secret_env": TEXT, "webhook_secret_file": PATH, "ca_file": PATH, "allow_insecure": BOOL,
                   "categories": _Kind(lambda v: isinstance(v, list) and all(
@@ -184,7 +197,8 @@ SCHEMA: dict[str, dict[str, _Kind]] = {
                   "webhook_host": TEXT, "webhook_port": PORT},
 }
 #: Keys holding paths that are resolved against the config file's folder.
-PATH_KEYS = ("ca_file", "password_file", "api_key_file", "webhook_secret_file")
+PATH_KEYS = ("ca_file", "password_file", "api_key_file", "webhook_secret_file", "token_file",
+             "client_secret_file")
 
 
 def check_keys(data: dict) -> list[tuple[str, str]]:
@@ -226,7 +240,7 @@ def _toml(value) -> str:
     return f'"{value}"' if isinstance(value, str) else repr(value)
 
 
-def _server(data: dict, name: str, rel) -> dict | None:
+def _server(data: dict, name: str, rel, tokens: TokenSource | None, where: str) -> dict | None:
     """The [imap]/[smtp] table with its paths made absolute, checked now (everything but the
     password, which is read from the environment or a file when the daemon connects).
     An empty string means "not set", as the commented example shows."""
@@ -237,9 +251,71 @@ def _server(data: dict, name: str, rel) -> dict | None:
         if key in table:
             table[key] = str(rel(table[key]))
     cls = ImapSettings if name == "imap" else SmtpSettings
+    if table.get("auth") == "oauth2":
+        if tokens is None:
+            raise ConfigError(f'{where}[{name}] auth = "oauth2" needs an [oauth] section',
+                              hint='e.g. [oauth] with provider = "microsoft" and client_id = "..." '
+                                   "(docs/oauth.md; pbp init --imap HOST --oauth microsoft writes it)")
+        cls.from_config(table, tokens=tokens)
+        return table
     probe = {k: v for k, v in table.items() if k not in ("password_env", "password_file")}
     cls.from_config({**probe, "password_env": "PBP_CONFIG_CHECK"}, environ={"PBP_CONFIG_CHECK": "-"})
     return table
+
+
+def _oauth(data: dict, rel, where: str) -> tuple[dict | None, TokenSource | None]:
+    """The [oauth] section and the one token source made from it; nothing is read from the
+    token file or the network now (``pbp init --oauth`` writes the file, the first login
+    reads it). Each wrong or missing key names its place, what it must be and an example."""
+    table = {k: v for k, v in (data.get("oauth") or {}).items() if v != ""}
+    if not table:
+        return None, None
+    provider = table.get("provider")
+    if provider is None:
+        raise ConfigError(f"{where}[oauth] provider is missing",
+                          hint='e.g. provider = "microsoft" (Outlook.com, Microsoft 365) or provider = "google"')
+    if not table.get("client_id", "").strip():
+        raise ConfigError(f"{where}[oauth] client_id is missing",
+                          hint='the application (client) id of the app registered for pbp at the provider, '
+                               'e.g. client_id = "8f2a5c1e-0b7d-4c3e-9a61-2f4d8e7b3c90" (docs/oauth.md)')
+    if "tenant" in table and provider != "microsoft":
+        raise ConfigError(f'{where}[oauth] tenant = "{table["tenant"]}": a tenant is Microsoft\'s alone, '
+                          f'and provider = "{provider}"', hint='remove tenant, or set provider = "microsoft"')
+    if provider == "other":
+        missing = [key for key in ("token_url", "scopes") if key not in table]
+        if "device_url" not in table and "authorize_url" not in table:
+            missing.insert(0, "device_url (or authorize_url)")
+        if missing:
+            raise ConfigError(f'{where}[oauth] provider = "other" needs {", ".join(missing)}',
+                              hint='e.g. device_url = "https://id.example.org/oauth2/device", token_url = '
+                                   '"https://id.example.org/oauth2/token", scopes = "offline_access email"')
+    for key in ("device_url", "token_url", "authorize_url"):
+        url = table.get(key)
+        if url is None:
+            continue
+        scheme, _, rest = url.partition("://")
+        host = rest.split("/", 1)[0].rsplit(":", 1)[0].strip("[]")
+        if not rest or scheme not in ("https", "http") or (scheme == "http" and not is_loopback(host)):
+            raise ConfigError(f'{where}[oauth] {key} = "{url}": expected an https URL (http on loopback only)',
+                              hint=f"e.g. {key} = {URL.example}")
+    table["token_file"] = str(rel(table.get("token_file", "oauth-token.json")))
+    if "client_secret_file" in table:
+        table["client_secret_file"] = str(rel(table["client_secret_file"]))
+    secret_env = table.get("client_secret_env", "PBP_OAUTH_CLIENT_SECRET")
+
+    def client_secret() -> str | None:
+        """Google's clients have a secret (the token endpoint wants it); Microsoft's public
+        clients none: read only when one is configured, or for Google."""
+        if provider != "google" and not ("client_secret_env" in table or "client_secret_file" in table):
+            return None
+        return resolve_secret(secret_env, table.get("client_secret_file"), what="client secret",
+                              file_key="client_secret_file")
+
+    tokens = TokenSource(provider_for(provider, tenant=table.get("tenant", ""), device_url=table.get("device_url", ""),
+                                      token_url=table.get("token_url", ""), scopes=table.get("scopes", ""),
+                                      authorize_url=table.get("authorize_url", "")),
+                         table["client_id"], table["token_file"], client_secret=client_secret)
+    return table, tokens
 
 
 def load_config(path: str | Path) -> Config:
@@ -278,8 +354,9 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
     md = None
     if maildir or transport == "maildir":
         md = MaildirConfig(inbox=rel(maildir.get("inbox", "maildir/inbox")), outbox=rel(maildir.get("outbox", "maildir/outbox")))
-    imap = _server(data, "imap", rel)
-    smtp = _server(data, "smtp", rel)
+    oauth, tokens = _oauth(data, rel, where)
+    imap = _server(data, "imap", rel, tokens, where)
+    smtp = _server(data, "smtp", rel, tokens, where)
     discourse = _discourse(data, rel)
     if transport == "imap" and (imap is None or smtp is None):
         raise ConfigError(where + '[mail] transport = "imap" needs both an [imap] and an [smtp] section',
@@ -324,6 +401,8 @@ def config_from_dict(data: dict, *, base: Path = Path("."), path: Path | None = 
         beacon_url=data.get("dice", {}).get("beacon_url", defaults["beacon_url"]),
         discourse=discourse,
         archive=_archive(data.get("archive") or {}, rel, where),
+        oauth=oauth,
+        oauth_tokens=tokens,
     )
 
 

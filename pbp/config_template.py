@@ -40,9 +40,12 @@ def _quote(value: str) -> str:
 
 
 def config_text(*, domain: str = "pbp.localhost", database: str | None = None, imap: str | None = None,
-                smtp: str | None = None, username: str | None = None, poll_seconds: float | None = None) -> str:
+                smtp: str | None = None, username: str | None = None, poll_seconds: float | None = None,
+                oauth: dict | None = None) -> str:
     """The example with these settings made. ``imap`` (a host) switches to IMAP + SMTP with
-    ``username`` for both logins, passwords from PBP_IMAP_PASSWORD / PBP_SMTP_PASSWORD."""
+    ``username`` for both logins, passwords from PBP_IMAP_PASSWORD / PBP_SMTP_PASSWORD, or
+    with ``oauth`` (``provider``, ``client_id``, ``tenant``, ``token_file``) by OAuth 2.0: ``auth = "oauth2"``
+    in both and the ``[oauth]`` section set."""
     text = example_text()
     text = _set(text, "domain", _quote(domain), section="mail")
     text = _set(text, "from_address", _quote(username or f"table@{domain}"), section="mail")
@@ -56,7 +59,17 @@ def config_text(*, domain: str = "pbp.localhost", database: str | None = None, i
             text = _uncomment_header(text, f"[{section}]")
             text = _set(text, "host", _quote(host), section=section)
             text = _set(text, "username", _quote(username or f"table@{domain}"), section=section)
-            text = _set(text, "password_env", _quote(f"PBP_{section.upper()}_PASSWORD"), section=section)
+            if oauth:
+                text = _set(text, "auth", '"oauth2"', section=section)
+            else:
+                text = _set(text, "password_env", _quote(f"PBP_{section.upper()}_PASSWORD"), section=section)
+        if oauth:
+            text = _uncomment_header(text, "[oauth]")
+            text = _set(text, "provider", _quote(oauth["provider"]), section="oauth")
+            text = _set(text, "client_id", _quote(oauth["client_id"]), section="oauth")
+            text = _set(text, "token_file", _quote(oauth.get("token_file") or "oauth-token.json"), section="oauth")
+            if oauth.get("tenant"):
+                text = _set(text, "tenant", _quote(oauth["tenant"]), section="oauth")
         text = _uncomment_header(text, "[[mailboxes]]")
         text = _set(text, "name", '"INBOX"', section="[mailboxes]")
         text = _set(text, "campaign", '""', section="[mailboxes]")

@@ -11,7 +11,6 @@ are written to the outbox, or nothing applies and its author gets a reply that s
 """
 from __future__ import annotations
 
-import json
 import logging
 import random
 import time
@@ -28,18 +27,18 @@ from pbp.archive import record as archive
 from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
 from pbp.errors import CommandError, DiceExhausted, NotAllowedError
-from pbp import adapters, bounces
+from pbp import adapters, bounces, digest
 from pbp.ooc import ooc_lines
 from pbp.parser import find_commands, find_near_commands, parse_command, parse_lines
 from pbp.parser.spec import BY_WORD
 from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, thread_from_dict, thread_to_dict
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
-from pbp.play.core import campaign_hours, finish_post
+from pbp.play.core import Tell, campaign_hours, finish_post
 from pbp.play.dates import for_reader
 from pbp.play.people import zone as people_zone
-from pbp.play import parallel
+from pbp.play import mailing, parallel
 from pbp.play.invoking import open_roll_ids
-from pbp.play.state import PlayState, dump_play, load_play
+from pbp.play.state import PlayState, as_stored, dump_play, load_play
 from pbp.render import Renderer, reply_subject
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.rules.results import ActionResult
@@ -415,6 +414,7 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     post = _open_post(campaign, member, ctx, replied_to=mail.replied_to, kept=True)
     post.post_id = mail.id
     parallel.enter_thread(post, (*mail.thread.chain, *((mail.replied_to,) if mail.replied_to else ())), mail.subject)
+    post.turn_before = mailing.turn_holders(post)       # a mail that passes the turn concerns the next
     commit_dice(post, campaign, ctx, mail.id, mail.new_text)
     results = apply_post(post, commands)
     sent = _commit_post(post, campaign, members, ctx, results, source=mail, commands=commands,
@@ -507,7 +507,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
     saved = repo.save_table(campaign, post.snapshot, post.table)
     changed_names = saved.changed
     if changed_names:   # every sheet change by play goes into the history (pbp character history)
-        from pbp.sheetedit import record_play
+        from pbp.sheethistory import record_play
 
         record_play(campaign, post.snapshot, saved, post.table, who=post.author.email or "pbp (deadline)",
                     message_id=source.id if source is not None else None, at=post.now)
@@ -562,7 +562,9 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         for d, res in zip(post.shown_results, seen.table):
             if id(res) in table_ledger and d.get("action") != "secret_roll":   # a secret roll's hash is kept too
                 d["ledger"] = table_ledger[id(res)][1]
-        replies.append(Reply(kind="result", audience=Audience.TABLE, to=tuple(_table_readers(post, campaign, members)),
+        readers = _table_readers(post, campaign, members, source, results, forum)
+        digest.hold(campaign, readers.digest, at=post.now, subject=subject or "", text=body[0])
+        replies.append(Reply(kind="result", audience=Audience.TABLE, to=readers.to,
                              text=body[0], html=body[1], markdown=body[2] if forum else "", thread=where,
                              thread_subject=subject, refs=tuple(refs)))
     for tell in post.tells:
@@ -688,14 +690,14 @@ _SAVE_PLAY = Update(m.Campaign, ("play", "next_deadline", "version"))
 def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_written: bool = False) -> PlayState:
     """Write the play state if it changed; if it or the table did (``table_written``), the
     campaign takes a fresh version (what a kept table is checked by, pbp.store.repo).
-    Returns the play state as a load would read it back (decoded from what was written if it
-    changed: its sets and maps in the stored order, which replies show)."""
+    Returns the play state as a load would read it back (its changed parts decoded from what
+    was written: their maps in the stored order, which replies show; :func:`as_stored`)."""
     data = dump_play(play)
     changed = data != campaign.play     # as stored: the keys sorted (JSONField)
     if changed or table_written:
-        text = Dumped(m.Campaign.play.db_value(data))   # dumped once, for the row and the read back
+        text = Dumped(m.Campaign.play.db_value(data))
         if changed:
-            play = load_play(json.loads(text))
+            play = as_stored(play, data, campaign.play)
         due = play.next_deadline(timedelta(hours=campaign_hours(campaign, config, "reminder_hours")))
         version = repo.new_version()
         _SAVE_PLAY(campaign.id, play=text, next_deadline=due, version=version)
@@ -703,15 +705,37 @@ def _save_play(campaign: m.Campaign, play: PlayState, config: Config, *, table_w
     return play
 
 
-def _table_readers(post: Post, campaign: m.Campaign, members: list[Author]) -> list[str]:
+def _table_readers(post: Post, campaign: m.Campaign, members: list[Author], source: NeutralPost | None,
+                   results: list, forum: bool) -> mailing.Readers:
     """Who gets the table's mail of this post: every member, or, for a scene that names its
     PCs beside others (:mod:`pbp.play.parallel`), their players and the GMs: a member not in
-    the scene reads nothing of it. A table that plays by a list mails the list."""
+    the scene reads nothing of it; then each reader's delivery mode and muted scenes
+    (:mod:`pbp.play.mailing`) send it now, keep it for their digest or leave it out. A table
+    that plays by a list mails the list; a forum's topic is read by all."""
     everyone = table_recipients(campaign, members)
-    if campaign.delivery == "list" and campaign.address:
-        return everyone
-    scene = parallel.readers(post, {mb.email for mb in members if mb.is_gm})
-    return everyone if scene is None else [email for email in everyone if email in scene]
+    if campaign.delivery == "list" and campaign.address or forum:
+        return mailing.Readers(to=tuple(everyone))
+    gms = {mb.email for mb in members if mb.is_gm}
+    scene = parallel.readers(post, gms)
+    readers = everyone if scene is None else [email for email in everyone if email in scene]
+    picky = any(s.mail != "every" or s.muted for s in post.play.people.values())
+    replied = _replied_author(campaign, source.replied_to) if picky and source is not None and source.replied_to else None
+    return mailing.sort_readers(post, readers, results, replied_author=replied, gms=gms)
+
+
+_REPLIED = Select(lambda campaign_id, message_id: m.OutboxMail.select(m.OutboxMail.source_id).where(
+    (m.OutboxMail.message_id == message_id) & (m.OutboxMail.campaign == campaign_id)).limit(1))
+_AUTHOR_OF = Select(lambda campaign_id, message_id: m.Message.select(m.Message.author).where(
+    (m.Message.message_id == message_id) & (m.Message.campaign == campaign_id)).order_by(m.Message.id).limit(1))
+
+
+def _replied_author(campaign: m.Campaign, replied_to: str) -> str | None:
+    """Whose post a post answers: the author of the post pbp's mail ``replied_to`` answered,
+    or of ``replied_to`` itself when it is a member's own mail."""
+    ours = _REPLIED(campaign.id, replied_to)
+    post_id = ours[0]["source_id"] if ours else replied_to
+    found = _AUTHOR_OF(campaign.id, post_id) if post_id else None
+    return found[0]["author"] if found else None
 
 
 def table_recipients(campaign: m.Campaign, members: list[Author]) -> list[str]:
@@ -1066,11 +1090,29 @@ def apply_deadlines(ctx: Context) -> int:
             commit_dice(post, campaign, ctx, f"deadline-{campaign.slug}-{now.strftime('%Y%m%dT%H%M%SZ')}", "")
             threads = dict(post.play.threads)
             parallel.due_elsewhere(post, timedelta(hours=campaign_hours(campaign, ctx.config, "reminder_hours")))
+            post.turn_before = mailing.turn_holders(post)
+            post.gms = tuple(mb.email for mb in members if mb.is_gm)     # their quiet hours hold the GM's reminders
             results = run_deadline_jobs(post)
+            letters = _digests(post, campaign, members, ctx)
             if results or post.asks or post.tells:
                 thread, subject = _thread_of(threads, post.closed_refs) or (None, None)
                 _commit_post(post, campaign, members, ctx, results, source=None, commands=None, relay=False,
                              thread=thread, thread_subject_=subject)
             else:
                 _save_play(campaign, post.play, ctx.config)
+            _send(letters, campaign, None, ctx, people=post.play.people)
     return len(due)
+
+
+def _digests(post: Post, campaign: m.Campaign, members: list[Author], ctx: Context) -> list[Reply]:
+    """The daily digests due now (:mod:`pbp.digest`), each a mail of its own to its member;
+    a member for whom nothing was held gets none, and their next digest is a day later."""
+    letters = []
+    gms = {mb.email for mb in members if mb.is_gm}
+    for email in digest.due(post):
+        made = digest.compose(post, campaign, email, gms, parallel.readers(post, gms))
+        if made is not None:
+            text, html = ctx.renderer.tell(campaign=campaign, tell=Tell(to=(email,), subject=made[0], text=made[1]))
+            letters.append(Reply(kind="digest", audience=Audience.PLAYER, to=(email,), text=text, html=html,
+                                 subject=made[0]))
+    return letters

@@ -1,4 +1,4 @@
-"""Changing a character sheet safely, and the history of every sheet change.
+"""Changing a character sheet safely.
 
 ``pbp character import FILE --replace`` builds a new character: fate points back to
 refresh, stress and consequences empty, free invokes on the old aspects lost. Here a sheet
@@ -17,25 +17,16 @@ is changed in place instead:
 * :func:`set_values` is ``pbp character set NAME key=value...``: the exported sheet with the
   keys changed, applied the same way.
 * The play state is corrected with keys of its own (``stress.physical=x__``,
-  ``stress.physical.2=true``, ``consequences.mild="Bruised Ribs"``, ``free_invokes."Deep
-  Shadows"=1``, ``taken_out=no``, ``carried_points=2``; ``fate_points`` is a sheet key), the
-  ``[play]`` table of ``pbp character edit``'s TOML (:func:`play_data`, :func:`apply_play`),
-  and the same keys in ``/sheet set`` by mail.
-* Every change by play (a post, see :func:`record_play`) or by hand is a :class:`SheetChange`
-  row: who, when, which message, the sheet before and after: the character's row, its own
-  aspects and the free invokes it holds (:func:`state_of`, :func:`sheet_aspects`); a change
-  by play keeps only the entries it changed, before and after (issue 23: a post's history
-  row is a few hundred bytes, not two whole sheets), which is all :func:`undo` and
-  :func:`describe_diff` read.
-  :func:`undo` takes back the last change not yet undone, field by field (only what that
-  change changed, so later changes to other fields stay), the aspects one by one
-  (:func:`_restore_aspects`, :func:`_restore_holds`), and is itself recorded.
+  ``consequences.mild="Bruised Ribs"``...; ``fate_points`` is a sheet key): the ``[play]``
+  table of ``pbp character edit``'s TOML and the same keys in ``/sheet set`` by mail
+  (:mod:`pbp.sheetplay`).
+* Every change is recorded, said in words (:mod:`pbp.sheetdiff`) and can be undone
+  (:mod:`pbp.sheethistory`).
 """
 from __future__ import annotations
 
 import copy
 import json
-from datetime import datetime
 
 from pbp.errors import ConfigError, SheetError
 from pbp.members import add_member
@@ -43,13 +34,11 @@ from pbp.rules import state as rs
 from pbp.rules.ladder import parse_rating
 from pbp.rules.sheets import stress_tracks
 from pbp.rules.systems import campaign_system
+from pbp.sheetdiff import describe_diff
 from pbp.sheetfile import parse_sheet
+from pbp.sheetplay import PLAY_KEYS, apply_play, play_data, set_play, split_play
 from pbp.store import models as m
 from pbp.store import repo
-from pbp.store.prepared import Insert
-
-_INSERT_CHANGE = Insert(m.SheetChange, ("campaign", "character", "at", "who", "how", "message_id", "before", "after",
-                                        "undone"))
 
 OWN_KINDS = ("high_concept", "trouble", "character")
 INT_KEYS = ("refresh", "milestone_refresh", "milestone_skills", "fate_points")
@@ -60,7 +49,7 @@ PLAY_FIELDS = ("fate_points", "stress", "consequences", "taken_out", "carried_po
 # --------------------------------------------------------------------------- reading a character
 
 
-def _find(campaign: m.Campaign, name: str) -> tuple[rs.Table, rs.Character]:
+def find_character(campaign: m.Campaign, name: str) -> tuple[rs.Table, rs.Character]:
     table = repo.load_table(campaign)
     ch = table.character(name)
     if ch is None:
@@ -79,7 +68,7 @@ def _description(campaign: m.Campaign, name: str) -> str:
     return row.description if row is not None else ""
 
 
-def _by_id(item: tuple[int | None, dict]) -> float:
+def by_id(item: tuple[int | None, dict]) -> float:
     return item[0] if item[0] is not None else float("inf")
 
 
@@ -92,7 +81,7 @@ def sheet_aspects(items: list[tuple[int | None, dict]], name: str) -> tuple[list
     held on an aspect not its own (a boost, the scene's). ``items``: (storage id, the
     aspect's stored fields), as :func:`pbp.store.repo.save_table` compares them."""
     own, holds = [], {}
-    for _, f in sorted(items, key=_by_id):
+    for _, f in sorted(items, key=by_id):
         if f["owner"] == name:
             own.append([f["name"], f["kind"], bool(f["hidden"]), dict(f["free_invokes"]),
                         dict(f.get("system_state") or {})])
@@ -203,7 +192,7 @@ def export_fari(campaign: m.Campaign, name: str) -> str:
     stress and consequences."""
     from pbp.fari import to_fari
 
-    table, ch = _find(campaign, name)
+    table, ch = find_character(campaign, name)
     doc = to_fari(sheet_data(campaign, table, ch), ch.stress, ch.consequences, campaign_system(campaign))
     return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
 
@@ -211,7 +200,7 @@ def export_fari(campaign: m.Campaign, name: str) -> str:
 def export_sheet(campaign: m.Campaign, name: str, *, play: bool = False) -> str:
     """The sheet file of ``name``; with ``play`` (``pbp character edit``) its ``[play]``
     table too (:func:`play_data`), which an import does not take."""
-    table, ch = _find(campaign, name)
+    table, ch = find_character(campaign, name)
     text = to_toml(sheet_data(campaign, table, ch))
     return text + (play_toml(play_data(table, ch)) if play else "")
 
@@ -255,7 +244,7 @@ def apply_sheet(campaign: m.Campaign, name: str, data: dict, *, who: str, how: s
     """Apply a changed sheet (its data) to the stored character; returns what changed, in
     words. Refused whole (SheetError) when the sheet breaks a rule; nothing changes then."""
     system = campaign_system(campaign)
-    table, ch = _find(campaign, name)
+    table, ch = find_character(campaign, name)
     data, play = split_play(data)
     sheet = parse_sheet(data, system, source=source)
     new = sheet.character
@@ -341,228 +330,13 @@ def _apply_aspects(table: rs.Table, owner: str, wanted: list[rs.Aspect]) -> list
     return notes
 
 
-# --------------------------------------------------------------------------- the play state by hand
-#
-# The GM corrects play state with the same keys everywhere (``pbp character set``, the
-# ``[play]`` table of ``pbp character edit``, ``/sheet set`` by mail): they go into the sheet
-# data's ``play`` table, which the importer never sees (:func:`split_play`), and are applied
-# after the sheet (:func:`apply_play`), only those that differ from the character now.
-
-PLAY_KEYS = ("stress", "consequences", "free_invokes", "taken_out", "carried_points")
-YES, NO = ("true", "yes", "on", "x", "1"), ("false", "no", "off", "_", "0", "")
-MARKS = {"x": True, "X": True, "_": False, "-": False, "o": False, ".": False}
-
-
-def _boxes_text(boxes: list[bool]) -> str:
-    return "".join("x" if b else "_" for b in boxes)
-
-
-def slot_keys(ch: rs.Character) -> list[tuple[str, rs.Consequence]]:
-    """Each consequence slot's key (``consequences.KEY``): a condition's name, else its
-    severity ("mild", "mild2"...); a second slot of the same key is KEY-2."""
-    out, seen = [], {}
-    for q in ch.consequences:
-        base = q.condition or q.severity
-        seen[base.casefold()] = seen.get(base.casefold(), 0) + 1
-        out.append((base if seen[base.casefold()] == 1 else f"{base}-{seen[base.casefold()]}", q))
-    return out
-
-
-def play_data(table: rs.Table, ch: rs.Character) -> dict:
-    """The play state the GM may correct, as the ``[play]`` table of an edited sheet:
-    stress as boxes ("x" marked, "_" empty), each consequence slot's aspect ("" empty),
-    the free invokes the character holds on each aspect, taken out, carried points."""
-    return {"taken_out": ch.taken_out, "carried_points": ch.carried_points,
-            "stress": {t: _boxes_text(b) for t, b in ch.stress.items()},
-            "consequences": {k: (q.aspect or "") for k, q in slot_keys(ch)},
-            "free_invokes": {a.name: a.free_for(ch.name) for a in table.aspects if a.free_for(ch.name)}}
-
-
-def split_play(data: dict) -> tuple[dict, dict]:
-    """A sheet's data without its ``play`` table, and that table (empty when none)."""
-    rest = dict(data)
-    play = rest.pop("play", None) or {}
-    if not isinstance(play, dict):
-        raise SheetError("sheet: 1 problem", ["play: is not a table; write [play] with keys such as "
-                                              'stress.physical = "x__"'])
-    return rest, play
-
-
-def _set_play(data: dict, path: list[str], key: str, value: str) -> None:
-    """``stress.TRACK=x__``, ``stress.TRACK.N=true``, ``consequences.SLOT=TEXT``,
-    ``free_invokes.ASPECT=N``, ``taken_out=yes``, ``carried_points=N`` into ``data["play"]``
-    (checked against the character by :func:`apply_play`)."""
-    play = data.setdefault("play", {})
-    head = path[0]
-    if head in ("taken_out", "carried_points") and len(path) == 1:
-        play[head] = value
-        return
-    if head in ("stress", "consequences", "free_invokes") and len(path) >= 2:
-        name = ".".join(path[1:]) if head != "stress" else path[1]
-        part = play.setdefault(head, {})
-        if head == "stress" and len(path) == 3:
-            part.setdefault(name, {})
-            if isinstance(part[name], dict):
-                part[name][path[2]] = value
-                return
-        if head == "stress" and len(path) > 3:
-            raise ConfigError(f'no sheet key "{key}"', hint="e.g. stress.physical=x__ or stress.physical.2=true")
-        part[name] = value
-        return
-    example = {"stress": "stress.physical=x__", "consequences": 'consequences.mild="Bruised Ribs"',
-               "free_invokes": 'free_invokes."Deep Shadows"=1'}.get(head, f"{head}=0")
-    raise ConfigError(f'no sheet key "{key}"', hint=f"e.g. {example}")
-
-
-def _problem(where: str, what: str, example: str) -> SheetError:
-    return SheetError("play: 1 problem", [f"{where}: {what}; e.g. {example}"])
-
-
-def _flag(where: str, value, example: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if str(value).strip().lower() in YES:
-        return True
-    if str(value).strip().lower() in NO:
-        return False
-    raise _problem(where, f'"{value}" is not yes or no', example)
-
-
-def _count(where: str, value, example: str) -> int:
-    if isinstance(value, bool):
-        raise _problem(where, f"{value} is not a whole number", example)
-    try:
-        n = int(str(value).strip())
-    except ValueError:
-        raise _problem(where, f'"{value}" is not a whole number', example) from None
-    if n < 0 or n > 99:
-        raise _problem(where, f"{n} is not from 0 to 99", example)
-    return n
-
-
-def _stress(ch: rs.Character, track: str, value) -> list[bool]:
-    have = {t.casefold(): t for t in ch.stress}
-    if track.casefold() not in have:
-        tracks = ", ".join(have.values()) or "none"
-        raise _problem(f"stress.{track}", f"{ch.name} has no {track} stress track (tracks: {tracks})",
-                       f"stress.{next(iter(have.values()), 'physical')}=x_")
-    name = have[track.casefold()]
-    boxes = list(ch.stress[name])
-    example = f"stress.{name}={'x' + '_' * (len(boxes) - 1) if boxes else ''}"
-    if isinstance(value, dict):
-        for n, mark in value.items():
-            if not str(n).isdigit() or not 1 <= int(n) <= len(boxes):
-                raise _problem(f"stress.{name}.{n}", f"{ch.name}'s {name} track has boxes 1 to {len(boxes)}",
-                               f"stress.{name}.1=true")
-            boxes[int(n) - 1] = _flag(f"stress.{name}.{n}", mark, f"stress.{name}.{n}=true")
-        return boxes
-    text = str(value).strip().replace("[x]", "x").replace("[ ]", "_").replace(" ", "")
-    if any(c not in MARKS for c in text):
-        raise _problem(f"stress.{name}", f'"{value}" is not boxes: "x" for a marked box, "_" for an empty one',
-                       example)
-    if len(text) != len(boxes):
-        raise _problem(f"stress.{name}", f"{len(text)} box{'es' if len(text) != 1 else ''} written, and "
-                       f"{ch.name}'s {name} track has {len(boxes)}", example)
-    return [MARKS[c] for c in text]
-
-
-def _consequence(table: rs.Table, ch: rs.Character, key: str, value) -> None:
-    slots = slot_keys(ch)
-    found = next((q for k, q in slots if k.casefold() == key.casefold()), None)
-    if found is None:
-        have = ", ".join(k for k, _ in slots) or "none"
-        raise _problem(f"consequences.{key}", f"{ch.name} has no {key} slot (slots: {have})",
-                       f'consequences.{slots[0][0] if slots else "mild"}="Bruised Ribs"')
-    text = str(value).strip()
-    if found.condition:
-        text = found.condition if _flag(f"consequences.{key}", text, f"consequences.{key}=yes") else ""
-    current = next((a for a in table.aspects if a.owner == ch.name and a.kind == "consequence" and found.aspect
-                    and a.name == found.aspect), None)
-    if text == (found.aspect or ""):
-        return
-    if text:
-        clash = next((a for a in table.aspects if a.owner == ch.name and a is not current
-                      and a.name.casefold() == text.casefold()), None)
-        if clash is not None:
-            raise _problem(f"consequences.{key}", f'{ch.name} already has an aspect "{clash.name}"',
-                           f'consequences.{key}="{text} (worse)"')
-    if not text:
-        found.aspect, found.recovering = None, False
-        found.hit_track, found.recovery_scenes_left, found.recovery_sessions_left = "", 0, 0
-        if current is not None:
-            table.aspects.remove(current)
-        return
-    if current is not None:
-        current.name = text             # a rename keeps the aspect's free invokes
-    else:
-        table.aspects.append(rs.Aspect(text, kind="consequence", owner=ch.name))
-    found.aspect = text
-
-
-def _free(table: rs.Table, ch: rs.Character, name: str, value) -> None:
-    example = f'free_invokes."{name}"=1'
-    n = _count(f'free_invokes."{name}"', value, example)
-    matches = [a for a in table.aspects if a.name.casefold() == name.casefold()]
-    if not matches:
-        known = ", ".join(sorted({a.name for a in table.aspects if not a.hidden})) or "none"
-        raise _problem(f'free_invokes."{name}"', f"no aspect {name} is in play (aspects: {known})", example)
-    aspect = next((a for a in matches if a.free_for(ch.name)), matches[0])
-    if aspect.kind == "boost" and n > 1:
-        raise _problem(f'free_invokes."{aspect.name}"', "a boost has one free invoke", f'free_invokes."{aspect.name}"=1')
-    if n == aspect.free_for(ch.name):
-        return
-    if n:
-        aspect.free_invokes[ch.name] = n
-    else:
-        aspect.free_invokes.pop(ch.name, None)
-        if aspect.kind == "boost" and not any(aspect.free_invokes.values()):
-            table.aspects.remove(aspect)
-
-
-def apply_play(table: rs.Table, ch: rs.Character, play: dict, *, since: dict | None = None) -> None:
-    """The ``play`` table's values on ``ch``; raises SheetError naming the key, what was
-    expected and an example (nothing is half-applied: callers apply it to a copy they
-    throw away on error, or before saving). ``since``: the play state the values were
-    written from (an edited sheet's), so only what the GM changed applies."""
-    since = since or {}
-    unknown = [k for k in play if k not in PLAY_KEYS]
-    if unknown:
-        raise _problem(f"play.{unknown[0]}", "unknown key; keys: " + ", ".join(PLAY_KEYS), 'stress.physical = "x__"')
-
-    def changed(part: str, key: str | None = None) -> bool:
-        if key is None:
-            return part not in since or since[part] != play[part]
-        return key not in (since.get(part) or {}) or since[part][key] != play[part][key]
-
-    if "taken_out" in play and changed("taken_out"):
-        ch.taken_out = _flag("taken_out", play["taken_out"], "taken_out=no")
-    if "carried_points" in play and changed("carried_points"):
-        ch.carried_points = _count("carried_points", play["carried_points"], "carried_points=1")
-    examples = {"stress": 'stress.physical = "x__"', "consequences": 'consequences.mild = "Bruised Ribs"',
-                "free_invokes": 'free_invokes."Deep Shadows" = 1'}
-    for part in ("stress", "consequences", "free_invokes"):
-        values = play.get(part) or {}
-        if not isinstance(values, dict):
-            raise _problem(part, "is not a table of keys", examples[part])
-        for key, value in values.items():
-            if not changed(part, key):
-                continue
-            if part == "stress":
-                boxes = _stress(ch, key, value)
-                ch.stress[next(t for t in ch.stress if t.casefold() == key.casefold())] = boxes
-            elif part == "consequences":
-                _consequence(table, ch, key, value)
-            else:
-                _free(table, ch, key, value)
-
-
 # --------------------------------------------------------------------------- pbp character set
 
 
 def _set_key(data: dict, key: str, value: str) -> None:
     parts = _key_parts(key)
     if parts and parts[0] in PLAY_KEYS:
-        _set_play(data, parts, key, value)
+        set_play(data, parts, key, value)
         return
     path = key.split(".", 1)
     if len(path) == 2 and path[0] == "skills":
@@ -654,7 +428,7 @@ def set_key(data: dict, key: str, value: str) -> None:
 
 
 def set_values(campaign: m.Campaign, name: str, pairs: list[str], *, who: str) -> list[str]:
-    table, ch = _find(campaign, name)
+    table, ch = find_character(campaign, name)
     data = sheet_data(campaign, table, ch)
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -664,296 +438,6 @@ def set_values(campaign: m.Campaign, name: str, pairs: list[str], *, who: str) -
     return apply_sheet(campaign, ch.name, data, who=who, how="set", source="pbp character set")
 
 
-# --------------------------------------------------------------------------- history and undo
-
-
-def _boxes(v) -> bool:
-    return isinstance(v, list) and bool(v) and all(isinstance(b, bool) for b in v)
-
-
-def _words(v) -> str:
-    """One value of a sheet in words, whole (never cut, so no change is hidden): a name in
-    quotes, yes/no, a whole number as one, a list comma-separated, boxes as [x][ ]."""
-    if v is None or v == "" or v == [] or v == {}:
-        return "(none)"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    if isinstance(v, str):
-        return f'"{v}"'
-    if _boxes(v):
-        return "".join("[x]" if b else "[ ]" for b in v)
-    if isinstance(v, list) and not any(isinstance(x, (dict, list)) for x in v):
-        return ", ".join(_words(x) for x in v)
-    if isinstance(v, dict) and all(_boxes(x) or x == [] for x in v.values()):
-        return " ".join(f"{k} {_words(b)}" for k, b in v.items())
-    return json.dumps(v, ensure_ascii=False, sort_keys=True)
-
-
-def _item_key(item: dict, index: int) -> str:
-    """How a list entry of a sheet is named in a change: a consequence by its condition or
-    slot, a stunt by its name, else its place."""
-    for key in ("condition", "name", "severity"):
-        if item.get(key):
-            return str(item[key])
-    return str(index + 1)
-
-
-def _leaves(v, path: str) -> dict[str, object]:
-    """A sheet field as dotted paths to the values a person reads one by one, in the keys
-    ``pbp character set`` takes: ``skills.Fight``, ``consequences.mild.aspect``,
-    ``stress.physical``."""
-    if isinstance(v, dict) and v and not all(_boxes(x) or x == [] for x in v.values()):
-        return {k: x for key, val in v.items() for k, x in _leaves(val, f"{path}.{key}").items()}
-    if isinstance(v, dict) and v:                        # stress tracks: one line per track
-        return {f"{path}.{key}": val for key, val in v.items()}
-    if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-        return {k: x for i, item in enumerate(v) for k, x in _leaves(item, f"{path}.{_item_key(item, i)}").items()}
-    return {path: v}
-
-
-def _is_entries(v) -> bool:
-    return isinstance(v, list) and all(isinstance(e, list) and len(e) in (4, 5) for e in v)
-
-
-def _state(entry: list) -> dict:
-    """An aspect entry's system state (none in a row written before it was kept)."""
-    return entry[4] if len(entry) > 4 else {}
-
-
-def pair_aspects(before: list, after: list) -> tuple[list, list, list]:
-    """Two lists of history aspect entries (:func:`sheet_aspects`) paired: the same name
-    and kind, then a renamed one (the same kind, in order). Returns the pairs (before,
-    after), the entries only before (removed) and those only after (added)."""
-    left = list(after)
-    pairs, removed = [], []
-    for b in before:
-        same = next((a for a in left if a[0].casefold() == b[0].casefold() and a[1] == b[1]), None)
-        if same is None:
-            removed.append(b)
-        else:
-            left.remove(same)
-            pairs.append((b, same))
-    for b in list(removed):
-        same = next((a for a in left if a[1] == b[1]), None)
-        if same is not None:
-            left.remove(same)
-            removed.remove(b)
-            pairs.append((b, same))
-    return pairs, removed, left
-
-
-def _free_words(free: dict) -> str:
-    return ", ".join(f"{h} {n}" for h, n in free.items() if n) or "none"
-
-
-def _kind_words(kind: str) -> str:
-    return kind.replace("_", " ")
-
-
-def _aspect_lines(before: list, after: list) -> list[str]:
-    pairs, removed, added = pair_aspects(before, after)
-    out = []
-    for b, a in pairs:
-        if b[0] != a[0]:
-            out.append(f'aspects: "{b[0]}" -> "{a[0]}" ({_kind_words(a[1])})')
-        if b[2] != a[2]:
-            out.append(f'aspects: "{a[0]}" {"hidden" if b[2] else "shown"} -> {"hidden" if a[2] else "shown"}')
-        if b[3] != a[3]:
-            out.append(f'aspects: "{a[0]}" free invokes {_free_words(b[3])} -> {_free_words(a[3])}')
-        if len(b) > 4 and len(a) > 4 and b[4] != a[4]:
-            then, later = _leaves(b[4], ""), _leaves(a[4], "")
-            out += [f'aspects: "{a[0]}" {path.lstrip(".")}: {_words(then.get(path))} -> {_words(later.get(path))}'
-                    for path in dict.fromkeys([*then, *later]) if then.get(path) != later.get(path)]
-    out += [f'aspects: removed "{b[0]}" ({_kind_words(b[1])}' + (f"; free invokes {_free_words(b[3])})"
-            if any(b[3].values()) else ")") for b in removed]
-    out += [f'aspects: added "{a[0]}" ({_kind_words(a[1])}' + (f"; free invokes {_free_words(a[3])})"
-            if any(a[3].values()) else ")") for a in added]
-    return out
-
-
-def describe_diff(before: dict | None, after: dict | None) -> list[str]:
-    if before is None or after is None:
-        return ["removed" if after is None else "created"]
-    out = []
-    for key in dict.fromkeys([*before, *after]):
-        was, now = before.get(key), after.get(key)
-        if was == now:
-            continue
-        if key == "aspects" and _is_entries(was or []) and _is_entries(now or []):
-            out += _aspect_lines(was or [], now or [])
-        elif key == "holds" and isinstance(was or {}, dict) and isinstance(now or {}, dict):
-            was, now = was or {}, now or {}
-            out += [f'holds: free invokes on "{name}" {was.get(name, 0)} -> {now.get(name, 0)}'
-                    for name in dict.fromkeys([*was, *now]) if was.get(name, 0) != now.get(name, 0)]
-        else:
-            then, later = _leaves(was, key), _leaves(now, key)
-            out += [f"{path}: {_words(then.get(path))} -> {_words(later.get(path))}"
-                    for path in dict.fromkeys([*then, *later]) if then.get(path) != later.get(path)]
-    return out
-
-
-def history_name(campaign: m.Campaign, name: str) -> str:
-    """The character whose history ``name`` asks for: what ``set``, ``sheet`` and ``undo``
-    take (a full name, an alias, a short name), or a removed character's full name, since
-    its history is kept. Any other name is an error naming the campaign's characters."""
-    ch = repo.load_table(campaign).character(name)
-    if ch is not None:
-        return ch.name
-    removed = (m.SheetChange.select(m.SheetChange.character).where(m.SheetChange.campaign == campaign)
-               .order_by(m.SheetChange.id.desc()))
-    for row in removed:
-        if row.character.casefold() == name.casefold():
-            return row.character
-    _find(campaign, name)          # raises: no such character, with the list
-    raise AssertionError("unreachable")
-
-
-def history(campaign: m.Campaign, name: str) -> list[m.SheetChange]:
-    """Every change to the sheet of the character ``name`` means (:func:`history_name`), oldest first."""
-    key = history_name(campaign, name).casefold()
-    rows = m.SheetChange.select().where(m.SheetChange.campaign == campaign).order_by(m.SheetChange.id)
-    return [r for r in rows if r.character.casefold() == key]
-
-
-def record_play(campaign: m.Campaign, before: repo.Snapshot, saved: repo.Saved, table: rs.Table, *, who: str,
-                message_id: str | None, at: datetime | None = None) -> None:
-    """A post's changes to sheets, one history row per character whose sheet changed: its
-    row (fate points, stress, consequences...), its own aspects and the free invokes it
-    holds (:func:`sheet_aspects`), the shape ``pbp character set`` records, so
-    :func:`undo` takes it back. Built from what :func:`pbp.store.repo.save_table` compared
-    (``saved``): no row is dumped again, and a character the post did not touch costs nothing.
-    ``at``: the post's time (the pipeline's clock), else now. Only the entries the post
-    changed are kept (before and after), the aspects and holds only if they changed."""
-    names = [n for n in saved.changed if n in before.characters]     # one the post created has no before
-    if not names:
-        return
-    wanted = set(names)
-
-    def mine(f: dict) -> bool:      # an aspect on one of their sheets: owned, or held free invokes on
-        return f["owner"] in wanted or not wanted.isdisjoint(f["free_invokes"])
-
-    touched = {aid: was for aid, was, _ in saved.aspects}
-    now_items = sorted(((a.id, f) for a in table.aspects if mine(f := repo._aspect_fields(a))), key=_by_id)
-    then_items = sorted([(i, f) for i, f in now_items if i not in touched] +
-                        [(i, was) for i, was in touched.items() if was is not None and mine(was)], key=_by_id)
-    for name in names:
-        rows = saved.rows.get(name)
-        was_row = json.loads(rows[0] if rows else before.characters[name])
-        now_row = json.loads(rows[1]) if rows else dict(was_row)
-        then_aspects, then_holds = sheet_aspects(then_items, name)
-        now_aspects, now_holds = sheet_aspects(now_items, name)
-        if rows is None and (then_aspects, then_holds) == (now_aspects, now_holds):
-            continue
-        was_row.update(aspects=then_aspects, holds=then_holds)
-        now_row.update(aspects=now_aspects, holds=now_holds)
-        keys = [k for k in dict.fromkeys([*was_row, *now_row]) if was_row.get(k) != now_row.get(k)]
-        _INSERT_CHANGE(campaign=campaign, character=name, who=who, how="play", message_id=message_id,
-                       at=at or m.utcnow(), before={k: was_row.get(k) for k in keys},
-                       after={k: now_row.get(k) for k in keys}, undone=False)
-
-
-def _restore_aspects(table: rs.Table, owner: str, before: list, after: list) -> list[str]:
-    """``owner``'s aspects as a change found them (``before``), where the change made them
-    ``after``: a renamed one gets its old name back, an added one goes, a removed one comes
-    back with the free invokes it had; an aspect's free invokes go back only where the
-    change changed them (those gained since stay). An aspect changed again since is left
-    as it is, and said so."""
-    own = [a for a in table.aspects if a.owner == owner]
-
-    def now_of(entry):
-        return next((a for a in own if a.name.casefold() == entry[0].casefold() and a.kind == entry[1]), None)
-
-    pairs, removed, added = pair_aspects(before, after)
-    notes = []
-    for b, a in pairs:
-        cur = now_of(a)
-        if cur is None:
-            if b != a and now_of(b) is None:
-                notes.append(f'"{a[0]}" has changed since; it is left as it is')
-            continue
-        cur.name, cur.hidden = b[0], b[2]
-        if b[3] != a[3]:
-            cur.free_invokes = dict(b[3])
-        if len(b) > 4 and len(a) > 4 and b[4] != a[4]:
-            cur.system_state = dict(b[4])
-    for b in removed:
-        if now_of(b) is None:
-            table.aspects.append(rs.Aspect(b[0], kind=b[1], owner=owner, hidden=b[2], free_invokes=dict(b[3]),
-                                           system_state=dict(_state(b))))
-    for a in added:
-        cur = now_of(a)
-        if cur is not None:
-            table.aspects.remove(cur)
-            if any(cur.free_invokes.values()):
-                notes.append(f'"{cur.name}" is gone, and the free invokes on it with it ({_free_words(cur.free_invokes)})')
-    return notes
-
-
-def _restore_holds(table: rs.Table, holder: str, before: dict, after: dict) -> list[str]:
-    """The free invokes ``holder`` held on aspects not its own, where the change changed
-    them; a boost left with no free invoke goes (a boost is its one invoke). One that has
-    left play since cannot be given back, and is said so."""
-    notes = []
-    for name in dict.fromkeys([*before, *after]):
-        was = before.get(name, 0)
-        if was == after.get(name, 0):
-            continue
-        cur = next((a for a in table.aspects if a.owner != holder and a.name.casefold() == name.casefold()), None)
-        if cur is None:
-            if was:
-                notes.append(f'"{name}" is no longer in play: the {was} free invoke{"s" if was != 1 else ""} '
-                             f"{holder} held on it cannot be given back")
-            continue
-        free = {h: n for h, n in cur.free_invokes.items() if h != holder}
-        if was:
-            free[holder] = was
-        cur.free_invokes = free
-        if cur.kind == "boost" and not any(free.values()):
-            table.aspects.remove(cur)
-    return notes
-
-
-def undo(campaign: m.Campaign, name: str, *, who: str) -> list[str]:
-    """Take back the last change of ``name``'s sheet not undone yet: each field it changed
-    goes back to its value before it (fields it did not change keep their value now); its
-    aspects and the free invokes held go back as :func:`_restore_aspects` and
-    :func:`_restore_holds` say."""
-    table, ch = _find(campaign, name)
-    last = (m.SheetChange.select().where((m.SheetChange.campaign == campaign) & (m.SheetChange.character == ch.name)
-                                         & (m.SheetChange.undone == False) & (m.SheetChange.how != "undo"))  # noqa: E712
-            .order_by(m.SheetChange.id.desc()).first())
-    if last is not None and last.how == "import":
-        raise ConfigError(f"{ch.name}'s last change is the import that made the character: there is no sheet "
-                          "before it to go back to", hint=f"pbp character remove {ch.name}")
-    if last is None or last.before is None or last.after is None:
-        raise ConfigError(f"{ch.name} has no change to undo", hint=f"pbp character history {ch.name}")
-    before_state = state_of(campaign, table, ch)
-    snap = repo.snapshot(table)
-    fields = repo._character_fields(ch)
-    for key, was in last.before.items():
-        if key in fields and last.after.get(key) != was:
-            fields[key] = was
-    restored = repo.character_to_state({**fields, "id": ch.id})
-    table.characters[ch.name] = restored
-    notes = []
-    if "aspects" in last.before and last.before["aspects"] != last.after.get("aspects"):
-        notes += _restore_aspects(table, ch.name, last.before["aspects"], last.after.get("aspects") or [])
-    if last.before.get("holds", {}) != last.after.get("holds", {}):
-        notes += _restore_holds(table, ch.name, last.before.get("holds") or {}, last.after.get("holds") or {})
-    with m.db.atomic():
-        repo.save_table(campaign, snap, table)
-        if "description" in last.before and last.before["description"] != last.after.get("description"):
-            m.Character.update(description=last.before["description"]).where(m.Character.id == ch.id).execute()
-        after_state = state_of(campaign, table, restored)
-        last.undone = True
-        last.save()
-        m.SheetChange.create(campaign=campaign, character=ch.name, who=who, how="undo",
-                             before=before_state, after=after_state)
-    return describe_diff(before_state, after_state) + notes
-
-
 # --------------------------------------------------------------------------- list, remove
 
 
@@ -961,7 +445,7 @@ def remove_character(campaign: m.Campaign, name: str, *, who: str) -> str:
     from pbp.play.state import load_play
     from pbp.store.codec import dump
 
-    table, ch = _find(campaign, name)
+    table, ch = find_character(campaign, name)
     play = load_play(campaign.play)
     busy = [what for what, part in (("the conflict", play.conflict), ("the contest", play.contest),
                                     ("the challenge", play.challenge)) if part is not None
@@ -994,4 +478,5 @@ def remove_member(campaign: m.Campaign, email: str) -> str:
                                                        (m.Member.role == "gm")).count() == 1:
         raise ConfigError(f"{email} is the only GM of {campaign.slug}", hint="add another GM first")
     member.delete_instance()
+    m.DigestItem.delete().where((m.DigestItem.campaign == campaign) & (m.DigestItem.email == email)).execute()
     return email

@@ -214,3 +214,63 @@ def test_init_example_prints_the_shipped_example(capsys):
 
     data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     assert "config.example.toml" in data["pbp"]
+
+
+# ---- OAuth 2.0 (docs/oauth.md): [oauth], and auth = "oauth2" in [imap] / [smtp]
+
+OAUTH_IMAP = {"host": "outlook.office365.com", "username": "table@contoso.com", "auth": "oauth2"}
+OAUTH = {"provider": "microsoft", "client_id": "8f2a5c1e-0b7d-4c3e-9a61-2f4d8e7b3c90"}
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"imap": OAUTH_IMAP}, ('[imap] auth = "oauth2" needs an [oauth] section', 'provider = "microsoft"')),
+    ({"imap": {**OAUTH_IMAP, "auth": "oauth"}}, ('[imap] auth = "oauth": expected one of "password", "oauth2"',
+                                                 'auth = "password"')),
+    ({"imap": {**OAUTH_IMAP, "password_env": "PBP_IMAP_PASSWORD"}, "oauth": OAUTH},
+     ('auth = "oauth2" takes no password, but password_env is set', "remove password_env")),
+    ({"imap": {**OAUTH_IMAP, "username": ""}, "oauth": OAUTH}, ("needs username", 'username = "table@contoso.com"')),
+    ({"oauth": {"client_id": "x"}}, ("[oauth] provider is missing", 'provider = "microsoft"')),
+    ({"oauth": {"provider": "yahoo", "client_id": "x"}},
+     ('[oauth] provider = "yahoo": expected one of "microsoft", "google", "other"', 'provider = "microsoft"')),
+    ({"oauth": {"provider": "microsoft"}}, ("[oauth] client_id is missing", 'client_id = "8f2a5c1e')),
+    ({"oauth": {"provider": "google", "client_id": "x", "tenant": "contoso.com"}},
+     ("tenant is Microsoft's alone", 'set provider = "microsoft"')),
+    ({"oauth": {"provider": "other", "client_id": "x", "token_url": "https://id.example.org/token"}},
+     ('provider = "other" needs device_url (or authorize_url), scopes', 'device_url = "https://id.example.org/oauth2/device"')),
+    ({"oauth": {**OAUTH, "token_url": "http://login.example.org/token"}},
+     ('token_url = "http://login.example.org/token": expected an https URL', 'token_url = "https://')),
+    ({"oauth": {**OAUTH, "client_ID": "x"}}, ("[oauth] client_ID is not a setting", "did you mean client_id?")),
+])
+def test_oauth_settings_name_the_place_what_was_expected_and_an_example(data, words):
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict(data)
+    said = str(caught.value) + " " + caught.value.hint
+    assert all(w in said for w in words), said
+
+
+def test_an_oauth_mailbox_needs_no_password_and_shares_one_token_source(tmp_path):
+    config = config_from_dict({"mail": {"transport": "imap"}, "imap": OAUTH_IMAP,
+                               "smtp": {**OAUTH_IMAP, "host": "smtp.office365.com"},
+                               "oauth": {**OAUTH, "tenant": "contoso.com", "token_file": "state/token.json"}},
+                              base=tmp_path, path=tmp_path / "pbp.toml")
+    imap, smtp = config.imap_settings(environ={}), config.smtp_settings(environ={})
+    assert imap.auth == smtp.auth == "oauth2" and imap.password == "" and not smtp.password
+    assert imap.tokens is smtp.tokens is config.oauth_tokens
+    tokens = config.oauth_tokens
+    assert tokens.token_file == tmp_path / "state" / "token.json"          # next to the config file
+    assert tokens.provider.token_url == "https://login.microsoftonline.com/contoso.com/oauth2/v2.0/token"
+    assert "IMAP.AccessAsUser.All" in tokens.provider.scopes and "offline_access" in tokens.provider.scopes
+    assert tokens.client_secret is None                                    # a public client: none sent
+    assert not (tmp_path / "state").exists()                               # nothing read or written yet
+
+
+def test_google_reads_its_client_secret_from_the_environment_or_a_file(tmp_path, monkeypatch):
+    config = config_from_dict({"imap": {**OAUTH_IMAP, "host": "imap.gmail.com"},
+                               "oauth": {"provider": "google", "client_id": "x.apps.googleusercontent.com"}},
+                              base=tmp_path)
+    monkeypatch.delenv("PBP_OAUTH_CLIENT_SECRET", raising=False)
+    with pytest.raises(ConfigError, match="PBP_OAUTH_CLIENT_SECRET"):
+        config.oauth_tokens.client_secret
+    monkeypatch.setenv("PBP_OAUTH_CLIENT_SECRET", "GOCSPX-s")
+    assert config.oauth_tokens.client_secret == "GOCSPX-s"
+    assert config.oauth_tokens.provider.scopes == "https://mail.google.com/"

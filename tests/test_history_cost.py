@@ -46,7 +46,7 @@ def test_the_queries_of_a_post_do_not_grow_with_the_history(chicago, config):
 def test_a_post_s_history_row_keeps_only_what_it_changed(chicago, config):
     """Issue 23: the row holds the entries the post changed, before and after (a spent fate
     point: two numbers, not two whole sheets), and undo still takes the post back."""
-    from pbp.sheetedit import undo
+    from pbp.sheethistory import undo
 
     start = m.Character.get(m.Character.name == "Ruth").fate_points
     out = process_message(eml("/fp spend\n", message_id="small@t"), make_ctx(config))

@@ -21,7 +21,8 @@ from pbp.archive.view import Archive, Reader, build, scene_recap, secret_roll
 from pbp.render import Renderer
 from pbp.rules.ladder import describe
 from pbp.rules.systems import campaign_system
-from pbp.sheetedit import describe_diff, history
+from pbp.sheetdiff import describe_diff
+from pbp.sheethistory import history
 from pbp.sheets_view import sheet_dict, table_sheet
 from pbp.store import models as m
 from pbp.store import repo

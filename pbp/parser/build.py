@@ -21,6 +21,7 @@ from pbp.commands import (
     Again,
     Recap,
     MemberSet,
+    MuteScene,
     GoAway,
     ComeBack,
     PassPost,
@@ -524,6 +525,12 @@ class Builder(Transformer):
 
     def settings(self, c):
         return MemberSet, {"values": _settings(c)}
+
+    def mute(self, c):
+        return MuteScene, {"scene": c[0], "on": True}
+
+    def unmute(self, c):
+        return MuteScene, {"scene": c[0], "on": False}
 
     def away(self, c):
         who, date, ally, note = c

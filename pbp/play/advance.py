@@ -31,7 +31,8 @@ from pbp.rules.ladder import describe
 from pbp.play.compels import GmRequest, open_request, request_kind
 from pbp.rules.advancement import POWER_UP, Allowance, judge
 from pbp.rules.fate_points import DetailRequest
-from pbp.sheetedit import PLAY_KEYS, apply_to_table, sheet_data, set_key
+from pbp.sheetedit import apply_to_table, set_key, sheet_data
+from pbp.sheetplay import PLAY_KEYS
 from pbp.sheetfile import parse_sheet
 
 EXAMPLE = "/advance skills.Fight=Good skills.Athletics=Great"

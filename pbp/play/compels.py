@@ -314,7 +314,8 @@ class GmRequest:
         return f"{request.character} asked for {request.label} #{request.id}: {request.text}"
 
     def remind(self, post: Post, request: DetailRequest, lead: timedelta) -> None:
-        if request.deadline is None or request.id in post.play.reminded_details or request.deadline - lead > post.now:
+        if request.deadline is None or request.id in post.play.reminded_details or request.deadline - lead > post.now \
+                or post.quiet(GM):
             return
         post.play.reminded_details.append(request.id)
         post.tell(Tell(to=(GM,), subject=f"Reminder: {request.label} #{request.id} needs your approval",
@@ -523,7 +524,8 @@ def compel_deadlines(post: Post) -> list:
             _announce(post, t, author=None)
             results.append(NoteResult(f"(deadline: compel #{compel.id})", GM, "compel", text=text,
                                       changes=list(t.changes)))
-        elif rc.reminder_due(compel, post.now, lead):
+        elif rc.reminder_due(compel, post.now, lead) and not post.quiet(
+                GM if compel.state is rc.CompelState.AWAITING_GM else compel.answerer):
             for who in rc.mark_reminded(compel, post.now):
                 tell = _tell_waiting(compel, who, post.table)
                 post.tell(Tell(to=tell.to, subject=Msg("Reminder: {subject}", subject=tell.subject),

@@ -916,7 +916,7 @@ def conflict_deadlines(post: Post) -> list:
             continue                                   # a concession answers it (pbp.play.concession)
         if pending.deadline <= post.now:
             results.append(_default(post, pending))
-        elif not pending.reminded and pending.deadline - lead <= post.now:
+        elif not pending.reminded and pending.deadline - lead <= post.now and not post.quiet(pending.target):
             pending.reminded = True
             subject = (Msg("Reminder: {who}, defend by {by}", who=pending.target, by=when(pending.deadline))
                        if pending.kind == "defend" else
@@ -970,7 +970,7 @@ def _turn_deadline(post: Post, lead: timedelta, reminders: dict) -> list:
                                 "the turn on for them: {command}\n", who=clock.who, by=when(clock.deadline),
                                 command=CommandLine("/next NAME"))))
         return []
-    if not clock.reminded and clock.deadline - lead <= post.now:
+    if not clock.reminded and clock.deadline - lead <= post.now and not post.quiet(controller(post, clock.who)):
         clock.reminded = True
         if clock.phase == "awaiting_handoff":
             text = Msg("Reminder: {who}, please hand the turn on ({command}) by {by}.\n{handoff}\n", who=clock.who,

@@ -18,6 +18,7 @@ from typing import Callable
 
 from pbp import commands as c
 from pbp.errors import CommandError, NotAllowedError, UnknownNameError
+from pbp.play.people import quiet_end
 from pbp.play.state import PlayState
 from pbp.rules.names import GM, ambiguous, example_with, quote
 from pbp.rules.state import Character, Table
@@ -109,6 +110,8 @@ class Post:
     replied_to: str | None = None            # Message-ID the post answers (threading)
     post_id: str | None = None               # the post's own id (a scene it opens is found by it)
     scene_of_post: object = None             # the scene the post acted in last (pbp.play.parallel.readers)
+    turn_before: tuple = ()                  # whose turn it was before the post (pbp.play.mailing)
+    gms: tuple = ()                          # the GMs' addresses (a deadline round: whose quiet hours are the GM's)
     asks: list[Ask] = field(default_factory=list)
     tells: list[Tell] = field(default_factory=list)
     closed_refs: list[str] = field(default_factory=list)
@@ -120,6 +123,21 @@ class Post:
     seeds: object = None            # the scene's committed dice (pbp.store.seeds.SceneDice); None: fixed dice
     secret_rolls: dict = field(default_factory=dict)    # roll id -> what the table reads instead (pbp.play.secrets)
     shown_results: list = field(default_factory=list)   # the results as the table's mail showed them (pbp.views), as dicts
+
+    # -- quiet hours
+    def quiet(self, who: str) -> bool:
+        """Whether a reminder to ``who`` (a character, whose player reads it, or GM: every GM;
+        an NPC's is the GM's) must wait for their quiet hours to end (:func:`pbp.play.people.quiet_until`);
+        if so, the deadline job is due again when they end (``PlayState.reminders_wait``)."""
+        ch = self.table.character(who) if who != GM else None
+        members = [ch.player.lower()] if ch is not None and ch.player else list(self.gms)
+        end = quiet_end([self.play.people.get(m) for m in members], self.now)
+        if end is None:
+            return False
+        play = self.play
+        play.reminders_held = self.now
+        play.reminders_wait = end if play.reminders_wait is None else min(play.reminders_wait, end)
+        return True
 
     # -- who is acting
     def character(self, name: str | None, cmd: c.Command, *, for_reading: bool = False) -> Character:
@@ -589,6 +607,7 @@ def held_bonus(post: Post, cmd) -> int:
 
 def run_deadline_jobs(post: Post) -> list:
     """Every deadline job; then an action held for whoever the turn passed to runs."""
+    post.play.reminders_held = post.play.reminders_wait = None
     results = [result for job in DEADLINE_JOBS for result in job(post)]
     return results + _turn_holder(post) + _followed(post)
 

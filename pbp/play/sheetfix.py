@@ -5,7 +5,7 @@ with the keys changed is checked with the import's rules, and only the differenc
 the play state (fate points unless set, marked stress, consequences, free invokes) stays.
 The play state has keys of its own (``stress.physical=x__``, ``stress.physical.2=true``,
 ``consequences.mild="Bruised Ribs"``, ``free_invokes."Deep Shadows"=1``, ``taken_out=no``,
-``carried_points=2``), applied after the sheet (:func:`pbp.sheetedit.apply_play`).
+``carried_points=2``), applied after the sheet (:func:`pbp.sheetplay.apply_play`).
 The post's changes go into the sheet history like any post's. By mail, the keys that live
 outside the character's row or change who is a member (``description``, ``player``,
 ``kind``) are left to the server's ``pbp character set``.
@@ -15,7 +15,9 @@ from __future__ import annotations
 from pbp import commands as c
 from pbp.errors import ConfigError, RulesError, SheetError
 from pbp.play.core import GM, NoteResult, Post, handles, quote
-from pbp.sheetedit import apply_play, apply_to_table, describe_diff, play_data, set_key, sheet_data, split_play
+from pbp.sheetdiff import describe_diff
+from pbp.sheetedit import apply_to_table, set_key, sheet_data
+from pbp.sheetplay import apply_play, play_data, split_play
 from pbp.sheetfile import parse_sheet
 
 SERVER_ONLY = ("description", "player", "kind")
@@ -69,7 +71,7 @@ def sheet_set(post: Post, cmd: c.SheetSet):
 def _seen(post: Post, ch, *, public: bool = False, npc_hidden: bool = False) -> dict:
     """What the reply tells of a sheet: the sheet's own values, its aspects, stunts and
     the system's own state (the d10 hack's approaches and mech), and the play state the GM
-    may correct (:func:`pbp.sheetedit.play_data`). The ``public`` view is the table's: no
+    may correct (:func:`pbp.sheetplay.play_data`). The ``public`` view is the table's: no
     hidden aspect nor the free invokes on one, and with ``npc_hidden`` (an NPC, in a
     campaign not showing NPCs' numbers) no skills, stunts or secret system state."""
     play = play_data(post.table, ch)

@@ -86,6 +86,33 @@ def _fresh(data):
 
 
 _PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+def key_sorted(data):
+    """``data`` (JSON: dicts, lists and plain values) as a JSON column gives it back: every
+    dict's keys sorted (``sort_keys``), every dict and list copied."""
+    kind = type(data)
+    if kind is dict:
+        return {k: v if type(v) in _PLAIN else key_sorted(v) for k, v in sorted(data.items())}
+    if kind is list:
+        return [v if type(v) in _PLAIN else key_sorted(v) for v in data]
+    return data
+
+
+def in_key_order(data) -> bool:
+    """Whether :func:`load` of ``data`` (a :func:`dump`) makes the same maps, in the same
+    order, as a load of it read back from a JSON column would: every dict that is not a
+    dataclass's (those have their :data:`_TAG`; a dataclass is made by name) has its keys sorted."""
+    kind = type(data)
+    if kind is dict:
+        if _TAG not in data:
+            keys = list(data)
+            if keys != sorted(keys):
+                return False
+        return all(type(v) in _PLAIN or in_key_order(v) for v in data.values())
+    if kind is list:
+        return all(type(v) in _PLAIN or in_key_order(v) for v in data)
+    return True
 _PLAIN_TYPES = frozenset((str, int, float, bool))
 
 
@@ -99,6 +126,32 @@ def _init_fields(cls: type) -> tuple[tuple[str, object], ...]:
     """A dataclass's fields an instance is made with, and their types: once per class."""
     hints = _hints(cls)
     return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.init)
+
+
+def reload(tp, value, data, before):
+    """What :func:`load` would make of ``data`` (the :func:`dump` of ``value``) read back from a
+    JSON column, which gives every dict's keys back sorted, reusing the parts of ``value``
+    that are already so: ``before`` is the dump ``value`` was loaded from, and a part whose
+    dump equals its part of ``before``, its maps in key order (:func:`in_key_order`), is
+    ``value``'s own. A dataclass that changed is made anew of its fields, each reloaded the
+    same way; anything else that changed is loaded from ``data`` with its keys sorted."""
+    if before == data and in_key_order(data):
+        return value
+    if type(data) is dict and type(before) is dict and data.get(_TAG) is not None \
+            and data[_TAG] == before.get(_TAG) == type(value).__name__ and _names(type(value)) is not None:
+        cls = type(value)
+        made = {}
+        for name, hint in _init_fields(cls):
+            if name in data:
+                now, then = data[name], before.get(name, _MISSING)
+                # a plain value or an empty list or map unchanged (most fields): the value's own, no call
+                made[name] = getattr(value, name) if type(then) is type(now) and now == then \
+                    and (type(now) in _PLAIN or not now) else reload(hint, getattr(value, name), now, then)
+        return cls(**made)
+    return load(tp, key_sorted(data))
+
+
+_MISSING = object()
 
 
 def load(tp, data):

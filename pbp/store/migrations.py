@@ -164,6 +164,9 @@ MIGRATIONS: list[tuple[int, str, Callable[[SchemaMigrator], list]]] = [
     ]),
     (17, "a scene's secret rolls have keys of their own, so the GM may keep one secret past the scene "
          "(pbp-dice/2: sceneseed.keyseed)", lambda migrator: _keyseed(migrator)),
+    # table digestitem is created by create_tables() after the migrations
+    (18, "the table's mails held for a member's daily digest wait in a table of their own (pbp.digest)",
+     lambda migrator: []),
 ]
 
 LATEST = MIGRATIONS[-1][0]

@@ -319,5 +319,21 @@ class InboundMail(BaseModel):
         indexes = ((("mailbox", "uidvalidity", "uid"), True), (("route_key", "id"), False))
 
 
+class DigestItem(BaseModel):
+    """One table mail held back for a member who reads the daily digest (pbp.digest): what
+    the table's mail said (``text``, as every member got it), where (``subject``, the
+    thread's) and when. Rows leave when their digest is sent, so they are bounded by a day
+    of play."""
+
+    campaign = ForeignKeyField(Campaign, backref="digest_items", on_delete="CASCADE")
+    email = CharField()
+    at = DateTimeField(default=utcnow)
+    subject = TextField(default="")
+    text = TextField(default="")
+
+    class Meta:
+        indexes = ((("campaign", "email", "id"), False),)
+
+
 ALL_MODELS = [Campaign, Member, Character, Aspect, Message, RollRecord, OutboxMail, MailboxState, StrangerNotice,
-              SheetChange, SceneSeed, ArchivePost, InboundMail, BounceEvent]
+              SheetChange, SceneSeed, ArchivePost, InboundMail, BounceEvent, DigestItem]

@@ -110,7 +110,7 @@ def table_as_loaded(before: Snapshot) -> rs.Table:
 @dataclass(frozen=True)
 class Saved:
     """What :func:`save_table` compared and wrote, so nothing after it dumps a row again
-    (the sheet history, :func:`pbp.sheetedit.record_play`, reads it)."""
+    (the sheet history, :func:`pbp.sheethistory.record_play`, reads it)."""
 
     changed: list[str]                          # the sheets a reply shows (see save_table)
     rows: dict[str, tuple[str | None, str]]     # name -> (row as loaded, row now), rows that changed

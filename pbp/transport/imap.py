@@ -114,8 +114,14 @@ class ImapInbox:
         try:
             if s.security == "starttls":
                 self._starttls(client, context)
-            with self._errors("login"):
-                client.login(s.username, s.password)
+            if s.auth == "oauth2":
+                token = s.tokens.access_token()   # refreshed first when it is about to expire
+                with self._errors("login"):
+                    client.oauth2_login(s.username, token)
+            else:
+                with self._errors("login"):
+                    client.login(s.username, s.password)
+            with self._errors("capability"):
                 self._capabilities = frozenset(c.decode().upper() for c in client.capabilities())
         except BaseException:
             _shutdown(client)
@@ -458,6 +464,13 @@ class ImapInbox:
     def _login_error(self, exc: Exception) -> TransportError:
         text = str(exc)
         user = self.settings.username
+        if self.settings.auth == "oauth2":
+            self.settings.tokens.forget()   # the next try asks the provider for a new access token
+            return self._error(
+                AuthFailed, f"imap login by OAuth 2.0 (XOAUTH2) refused for {user}: {text}",
+                hint="pbp asks for a new access token at the next try; if it is refused again, check that the "
+                "app registration grants IMAP (docs/oauth.md) and that IMAP is on for the mailbox",
+            )
         if "PRIVACYREQUIRED" in text or "plaintext" in text.lower():
             return self._error(
                 AuthFailed, f"imap login refused without TLS for {user}: {text}",

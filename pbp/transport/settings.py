@@ -2,7 +2,9 @@
 
 A bad setting fails when the object is made (at start-up, with a hint), not on the first
 connection an hour later. Passwords come from ``resolve_secret`` (environment variable or
-file); ``from_config`` refuses a password written into the config table itself.
+file); ``from_config`` refuses a password written into the config table itself. With
+``auth = "oauth2"`` there is no password: ``tokens`` (a :class:`pbp.transport.oauth.TokenSource`
+made from the config's ``[oauth]``) gives the access token the login sends by XOAUTH2.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from .secrets import resolve_secret
 
 Security = Literal["tls", "starttls", "plain"]
 SECURITY_MODES = ("tls", "starttls", "plain")
+AUTH_MODES = ("password", "oauth2")
 
 
 def is_loopback(host: str) -> bool:
@@ -80,6 +83,25 @@ class _Endpoint:
                 "network you trust",
             )
 
+    def _check_auth(self) -> None:
+        """``auth``: "password", or "oauth2" with ``tokens`` and no password."""
+        kind = self.KIND
+        if self.auth not in AUTH_MODES:
+            raise ConfigError(f"{kind}: unknown auth {self.auth!r}",
+                              hint='use "password" (the default) or "oauth2" (with an [oauth] section)')
+        if self.auth != "oauth2":
+            return
+        if self.tokens is None:
+            raise ConfigError(f'{kind}: auth = "oauth2" needs an [oauth] section',
+                              hint='e.g. [oauth] with provider = "microsoft" and client_id = "..." '
+                                   "(docs/oauth.md; pbp init --imap HOST --oauth microsoft writes it)")
+        if not self.username:
+            raise ConfigError(f'{kind}: auth = "oauth2" needs username, the mailbox\'s address',
+                              hint='e.g. username = "table@contoso.com"')
+        if self.password:
+            raise ConfigError(f'{kind}: auth = "oauth2" takes no password',
+                              hint="remove password_env and password_file: the token of [oauth] replaces it")
+
     def ssl_context(self) -> ssl.SSLContext:
         return tls_context(self.ca_file)
 
@@ -107,6 +129,8 @@ class ImapSettings(_Endpoint):
     fetch_batch: int = 50
     poll_interval: float = 60.0
     allow_insecure: bool = False
+    auth: str = "password"
+    tokens: Any = field(default=None, repr=False, compare=False)
 
     DEFAULT_PORTS: ClassVar[dict[str, int]] = {"tls": 993, "starttls": 143, "plain": 143}
     KIND: ClassVar[str] = "imap"
@@ -114,9 +138,10 @@ class ImapSettings(_Endpoint):
 
     def __post_init__(self) -> None:
         self._check_endpoint()
+        self._check_auth()
         if not self.username:
             raise ConfigError("imap: username is empty", hint="set username to the mailbox's login")
-        if not self.password:
+        if not self.password and self.auth == "password":
             raise ConfigError(
                 "imap: no password",
                 hint=f"export {self.PASSWORD_ENV} or set password_file; never put it in pbp.toml",
@@ -129,12 +154,18 @@ class ImapSettings(_Endpoint):
             raise ConfigError(f"imap: poll_interval must be positive, not {self.poll_interval!r}")
 
     @classmethod
-    def from_config(cls, table: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> "ImapSettings":
-        """Build from a config table (``[imap]``); the password from ``password_env``/``password_file``."""
+    def from_config(cls, table: Mapping[str, Any], environ: Mapping[str, str] | None = None,
+                    tokens=None) -> "ImapSettings":
+        """Build from a config table (``[imap]``); the password from ``password_env``/``password_file``,
+        or with ``auth = "oauth2"`` the ``tokens`` of ``[oauth]``."""
         values = _table_values(cls, table)
-        values["password"] = resolve_secret(
-            table.get("password_env", cls.PASSWORD_ENV), table.get("password_file"), environ=environ
-        )
+        if values.get("auth") == "oauth2":
+            _no_password_keys(cls, table)
+            values["tokens"] = tokens
+        else:
+            values["password"] = resolve_secret(
+                table.get("password_env", cls.PASSWORD_ENV), table.get("password_file"), environ=environ
+            )
         return cls(**values)
 
 
@@ -154,6 +185,8 @@ class SmtpSettings(_Endpoint):
     timeout: float = 30.0
     local_hostname: str | None = None
     allow_insecure: bool = False
+    auth: str = "password"
+    tokens: Any = field(default=None, repr=False, compare=False)
 
     DEFAULT_PORTS: ClassVar[dict[str, int]] = {"tls": 465, "starttls": 587, "plain": 25}
     KIND: ClassVar[str] = "smtp"
@@ -164,17 +197,23 @@ class SmtpSettings(_Endpoint):
             # Without AUTH there is no password to leak: plain is fine for a local relay.
             object.__setattr__(self, "allow_insecure", True)
         self._check_endpoint()
-        if bool(self.username) != bool(self.password):
+        self._check_auth()
+        if self.auth == "password" and bool(self.username) != bool(self.password):
             raise ConfigError(
                 "smtp: username and password go together",
                 hint=f"set both (the password via {self.PASSWORD_ENV} or password_file) or neither",
             )
 
     @classmethod
-    def from_config(cls, table: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> "SmtpSettings":
-        """Build from a config table (``[smtp]``); a password only when a username is set."""
+    def from_config(cls, table: Mapping[str, Any], environ: Mapping[str, str] | None = None,
+                    tokens=None) -> "SmtpSettings":
+        """Build from a config table (``[smtp]``); a password only when a username is set,
+        none with ``auth = "oauth2"`` (the ``tokens`` of ``[oauth]``)."""
         values = _table_values(cls, table)
-        if values.get("username"):
+        if values.get("auth") == "oauth2":
+            _no_password_keys(cls, table)
+            values["tokens"] = tokens
+        elif values.get("username"):
             values["password"] = resolve_secret(
                 table.get("password_env", cls.PASSWORD_ENV), table.get("password_file"), environ=environ
             )
@@ -189,7 +228,7 @@ def _table_values(cls: type, table: Mapping[str, Any]) -> dict[str, Any]:
             hint=f"remove it; export {cls.PASSWORD_ENV} or set password_file to a file only the "
             "daemon's user can read",
         )
-    known = {f.name for f in fields(cls)} - {"password"}
+    known = {f.name for f in fields(cls)} - {"password", "tokens"}
     unknown = sorted(set(table) - known - {"password_env", "password_file"})
     if unknown:
         raise ConfigError(
@@ -197,3 +236,10 @@ def _table_values(cls: type, table: Mapping[str, Any]) -> dict[str, Any]:
             hint=did_you_mean(unknown[0], known | {"password_env", "password_file"}),
         )
     return {key: value for key, value in table.items() if key in known}
+
+
+def _no_password_keys(cls: type, table: Mapping[str, Any]) -> None:
+    given = [key for key in ("password_env", "password_file") if table.get(key)]
+    if given:
+        raise ConfigError(f'{cls.KIND}: auth = "oauth2" takes no password, but {given[0]} is set',
+                          hint=f"remove {' and '.join(given)}: the token of [oauth] replaces the password")

@@ -37,23 +37,20 @@ from .settings import SmtpSettings
 
 __all__ = ["SmtpSender", "SmtpSettings"]
 
-from .oauth import xoauth2
+from .oauth import OAuthError, xoauth2
 
 log = logging.getLogger(__name__)
 
 _LINE_ENDS = re.compile(rb"\r\n|\r|\n")
-#: Errors after which this connection is of no further use.
-_SESSION_ERRORS = (ConnectFailed, TlsFailed, AuthFailed)
+#: Errors after which this connection is of no further use (OAuthError: no access token to log in with).
+_SESSION_ERRORS = (ConnectFailed, TlsFailed, AuthFailed, OAuthError)
 
 
 class SmtpSender:
     """Sends prepared messages through one SMTP submission server."""
 
-    def __init__(self, settings: SmtpSettings, *, oauth=None) -> None:
+    def __init__(self, settings: SmtpSettings) -> None:
         self.settings = settings
-        #: (user, token source) for a provider that takes OAuth 2.0 only (pbp.transport.oauth):
-        #: AUTH XOAUTH2 with a fresh access token instead of a password
-        self.oauth = oauth
         self._smtp: aiosmtplib.SMTP | None = None
         self._session = False
         self._lock = asyncio.Lock()
@@ -110,9 +107,8 @@ class SmtpSender:
                     await smtp.starttls()
             with self._errors("EHLO"):  # now, so that MAIL's options can use the extensions
                 await self._hello(smtp)
-            if self.oauth is not None:
-                with self._errors("AUTH"):
-                    await self._xoauth2(smtp)
+            if s.auth == "oauth2":
+                await self._xoauth2(smtp)
             elif s.username:
                 with self._errors("AUTH"):
                     await smtp.login(s.username, s.password or "")
@@ -126,13 +122,15 @@ class SmtpSender:
         """AUTH XOAUTH2 (the SASL mechanism Microsoft's and Google's servers take) with an
         access token from the token source, refreshed there when it is old; a refusal is
         the server's JSON challenge, answered with an empty line (as the mechanism asks)."""
-        user, tokens = self.oauth
+        user, tokens = self.settings.username, self.settings.tokens
         token = await asyncio.to_thread(tokens.access_token)
-        response = await smtp.execute_command(b"AUTH", b"XOAUTH2", xoauth2(user, token).encode("ascii"))
-        if response.code == 334:   # the error challenge: end the exchange to get the final reply
-            response = await smtp.execute_command(b"")
-        if response.code != 235:
-            raise aiosmtplib.SMTPAuthenticationError(response.code, response.message)
+        with self._errors("AUTH"):
+            response = await smtp.execute_command(b"AUTH", b"XOAUTH2", xoauth2(user, token).encode("ascii"))
+            if response.code == 334:   # the error challenge: end the exchange to get the final reply
+                response = await smtp.execute_command(b"")
+            if response.code != 235:
+                tokens.forget()        # the next try asks the provider for a new access token
+                raise aiosmtplib.SMTPAuthenticationError(response.code, response.message)
 
     async def _hello(self, smtp: aiosmtplib.SMTP) -> None:
         if not smtp.is_ehlo_or_helo_needed:
@@ -198,7 +196,7 @@ class SmtpSender:
         try:
             await self._open()
             return True
-        except TransportError as exc:
+        except (TransportError, OAuthError) as exc:
             log.warning("smtp: cannot reconnect to %s: %s", self.settings.address, exc)
             return False
 
@@ -297,6 +295,14 @@ class SmtpSender:
         except TransportError:
             raise
         except aiosmtplib.SMTPAuthenticationError as exc:
+            if self.settings.auth == "oauth2":
+                raise self._error(
+                    AuthFailed, f"smtp login by OAuth 2.0 (XOAUTH2) refused for {self.settings.username}: "
+                    f"{exc.code} {exc.message}",
+                    hint="pbp asks for a new access token at the next try; if it is refused again, check that "
+                    "the app registration grants SMTP (SMTP.Send for Microsoft; docs/oauth.md) and that "
+                    "authenticated SMTP is on for the mailbox",
+                ) from exc
             raise self._error(
                 AuthFailed, f"smtp login failed for {self.settings.username}: {exc.code} {exc.message}",
                 hint=f"check the username ({self.settings.username}) and the app password in "

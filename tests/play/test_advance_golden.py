@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pbp.play.state import load_play
-from pbp.sheetedit import history, undo
+from pbp.sheethistory import history, undo
 from pbp.store import models as m
 from pbp.store import repo
 from tests.play import golden

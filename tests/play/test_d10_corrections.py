@@ -11,7 +11,8 @@ import pytest
 
 from pbp.campaigns import import_character
 from pbp.demo import create_sample_campaign
-from pbp.sheetedit import apply_sheet, export_sheet, history, set_values, undo
+from pbp.sheetedit import apply_sheet, export_sheet, set_values
+from pbp.sheethistory import history, undo
 from pbp.sheetfile import parse_sheet
 from pbp.rules.systems import campaign_system
 from pbp.store import models as m

@@ -3,7 +3,8 @@ row covers the character's row, its own aspects and the free invokes it holds, i
 ``pbp character set`` records, so ``pbp character undo`` takes it back."""
 from __future__ import annotations
 
-from pbp.sheetedit import describe_diff, history, undo
+from pbp.sheetdiff import describe_diff
+from pbp.sheethistory import history, undo
 from pbp.store import models as m
 from pbp.store import repo
 

@@ -80,7 +80,7 @@ def test_a_dresden_condition_is_marked_and_cleared_by_its_name(db, config):
     """Dresden Files Condensed's conditions are slots with fixed names: consequences.NAME=yes
     marks one, =no clears it; any other text is refused with an example."""
     from pbp.demo import create_sample_campaign
-    from pbp.sheetedit import slot_keys
+    from pbp.sheetplay import slot_keys
     from tests.play.table import MailTable
 
     lakeshore = create_sample_campaign("dfc")

@@ -60,7 +60,10 @@ class Dovecot:
     ``imap_port`` offers plaintext and STARTTLS, ``imaps_port`` implicit TLS, ``lmtp_port``
     LMTP delivery; ``tls.cert`` is the CA file clients verify against. ``capabilities``
     replaces the advertised IMAP capability list (e.g. without IDLE and MOVE, to exercise a
-    client's fallbacks against the same real server).
+    client's fallbacks against the same real server). ``oauth2_introspection_url`` adds
+    Dovecot's ``oauth2`` passdb for the XOAUTH2 and OAUTHBEARER mechanisms: each bearer token
+    is POSTed there (RFC 7662 introspection, ``introspection_mode = post``) and the login is
+    taken when the answer is ``active`` with the login's ``username``.
     """
 
     def __init__(
@@ -69,6 +72,7 @@ class Dovecot:
         root: Path | None = None,
         tls: TlsFiles | None = None,
         capabilities: str | None = None,
+        oauth2_introspection_url: str | None = None,
         keep: bool = False,
     ) -> None:
         self.binary = find_dovecot()
@@ -83,6 +87,7 @@ class Dovecot:
         self.keep = keep
         self.tls = tls or make_certificate(self.root)
         self.capabilities = capabilities
+        self.oauth2_introspection_url = oauth2_introspection_url
         self.host = LOOPBACK
         self.imap_port, self.imaps_port, self.lmtp_port = free_ports(3)
         self.instance_name = f"pbp-test-{self.root.name}"
@@ -175,6 +180,15 @@ class Dovecot:
         shutil.chown(self.mail_dir, MAIL_UID, MAIL_GID)
         self._write_users()
         capability = f"imap_capability = {self.capabilities}\n" if self.capabilities else ""
+        mechanisms, oauth2 = "plain login", ""
+        if self.oauth2_introspection_url:
+            mechanisms += " xoauth2 oauthbearer"
+            (self.root / "dovecot-oauth2.conf.ext").write_text(
+                f"introspection_mode = post\nintrospection_url = {self.oauth2_introspection_url}\n"
+                "username_attribute = username\nactive_attribute = active\nactive_value = true\n"
+                "force_introspection = yes\n")
+            oauth2 = (f"passdb {{\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n"
+                      f"  args = {self.root}/dovecot-oauth2.conf.ext\n}}\n")
         self.config_path.write_text(
             f"""\
 # Written by tests/rig/dovecot.py: a private test instance, reads nothing from /etc.
@@ -189,11 +203,11 @@ ssl = yes
 ssl_cert = <{self.tls.cert}
 ssl_key = <{self.tls.key}
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = {mechanisms}
 auth_failure_delay = 0
 mail_location = maildir:~/Maildir
 {capability}
-passdb {{
+{oauth2}passdb {{
   driver = passwd-file
   args = scheme=PLAIN username_format=%u {self.users_path}
 }}
