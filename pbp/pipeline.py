@@ -30,6 +30,7 @@ from pbp.errors import CommandError, DiceExhausted, NotAllowedError
 from pbp import adapters, bounces, digest
 from pbp.ooc import ooc_lines
 from pbp.parser import find_commands, find_near_commands, parse_command, parse_lines
+from pbp.parser.spec import BY_WORD
 from pbp.posts import Audience, NeutralPost, Reply, ThreadRef, thread_from_dict, thread_to_dict
 from pbp.play import Author, Post, apply_post, run_deadline_jobs, status_lines
 from pbp.play.core import Tell, campaign_hours, finish_post
@@ -380,6 +381,12 @@ def _as_command(line: str) -> str:
 BARE_ANSWERS = ("approve", "deny", "accept", "refuse")
 
 
+def _bare_words(campaign: m.Campaign) -> tuple[str, ...]:
+    """The bare answers a campaign reads: the English words, and its language's ("aprovar")."""
+    code = of_settings(campaign.settings).code
+    return BARE_ANSWERS + tuple(w for word in BARE_ANSWERS for w in BY_WORD[word].words.get(code, ()))
+
+
 def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | None:
     """A reply to one of pbp's mails about a compel or story detail whose first line is just
     "approve", "deny", "accept" or "refuse" (any case, a trailing "." or "!" allowed) is read
@@ -393,7 +400,7 @@ def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | N
     for number, line in enumerate(mail.new_text.splitlines(), start=1):
         if line.strip() and number not in ooc:
             word = line.strip().rstrip(".!").strip().lower()
-            return (number, "/" + word) if word in BARE_ANSWERS else None
+            return (number, "/" + word) if word in _bare_words(campaign) else None
     return None
 
 
@@ -582,7 +589,8 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
         if to:
             text, html = ctx.renderer.tell(campaign=campaign, tell=tell)
             replies.append(Reply(kind="tell", audience=Audience.GM if list(tell.to) == ["GM"] else Audience.PLAYER,
-                                 to=tuple(to), text=text, html=html, thread=where, subject=tell.subject,
+                                 to=tuple(to), text=text, html=html, thread=where,
+                                 subject=of_settings(campaign.settings).say(tell.subject),
                                  refs=tuple(tell.refs)))
     gms = sorted({mb.email for mb in members if mb.is_gm})
     gm_copy = ""

@@ -21,6 +21,8 @@ from datetime import datetime, timedelta
 
 from pbp import commands as c
 from pbp.errors import CommandError
+from pbp.i18n import fold
+from pbp.i18n.words import GM_WORDS
 from pbp.play.core import GM, NoteResult, Post, Tell, after_post, deadline_job, handles, status_line
 from pbp.play.dates import when
 from pbp.play.pacing import FreePace
@@ -133,7 +135,7 @@ def pace_order(post: Post, cmd: c.PaceOrder):
                            expected="an open scene with no conflict", example="/scene start Warehouse")
     order = []
     for name in cmd.order:
-        seat = GM if name.upper() == GM.upper() else post.find(name).name
+        seat = GM if fold(name) in GM_WORDS else post.find(name).name
         if seat not in order:
             order.append(seat)
     pace = post.play.pace or FreePace(since=post.now, last_post=post.now)

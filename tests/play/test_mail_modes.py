@@ -193,7 +193,7 @@ def test_settings_mute_and_unmute_by_mail_and_by_the_cli(mt, chicago):
     with pytest.raises(ConfigError, match="known: digest, every, mine"):
         set_member(chicago, ETHAN, ["mail=some"])
     assert set_member(chicago, ETHAN, ["mail=every"]) == "tz=UTC quiet=off"
-    assert play(chicago).people[ETHAN].digest_due is None
+    assert play(chicago).people[ETHAN].digest_due is not None      # what it holds goes at the next tick
 
 
 def test_a_gm_on_mine_still_gets_what_the_gm_must_act_on(mt, chicago):
@@ -251,3 +251,16 @@ def test_a_removed_member_leaves_no_mail_held_for_them(mt, chicago):
     assert m.DigestItem.select().where(m.DigestItem.email == "watcher@pbp.localhost").count() == 1
     remove_member(chicago, "watcher@pbp.localhost")
     assert not m.DigestItem.select().exists()
+
+
+def test_leaving_the_digest_sends_what_it_holds_at_once(mt, chicago):
+    assert mt.post("Ethan", "/settings mail=digest", at=datetime(2026, 11, 30, 8, 0)).status == "applied"
+    mt.post("GM", '/scene start "Warehouse"\nThe warehouse smells of rot.', subject="The warehouse",
+            at=datetime(2026, 11, 30, 9, 0))
+    back = mt.post("Ethan", "/settings mail=every", at=datetime(2026, 11, 30, 10, 0))
+    assert back.status == "applied" and "mail=" not in back.text
+    last = mt.tick(datetime(2026, 11, 30, 10, 1))
+    [mail] = [r for r in last.replies if r.to == [ETHAN]]
+    assert "Your digest: 1 mail of the table" in mail.subject and "The warehouse smells of rot." in mail.text
+    assert play(chicago).people[ETHAN].digest_due is None and not m.DigestItem.select().exists()
+    assert mt.tick(datetime(2026, 12, 1, 18, 0)).replies == []
