@@ -58,7 +58,8 @@ def cmd_init(args) -> int:
         domain = args.domain or (args.username.rpartition("@")[2] if args.username and "@" in args.username
                                  else "pbp.localhost")
         path.parent.mkdir(parents=True, exist_ok=True)
-        oauth = dict(provider=args.oauth, client_id=args.client_id, tenant=args.tenant) if args.oauth else None
+        oauth = dict(provider=args.oauth, client_id=args.client_id, tenant=args.tenant,
+                     token_file=oauth_signin.token_file_beside(args.database)) if args.oauth else None
         path.write_text(config_text(domain=domain, database=args.database, imap=args.imap, smtp=args.smtp,
                                     username=args.username, poll_seconds=None if args.imap else 2, oauth=oauth),
                         encoding="utf-8")

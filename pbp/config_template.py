@@ -44,7 +44,7 @@ def config_text(*, domain: str = "pbp.localhost", database: str | None = None, i
                 oauth: dict | None = None) -> str:
     """The example with these settings made. ``imap`` (a host) switches to IMAP + SMTP with
     ``username`` for both logins, passwords from PBP_IMAP_PASSWORD / PBP_SMTP_PASSWORD, or
-    with ``oauth`` (``provider``, ``client_id``, ``tenant``) by OAuth 2.0: ``auth = "oauth2"``
+    with ``oauth`` (``provider``, ``client_id``, ``tenant``, ``token_file``) by OAuth 2.0: ``auth = "oauth2"``
     in both and the ``[oauth]`` section set."""
     text = example_text()
     text = _set(text, "domain", _quote(domain), section="mail")
@@ -67,7 +67,7 @@ def config_text(*, domain: str = "pbp.localhost", database: str | None = None, i
             text = _uncomment_header(text, "[oauth]")
             text = _set(text, "provider", _quote(oauth["provider"]), section="oauth")
             text = _set(text, "client_id", _quote(oauth["client_id"]), section="oauth")
-            text = _set(text, "token_file", '"oauth-token.json"', section="oauth")
+            text = _set(text, "token_file", _quote(oauth.get("token_file") or "oauth-token.json"), section="oauth")
             if oauth.get("tenant"):
                 text = _set(text, "tenant", _quote(oauth["tenant"]), section="oauth")
         text = _uncomment_header(text, "[[mailboxes]]")

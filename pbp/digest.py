@@ -8,7 +8,8 @@ digest is due (``digest_at``, an hour of their own day, moved past their quiet h
 :func:`pbp.play.people.next_digest`), the deadline job (:func:`pbp.pipeline.apply_deadlines`,
 run each minute by the daemon's scheduler and by ``pbp tick``) writes one mail with those
 mails in order, the table's state and what they owe (:func:`compose`), and the rows go.
-No mail is sent when nothing was held: the next digest is simply due a day later.
+No mail is sent when nothing was held: the next digest is simply due a day later. A member
+who leaves the digest for another mode gets what it still holds in a last one, at once.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def hold(campaign: m.Campaign, emails, *, at, subject: str, text: str) -> None:
 def due(post: Post) -> list[str]:
     """The members whose digest is due now."""
     return sorted(email for email, s in post.play.people.items()
-                  if s.mail == "digest" and s.digest_due is not None and s.digest_due <= post.now)
+                  if s.digest_due is not None and s.digest_due <= post.now)
 
 
 def compose(post: Post, campaign: m.Campaign, email: str, gms: set[str],
@@ -43,7 +44,7 @@ def compose(post: Post, campaign: m.Campaign, email: str, gms: set[str],
     way the mails it holds are gone and their next digest is scheduled. ``readers`` are who
     read the scene in play (None: everyone), so its state is shown only to them."""
     settings = post.play.people[email]
-    settings.digest_due = next_digest(settings, post.now)
+    settings.digest_due = next_digest(settings, post.now) if settings.mail == "digest" else None
     rows = list(m.DigestItem.select().where((m.DigestItem.campaign == campaign) & (m.DigestItem.email == email))
                 .order_by(m.DigestItem.id).limit(MOST_ITEMS))
     if not rows:

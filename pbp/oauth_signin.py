@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import secrets
 import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 from typing import Callable
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -33,6 +35,31 @@ BROWSER_WAIT_SECONDS = 600
 PROVIDER_HOSTS = {"microsoft": ("outlook.office365.com", "smtp.office365.com"),
                   "google": ("imap.gmail.com", "smtp.gmail.com")}
 EXAMPLE = "pbp init --oauth microsoft --username table@contoso.com --client-id 8f2a5c1e-0b7d-4c3e-9a61-2f4d8e7b3c90"
+
+
+def token_file_beside(database: str | None) -> str:
+    """Where a new config keeps the token: beside a SQLite file given by absolute path (the
+    folder the daemon may write, /var/lib/pbp under docs/pbp.service), else beside the config."""
+    prefix = "sqlite:////"
+    if database and database.startswith(prefix):
+        return str(Path(database[len("sqlite:///"):]).parent / "oauth-token.json")
+    return "oauth-token.json"
+
+
+def check_token_file(config: Config) -> str:
+    """``pbp check-config``'s line: a refresh token is kept, and the daemon's user may
+    replace it (the provider may send a new one at any refresh)."""
+    tokens = config.oauth_tokens
+    path = tokens.token_file
+    if not tokens.stored_refresh_token():
+        raise ConfigError(f"no refresh token in {path}",
+                          hint=f"sign in once: pbp init --oauth {tokens.provider.name} with this --config")
+    folder = path.parent
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError(f"{path} cannot be replaced by this user (the provider may send a new token at any refresh)",
+                          hint="put token_file in a folder the daemon's user may write, e.g. "
+                               "/var/lib/pbp/oauth-token.json (docs/pbp.service's ReadWritePaths)")
+    return f"{path} (refresh token kept)"
 
 
 def check_new_config(args) -> None:

@@ -24,8 +24,10 @@ from pbp.flow.commit import commit_dice, commit_post, open_post
 from pbp.flow.context import INSERT_MESSAGE, MEMBERS, Context, finish, PostOutcome, stored
 from pbp.flow.endings import answer_copy, answer_duplicate, answer_stranger, answer_unverified, bounced, mute, reject
 from pbp.flow.send import reply_to_author, send_replies
+from pbp.i18n import of_settings
 from pbp.ooc import ooc_lines
 from pbp.parser import find_commands, find_near_commands, parse_lines
+from pbp.parser.spec import BY_WORD
 from pbp.play import apply_post, Author
 from pbp.play import mailing, parallel
 from pbp.posts import NeutralPost
@@ -283,6 +285,12 @@ def _as_command(line: str) -> str:
 BARE_ANSWERS = ("approve", "deny", "accept", "refuse")
 
 
+def _bare_words(campaign: m.Campaign) -> tuple[str, ...]:
+    """The bare answers a campaign reads: the English words, and its language's ("aprovar")."""
+    code = of_settings(campaign.settings).code
+    return BARE_ANSWERS + tuple(w for word in BARE_ANSWERS for w in BY_WORD[word].words.get(code, ()))
+
+
 def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | None:
     """A reply to one of pbp's mails about a compel or story detail whose first line is just
     "approve", "deny", "accept" or "refuse" (any case, a trailing "." or "!" allowed) is read
@@ -296,7 +304,7 @@ def _bare_answer(mail: NeutralPost, campaign: m.Campaign) -> tuple[int, str] | N
     for number, line in enumerate(mail.new_text.splitlines(), start=1):
         if line.strip() and number not in ooc:
             word = line.strip().rstrip(".!").strip().lower()
-            return (number, "/" + word) if word in BARE_ANSWERS else None
+            return (number, "/" + word) if word in _bare_words(campaign) else None
     return None
 
 
@@ -325,18 +333,27 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     base.shown_results = post.shown_results
     base.replies = sent
     INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied",
-                    result=_kept_result(base, results, post.__dict__.get("_recorded", {})))
+                    result=_kept_result(base, results, post.__dict__.get("_recorded", {}), post.__dict__.get("_archived")))
     return base
 
 
-def _kept_result(base: PostOutcome, results: list, recorded: dict) -> dict:
+def _kept_result(base: PostOutcome, results: list, recorded: dict, archived: tuple[int, list] | None) -> dict:
     """What an applied post's message row keeps of its outcome (issue 23): not what the
-    row's columns, the outbox (its replies) and the ledger hold already. A result in the
+    row's columns, the outbox (its replies), the archive and the ledger hold already. A
+    result the table read as it is (the archive record's ``facts``, ``archived`` its id and
+    facts) keeps only its place there, ``{"fact": 0}``, with its ledger hash; another in the
     ledger keeps its ledger hash and only what differs from what was recorded there (its
-    changes; effects added after the roll was recorded); :func:`stored` puts it back
-    together from the ledger row."""
+    changes; effects added after the roll was recorded). :func:`pbp.flow.context.stored`
+    puts them back together from the archive and ledger rows."""
     kept = []
+    archive_id, facts = archived if archived is not None else (None, [])
+    cited = False
     for d, res in zip(base.results, results):
+        core = {k: v for k, v in d.items() if k not in _OUTCOME_ONLY}
+        if core in facts:
+            kept.append({"fact": facts.index(core), **{k: d[k] for k in _OUTCOME_ONLY if k in d}})
+            cited = True
+            continue
         ledger = recorded.get(id(res))
         if ledger is None or "ledger" not in d:
             kept.append(d)
@@ -345,18 +362,11 @@ def _kept_result(base: PostOutcome, results: list, recorded: dict) -> dict:
     # the first reply's own id: how a resent copy finds the original result in the outbox
     # (another sender's mail with the same Message-ID is another post, :func:`_first_reply`)
     first = [{"message_id": base.replies[0]["message_id"]}] if base.replies else []
-    return {"campaign": base.campaign, "errors": base.errors, "results": kept, "replies": first}
+    out = {"campaign": base.campaign, "errors": base.errors, "results": kept, "replies": first}
+    if cited:
+        out["archive"] = archive_id
+    return out
 
 
-#: the end of the subject of the GM's own copy of a post's results
-
-
-# --------------------------------------------------------------------------- other outcomes
-
-
-#: How many refusals an error's example may be followed through to one that plays.
-
-
-# --------------------------------------------------------------------------- deadlines
-
-
+#: what an outcome's result has beside the result itself (its ledger hash, a secret roll's mark)
+_OUTCOME_ONLY = ("ledger", "secret")

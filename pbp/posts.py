@@ -15,11 +15,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from pbp.i18n import LANGUAGES, N_, language
+
 
 #: what a request to the GM says of the bare answer, where a reply by mail reads it
 #: (pbp.pipeline's BARE_ANSWERS); an adapter whose replies are no mail thread (a forum
 #: topic, a forum's private message) leaves it out: there it would not work
-BARE_APPROVE_HINT = ' (a bare "approve" in a reply to this mail works too)'
+BARE_APPROVE_HINT = N_(' (a bare "approve" in a reply to this mail works too)')
+
+
+def without_approve_hints(text: str) -> str:
+    """A reply as a post in a forum topic, no mail thread: :data:`BARE_APPROVE_HINT` left
+    out, in every language pbp speaks."""
+    for code in LANGUAGES:
+        text = text.replace(language(code).gettext(BARE_APPROVE_HINT), "")
+    return text
 
 
 class Audience(enum.Enum):
@@ -183,11 +193,15 @@ class Written:
 
 
 def thread_to_dict(thread: ThreadRef | None) -> dict | None:
-    """A thread reference as the outbox stores it (JSON)."""
+    """A thread reference as the outbox stores it (JSON): what it has, not its empty fields
+    nor the usual source, "mail" (:func:`thread_from_dict` reads either form; issue 23:
+    55 bytes less a reply)."""
     if thread is None:
         return None
-    return {"source": thread.source, "id": thread.id, "parent": thread.parent, "chain": list(thread.chain),
-            "topic": thread.topic, "reply_to": thread.reply_to}
+    whole = {"source": thread.source, "id": thread.id, "parent": thread.parent, "chain": list(thread.chain),
+             "topic": thread.topic, "reply_to": thread.reply_to}
+    kept = {k: v for k, v in whole.items() if v is not None and v != [] and not (k == "source" and v == "mail")}
+    return kept or {"source": thread.source}     # never {}, which reads as no thread
 
 
 def thread_from_dict(data: dict | None) -> ThreadRef | None:
@@ -230,6 +244,12 @@ class Binding:
     name: str = ""
     address: str = ""
     forum: dict = field(default_factory=dict)
+    language: str = "en"        # the campaign's (pbp.i18n): the words of the subjects adapters write
+
+    @property
+    def settings(self) -> dict:
+        """The settings :func:`pbp.i18n.of_settings` reads, as a campaign's."""
+        return {"language": self.language}
 
 
 @dataclass(frozen=True)
@@ -246,6 +266,10 @@ class Roster:
     @property
     def slug(self) -> str:
         return self.campaign.slug
+
+    @property
+    def settings(self) -> dict:
+        return self.campaign.settings
 
     @property
     def name(self) -> str:

@@ -100,16 +100,18 @@ def change_parts(ch, language: Language = ENGLISH) -> tuple[str, str]:
     gone = say(Msg("gone"))
     if what == "aspect":
         if ch.detail == "renamed":
-            return str(ch.before), f"is now {after}"
+            return str(ch.before), say(Msg("is now {name}", name=after))
         return subject, {"removed": gone, "created": say(Msg("created"))}.get(after, str(after))
     if what == "free_invokes" and " (held by " in subject:
         aspect, holder = subject[:-1].split(" (held by ", 1)
-        return (say(Msg("{holder}'s free invokes on {aspect}", holder=holder, aspect=aspect)),
+        said = (Msg("GM's free invokes on {aspect}", aspect=aspect) if holder == "GM" else
+                Msg("{holder}'s free invokes on {aspect}", holder=holder, aspect=aspect))
+        return (say(said),
                 f"{before} -> {gone if after in (None, 0) else after}")
     if what == "boost":
         if isinstance(after, str) and after.startswith("held by "):
-            return _boost(subject), f"passed to {after[8:]}"
-        return _boost(subject), {"removed": "gone", None: "gone", 0: "gone"}.get(after, str(after))
+            return _boost(subject), say(Msg("passed to {who}", who=after[8:]))
+        return _boost(subject), {"removed": gone, None: gone, 0: gone}.get(after, str(after))
     if what == "stress":
         name, _, track = subject.partition(" (")
         track = track.rstrip(")")
@@ -133,7 +135,8 @@ def change_parts(ch, language: Language = ENGLISH) -> tuple[str, str]:
     if what == "gm_pool":
         return say(Msg("GM's pool")), f"{before} -> {after}"
     if what == "escrow":
-        return subject, f"holds {after} FP" if after else f"FP goes {ch.detail}".strip()
+        return say(subject), (say(Msg("holds {n} FP", n=after)) if after else
+                              say(Msg("FP goes {where}", where=ch.detail)).strip())
     if what == "carried_points":
         return subject, f"carries {after} FP into the GM's next pool" if after else "carries no FP"
     if what == "fate_points":
@@ -612,7 +615,7 @@ class Renderer:
         once = _spoken_once(language)     # one per language: the text, HTML and Markdown share what they work out
         env.filters.update(faces=_in_system(faces), describe=_in_system(rated), signed=signed,
                            brief=spoken(brief, language=language), changes=spoken(change_lines, language=language),
-                           say=language.say, md=markdown_text, code=code_text, worth=_in_system(worth),
+                           say=language.say, command=language.command, md=markdown_text, code=code_text, worth=_in_system(worth),
                            relayed=relayed)
         env.globals.update(action_rows=_in_system(once["action_rows"]), headline=_in_system(once["headline"]),
                            verdict=_in_system(once["verdict"]), paragraphs=paragraphs,

@@ -478,4 +478,5 @@ def remove_member(campaign: m.Campaign, email: str) -> str:
                                                        (m.Member.role == "gm")).count() == 1:
         raise ConfigError(f"{email} is the only GM of {campaign.slug}", hint="add another GM first")
     member.delete_instance()
+    m.DigestItem.delete().where((m.DigestItem.campaign == campaign) & (m.DigestItem.email == email)).execute()
     return email

@@ -145,7 +145,8 @@ def clip_echo(text: str, *, word: int = MAX_ECHO_WORD, limit: int = MAX_ECHO) ->
     typed into a command is named in the reply, never echoed whole."""
     if len(text) <= word:
         return text
-    return shorten(_LONG_RUN.sub(lambda m: shorten(m.group(0), word), text), limit)
+    clipped = shorten(_LONG_RUN.sub(lambda m: shorten(m.group(0), word), text), limit)
+    return text if clipped == text else clipped     # a sentence of pbp's (pbp.i18n.Msg) kept as made
 
 
 def source_window(source: str, column: int | None, width: int = SOURCE_WINDOW) -> tuple[str, int | None]:

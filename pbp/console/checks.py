@@ -52,6 +52,10 @@ def cmd_check_config(args) -> int:
         return f"{config.database_url} ({m.Campaign.select().count()} campaigns)"
 
     check("database", database)
+    if config.oauth_tokens is not None:
+        from pbp.oauth_signin import check_token_file
+
+        check(f"oauth {config.oauth_tokens.provider.name} token", lambda: check_token_file(config))
     if config.transport == "maildir":
         check("maildir inbox", lambda: str(config.maildir.inbox))
         if config.trust_authserv_id:

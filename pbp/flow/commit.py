@@ -32,6 +32,7 @@ from pbp.views import views
 log = logging.getLogger("pbp.pipeline")
 
 
+#: the end of the subject of the GM's own copy of a post's results
 GM_ONLY = Msg(" — for the GM only")
 
 
@@ -151,7 +152,8 @@ def commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Co
         if to:
             text, html = ctx.renderer.tell(campaign=campaign, tell=tell)
             replies.append(Reply(kind="tell", audience=Audience.GM if list(tell.to) == ["GM"] else Audience.PLAYER,
-                                 to=tuple(to), text=text, html=html, thread=where, subject=tell.subject,
+                                 to=tuple(to), text=text, html=html, thread=where,
+                                 subject=of_settings(campaign.settings).say(tell.subject),
                                  refs=tuple(tell.refs)))
     gms = sorted({mb.email for mb in members if mb.is_gm})
     gm_copy = ""
@@ -165,8 +167,9 @@ def commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Co
                                                    campaign.name, of_settings(campaign.settings).say(GM_ONLY))))
     sent = send_replies(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads,
                  people=post.play.people)
-    archive.keep(campaign, post=post, source=source, commands=commands, seen=seen, shown=shown, gm=gm_copy,
-                 private=[{"to": list(t.to), "subject": t.subject, "text": t.text} for t in post.tells], sent=sent)
+    post.__dict__["_archived"] = archive.keep(
+        campaign, post=post, source=source, commands=commands, seen=seen, shown=shown, gm=gm_copy,
+        private=[{"to": list(t.to), "subject": t.subject, "text": t.text} for t in post.tells], sent=sent)
     play = save_play(campaign, post.play, ctx.config, table_written=saved.wrote)
     repo.keep(campaign, post.table, saved, play)     # for its next post (pbp.store.repo)
     return sent

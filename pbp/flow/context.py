@@ -97,11 +97,17 @@ MEMBERS = Select(lambda campaign_id: m.Member.select(m.Member.email, m.Member.ro
 INSERT_MESSAGE = Insert(m.Message, ("message_id", "post_key", "campaign", "mailbox", "uidvalidity", "uid", "author", "subject",
                                      "status", "result", "received_at", "copy_key", "forward_key",
                                      "text_sketch"))
+_FACTS = Select(lambda archive_id: m.ArchivePost.select(m.ArchivePost.facts).where(m.ArchivePost.id == archive_id))
 
 
 def stored(message: m.Message, status: str, reason: str = "") -> PostOutcome:
     stored = dict(message.result or {})
     results = stored.get("results", [])
+    if stored.get("archive") is not None:      # results the table read as they are: the archive's facts
+        found = _FACTS(stored["archive"])
+        facts = found[0]["facts"] if found else []
+        results = [{k: v for k, v in sorted({**facts[r["fact"]], **r}.items()) if k != "fact"}
+                   if "fact" in r and r["fact"] < len(facts) else r for r in results]
     if any("ledger" in r and "command" not in r for r in results):    # kept short (_kept_result)
         rolls = {row.hash[:8]: row for row in m.RollRecord.select().where(m.RollRecord.message_id == message.message_id)}
         results = [{**repo.ledger_view(rolls[r["ledger"]]), **r} if "command" not in r and r.get("ledger") in rolls

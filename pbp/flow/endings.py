@@ -25,6 +25,7 @@ from pbp.textsafety import is_addr_spec, shorten
 log = logging.getLogger("pbp.pipeline")
 
 
+#: How many refusals an error's example may be followed through to one that plays.
 EXAMPLE_STEPS = 4
 
 

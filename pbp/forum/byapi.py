@@ -28,12 +28,13 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from pbp.config import Config
+from pbp.i18n import of_settings
 from pbp.forum.bymail import mail_players
 from pbp.forum.markdown import own_text
 from pbp.forum.models import ForumAudience, InboundPost, OutboundReply
 from pbp.mail.compose import reply_mail_subject, write_mail
-from pbp.posts import (BARE_APPROVE_HINT, Audience, Binding, Claim, NeutralPost, Reply, Roster, RosterMember,
-                       ThreadRef, Written)
+from pbp.posts import (Audience, Binding, Claim, NeutralPost, Reply, Roster, RosterMember,
+                       ThreadRef, Written, without_approve_hints)
 from pbp.transport.base import SendReceipt
 
 log = logging.getLogger("pbp.forum")
@@ -164,7 +165,8 @@ def write(reply: Reply, roster: Roster, *, config: Config, now) -> list[Written]
         if name:
             kind = ForumAudience.GM if reply.audience is Audience.GM else ForumAudience.PLAYER
             out.append(_written(OutboundReply(kind, reply.text, recipient=name,
-                                              title=reply_mail_subject(reply, campaign.name)), reply, campaign, config))
+                                              title=reply_mail_subject(reply, campaign.name, of_settings(
+                                                  getattr(campaign, "settings", None)))), reply, campaign, config))
         else:
             by_mail.append(address)
     return out + _mail_copy(reply, campaign, config, now, by_mail)
@@ -176,7 +178,7 @@ def _mail_copy(reply, campaign, config, now, to) -> list[Written]:
 
 def _written(outbound: OutboundReply, reply: Reply, campaign, config: Config) -> Written:
     # a forum post or private message is no mail thread: a bare "approve" there is not read
-    body = {"audience": outbound.audience.value, "raw": outbound.raw.replace(BARE_APPROVE_HINT, ""),
+    body = {"audience": outbound.audience.value, "raw": without_approve_hints(outbound.raw),
             "topic_id": outbound.topic_id,
             "reply_to_post_number": outbound.reply_to_post_number, "recipient": outbound.recipient,
             "title": outbound.title}

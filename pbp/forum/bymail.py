@@ -40,13 +40,14 @@ from email.quoprimime import body_encode
 from email.utils import getaddresses
 
 from pbp.config import Config
+from pbp.i18n import of_settings
 from pbp.forum.markdown import own_text
 from pbp.mail.adapter import MailArrival
 from pbp.mail.compose import campaign_sender, checked_recipients, reply_headers, reply_mail_subject, write_mail
 from pbp.mail.reading import Mail
 from pbp.policy import sender_unverified
-from pbp.posts import (BARE_APPROVE_HINT, Audience, Binding, Claim, NeutralPost, Reply, Roster, RosterMember,
-                       ThreadRef, Written)
+from pbp.posts import (Audience, Binding, Claim, NeutralPost, Reply, Roster, RosterMember,
+                       ThreadRef, Written, without_approve_hints)
 from pbp.textsafety import MAX_NAME, header_text, is_addr_spec
 
 log = logging.getLogger("pbp.forum")
@@ -296,7 +297,7 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     of the words Discourse's receiver takes for an auto-reply (:func:`refusals`)."""
     sender = campaign_sender(campaign, config)
     to = checked_recipients([reply.thread.reply_to], campaign)
-    subject = reply_mail_subject(reply, campaign.name)
+    subject = reply_mail_subject(reply, campaign.name, of_settings(getattr(campaign, "settings", None)))
     name = header_text(campaign.name, MAX_NAME)
     if _AUTO_WORDS.search(subject) or _AUTO_SUBJECT.search(subject):  # a topic or campaign so named
         subject = f"Re: topic {reply.thread.topic or ''}".strip()
@@ -308,7 +309,7 @@ def write_forum_mail(reply: Reply, campaign, *, config, now) -> Written:
     topic = header_text(reply.thread.topic, 20) if reply.thread.topic else None
     if topic:
         headers += [("X-PBP-Topic", topic)]
-    text = (reply.markdown or reply.text).replace(BARE_APPROVE_HINT, "")   # a post in the topic, no mail thread
+    text = without_approve_hints(reply.markdown or reply.text)   # a post in the topic, no mail thread
     if len(text.strip()) < MIN_POST_LENGTH:   # Discourse refuses a post this short
         text = text.rstrip("\n") + f"\n\n*({name})*\n"
     raw = markdown_mail(headers, text)

@@ -124,6 +124,78 @@ class Joined(str):
         return (str, (str(self),))
 
 
+def _sentence(text: str) -> str:
+    text = text.strip()
+    text = text[0].upper() + text[1:] if text else text
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+class Sentence(str):
+    """A clause written as a sentence: its first letter capitalised and a full stop added
+    ("the GM approves ..." -> "The GM approves ...."), in whatever language it is said."""
+
+    inner: str
+
+    def __new__(cls, inner) -> "Sentence":
+        self = super().__new__(cls, _sentence(str(inner)))
+        self.inner = inner
+        return self
+
+    def __copy__(self) -> "Sentence":
+        return self
+
+    def __deepcopy__(self, memo) -> "Sentence":
+        return self
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
+class Names(str):
+    """Names listed as a sentence says them, "Ruth", "Ruth and Ethan", "Ruth, Ethan and
+    Cassandra" (:func:`pbp.rules.naming.and_names`): a field of a :class:`Msg` is said with
+    the language's "and" ("Ruth e Ethan")."""
+
+    names: tuple
+
+    def __new__(cls, names) -> "Names":
+        names = tuple(str(n) for n in names)
+        text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""
+        self = super().__new__(cls, text)
+        self.names = names
+        return self
+
+    def __copy__(self) -> "Names":
+        return self
+
+    def __deepcopy__(self, memo) -> "Names":
+        return self
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
+class CommandLine(str):
+    """A command line pbp suggests ("/absorb stress 2 mild \"Mild Wound\""), written in
+    English: a field of a :class:`Msg` (and an error's example) is written in the campaign's
+    language's command words ("/absorver estresse 2 suave ...", :meth:`Language.command`)."""
+
+    def __copy__(self) -> "CommandLine":
+        return self
+
+    def __deepcopy__(self, memo) -> "CommandLine":
+        return self
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
+#: language code -> what writes an English command line in that language's command words;
+#: given by the command specification (``pbp.parser.spec``, which knows the words) when it
+#: is loaded, so this module stays a leaf
+COMMAND_WRITERS: dict = {}
+
+
 def Msgs(singular: str, plural: str, n: int, /, **fields) -> Msg:   # noqa: N802 (a keyword for Babel)
     """:meth:`Msg.count`: "{n} shift" / "{n} shifts", by ``n``."""
     return Msg.count(singular, plural, n, **fields)
@@ -204,6 +276,8 @@ class Language:
         too; any other text as it is (a name, a player's words)."""
         if isinstance(text, Joined) and not self.english:
             return "".join(str(self.say(part)) for part in text.parts)
+        if isinstance(text, Sentence) and not self.english:
+            return _sentence(str(self.say(text.inner)))
         if self.english or not isinstance(text, Msg):
             return text
         fields = {key: self._field(key, value) for key, value in text.fields.items()}
@@ -212,8 +286,29 @@ class Language:
             return self.translations.ngettext(singular, plural, n).format(**fields)
         return self.translations.gettext(text.msgid).format(**fields)
 
+    def command(self, text: str) -> str:
+        """An English command line (or lines) in this language's command words; the words
+        pbp reads in this language are those of the command specification."""
+        if self.english or not text:
+            return text
+        writer = COMMAND_WRITERS.get(self.code)
+        return "\n".join(writer(line) for line in text.split("\n")) if writer else text
+
+    def names(self, names) -> str:
+        """Names listed with this language's "and" ("Ruth, Ethan e Cassandra")."""
+        names = list(names)
+        if len(names) < 2:
+            return "".join(names)
+        return self.gettext("{names} and {last}", names=", ".join(names[:-1]), last=names[-1])
+
     def _field(self, key: str, value):
         if isinstance(value, Msg):
+            return self.say(value)
+        if isinstance(value, Names):
+            return self.names(value.names)
+        if isinstance(value, CommandLine):
+            return self.command(value)
+        if isinstance(value, (Joined, Sentence)):
             return self.say(value)
         if isinstance(value, When):
             return self.when(value.dt)

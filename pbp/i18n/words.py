@@ -66,6 +66,11 @@ class GameWords:
     skills: Mapping[str, tuple[str, str, bool]] = field(default_factory=dict)
     tracks: Mapping[str, str] = field(default_factory=dict)
     severities: Mapping[str, str] = field(default_factory=dict)
+    #: a placeholder consequence's name ("Ferimento Moderado (a nomear)"): the noun by
+    #: track, the severity's adjective agreeing with it, and the mark a player renames
+    harm_nouns: Mapping[str, str] = field(default_factory=dict)
+    placeholder_severities: Mapping[str, str] = field(default_factory=dict)
+    to_be_named: str = "(to be named)"
 
     def rating(self, value: int, gender: str = "m", plural: bool = False) -> str | None:
         word = self.ladder.get(value)
@@ -128,12 +133,25 @@ PT_SKILLS = _frozen({
     "Will": ("Vontade", "f", False),
 })
 
+#: A placeholder consequence ("Moderate Wound (to be named)") is named by its noun, masculine
+#: in Portuguese ("Ferimento", "Trauma"), and the severity agreeing with it ("Ferimento
+#: Moderado (a nomear)"): a documented choice, the text naming consequences only by example.
 PORTUGUESE = GameWords(ladder=PT_LADDER, skills=PT_SKILLS,
                        tracks=_frozen({"physical": "físico", "mental": "mental"}),
-                       severities=_frozen({"mild": "suave", "moderate": "moderada", "severe": "severa"}))
+                       severities=_frozen({"mild": "suave", "moderate": "moderada", "severe": "severa"}),
+                       harm_nouns=_frozen({"physical": "Ferimento", "mental": "Trauma", "Harm": "Dano",
+                                           "Cost": "Custo", "Twist": "Reviravolta"}),
+                       placeholder_severities=_frozen({"mild": "Suave", "moderate": "Moderado", "severe": "Severo",
+                                                       "extreme": "Extremo"}),
+                       to_be_named="(a nomear)")
 ENGLISH_WORDS = GameWords()
 
 GAME_WORDS: Mapping[str, GameWords] = _frozen({"en": ENGLISH_WORDS, "pt-BR": PORTUGUESE})
+#: the GM as a command may name them (``/pace order Ruth, GM``), in every language: MJ, the
+#: Portuguese text's "mestre de jogo"
+GM_WORDS = frozenset({"gm", "mj"})
+#: every language's mark of a placeholder name, to find one whatever the campaign's language
+TO_BE_NAMED = tuple(dict.fromkeys(words.to_be_named for words in GAME_WORDS.values()))
 
 
 @lru_cache(maxsize=4096)

@@ -14,6 +14,7 @@ from datetime import timezone
 from email.header import Header
 from email.utils import format_datetime, formataddr
 
+from pbp.i18n import ENGLISH, Language, of_settings
 from pbp.mail.reading import SYNTHETIC_ID_DOMAIN
 from pbp.posts import Audience, Reply, ThreadRef, Written
 from pbp.textsafety import MAX_NAME, MAX_SUBJECT, header_text, is_addr_spec, is_msg_id, shorten
@@ -176,18 +177,20 @@ def threading(thread: ThreadRef | None) -> tuple[str | None, list[str]]:
     return parent, refs
 
 
-def reply_mail_subject(reply: Reply, campaign_name: str) -> str:
+def reply_mail_subject(reply: Reply, campaign_name: str, language: Language = ENGLISH) -> str:
     """The subject a reply goes out with: "Re: [Campaign] ..." of the subject its thread
     began with (``reply.thread_subject``, :func:`pbp.flow.send.thread_subject`), so a reply
     to a private mail, or a subject edited mid-thread, does not rename the table's thread;
     a reply with a subject of its own (a private tell) keeps it, tagged; a deadline round
-    without a thread is "[Campaign] Deadlines"."""
+    without a thread is "[Campaign] Deadlines" (in the campaign's ``language``)."""
     name = header_text(campaign_name, MAX_NAME)
     subject = reply.subject
     if subject is None:
-        suffix = " (not applied)" if reply.kind == "error" else ""
+        not_applied = language.gettext("not applied")
+        suffix = f" ({not_applied})" if reply.kind == "error" else ""
         base = reply.thread_subject
-        subject = reply_subject(base, name, suffix) if base is not None else f"[{name}] Deadlines"
+        deadlines = language.gettext("Deadlines")
+        subject = reply_subject(base, name, suffix) if base is not None else f"[{name}] {deadlines}"
     elif f"[{name}]" not in subject:
         subject = f"[{name}] {subject}"
     return header_text(subject, MAX_REPLY_SUBJECT)
@@ -257,7 +260,7 @@ def write_mail(reply: Reply, campaign, *, config, now) -> Written:
     name = header_text(campaign.name, MAX_NAME)
     sender = campaign_sender(campaign, config)
     good = checked_recipients(reply.to, campaign)
-    subject = reply_mail_subject(reply, campaign.name)
+    subject = reply_mail_subject(reply, campaign.name, of_settings(getattr(campaign, "settings", None)))
     headers, message_id, parent = reply_headers(reply, name=name, sender=sender, to=good, subject=subject,
                                                 config=config, now=now)
     headers += [("Auto-Submitted", "auto-replied"), ("X-PBP-Campaign", header_text(campaign.slug, 63))]

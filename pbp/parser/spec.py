@@ -9,9 +9,14 @@ command is written twice.
 """
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Mapping
+
+from pbp import i18n
 
 
 @dataclass(frozen=True)
@@ -434,3 +439,80 @@ def aliases(language: str) -> dict[str, dict[str, str]]:
 def examples_in(language: str) -> dict[str, str]:
     """Each command's working example in ``language`` (the English one where a row has none)."""
     return {spec.word: spec.examples.get(language, spec.example) for spec in SPECS}
+
+
+#: English words that read one way in a command line and are written with a chosen word of a
+#: language where its keywords give several ("in" is the zone of /place: Portuguese "em")
+_WRITTEN_AS: Mapping[str, Mapping[str, str]] = MappingProxyType({
+    "pt-BR": MappingProxyType({"in": "em", "out": "sair", "for": "para", "start": "iniciar", "end": "fim",
+                               "free": "grátis", "zones": "zonas", "zone": "zona", "borders": "fronteiras",
+                               "border": "fronteira", "tasks": "tarefas", "task": "tarefa", "hours": "horas",
+                               "hour": "hora", "victories": "vitórias", "victory": "vitória", "skills": "habilidades",
+                               "skill": "habilidade", "hidden": "oculto", "first": "primeiro", "secret": "secreto",
+                               "blind": "cego", "open": "aberto", "NAME": "NOME", "SKILL": "HABILIDADE"}),
+})
+_TOKEN = re.compile(r'"[^"]*"|\S+')
+
+
+@lru_cache(maxsize=None)
+def _writing(language: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(command word -> its word in ``language``, English keyword -> its word in ``language``)."""
+    commands = {spec.word: spec.words[language][0] for spec in SPECS if spec.words.get(language)}
+    keywords: dict[str, str] = {}
+    for words in KEYWORDS.get(language, {}).values():
+        for local, english in words.items():
+            keywords.setdefault(english, local)
+    keywords.update(_WRITTEN_AS.get(language, {}))
+    return commands, keywords
+
+
+def written_in(line: str, language: str) -> str:
+    """An English command line pbp suggests (an error's example, an ask's "for example") in
+    ``language``'s words: the command word, the keywords, the skills and ladder words; names
+    and quoted text as they are. Only words the language's parser reads are written, so the
+    line plays as the English one does (the English words are read everywhere too)."""
+    stripped = line.lstrip()
+    if not stripped.startswith(("/", "+")) and not stripped.startswith("  /"):
+        return line
+    from pbp.i18n.words import GAME_WORDS, skill_in
+    from pbp.rules.ladder import LADDER
+
+    commands, keywords = _writing(language)
+    ladder = GAME_WORDS[language].ladder if language in GAME_WORDS else {}
+    by_word = {name.casefold(): value for value, name in LADDER.items()}
+    out, verb_in = [], 0        # verb_in: tokens until the command word of "/as NAME VERB"
+    for match in _TOKEN.finditer(line):
+        token = match.group(0)
+        word = token
+        verb_in -= 1
+        if token.startswith('"'):
+            pass
+        elif token.startswith("/") and token[1:] in commands:
+            word = "/" + commands[token[1:]]
+            verb_in = 2 if token[1:] == "as" else 0
+        elif verb_in == 0 and token in commands:
+            word = commands[token]
+        elif token.startswith("+") and token[1:] in commands:
+            word = "+" + commands[token[1:]]
+        elif "." in token and "=" in token:          # skills.Fight=Good
+            key, _, value = token.partition("=")
+            head, _, skill = key.partition(".")
+            rated = by_word.get(value.casefold())
+            value = ladder[rated].m if rated is not None and rated in ladder else value
+            word = f"{head}.{skill_in(skill, language)}={value}"
+        elif token.casefold() in by_word and by_word[token.casefold()] in ladder:
+            word = ladder[by_word[token.casefold()]].m
+        elif token in keywords:
+            word = keywords[token]
+        else:
+            word = skill_in(token, language)
+        out.append((match.start(), match.end(), word))
+    text, at = [], 0
+    for start, end, word in out:
+        text.append(line[at:start] + word)
+        at = end
+    return "".join(text) + line[at:]
+
+
+for _language in {code for spec in SPECS for code in spec.words}:
+    i18n.COMMAND_WRITERS[_language] = functools.partial(written_in, language=_language)

@@ -29,6 +29,7 @@ from datetime import timedelta
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
+from pbp.i18n import N_, Joined, Msg, Sentence
 from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, status_line
 from pbp.play.dates import when
 from pbp.play.economy import ensure_pool
@@ -53,40 +54,44 @@ def _ref(compel: CompelRecord) -> str:
     return f"compel:{compel.id}"
 
 
+#: the kinds of compel, as a sentence names them (translated where said: a ``kind`` field)
+KIND_WORDS = (N_("event"), N_("decision"))
+
+
 def _kind_words(compel: CompelRecord) -> str:
     return compel.kind.value
 
 
 def _describe(compel: CompelRecord) -> str:
-    who = "The GM" if compel.proposer == GM else compel.proposer
-    on = f"{compel.target}'s aspect \"{compel.aspect}\""
+    who = Msg("The GM") if compel.proposer == GM else compel.proposer
+    fields = dict(who=who, target=compel.target, aspect=compel.aspect, kind=_kind_words(compel), text=compel.text)
     if compel.self_compel:
-        head = f"{who} asks for a self-compel on \"{compel.aspect}\" ({_kind_words(compel)})"
-    elif compel.escrow or (compel.proposer != GM):
-        head = f"{who} offers a compel on {on} ({_kind_words(compel)}), paying 1 fate point"
-    else:
-        head = f"{who} compels {on} ({_kind_words(compel)})"
-    return f'{head}:\n  "{compel.text}"'
+        return Msg('{who} asks for a self-compel on "{aspect}" ({kind}):\n  "{text}"', **fields)
+    if compel.escrow or (compel.proposer != GM):
+        return Msg('{who} offers a compel on {target}\'s aspect "{aspect}" ({kind}), paying 1 fate point:\n  "{text}"',
+                   **fields)
+    return Msg('{who} compels {target}\'s aspect "{aspect}" ({kind}):\n  "{text}"', **fields)
 
 
 def _answer_text(compel: CompelRecord, table=None) -> str:
     who = compel.answerer
-    refuse = ("/refuse to avoid it by paying a fate point" if compel.kind is CompelKind.EVENT
-              else "/refuse to decline it at no cost (a decision)")
+    refuse = (Msg("/refuse to avoid it by paying a fate point") if compel.kind is CompelKind.EVENT
+              else Msg("/refuse to decline it at no cost (a decision)"))
     ch = table.character(compel.target) if table is not None and not compel.npc_target else None
     if ch is not None and compel.kind is CompelKind.EVENT and ch.fate_points < 1:
-        refuse += f" (with no fate points, {ch.name} cannot refuse this event)"
-    return (f"{who if who != GM else 'GM'}, reply /accept to take the complication and gain a fate point, or "
-            f"{refuse}.\nIf nobody answers by {when(compel.deadline)}, the compel is accepted.")
+        refuse = Joined([refuse, Msg(" (with no fate points, {who} cannot refuse this event)", who=ch.name)])
+    return Msg("{who}, reply /accept to take the complication and gain a fate point, or {refuse}.\nIf nobody "
+               "answers by {by}, the compel is accepted.", who=who if who != GM else Msg("GM"), refuse=refuse,
+               by=when(compel.deadline))
 
 
 def _approve_text(compel: CompelRecord) -> str:
     if compel.self_compel:
-        default = "the self-compel is denied"
+        default = Msg("the self-compel is denied")
     else:
-        default = f"the compel is denied and {compel.proposer}'s point returned"
-    return (f"Reply /approve or /deny{BARE_APPROVE_HINT}.\n"
-            f"If nobody answers by {when(compel.deadline)}, {default}.")
+        default = Msg("the compel is denied and {who}'s point returned", who=compel.proposer)
+    return Msg("Reply /approve or /deny{hint}.\nIf nobody answers by {by}, {default}.", hint=Msg(BARE_APPROVE_HINT),
+               by=when(compel.deadline), default=default)
 
 
 def _announce(post: Post, t: rc.Transition, *, author: str | None) -> None:
@@ -96,12 +101,13 @@ def _announce(post: Post, t: rc.Transition, *, author: str | None) -> None:
     if compel.state is CompelState.AWAITING_GM:
         waiting = GM
         post.ask(Ask(ref=_ref(compel), who=GM, deadline=compel.deadline,
-                     text=f"Compel #{compel.id} waits for the GM. " + _approve_text(compel)))
+                     text=Msg("Compel #{id} waits for the GM. {approve}", id=compel.id, approve=_approve_text(compel))))
     elif compel.state is CompelState.OFFERED:
         waiting = compel.answerer
         post.ask(Ask(ref=_ref(compel), who=waiting, deadline=compel.deadline,
-                     text=f"Compel #{compel.id}: " + _answer_text(compel, post.table),
-                     subject=f"{waiting if waiting != GM else 'GM'}, compel #{compel.id} by {when(compel.deadline)}"))
+                     text=Msg("Compel #{id}: {text}", id=compel.id, text=_answer_text(compel, post.table)),
+                     subject=Msg("{who}, compel #{id} by {by}", who=waiting if waiting != GM else Msg("GM"),
+                                 id=compel.id, by=when(compel.deadline))))
     else:
         post.close_ref(_ref(compel))
     # Every member reads the change in the table's mail (relay or list); the one who must
@@ -117,10 +123,11 @@ def _same_party(party: str, author: str) -> bool:
 
 def _tell_waiting(compel: CompelRecord, party: str, table=None) -> Tell:
     if compel.state is CompelState.AWAITING_GM:
-        return Tell(to=(GM,), subject=f"Compel #{compel.id} needs your approval",
-                    text=f"{_describe(compel)}\n{_approve_text(compel)}\n", refs=(_ref(compel),))
-    return Tell(to=(party,), subject=f"Compel #{compel.id} on {compel.aspect}: accept or refuse by {when(compel.deadline)}",
-                text=f"{_describe(compel)}\n{_answer_text(compel, table)}\n", refs=(_ref(compel),))
+        return Tell(to=(GM,), subject=Msg("Compel #{id} needs your approval", id=compel.id),
+                    text=Joined([_describe(compel), "\n", _approve_text(compel), "\n"]), refs=(_ref(compel),))
+    return Tell(to=(party,), subject=Msg("Compel #{id} on {aspect}: accept or refuse by {by}", id=compel.id,
+                                         aspect=compel.aspect, by=when(compel.deadline)),
+                text=Joined([_describe(compel), "\n", _answer_text(compel, table), "\n"]), refs=(_ref(compel),))
 
 
 def _state_word(compel: CompelRecord) -> str:
@@ -129,15 +136,10 @@ def _state_word(compel: CompelRecord) -> str:
             CompelState.WITHDRAWN: "withdrawn"}[compel.state]
 
 
-def _sentence(text: str) -> str:
-    text = text.strip()
-    text = text[0].upper() + text[1:] if text else text
-    return text if text.endswith((".", "!", "?")) else text + "."
-
-
 def _headline(compel_id: int, text: str) -> str:
-    said = _sentence(text)
-    return said if said.lower().startswith(f"compel #{compel_id}") else f"Compel #{compel_id}: {said}"
+    said = Sentence(text)
+    return said if said.lower().startswith(f"compel #{compel_id}") else Msg("Compel #{id}: {text}", id=compel_id,
+                                                                             text=said)
 
 
 def _retire(post: Post) -> None:
@@ -176,9 +178,10 @@ def compel(post: Post, cmd: c.Compel):
     post.play.compels.append(t.compel)
     _retire(post)
     _announce(post, t, author=GM if post.author.is_gm else proposer)
-    return NoteResult(cmd.source, proposer, "compel", text=f"Compel #{compel_id}: {_describe(t.compel)}",
+    return NoteResult(cmd.source, proposer, "compel", text=Msg("Compel #{id}: {text}", id=compel_id,
+                                                                text=_describe(t.compel)),
                       changes=list(t.changes),
-                      effects=[Effect("compel", f"Compel #{compel_id}: {_describe(t.compel)}",
+                      effects=[Effect("compel", Msg("Compel #{id}: {text}", id=compel_id, text=_describe(t.compel)),
                                       {"compel": compel_id, "state": t.compel.state.value})])
 
 
@@ -203,18 +206,19 @@ def detail(post: Post, cmd: c.Detail):
                            f"(1 fate point once the GM approves)")
 
 
-def open_request(post: Post, request: DetailRequest, ask: str, tell: str, *, unanswered: str = "it is denied") -> None:
+def open_request(post: Post, request: DetailRequest, ask: str, tell: str, *, unanswered: str = Msg("it is denied")) -> None:
     """Number a request that waits for the GM (a story detail, a bonus, an aspect change), ask
     the GM in the table's reply, and tell the GM apart unless the GM wrote it; ``unanswered``
     says what the deadline does."""
     post.play.details.append(request)
     ref = f"detail:{request.id}"
-    approve = (f"Reply /approve or /deny{BARE_APPROVE_HINT}. If nobody "
-               f"answers by {when(request.deadline)}, {unanswered}.")
-    post.ask(Ask(ref=ref, who=GM, deadline=request.deadline, text=f"{ask} {approve}"))
+    approve = Msg("Reply /approve or /deny{hint}. If nobody answers by {by}, {unanswered}.",
+                  hint=Msg(BARE_APPROVE_HINT), by=when(request.deadline), unanswered=unanswered)
+    post.ask(Ask(ref=ref, who=GM, deadline=request.deadline, text=Joined([ask, " ", approve])))
     if not post.author.is_gm:
-        post.tell(Tell(to=(GM,), subject=f"{request.label.capitalize()} #{request.id} needs your approval",
-                       text=f"{tell}\n{approve}\n", refs=(ref,)))
+        post.tell(Tell(to=(GM,), subject=Msg("{what} #{id} needs your approval", what=request.label.capitalize(),
+                                             id=request.id),
+                       text=Joined([tell, "\n", approve, "\n"]), refs=(ref,)))
 
 
 REQUEST_KINDS: dict = {}
@@ -504,16 +508,19 @@ def compel_deadlines(post: Post) -> list:
             ensure_pool(post)
         t = rc.expire(compel, post.table, post.now, post.play.ledger)
         if t is not None:
+            by = when(compel.deadline)
             if t.after is CompelState.ACCEPTED:
-                how = f"nobody answered by {when(compel.deadline)}, so it is accepted: {compel.target} gains the fate point"
+                how = Msg("nobody answered by {by}, so it is accepted: {who} gains the fate point", by=by,
+                          who=compel.target)
                 if compel.npc_target:
-                    how = f"nobody answered by {when(compel.deadline)}, so it is accepted: the GM's pool gains the point"
+                    how = Msg("nobody answered by {by}, so it is accepted: the GM's pool gains the point", by=by)
             elif compel.self_compel:
-                how = f"the GM did not answer by {when(compel.deadline)}, so the self-compel is denied"
+                how = Msg("the GM did not answer by {by}, so the self-compel is denied", by=by)
             else:
-                how = (f"the GM did not answer by {when(compel.deadline)}, so it is denied and "
-                       f"{compel.proposer}'s point returned")
-            text = f"Compel #{compel.id} on {compel.target}'s {compel.aspect}: {how}."
+                how = Msg("the GM did not answer by {by}, so it is denied and {who}'s point returned", by=by,
+                          who=compel.proposer)
+            text = Msg("Compel #{id} on {target}'s {aspect}: {how}.", id=compel.id, target=compel.target,
+                       aspect=compel.aspect, how=how)
             _announce(post, t, author=None)
             results.append(NoteResult(f"(deadline: compel #{compel.id})", GM, "compel", text=text,
                                       changes=list(t.changes)))
@@ -521,7 +528,8 @@ def compel_deadlines(post: Post) -> list:
                 GM if compel.state is rc.CompelState.AWAITING_GM else compel.answerer):
             for who in rc.mark_reminded(compel, post.now):
                 tell = _tell_waiting(compel, who, post.table)
-                post.tell(Tell(to=tell.to, subject=f"Reminder: {tell.subject}", text=f"Reminder:\n{tell.text}",
+                post.tell(Tell(to=tell.to, subject=Msg("Reminder: {subject}", subject=tell.subject),
+                               text=Msg("Reminder:\n{text}", text=tell.text),
                                refs=tell.refs))
     for request in [d for d in post.play.details if d.state == "pending"]:
         rules = request_rules(request)
@@ -540,10 +548,11 @@ def compel_status(post: Post) -> list[str]:
     lines = []
     for x in post.play.compels:
         if x.state is CompelState.AWAITING_GM:
-            lines.append(f"Waiting for the GM to approve or deny compel #{x.id} by {when(x.deadline)}.")
+            lines.append(Msg("Waiting for the GM to approve or deny compel #{id} by {by}.", id=x.id, by=when(x.deadline)))
         elif x.state is CompelState.OFFERED:
-            who = "the GM" if x.answerer == GM else x.answerer
-            lines.append(f"Waiting for {who} to accept or refuse compel #{x.id} by {when(x.deadline)}.")
+            who = Msg("the GM") if x.answerer == GM else x.answerer
+            lines.append(Msg("Waiting for {who} to accept or refuse compel #{id} by {by}.", who=who, id=x.id,
+                             by=when(x.deadline)))
     for d in post.play.details:
         line = request_rules(d).waiting(post, d) if d.state == "pending" else None
         if line:

@@ -37,7 +37,8 @@ from dataclasses import replace
 from datetime import timedelta
 
 from pbp import commands as c
-from pbp.i18n import Joined, Msg, Msgs
+from pbp.i18n import CommandLine, Joined, Msg, Msgs
+from pbp.i18n.words import TO_BE_NAMED
 from pbp.errors import RulesError
 from pbp.play.core import (
     CONCEDED, CONFLICT_END, GM, TAKEN_OUT, Ask, NoteResult, Post, Tell, after_post, deadline_job, handles, quote,
@@ -381,7 +382,7 @@ def _defend_ask(post: Post, pending: Pending, ch: Character) -> Ask:
                effort=post.system.explain.passive(pending.attack_effort), id=pending.id, written=written,
                aspect=_example_aspect(post, ch), by=by, words=words, kind=_kind_words(post, pending))
     return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
-               subject=f"{ch.name}, defend by {by}")
+               subject=Msg("{who}, defend by {by}", who=ch.name, by=by))
 
 
 # --------------------------------------------------------------------------- defence
@@ -474,7 +475,8 @@ def land_hit(post: Post, hit: harm.Hit, skill: str, *, track: str | None = None,
         pending = Pending(id=post.play.new_id(), kind="absorb", target=ch.name, attacker=hit.attacker or "",
                           deadline=post.deadline(), opened_at=post.now, attack_skill=skill or "",
                           shifts=hit.shifts, track=track, roll_id=source.roll_id if source is not None else None,
-                          summary=f"{post.system.explain.hit(hit.shifts)} from {hit.attacker or 'the GM'}")
+                          summary=Msg("{hit} from {attacker}", hit=post.system.explain.hit(hit.shifts),
+                                      attacker=hit.attacker or Msg("the GM")))
         post.play.pending.append(pending)
         post.ask(_absorb_ask(post, pending, ch))
         return [], []
@@ -490,7 +492,7 @@ def land_hit(post: Post, hit: harm.Hit, skill: str, *, track: str | None = None,
 def _absorb_ask(post: Post, pending: Pending, ch: Character) -> Ask:
     options = harm.absorption_options(ch, pending.track, pending.shifts, post.system)
     by = when(pending.deadline)
-    examples = "\n".join(f"  {_named(plan.command())}" for plan in options[:3])
+    examples = CommandLine("\n".join(f"  {_named(plan.command())}" for plan in options[:3]))
     cheapest = options[0]
     named = " (you or the GM can rename it with /aspect rename)" if cheapest.consequences else ""
     hit = post.system.explain.hit(pending.shifts, pending.track, definite=True)
@@ -507,7 +509,7 @@ def _absorb_ask(post: Post, pending: Pending, ch: Character) -> Ask:
                    "cheapest: {cheapest}.", who=ch.name, hit=hit, attacker=attacker, id=pending.id,
                    noun=post.system.harm.noun, examples=examples, by=by, cheapest=cheapest.describe())
     return Ask(ref=f"pending:{pending.id}", who=ch.name, text=text, deadline=pending.deadline,
-               subject=f"{ch.name}, absorb by {by}")
+               subject=Msg("{who}, absorb by {by}", who=ch.name, by=by))
 
 
 def ask_absorb(post: Post, pending: Pending) -> None:
@@ -516,7 +518,9 @@ def ask_absorb(post: Post, pending: Pending) -> None:
 
 
 def _named(command: str) -> str:
-    return command.replace(" (to be named)", "")
+    for mark in TO_BE_NAMED:
+        command = command.replace(f" {mark}", "")
+    return command
 
 
 @handles(c.Absorb)
@@ -552,11 +556,12 @@ def default_absorb(post: Post, pending: Pending) -> NoteResult:
                                  system=post.system)
     _close_pending(post, pending)
     effects, changes = _after_absorb(post, result)
-    text = f"{ch.name} did not answer by {when(pending.deadline)}: the cheapest absorption applies."
+    text = Msg("{who} did not answer by {by}: the cheapest absorption applies.", who=ch.name, by=when(pending.deadline))
     note = _note(f"(deadline: {ch.name} absorbs #{pending.id})", ch.name, "absorb",
                  result.effects + effects, result.changes + changes, text=text)
     if any(e.data.get("rename") for e in result.effects):
-        note.text += ("\n  Rename a placeholder with: /aspect rename \"OLD NAME\" to \"NEW NAME\"")
+        note.text = Joined([note.text, Msg("\n  Rename a placeholder with: {command}",
+                                           command=CommandLine('/aspect rename "OLD NAME" to "NEW NAME"'))])
     return note
 
 
@@ -572,10 +577,10 @@ def _after_absorb(post: Post, result: harm.AbsorbResult) -> tuple[list, list]:
     if result.taken_out:
         narrator = result.attacker or GM
         who = controller(post, narrator) if narrator != GM else GM
-        teller = "GM" if who == GM else f"{narrator}'s player"
+        teller = Msg("GM") if who == GM else Msg("{who}'s player", who=narrator)
         post.ask(Ask(ref=f"narrate:{result.character}", who=who,
-                     text=f"{teller}: tell the table in your next post how {result.character} is taken out "
-                          "and what becomes of them."))
+                     text=Msg("{teller}: tell the table in your next post how {who} is taken out and what becomes "
+                              "of them.", teller=teller, who=result.character)))
         # the player of someone taken out cannot still owe reactions in this conflict
         for p in [p for p in post.play.pending if same_name(p.target, result.character)]:
             _close_pending(post, p)
@@ -629,8 +634,8 @@ def concede(post: Post, cmd: c.Concede):
 def void_hit(post: Post, pending: Pending, who: str) -> Effect:
     """A hit answered by a concession that stands: it is never absorbed."""
     _close_pending(post, pending)
-    return Effect("hit_void", f"{who} conceded instead of taking {what(post, pending)} (#{pending.id}): the hit is "
-                              "void", {"pending": pending.id})
+    return Effect("hit_void", Msg("{who} conceded instead of taking {what} (#{id}): the hit is void", who=who,
+                                  what=what(post, pending), id=pending.id), {"pending": pending.id})
 
 
 def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
@@ -641,8 +646,8 @@ def end(post: Post, *, by_gm: bool) -> tuple[list[Effect], list[Change]]:
     hook_changes = [ch for hook in CONFLICT_END for ch in hook(post)]
     effects = list(out.effects)
     for p in list(post.play.pending):
-        effects.append(Effect("dropped", f"{what(post, p)} on {p.target} is dropped: the conflict is over",
-                              {"pending": p.id}))
+        effects.append(Effect("dropped", Msg("{what} on {who} is dropped: the conflict is over", what=what(post, p),
+                                             who=p.target), {"pending": p.id}))
         _close_pending(post, p)
     for who in out.conflict.conceded:
         points = rc.concession_points(out.conflict, who)
@@ -784,10 +789,12 @@ def done(post: Post, cmd: c.Done):
     the next exchange. Otherwise it only says what is still owed."""
     who = post.character(cmd.actor, cmd).name
     closed = post.play.close_rolls(lambda r: same_name(r.actor, who), ROLLER_DONE)
-    ids = ", ".join(f"#{r.ids[0]}" for r in closed if r.ids)
-    said = f"{'Rolls' if ', ' in ids else 'Roll'} {ids} closed to further invokes." if ids else ""
+    ids = [f"#{r.ids[0]}" for r in closed if r.ids]
+    said = Msgs("Roll {ids} closed to further invokes.", "Rolls {ids} closed to further invokes.", len(ids),
+                ids=", ".join(ids)) if ids else ""
     result = _turn_done(post, cmd, who)
-    result.text = f"{result.text} {said}".strip()
+    if said:
+        result.text = Joined([result.text, " ", said])
     return result
 
 
@@ -795,14 +802,18 @@ def _turn_done(post: Post, cmd: c.Done, who: str) -> NoteResult:
     conflict = active(post)
     order = conflict.turns if conflict is not None else None
     if order is None or order.current != who:
-        return NoteResult(cmd.source, who, "done", text=f"{who} is done.")
+        return NoteResult(cmd.source, who, "done", text=Msg("{who} is done.", who=who))
     if order.phase == "awaiting_handoff" and rt.exchange_over(order):
         post.play.conflict = replace(conflict, turns=replace(order, current=None))
         _touch(post)
         return NoteResult(cmd.source, who, "done",
-                          text=f"{who} is done; exchange {order.exchange} is over and the GM names who opens the next.")
-    owed = "hand the turn on with /next NAME" if order.phase == "awaiting_handoff" else "take their turn or pass it with /next NAME"
-    return NoteResult(cmd.source, who, "done", text=f"{who} is done, and still has to {owed}.")
+                          text=Msg("{who} is done; exchange {n} is over and the GM names who opens the next.", who=who,
+                                   n=order.exchange))
+    if order.phase == "awaiting_handoff":
+        return NoteResult(cmd.source, who, "done",
+                          text=Msg("{who} is done, and still has to hand the turn on with /next NAME.", who=who))
+    return NoteResult(cmd.source, who, "done",
+                      text=Msg("{who} is done, and still has to take their turn or pass it with /next NAME.", who=who))
 
 
 @handles(c.Move)
@@ -858,13 +869,13 @@ def _handoff_text(post: Post, order: rt.TurnOrder) -> str:
     who = order.current
     by = when(post.play.turn_clock.deadline)
     default = rt.default_next(order)
-    prefix = f"/as {quote(who)} " if controller(post, who) == GM else "/"
+    command = CommandLine((f"/as {quote(who)} " if controller(post, who) == GM else "/") + "next NAME")
     if rt.exchange_over(order):
-        return (f"{who}, name who opens exchange {order.exchange + 1} (anyone, {who} included): "
-                f"{prefix}next NAME. If nobody has by {by}, {default} opens it.")
+        return Msg("{who}, name who opens exchange {n} (anyone, {who} included): {command}. If nobody has by {by}, "
+                   "{default} opens it.", who=who, n=order.exchange + 1, command=command, by=by, default=default)
     waiting = ", ".join(rt.still_to_act(order))
-    return (f"{who}, hand the turn on to one of {waiting}: {prefix}next NAME. "
-            f"If nobody has by {by}, the turn passes to {default}.")
+    return Msg("{who}, hand the turn on to one of {waiting}: {command}. If nobody has by {by}, the turn passes to "
+               "{default}.", who=who, waiting=waiting, command=command, by=by, default=default)
 
 
 @status_line
@@ -877,7 +888,8 @@ def conflict_status(post: Post) -> list[str]:
         lines.append(rt.status_line(conflict.turns))
     for p in post.play.pending:
         if p.held_by is not None:
-            lines.append(f"Held for concession #{p.held_by}: {what(post, p)} on {p.target} (#{p.id}).")
+            lines.append(Msg("Held for concession #{n}: {what} on {who} (#{id}).", n=p.held_by, what=what(post, p),
+                             who=p.target, id=p.id))
             continue
         if p.kind == "defend":
             lines.append(Msg("Waiting for {who} to defend against {what} (#{id}) by {by}.", who=p.target,
@@ -906,13 +918,15 @@ def conflict_deadlines(post: Post) -> list:
             results.append(_default(post, pending))
         elif not pending.reminded and pending.deadline - lead <= post.now and not post.quiet(pending.target):
             pending.reminded = True
-            verb = "defend" if pending.kind == "defend" else "absorb"
-            reminders.setdefault(pending.target, []).append(
-                (f"Reminder: {pending.target}, {verb} by {when(pending.deadline)}", _reminder_text(post, pending),
-                 (f"pending:{pending.id}",)))
+            subject = (Msg("Reminder: {who}, defend by {by}", who=pending.target, by=when(pending.deadline))
+                       if pending.kind == "defend" else
+                       Msg("Reminder: {who}, absorb by {by}", who=pending.target, by=when(pending.deadline)))
+            reminders.setdefault(pending.target, []).append((subject, _reminder_text(post, pending),
+                                                             (f"pending:{pending.id}",)))
     results += _turn_deadline(post, lead, reminders)
     for who, items in reminders.items():       # one mail per person, however much is due
-        post.tell(Tell(to=(who,), subject=items[0][0], text="\n".join(text for _, text, _ in items),
+        post.tell(Tell(to=(who,), subject=items[0][0], text=Joined([part for n, (_, text, _) in enumerate(items)
+                                                                    for part in ((text,) if not n else ("\n", text))]),
                        refs=tuple(ref for _, _, refs in items for ref in refs)))
     return results
 
@@ -920,7 +934,7 @@ def conflict_deadlines(post: Post) -> list:
 def _reminder_text(post: Post, pending: Pending) -> str:
     ch = post.find(pending.target)
     ask = _defend_ask(post, pending, ch) if pending.kind == "defend" else _absorb_ask(post, pending, ch)
-    return f"Reminder: {what(post, pending)} is still waiting for you.\n\n{ask.text}\n"
+    return Msg("Reminder: {what} is still waiting for you.\n\n{ask}\n", what=what(post, pending), ask=ask.text)
 
 
 def _default(post: Post, pending: Pending):
@@ -930,8 +944,8 @@ def _default(post: Post, pending: Pending):
     skill, _ = default_defence(post, ch, pending)
     cmd = c.Defend(line=0, source=f"/defend {skill}", skill=skill, opposition=_rolled(pending), actor=ch.name)
     result = answer_defence(post, pending, cmd, ch.name)
-    result.effects.insert(0, Effect("deadline", f"{ch.name} did not answer by {when(pending.deadline)}: "
-                                                f"{ch.name} defends with {skill}, with no invokes",
+    result.effects.insert(0, Effect("deadline", Msg("{who} did not answer by {by}: {who} defends with {skill}, with "
+                                                    "no invokes", who=ch.name, by=when(pending.deadline), skill=skill),
                                     {"pending": pending.id}))
     return result
 
@@ -948,18 +962,21 @@ def _turn_deadline(post: Post, lead: timedelta, reminders: dict) -> list:
             post.play.conflict = replace(conflict, turns=rt.hand_off(order, clock.who, to, by_gm=True))
             _touch(post)
             return [NoteResult(f"(deadline: {clock.who} hands off)", clock.who, "next",
-                               text=f"{clock.who} did not hand the turn on by {when(clock.deadline)}: "
-                                    f"the turn passes to {to}.")]
+                               text=Msg("{who} did not hand the turn on by {by}: the turn passes to {to}.",
+                                        who=clock.who, by=when(clock.deadline), to=to))]
         clock.expired = True
-        post.tell(Tell(to=(GM,), subject=f"{clock.who}'s turn has stalled",
-                       text=f"{clock.who} has not acted since the turn came to them; the deadline was "
-                            f"{when(clock.deadline)}. You can hand the turn on for them: /next NAME\n"))
+        post.tell(Tell(to=(GM,), subject=Msg("{who}'s turn has stalled", who=clock.who),
+                       text=Msg("{who} has not acted since the turn came to them; the deadline was {by}. You can hand "
+                                "the turn on for them: {command}\n", who=clock.who, by=when(clock.deadline),
+                                command=CommandLine("/next NAME"))))
         return []
     if not clock.reminded and clock.deadline - lead <= post.now and not post.quiet(controller(post, clock.who)):
         clock.reminded = True
-        doing = "hand the turn on (/next NAME)" if clock.phase == "awaiting_handoff" else "take your turn"
-        text = (f"Reminder: {clock.who}, please {doing} by {when(clock.deadline)}.\n"
-                + (_handoff_text(post, order) + "\n" if clock.phase == "awaiting_handoff" else ""))
+        if clock.phase == "awaiting_handoff":
+            text = Msg("Reminder: {who}, please hand the turn on ({command}) by {by}.\n{handoff}\n", who=clock.who,
+                       command=CommandLine("/next NAME"), by=when(clock.deadline), handoff=_handoff_text(post, order))
+        else:
+            text = Msg("Reminder: {who}, please take your turn by {by}.\n", who=clock.who, by=when(clock.deadline))
         reminders.setdefault(controller(post, clock.who), []).append(
-            (f"Reminder: {clock.who}, your turn", text, ()))
+            (Msg("Reminder: {who}, your turn", who=clock.who), text, ()))
     return []

@@ -10,6 +10,10 @@ is reminded (once), and at the deadline the turn passes on (with an order) or th
 closes. When the scene has had no post for ``stall_hours`` the table is nudged, once until
 the next post. No reminder reaches a member in their quiet hours, and no nudge goes out
 while any member is in theirs: each waits until the hours end (:func:`pbp.play.people.quiet_until`).
+Each open scene keeps its own pace (it is one of :data:`pbp.play.state.SCENE_PARTS`): in a
+split party's scene only its own PCs and the GM owe posts, a post counts in the scene it
+acts in, and a parked scene's deadlines, reminders and nudge come when they are due
+(:func:`pbp.play.parallel.due_elsewhere`).
 """
 from __future__ import annotations
 
@@ -17,9 +21,12 @@ from datetime import datetime, timedelta
 
 from pbp import commands as c
 from pbp.errors import CommandError
+from pbp.i18n import fold
+from pbp.i18n.words import GM_WORDS
 from pbp.play.core import GM, NoteResult, Post, Tell, after_post, deadline_job, handles, status_line
 from pbp.play.dates import when
 from pbp.play.pacing import FreePace
+from pbp.play.parallel import cast
 from pbp.play.people import quiet_until
 
 
@@ -29,7 +36,11 @@ def _free(post: Post) -> bool:
 
 
 def _players(post: Post) -> list[str]:
-    return sorted(x.name for x in post.table.characters.values() if x.player and not x.taken_out)
+    """The players' characters in the scene (a split party's scene names its own,
+    :func:`pbp.play.parallel.cast`), but those taken out."""
+    here = cast(post)
+    return sorted(x.name for x in post.table.characters.values()
+                  if x.player and not x.taken_out and (here is None or x.name in here))
 
 
 def seats(post: Post, pace: FreePace) -> list[str]:
@@ -124,7 +135,7 @@ def pace_order(post: Post, cmd: c.PaceOrder):
                            expected="an open scene with no conflict", example="/scene start Warehouse")
     order = []
     for name in cmd.order:
-        seat = GM if name.upper() == GM.upper() else post.find(name).name
+        seat = GM if fold(name) in GM_WORDS else post.find(name).name
         if seat not in order:
             order.append(seat)
     pace = post.play.pace or FreePace(since=post.now, last_post=post.now)
@@ -176,7 +187,7 @@ def pace_deadlines(post: Post) -> list:
             continue
         pace.reminded.append(seat)
         post.tell(Tell(to=(seat,), subject=f"Reminder: {seat}, your post by {when(deadline)}",
-                       text=f"Reminder: {seat}, the scene waits for your post "
+                       text=f"Reminder: {seat}, the scene{_named(post)} waits for your post "
                             f"by {when(deadline)} (round {pace.round}). Post, or /pass if you have nothing to add.\n"))
     stall = _hours(post, "stall_hours")
     if stall and not pace.nudged and post.now >= pace.last_post + stall and _nobody_quiet(post):
@@ -189,6 +200,11 @@ def pace_deadlines(post: Post) -> list:
     return results
 
 
+def _named(post: Post) -> str:
+    """' "Docks"' when other scenes are open beside it (a reminder says which), else ""."""
+    return f' "{post.play.scene.name}"' if post.play.elsewhere and post.play.scene is not None else ""
+
+
 def _gm_settings(post: Post):
     """The settings of the GM who last posted in the scene (the GM's quiet hours)."""
     pace = post.play.pace
@@ -197,7 +213,20 @@ def _gm_settings(post: Post):
 
 def _nobody_quiet(post: Post, at: datetime | None = None) -> bool:
     at = at or post.now
-    return not any(quiet_until(s, at) for s in post.play.people.values())
+    return not any(quiet_until(s, at) for s in _readers(post))
+
+
+def _readers(post: Post) -> list:
+    """The settings of those who read the scene's nudge: every member's, or in a split
+    party's scene its PCs' players' and the GMs' (a member of another scene asleep does not
+    hold this one's nudge)."""
+    here = cast(post)
+    if here is None:
+        return list(post.play.people.values())
+    pace = post.play.pace
+    readers = {(x.player or "").lower() for x in post.table.characters.values() if x.player and x.name in here}
+    readers |= set(post.gms) | ({pace.gm} if pace is not None and pace.gm else set())
+    return [s for email, s in post.play.people.items() if email in readers]
 
 
 def _next_due(post: Post, pace: FreePace) -> datetime | None:
@@ -220,6 +249,6 @@ def _next_due(post: Post, pace: FreePace) -> datetime | None:
     stall = _hours(post, "stall_hours")
     if stall and not pace.nudged:
         at = max(pace.last_post + stall, post.now)
-        later = [quiet_until(s, at) for s in post.play.people.values()]
+        later = [quiet_until(s, at) for s in _readers(post)]
         times.append(max([t for t in later if t] or [at]))
     return min(times) if times else None

@@ -189,8 +189,8 @@ def member_settings(current: MemberSettings | None, values, now: datetime | None
             new.mail = mail_mode(value)
         else:
             new.digest_at = digest_hour(value)
-    if new.mail != "digest":
-        new.digest_due = None
+    if new.mail != "digest":    # leaving the digest: what it holds goes in a last one, at once
+        new.digest_due = now if current is not None and current.mail == "digest" else None
     elif now is not None and (current is None or current.mail != "digest" or new.digest_at != current.digest_at
                               or new.tz != current.tz or new.quiet != current.quiet or new.digest_due is None):
         new.digest_due = next_digest(new, now)

@@ -80,7 +80,7 @@ class Pending:
 #: The part of the play state that belongs to one scene: what a scene open beside the one a
 #: post acts in keeps, parked, until a post in its thread comes (pbp.play.parallel).
 SCENE_PARTS = ("scene", "conflict", "pending", "open_rolls", "turn_clock", "npc_defences", "challenge", "contest",
-               "helps", "held", "spins", "ledger", "pool_scene")
+               "helps", "held", "spins", "ledger", "pool_scene", "pace")
 
 
 @dataclass(frozen=True)
@@ -473,6 +473,7 @@ class ParkedScene:
     spins: list[HeldSpin] = field(default_factory=list)
     ledger: FateLedger = field(default_factory=FateLedger)
     pool_scene: str | None = None
+    pace: FreePace | None = None
     aspects: list[AspectRecord] = field(default_factory=list)
 
     def deadline(self, play: PlayState, reminder: timedelta) -> datetime | None:

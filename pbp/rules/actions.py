@@ -620,7 +620,9 @@ def _rolled_attack(act: Action, opposition: Opposition) -> tuple[OppositionResul
     who = _opponent(act, opposition.character)
     skill = opposition.skill or ""
     kind = act.system.attack_kind(act.system.skill_named(skill) or skill) if skill else None
-    label = f"{who.name}'s attack" + (f" ({skill})" if skill else "") + f", {act.system.explain.passive(opposition.rating)}"
+    effort = act.system.explain.passive(opposition.rating)
+    label = (Msg("{who}'s attack ({skill}), {effort}", who=who.name, skill=skill, effort=effort) if skill else
+             Msg("{who}'s attack, {effort}", who=who.name, effort=effort))
     return OppositionResult(opposition.rating, label, None, who.name), kind
 
 

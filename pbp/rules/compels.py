@@ -52,6 +52,7 @@ from datetime import datetime, timedelta
 from enum import Enum
 
 from pbp.errors import NotAllowedError, RulesError
+from pbp.i18n import Msg
 from pbp.rules.aspects import compellable
 from pbp.rules.bookkeeping import revealed
 from pbp.rules.fate_points import GM, FateLedger, gain_fate_points, gm_gain, gm_spend, spend_fate_point
@@ -182,7 +183,7 @@ def offer(table: Table, id: int, target: str, aspect: str, kind: str | CompelKin
         payer = find_character(table, by)
         changes.append(spend_fate_point(payer, f"offering compel #{id}"))
         compel.escrow = 1
-        changes.append(Change("escrow", f"compel #{id}", 0, 1, f"held from {by}"))
+        changes.append(Change("escrow", Msg("compel #{id}", id=id), 0, 1, Msg("held from {who}", who=by)))
         compel.state = CompelState.AWAITING_GM
         note, tell = f"{by}'s point held in escrow", (GM, by)
         said = f"{by} proposes a compel on {victim.name}'s {found.name} ({kind.value}); the GM approves or denies"
@@ -221,12 +222,13 @@ def approve(compel: CompelRecord, table: Table, by: str, now: datetime,
         target = find_character(table, compel.target)
         change = gain_fate_points(target, 1, f"self-compel #{compel.id} approved")
         return _move(compel, now, GM, "approve", CompelState.ACCEPTED, [change], (compel.target, GM),
-                     f"the GM counts it as a compel: {compel.target} gains a fate point")
+                     Msg("the GM counts it as a compel: {who} gains a fate point", who=compel.target))
     if deadline is not None:
         compel.deadline = deadline
     return _move(compel, now, GM, "approve", CompelState.OFFERED, [], compel.parties(),
-                 f"the GM approves {compel.proposer}'s compel on {compel.target}'s {compel.aspect}: "
-                 f"{'the GM' if compel.npc_target else compel.target} accepts or refuses")
+                 Msg("the GM approves {proposer}'s compel on {target}'s {aspect}: {who} accepts or refuses",
+                     proposer=compel.proposer, target=compel.target, aspect=compel.aspect,
+                     who=Msg("the GM") if compel.npc_target else compel.target))
 
 
 def deny(compel: CompelRecord, table: Table, by: str, now: datetime, reason: str = "") -> Transition:
@@ -234,7 +236,8 @@ def deny(compel: CompelRecord, table: Table, by: str, now: datetime, reason: str
     _gm_only(compel, by, "deny")
     _expect(compel, CompelState.AWAITING_GM, "denied")
     return _close_returning(compel, table, now, by, "deny", CompelState.DENIED, reason,
-                            f"the GM denies compel #{compel.id}" + (f": {reason}" if reason else ""))
+                            Msg("the GM denies compel #{id}: {reason}", id=compel.id, reason=reason) if reason else
+                            Msg("the GM denies compel #{id}", id=compel.id))
 
 
 # -- the target's answers -------------------------------------------------------------------
@@ -256,12 +259,13 @@ def refuse(compel: CompelRecord, table: Table, by: str, now: datetime,
     _expect(compel, CompelState.OFFERED, "refused")
     if compel.kind is CompelKind.DECISION:
         return _close_returning(compel, table, now, by, "refuse", CompelState.REFUSED, "a decision, free to refuse",
-                                f"{compel.target} refuses the compel on {compel.aspect}")
+                                Msg("{who} refuses the compel on {aspect}", who=compel.target, aspect=compel.aspect))
     proposer = _escrow_owner(compel, table)
     cost = _refusal_cost(compel, table, ledger)   # raises, changing nothing, at zero points
     changes = [cost, *_return_escrow(compel, proposer)]
     return _move(compel, now, by, "refuse", CompelState.REFUSED, changes, compel.parties(),
-                 f"{compel.target} refuses the compel on {compel.aspect} and pays a fate point",
+                 Msg("{who} refuses the compel on {aspect} and pays a fate point", who=compel.target,
+                     aspect=compel.aspect),
                  "an event: the refusal costs a point")
 
 
@@ -304,7 +308,8 @@ def withdraw(compel: CompelRecord, table: Table, by: str, now: datetime, gm_agre
                 expected="the GM's /withdraw", example=f"/withdraw #{compel.id}",
             )
     return _close_returning(compel, table, now, by, "withdraw", CompelState.WITHDRAWN, reason,
-                            f"compel #{compel.id} is withdrawn at no cost" + (f": {reason}" if reason else ""))
+                            Msg("compel #{id} is withdrawn at no cost: {reason}", id=compel.id, reason=reason) if reason
+                            else Msg("compel #{id} is withdrawn at no cost", id=compel.id))
 
 
 def expire(compel: CompelRecord, table: Table, now: datetime, ledger: FateLedger | None = None) -> Transition | None:
@@ -316,7 +321,7 @@ def expire(compel: CompelRecord, table: Table, now: datetime, ledger: FateLedger
         return _accepted(compel, table, now, DEADLINE, ledger, "expire")
     return _close_returning(compel, table, now, DEADLINE, "expire", CompelState.DENIED,
                             "the GM did not answer in time",
-                            f"compel #{compel.id} was not approved in time and lapses")
+                            Msg("compel #{id} was not approved in time and lapses", id=compel.id))
 
 
 def reminder_due(compel: CompelRecord, now: datetime, lead: timedelta) -> bool:
@@ -342,21 +347,22 @@ def _accepted(compel: CompelRecord, table: Table, now: datetime, by: str, ledger
         pool = _ledger(ledger, compel)
         changes = []
         if compel.escrow:
-            changes = [Change("escrow", f"compel #{compel.id}", compel.escrow, 0, "to the GM's pool"),
+            changes = [Change("escrow", Msg("compel #{id}", id=compel.id), compel.escrow, 0, Msg("to the GM's pool")),
                        gm_gain(pool, f"{why} ({compel.target})", compel.escrow)]
             pool.compel_point = True      # carried to the next scene if it ends this one
-        gained = "the GM's pool"
+        gained = Msg("the GM's pool")
     else:
         target = find_character(table, compel.target)
         changes = []
         if compel.escrow:
-            changes.append(Change("escrow", f"compel #{compel.id}", compel.escrow, 0, f"to {target.name}"))
+            changes.append(Change("escrow", Msg("compel #{id}", id=compel.id), compel.escrow, 0, Msg("to {who}", who=target.name)))
         changes.append(gain_fate_points(target, compel.escrow or 1, why))
         gained = target.name
     compel.escrow = 0
     note = "the deadline passed: accepted by default" if by == DEADLINE else ""
     return _move(compel, now, by, verb, CompelState.ACCEPTED, changes, compel.parties(),
-                 f"{compel.target} accepts the compel on {compel.aspect}; {gained} gains a fate point", note)
+                 Msg("{who} accepts the compel on {aspect}; {gained} gains a fate point", who=compel.target,
+                     aspect=compel.aspect, gained=gained), note)
 
 
 def _close_returning(compel: CompelRecord, table: Table, now: datetime, by: str, verb: str,
@@ -376,7 +382,7 @@ def _return_escrow(compel: CompelRecord, proposer: Character | None) -> list[Cha
     if not compel.escrow or proposer is None:
         return []
     n, compel.escrow = compel.escrow, 0
-    return [Change("escrow", f"compel #{compel.id}", n, 0, f"back to {proposer.name}"),
+    return [Change("escrow", Msg("compel #{id}", id=compel.id), n, 0, Msg("back to {who}", who=proposer.name)),
             gain_fate_points(proposer, n, f"compel #{compel.id} not taken: escrow returned")]
 
 

@@ -10,6 +10,7 @@ from typing import Iterable, Mapping
 
 from pbp.commands import StuntUse
 from pbp.errors import RulesError
+from pbp.i18n import Msg
 from pbp.rules.dice import DiceSource
 from pbp.rules.ladder import describe
 from pbp.rules.names import lookup_skill, same_name
@@ -49,7 +50,7 @@ def skill_rating(modifiers: list[Modifier]) -> int:
     return sum(m.value for m in modifiers if m.source == "skill")
 
 
-NO_SKILL = "(no skill)"
+NO_SKILL = Msg("(no skill)")   # said in the campaign's language where a sentence names it
 """What an NPC resists with when it has none of the skills allowed: Mediocre (+0)."""
 
 

@@ -41,7 +41,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from pbp.i18n import Msg
+from pbp.i18n import N_, Joined, Msg
+from pbp.i18n.words import ENGLISH_WORDS, GAME_WORDS, TO_BE_NAMED
 from pbp.errors import RulesError
 from pbp.rules.bookkeeping import Report, grant_free_invokes, remove_aspect
 from pbp.rules.names import find_character, quote
@@ -93,7 +94,8 @@ class Plan:
             parts.append(self.model.describe(self.stress))
         if len(parts) == 1:
             return parts[0]
-        return Msg("{first} + {second}", first=parts[0], second=" + ".join(parts[1:])) if parts else Msg("nothing")
+        rest = Joined([part for n, p in enumerate(parts[1:]) for part in ((p,) if not n else (" + ", p))])
+        return Msg("{first} + {second}", first=parts[0], second=rest) if parts else Msg("nothing")
 
     def command(self) -> str:
         """The ``/absorb`` line that asks for this plan."""
@@ -391,8 +393,9 @@ def _base(severity: str) -> str:
     return "mild" if severity == "mild2" else severity
 
 
-def _severity_words(severity: str) -> str:
-    return "extra mild" if severity == "mild2" else severity
+def _severity_words(severity: str) -> Msg:
+    """A severity as an absorption names it, in the campaign's language when said."""
+    return Msg("{severity}", severity=N_("extra mild") if severity == "mild2" else severity)
 
 
 def _cost(chosen: tuple[_Slot, ...], stress: int) -> tuple:
@@ -425,16 +428,23 @@ def _plan(ch: Character, track: str, shifts: int, boxes: list[bool], chosen: tup
 
 
 def _placeholder(ch: Character, severity: str, track: str, taken: set[str], system: System) -> str:
-    base = f"{_base(severity).capitalize()} {system.harm_nouns.get(track, 'Harm')}"
+    words = GAME_WORDS.get(getattr(system, "language", "en"), ENGLISH_WORDS)
+    if words.harm_nouns:       # the campaign's language: "Ferimento Moderado (a nomear)"
+        noun = words.harm_nouns.get(track, words.harm_nouns["Harm"])
+        base = f"{noun} {words.placeholder_severities.get(_base(severity), _base(severity))}"
+    else:
+        base = f"{_base(severity).capitalize()} {system.harm_nouns.get(track, 'Harm')}"
     used = {s.aspect.casefold() for s in ch.consequences if s.aspect} | taken
-    name, n = f"{base} (to be named)", 2
+    mark = words.to_be_named
+    name, n = f"{base} {mark}", 2
     while name.casefold() in used:
-        name, n = f"{base} #{n} (to be named)", n + 1
+        name, n = f"{base} #{n} {mark}", n + 1
     return name
 
 
 def is_placeholder(name: str) -> bool:
-    return name.endswith("(to be named)")
+    """A consequence named for the player to rename, in any language's words."""
+    return name.endswith(TO_BE_NAMED)
 
 
 def _chosen_slots(ch: Character, slots: list[Consequence], track: str,

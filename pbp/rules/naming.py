@@ -4,6 +4,8 @@ writes it, a list of names. A leaf: the systems' own tables and teamwork read th
 the systems' registry)."""
 from __future__ import annotations
 
+from pbp.i18n import Names
+
 GM = "GM"
 """The GM's side wherever a party, a payer, a holder or a viewer is named; as a viewer, the
 one who knows every aspect, hidden or not (the rules modules all take it from here)."""
@@ -15,6 +17,6 @@ def quote(name: str) -> str:
 
 
 def and_names(names) -> str:
-    """"Ruth", "Ruth and Ethan", "Ruth, Ethan and Cassandra"."""
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    """"Ruth", "Ruth and Ethan", "Ruth, Ethan and Cassandra" (a :class:`pbp.i18n.Names`: in a
+    sentence of pbp's, said with the campaign's language's "and")."""
+    return Names(names)

@@ -14,7 +14,7 @@ _LATEST_ROWS = 20
 
 def binding(campaign: m.Campaign) -> Binding:
     return Binding(slug=campaign.slug, name=campaign.name, address=campaign.address or "",
-                   forum=dict(campaign.forum or {}))
+                   forum=dict(campaign.forum or {}), language=(campaign.settings or {}).get("language") or "en")
 
 
 def forum_bindings() -> tuple[Binding, ...]:

@@ -203,6 +203,12 @@ def exchange_code(provider: Provider, client_id: str, code: str, redirect_uri: s
     return body
 
 
+def unwritable(path: Path, exc: OSError) -> ConfigError:
+    return ConfigError(f"cannot write beside the OAuth token file {path}: {exc.strerror or exc}",
+                       hint="put token_file in a folder the daemon's user may write, e.g. "
+                            "/var/lib/pbp/oauth-token.json (docs/pbp.service's ReadWritePaths)")
+
+
 class TokenSource:
     """An access token for a mailbox, refreshed with the refresh token in ``token_file``
     (RFC 6749, 6) when it is about to expire; a new refresh token the provider sends
@@ -234,14 +240,20 @@ class TokenSource:
         if not refresh:
             raise OAuthError(f"{self.provider.name} sent no refresh token", error="invalid_grant",
                              hint="the app registration must allow offline access (scope offline_access)")
-        self.token_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.token_file.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"provider": self.provider.name, "refresh_token": refresh}, out)
-        os.replace(tmp, self.token_file)
+        try:
+            self.token_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.token_file.with_suffix(".tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump({"provider": self.provider.name, "refresh_token": refresh}, out)
+            os.replace(tmp, self.token_file)
+        except OSError as exc:
+            raise unwritable(self.token_file, exc) from exc
         self._access = response.get("access_token")
         self._expires_at = self.clock() + float(response.get("expires_in", 3600)) - EARLY_SECONDS
+
+    def stored_refresh_token(self) -> str | None:
+        return self._stored().get("refresh_token")
 
     def _stored(self) -> dict:
         try:
@@ -260,8 +272,12 @@ class TokenSource:
         with self._lock:
             if self._access and self.clock() < self._expires_at:
                 return self._access
-            self.token_file.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.token_file.with_name(self.token_file.name + ".lock"), "a") as lock:
+            try:
+                self.token_file.parent.mkdir(parents=True, exist_ok=True)
+                lock = open(self.token_file.with_name(self.token_file.name + ".lock"), "a")
+            except OSError as exc:
+                raise unwritable(self.token_file, exc) from exc
+            with lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 self._refresh()
             return self._access

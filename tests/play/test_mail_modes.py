@@ -193,4 +193,74 @@ def test_settings_mute_and_unmute_by_mail_and_by_the_cli(mt, chicago):
     with pytest.raises(ConfigError, match="known: digest, every, mine"):
         set_member(chicago, ETHAN, ["mail=some"])
     assert set_member(chicago, ETHAN, ["mail=every"]) == "tz=UTC quiet=off"
-    assert play(chicago).people[ETHAN].digest_due is None
+    assert play(chicago).people[ETHAN].digest_due is not None      # what it holds goes at the next tick
+
+
+def test_a_gm_on_mine_still_gets_what_the_gm_must_act_on(mt, chicago):
+    """The GM reads only what concerns them, and what they must act on: the turn handed to
+    an NPC, a player's compel to approve; a player's prose does not come, and a digest that
+    holds a secret roll's table mail says only what the table read."""
+    assert mt.post("GM", "/settings mail=mine").status == "applied"
+    assert mt.post("Ethan", "/settings mail=digest digest_at=9", at=datetime(2026, 11, 30, 8, 0)).status == "applied"
+    scene = mt.post("GM", '/scene start "Warehouse"\n/conflict start Ruth, Ethan, Ghoul first Ruth',
+                    subject="The warehouse", at=datetime(2026, 11, 30, 10, 0))
+    # a new mail, not a reply to the GM's (that would be "a reply to me")
+    prose = mt.post("Ruth", "Ruth looks around the warehouse.", subject="Warehouse", at=datetime(2026, 11, 30, 10, 10))
+    assert prose.status == "applied" and GM not in {a for r in prose.replies for a in r.to}
+    handoff = mt.post("Ruth", "/next Ghoul", reply_to=prose, at=datetime(2026, 11, 30, 10, 20))
+    assert GM in handoff.replies[0].to                          # the turn came to the GM's NPC
+    secret = mt.post("GM", "The ghoul sniffs the air.\n/as Ghoul overcome Notice vs Fair secret", dice="++++",
+                     reply_to=handoff, at=datetime(2026, 11, 30, 10, 30))
+    assert secret.status == "applied", secret.outcome.errors
+    assert ETHAN not in {a for r in secret.replies for a in r.to}          # held for his digest
+    onward = mt.post("GM", "/as Ghoul next Ethan", reply_to=secret, at=datetime(2026, 11, 30, 10, 35))
+    assert ETHAN in onward.replies[0].to                                    # his turn: at once
+    offer = mt.post("Charles", '/compel Ruth "Hair-Trigger Temper" event "The ghoul\'s taunt"',
+                    subject="The bar", at=datetime(2026, 11, 30, 10, 40))
+    assert any(r.to == [GM] and "needs your approval" in r.subject for r in offer.replies)
+    digest = mt.tick(datetime(2026, 12, 1, 9, 0))
+    [mail] = [r for r in digest.replies if r.to == [ETHAN]]
+    assert "Ruth looks around the warehouse." in mail.text and "Ghoul hands the turn to Ethan." not in mail.text
+    assert "The ghoul sniffs the air." in mail.text
+    gm_view = next(r.text for r in secret.replies if r.to == [GM])
+    assert "[+] [+] [+] [+]" in gm_view                          # the GM's copy has the dice
+    assert "[+] [+] [+] [+]" not in mail.text and "+6" not in mail.text
+    assert "Ethan: it is your turn" in mail.text
+
+
+def test_the_digest_hour_is_the_members_own(chicago):
+    from pbp.play.people import MemberSettings, next_digest
+
+    ny = MemberSettings(tz="America/New_York", mail="digest", digest_at=7)
+    assert next_digest(ny, datetime(2026, 12, 1, 11, 0)) == datetime(2026, 12, 1, 12, 0)     # 07:00 EST
+    assert next_digest(ny, datetime(2026, 12, 1, 12, 0)) == datetime(2026, 12, 2, 12, 0)     # a day later
+    summer = MemberSettings(tz="America/New_York", mail="digest", digest_at=7)
+    assert next_digest(summer, datetime(2027, 3, 15, 0, 0)) == datetime(2027, 3, 15, 11, 0)  # 07:00 EDT
+    quiet = MemberSettings(tz="Europe/Lisbon", quiet=(22 * 60, 9 * 60), mail="digest", digest_at=23)
+    assert next_digest(quiet, datetime(2026, 12, 1, 12, 0)) == datetime(2026, 12, 2, 9, 0)   # past the quiet hours
+
+
+def test_a_removed_member_leaves_no_mail_held_for_them(mt, chicago):
+    from pbp.members import add_member
+    from pbp.sheetedit import remove_member
+
+    add_member(chicago, "watcher@pbp.localhost")
+    set_member(chicago, "watcher@pbp.localhost", ["mail=digest"])
+    step = mt.post("GM", '/scene start "Warehouse"\nThe warehouse smells of rot.', subject="The warehouse")
+    assert "watcher@pbp.localhost" not in step.replies[0].to
+    assert m.DigestItem.select().where(m.DigestItem.email == "watcher@pbp.localhost").count() == 1
+    remove_member(chicago, "watcher@pbp.localhost")
+    assert not m.DigestItem.select().exists()
+
+
+def test_leaving_the_digest_sends_what_it_holds_at_once(mt, chicago):
+    assert mt.post("Ethan", "/settings mail=digest", at=datetime(2026, 11, 30, 8, 0)).status == "applied"
+    mt.post("GM", '/scene start "Warehouse"\nThe warehouse smells of rot.', subject="The warehouse",
+            at=datetime(2026, 11, 30, 9, 0))
+    back = mt.post("Ethan", "/settings mail=every", at=datetime(2026, 11, 30, 10, 0))
+    assert back.status == "applied" and "mail=" not in back.text
+    last = mt.tick(datetime(2026, 11, 30, 10, 1))
+    [mail] = [r for r in last.replies if r.to == [ETHAN]]
+    assert "Your digest: 1 mail of the table" in mail.subject and "The warehouse smells of rot." in mail.text
+    assert play(chicago).people[ETHAN].digest_due is None and not m.DigestItem.select().exists()
+    assert mt.tick(datetime(2026, 12, 1, 18, 0)).replies == []

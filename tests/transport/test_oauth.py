@@ -163,6 +163,16 @@ def test_a_revoked_refresh_token_says_to_sign_in_again(endpoint, tmp_path):
     assert "pbp init --oauth microsoft" in missing.value.hint
 
 
+def test_a_token_file_pbp_cannot_write_names_the_file_and_the_fix(endpoint, tmp_path):
+    (tmp_path / "etc").write_text("a file where a folder should be")   # (root may write anywhere: no chmod)
+    tokens = TokenSource(endpoint.provider(), CLIENT_ID, tmp_path / "etc" / "oauth-token.json")
+    for attempt in (lambda: tokens.save({"access_token": "a", "refresh_token": "r"}), tokens.access_token):
+        with pytest.raises(ConfigError, match="cannot write beside the OAuth token file") as caught:
+            attempt()
+        assert str(tmp_path / "etc" / "oauth-token.json") in str(caught.value)
+        assert "/var/lib/pbp/oauth-token.json" in caught.value.hint
+
+
 def test_an_unreachable_token_endpoint_is_temporary(tmp_path):
     from pbp.transport.oauth import Provider
 
@@ -321,6 +331,15 @@ def test_init_oauth_writes_the_oauth_settings(tmp_path):
     assert "login.microsoftonline.com/contoso.com/" in config.oauth_tokens.provider.device_url
 
 
+def test_init_keeps_the_token_beside_an_absolute_sqlite_database():
+    """Under docs/pbp.service only /var/lib/pbp is writable: the token goes where the database does."""
+    from pbp.oauth_signin import token_file_beside
+
+    assert token_file_beside("sqlite:////var/lib/pbp/pbp.db") == "/var/lib/pbp/oauth-token.json"
+    assert token_file_beside(None) == token_file_beside("sqlite:///pbp.db") == "oauth-token.json"
+    assert token_file_beside("postgresql://pbp@127.0.0.1/pbp") == "oauth-token.json"
+
+
 @pytest.mark.parametrize("argv, words", [
     (["--imap", "outlook.office365.com", "--username", USER, "--oauth", "microsoft"],
      ("--oauth needs --client-id", "example:  pbp init --oauth microsoft")),
@@ -345,6 +364,10 @@ def test_init_oauth_signs_in_by_the_device_flow_and_again_after_a_revocation(
 
     endpoint.interval, endpoint.slow_down_at = 1, None
     path = oauth_config(tmp_path, endpoint, oauth_dovecot, tls_ca)
+    assert main(["-c", str(path), "check-config"]) == 1
+    checked = capsys.readouterr().out
+    assert f"FAIL  oauth microsoft token: no refresh token in {tmp_path / 'oauth-token.json'}" in checked
+    assert "hint: sign in once: pbp init --oauth microsoft" in checked
     browser = approve_in_browser(endpoint)
     assert main(["-c", str(path), "init", "--oauth", "microsoft"]) == 0
     browser.join()
@@ -353,6 +376,10 @@ def test_init_oauth_signs_in_by_the_device_flow_and_again_after_a_revocation(
     assert "signed in: the refresh token is kept in" in out
     kept = tmp_path / "oauth-token.json"
     assert kept.stat().st_mode & 0o777 == 0o600
+    main(["-c", str(path), "check-config"])         # (its SMTP server is not up here)
+    checked = capsys.readouterr().out
+    assert f"ok    oauth microsoft token: {kept} (refresh token kept)" in checked
+    assert f"ok    imap {oauth_dovecot.host} mailbox INBOX: logged in as {USER}" in checked
     oauth_dovecot.clear(USER)
     oauth_dovecot.append(USER, RAW)
     with ImapInbox(load_config(path).imap_settings()) as inbox:       # the daemon, later

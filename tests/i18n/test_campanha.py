@@ -1,0 +1,136 @@
+"""A whole campaign played in Portuguese through the pipeline (issue 29): every system the
+issue covers beside the conflict of test_conflito.py (compels offered by the GM and by a
+player, approved, denied, refused and accepted at their deadline; errors; /ficha, /mesa,
+/resumo; a challenge with its deadline; a contest with a threat and a twist; a short
+conflict with a consequence and someone taken out; settings, away and back; a free scene's
+pace with its reminders and deadline; a milestone and advancement), by mail, with the
+daemon's deadline job in between (tests/golden/campanha_em_portugues).
+
+It reads every mail pbp sent and fails on English: the words of :data:`ENGLISH_WORDS` that
+pbp's English sentences use and no Portuguese sentence has, looked for in what pbp wrote,
+with the players' own words (their posts, quoted names) and the sample sheets' English
+aspects and stunts taken out first. The transcript is the review: read it when it changes.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from tests.play import golden
+
+CASE = "campanha_em_portugues"
+SAMPLE = Path(__file__).resolve().parents[2] / "pbp" / "samples" / "chicago"
+
+#: English words of pbp's sentences that Portuguese does not write ("a", "as", "no", "do",
+#: "post", "mental" are Portuguese words too, and left out)
+ENGLISH_WORDS = frozenset("""
+the and with by for from your you is are was has have not yes of to in on at or
+this that these those what which who when where until after before
+turn round next posts posted waiting waits wait still left due deadline remind reminder reminders
+stress consequence consequences mild moderate severe physical
+invoke invokes invoked compel compels compelled accept accepts accepted refuse refuses refused
+approve approves approved deny denies denied approval
+challenge challenges task tasks contest contests victory victories twist threat exchange
+overcome overcomes advantage create creates attack attacks defend defends defended
+absorb absorbs absorbed taken out concede concedes conceded
+success succeeds fail fails failure tie style shift shifts effort boost cost
+milestone milestones advance advancement refresh skill skills aspect aspects stunt stunts
+scene scenes conflict begins ends over done free held holds
+away back pass passes passed order pace stall
+sheet sheets table changed nothing line expected example error could did
+player players fate points point GM nobody anyone everyone
+""".split())
+_WORD = re.compile(r"[A-Za-zÀ-ÿ'’]+")
+
+
+#: What is still English in a Portuguese campaign, each the opening of one of pbp's sentences
+#: (docs/jogar-em-portugues.md, "O que ainda está em inglês"): a line with one of them is not
+#: counted. The list only shrinks; a sentence of pbp's not in it fails the test.
+STILL_ENGLISH = (
+    # challenges
+    'Challenge "', "done by ", "Narrate from these", "At a cost:", "Not taken:",
+    # contests and teamwork
+    'Contest "', "Exchange ", "Each side: one overcome", " victories; this exchange", " victory; this exchange",
+    " want: ", "Threat: ", "'s attack with ", "rolls for ", "(the threat's attack", "side has rolled",
+    "no twist is owed", "the next exchange, or help", "advantage failed", "helped ", " helps ", "will help ",
+    "succeeds at a minor cost", "gains a boost", "Boost",
+    # scenes, the table, the recap
+    "Scene ", "No conflict is going on", "No situation aspects", "Aspects in play", "a consequence on ",
+    "may begin recovery", "The story so far", "- The GM:", "Roll #",
+    # advancement
+    "milestone", "Advancement #", "advancement #", "1 change from the minor list", "Each player may now ask",
+    "That is: ", "changes this milestone allows", "the sheet stays as it is",
+    # time, away, pace, settings
+    "Away: ", " is away until ", " is back.", "Next to post", "did not post by", " passes this round",
+    "Posting order", "the scene waits for your post", "your post by", "Your settings", "setting the posting order",
+    "a GM address", "did not roll by",
+    # errors
+    "has no skill", "a skill on ", "expected the name", "the name of who you attack", "tasks of the challenge",
+    "one of Ethan", "a situation aspect added", "/avançar skills.",
+)
+
+
+def english_in(text: str, allowed: set[str]) -> list[str]:
+    """The lines of ``text`` with an English word (:data:`ENGLISH_WORDS`) in what pbp wrote
+    (``allowed``: the players' and the sheets' words, taken out first)."""
+    words = {w.casefold() for w in ENGLISH_WORDS}
+    found = []
+    for line in text.splitlines():
+        if line.startswith(("=== ", "--- to:")) or any(still in line for still in STILL_ENGLISH):
+            continue
+        said = line
+        for phrase in sorted(allowed, key=len, reverse=True):
+            said = said.replace(phrase, " ")
+        hits = [w for w in _WORD.findall(said) if w.casefold().strip("'’") in words
+                or w.casefold().removesuffix("'s") in words]
+        if hits:
+            found.append(f"{hits}: {line.strip()}")
+    return found
+
+
+def _sheet_words() -> set[str]:
+    """The sample sheets' own English: names, aspects, stunts and their circumstances."""
+    found: set[str] = set()
+
+    def walk(value):
+        if isinstance(value, str):
+            found.add(value)
+        elif isinstance(value, dict):
+            for key, v in value.items():
+                if key not in ("player", "kind", "skill", "action"):
+                    walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for path in SAMPLE.glob("*.toml"):
+        walk(tomllib.loads(path.read_text(encoding="utf-8")))
+    return {w for w in found if len(w) > 2}
+
+
+def _players_words() -> set[str]:
+    script = golden.GOLDEN / CASE / "mails.txt"
+    allowed = set(re.findall(r'"([^"\n]+)"', script.read_text(encoding="utf-8")))
+    for entry in golden.read_script(script):
+        allowed.update(line.strip() for line in entry.body.splitlines() if line.strip())
+    # the golden scripts' default subject (tests/play/golden.py), and the game's name
+    return allowed | {"The conflict", "(Fate:"}
+
+
+def test_the_word_list_finds_english_and_not_portuguese():
+    """The heuristic can fail: it finds pbp's English sentences, and passes Portuguese ones."""
+    assert english_in("┃   Compel #1: The GM compels Ruth's aspect (event):", set())
+    assert english_in("If nobody answers by Wed 2 Dec 09:00 UTC, the compel is accepted.", set())
+    assert not english_in("┃   Forçar #1: o MJ força o aspecto de Ruth (evento):", set())
+    assert not english_in("Nada do seu post foi aplicado, porque a linha 2 não pôde ser lida:", set())
+    assert english_in("┃   Ruth did not answer by Tue 1 Dec 18:00 UTC: the cheapest absorption applies.", set())
+    assert not english_in('┃   façanha      Bookworm: +2 em Saber quando você superar (when I have time in a '
+                          'library)', {"when I have time in a library", "Bookworm"})
+
+
+def test_a_whole_campaign_in_portuguese(mesa, config, update):
+    table, transcript = golden.check(CASE, config, update)
+    assert len(table.steps) >= 50
+    left = english_in(transcript, _players_words() | _sheet_words())
+    assert left == [], f"{len(left)} line(s) of English in a Portuguese campaign:\n  " + "\n  ".join(left)
