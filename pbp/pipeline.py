@@ -429,18 +429,27 @@ def _apply(base: PostOutcome, record: dict, mail: NeutralPost, campaign: m.Campa
     base.shown_results = post.shown_results
     base.replies = sent
     _INSERT_MESSAGE(**record, **keys, campaign=campaign, status="applied",
-                    result=_kept_result(base, results, post.__dict__.get("_recorded", {})))
+                    result=_kept_result(base, results, post.__dict__.get("_recorded", {}), post.__dict__.get("_archived")))
     return base
 
 
-def _kept_result(base: PostOutcome, results: list, recorded: dict) -> dict:
+def _kept_result(base: PostOutcome, results: list, recorded: dict, archived: tuple[int, list] | None) -> dict:
     """What an applied post's message row keeps of its outcome (issue 23): not what the
-    row's columns, the outbox (its replies) and the ledger hold already. A result in the
+    row's columns, the outbox (its replies), the archive and the ledger hold already. A
+    result the table read as it is (the archive record's ``facts``, ``archived`` its id and
+    facts) keeps only its place there, ``{"fact": 0}``, with its ledger hash; another in the
     ledger keeps its ledger hash and only what differs from what was recorded there (its
-    changes; effects added after the roll was recorded); :func:`_stored` puts it back
-    together from the ledger row."""
+    changes; effects added after the roll was recorded). :func:`_stored` puts them back
+    together from the archive and ledger rows."""
     kept = []
+    archive_id, facts = archived if archived is not None else (None, [])
+    cited = False
     for d, res in zip(base.results, results):
+        core = {k: v for k, v in d.items() if k not in _OUTCOME_ONLY}
+        if core in facts:
+            kept.append({"fact": facts.index(core), **{k: d[k] for k in _OUTCOME_ONLY if k in d}})
+            cited = True
+            continue
         ledger = recorded.get(id(res))
         if ledger is None or "ledger" not in d:
             kept.append(d)
@@ -449,7 +458,15 @@ def _kept_result(base: PostOutcome, results: list, recorded: dict) -> dict:
     # the first reply's own id: how a resent copy finds the original result in the outbox
     # (another sender's mail with the same Message-ID is another post, :func:`_first_reply`)
     first = [{"message_id": base.replies[0]["message_id"]}] if base.replies else []
-    return {"campaign": base.campaign, "errors": base.errors, "results": kept, "replies": first}
+    out = {"campaign": base.campaign, "errors": base.errors, "results": kept, "replies": first}
+    if cited:
+        out["archive"] = archive_id
+    return out
+
+
+#: what an outcome's result has beside the result itself (its ledger hash, a secret roll's mark)
+_OUTCOME_ONLY = ("ledger", "secret")
+_FACTS = Select(lambda archive_id: m.ArchivePost.select(m.ArchivePost.facts).where(m.ArchivePost.id == archive_id))
 
 
 def _open_post(campaign: m.Campaign, author: Author, ctx: Context, replied_to: str | None = None, *,
@@ -587,7 +604,7 @@ def _commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: C
                                                    campaign.name, of_settings(campaign.settings).say(GM_ONLY))))
     sent = _send(replies, campaign, source.id if source is not None else None, ctx, threads=post.play.threads,
                  people=post.play.people)
-    archive.keep(campaign, post=post, source=source, commands=commands, seen=seen, shown=shown, gm=gm_copy,
+    post.__dict__["_archived"] = archive.keep(campaign, post=post, source=source, commands=commands, seen=seen, shown=shown, gm=gm_copy,
                  private=[{"to": list(t.to), "subject": t.subject, "text": t.text} for t in post.tells], sent=sent)
     play = _save_play(campaign, post.play, ctx.config, table_written=saved.wrote)
     repo.keep(campaign, post.table, saved, play)     # for its next post (pbp.store.repo)
@@ -933,6 +950,11 @@ def _notice_due(key: str, now: datetime, every: timedelta) -> bool:
 def _stored(message: m.Message, status: str, reason: str = "") -> PostOutcome:
     stored = dict(message.result or {})
     results = stored.get("results", [])
+    if stored.get("archive") is not None:      # results the table read as they are: the archive's facts
+        found = _FACTS(stored["archive"])
+        facts = found[0]["facts"] if found else []
+        results = [{k: v for k, v in sorted({**facts[r["fact"]], **r}.items()) if k != "fact"}
+                   if "fact" in r and r["fact"] < len(facts) else r for r in results]
     if any("ledger" in r and "command" not in r for r in results):    # kept short (_kept_result)
         rolls = {row.hash[:8]: row for row in m.RollRecord.select().where(m.RollRecord.message_id == message.message_id)}
         results = [{**repo.ledger_view(rolls[r["ledger"]]), **r} if "command" not in r and r.get("ledger") in rolls

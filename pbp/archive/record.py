@@ -22,12 +22,14 @@ _LAST_SCENE = Select(lambda campaign_id: m.ArchivePost.select(
 
 
 def keep(campaign: m.Campaign, *, post, source, commands, seen, shown: str, gm: str, private: list[dict],
-         sent: list[dict]) -> None:
+         sent: list[dict]) -> tuple[int, list[dict]] | None:
     """One ``ArchivePost`` row. ``post`` is the applied :class:`pbp.play.core.Post`,
     ``source`` the :class:`pbp.posts.NeutralPost` (None for a deadline round), ``seen`` the
-    :class:`pbp.views.Views`, ``shown``/``gm`` the Markdown bodies ("" when not sent)."""
+    :class:`pbp.views.Views`, ``shown``/``gm`` the Markdown bodies ("" when not sent).
+    Returns the row's id and its ``facts`` (the post's message row refers to them rather
+    than repeat them, :func:`pbp.pipeline._kept_result`); None when no row was kept."""
     if source is None and not sent:
-        return
+        return None
     play = post.play
     conflict = play.conflict
     turn = conflict.turns.current if conflict is not None and not conflict.ended else None
@@ -47,10 +49,11 @@ def keep(campaign: m.Campaign, *, post, source, commands, seen, shown: str, gm: 
         author, author_name = source.author, source.author_name
     else:
         post_id, kind, text, subject, author, author_name = sent[0]["message_id"], "deadline", "", "", "", ""
-    _INSERT(
+    row_id = _INSERT(
         campaign=campaign.id, post_id=post_id, source=kind, author=author, author_name=author_name or "",
         at=post.now, subject=subject or "", text=text or "",
         command_lines=sorted({cmd.line for cmd in commands or ()}),
         scene=name, scene_number=number, scene_open=scene is not None,
         turn=turn, shown=shown, gm=gm, private=private, facts=facts,
         roll_ids=[rid for rid, _ in post.ledger.values()])
+    return row_id, facts
