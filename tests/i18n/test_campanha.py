@@ -57,9 +57,11 @@ STILL_ENGLISH = (
     "succeeds at a minor cost", "gains a boost", "Boost",
     # scenes, the table, the recap
     "Scene ", "No conflict is going on", "No situation aspects", "Aspects in play", "a consequence on ",
-    "may begin recovery", "The story so far", "- The GM:", "Roll #",
+    "may begin recovery",
+    # a roll's summary is kept in the play state as it was written, in English
+    "'s attack on ", "'s defence with ",
     # advancement
-    "milestone", "Advancement #", "advancement #", "1 change from the minor list", "Each player may now ask",
+    "Ruth asks, at the major milestone", "do not fit the milestone", "Advancement #", "advancement #", "1 change from the minor list", "Each player may now ask",
     "That is: ", "changes this milestone allows", "the sheet stays as it is",
     "did not roll by",
     # errors
