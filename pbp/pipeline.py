@@ -22,7 +22,7 @@ from peewee import IntegrityError, InterfaceError, OperationalError
 
 from pbp import commands as c
 from pbp import copies, faults
-from pbp.i18n import Msg, of_settings
+from pbp.i18n import ENGLISH, Language, Msg, of_settings
 from pbp.archive import record as archive
 from pbp.beacon import from_config as beacon_from_config
 from pbp.config import Config
@@ -1046,7 +1046,8 @@ def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *
     Its dates are written for its readers first (:func:`_dated_for`)."""
     out = []
     now = ctx.clock()
-    replies = [_dated_for(reply, now, people or {}) for reply in replies]
+    language = of_settings(getattr(campaign, "settings", None))
+    replies = [_dated_for(reply, now, people or {}, language) for reply in replies]
     held = bounces.not_mailed(campaign, "held")
     for reply, written_rows in adapters.write(replies, campaign, ctx.config, now, ctx.adapters):
         for written in written_rows:
@@ -1068,7 +1069,7 @@ def _send(replies: list[Reply], campaign, source_id: str | None, ctx: Context, *
     return out
 
 
-def _dated_for(reply: Reply, now, people: dict) -> Reply:
+def _dated_for(reply: Reply, now, people: dict, language: Language = ENGLISH) -> Reply:
     """The reply with each deadline in it read by its readers (:func:`pbp.play.dates.for_reader`):
     the table's shared mail in UTC, a mail to members of one time zone (their
     ``/settings tz=``) in theirs; a date still to come says how far off it is."""
@@ -1076,9 +1077,10 @@ def _dated_for(reply: Reply, now, people: dict) -> Reply:
         (people[to].tz if to in people else None) for to in reply.to}
     tz = next(iter(zones)) if len(zones) == 1 else None
     zone = people_zone(tz) if tz else None
-    return replace(reply, text=for_reader(reply.text, now, zone), html=for_reader(reply.html, now, zone),
-                   markdown=for_reader(reply.markdown, now, zone),
-                   subject=for_reader(reply.subject, now, zone) if reply.subject else reply.subject)
+    return replace(reply, text=for_reader(reply.text, now, zone, language),
+                   html=for_reader(reply.html, now, zone, language),
+                   markdown=for_reader(reply.markdown, now, zone, language),
+                   subject=for_reader(reply.subject, now, zone, language) if reply.subject else reply.subject)
 
 
 # --------------------------------------------------------------------------- deadlines

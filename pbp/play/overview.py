@@ -26,7 +26,7 @@ from typing import Mapping
 
 from pbp import commands as c
 from pbp.play.away import away_lines
-from pbp.i18n import Msg
+from pbp.i18n import Joined, Msg
 from pbp.play.challenges import board
 from pbp.play.conflict import active, when
 from pbp.play.contests import tally
@@ -223,16 +223,21 @@ def overview_lines(view: dict, ladder: Mapping[int, str], *, waiting: bool = Tru
     return lines
 
 
+def _joined(lines: list) -> Joined:
+    """The lines of ``/table`` one under the other, each said in the campaign's language."""
+    return Joined([part for n, line in enumerate(lines) for part in ((line,) if not n else ("\n  ", line))])
+
+
 @handles(c.TableView)
 def table_view(post: Post, cmd: c.TableView):
     """A player's ``/table`` is in the table's mail (what everyone may know); the GM's is
     answered to the GM alone, whole, as the GM's ``/sheet`` is."""
     away = away_lines(post)         # who is away until when (pbp.play.away)
     if post.author.is_gm:           # the GM's mail has no footer: the turn and what is waited for go in it
-        whole = "\n  ".join(overview_lines(overview(post, gm=True), post.system.ladder) + away)
+        whole = _joined(overview_lines(overview(post, gm=True), post.system.ladder) + away)
         return NoteResult(cmd.source, GM, "table", text=whole, gm_only=True)
-    whole = "\n  ".join(overview_lines(overview(post, gm=True), post.system.ladder, waiting=False) + away)
-    public = "\n  ".join(overview_lines(overview(post, gm=False), post.system.ladder, waiting=False) + away)
+    whole = _joined(overview_lines(overview(post, gm=True), post.system.ladder, waiting=False) + away)
+    public = _joined(overview_lines(overview(post, gm=False), post.system.ladder, waiting=False) + away)
     return NoteResult(cmd.source, post.speaker(), "table", text=whole, public_text=public)
 
 
