@@ -48,8 +48,6 @@ _WORD = re.compile(r"[A-Za-zÀ-ÿ'’]+")
 #: (docs/jogar-em-portugues.md, "O que ainda está em inglês"): a line with one of them is not
 #: counted. The list only shrinks; a sentence of pbp's not in it fails the test.
 STILL_ENGLISH = (
-    # challenges
-    'Challenge "', "done by ", "Narrate from these", "At a cost:", "Not taken:",
     # contests and teamwork
     'Contest "', "Exchange ", "Each side: one overcome", " victories; this exchange", " victory; this exchange",
     " want: ", "Threat: ", "'s attack with ", "rolls for ", "(the threat's attack", "side has rolled",
@@ -65,8 +63,7 @@ STILL_ENGLISH = (
     "That is: ", "changes this milestone allows", "the sheet stays as it is",
     "did not roll by",
     # errors
-    "has no skill", "a skill on ", "expected the name", "the name of who you attack", "tasks of the challenge",
-    "one of Ethan", "a situation aspect added", "/avançar skills.", "setting the posting order", "a GM address",
+    "has no skill", "a skill on ", "expected the name", "the name of who you attack", "tasks of the challenge", "one of Ethan", "a situation aspect added", "/avançar skills.", "setting the posting order", "a GM address",
 )
 
 
