@@ -51,8 +51,7 @@ STILL_ENGLISH = (
     # contests and teamwork
     'Contest "', "Exchange ", "Each side: one overcome", " victories; this exchange", " victory; this exchange",
     " want: ", "Threat: ", "'s attack with ", "rolls for ", "(the threat's attack", "side has rolled",
-    "no twist is owed", "the next exchange, or help", "advantage failed", "helped ", " helps ", "will help ",
-    "succeeds at a minor cost", "gains a boost", "Boost",
+    "no twist is owed", "the next exchange, or help", "advantage failed", "succeeds at a minor cost", "gains a boost", "Boost",
     # scenes, the table, the recap
     "Scene ", "No conflict is going on", "No situation aspects", "Aspects in play", "a consequence on ",
     "may begin recovery",
