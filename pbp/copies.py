@@ -125,11 +125,24 @@ def sketch(text: str) -> str:
     too little to tell a copy by). 128 characters at most."""
     if len(text) < MIN_PROSE:
         return ""
-    shingles = {text[i:i + 4] for i in range(max(1, len(text) - 3))}
-    # a 4-byte digest's hex is its 32-bit number as "%08x", and sorts as the numbers do
-    blake2b = hashlib.blake2b
-    hashes = sorted({blake2b(s.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest() for s in shingles})
-    return "".join(hashes[:SKETCH_SIZE])
+    if text.isascii():          # a character is a byte: the shingles cut from the bytes, encoded once
+        data = text.encode("ascii")
+        shingles = {data[i:i + 4] for i in range(max(1, len(data) - 3))}
+    else:
+        shingles = {text[i:i + 4].encode("utf-8", "surrogatepass") for i in range(max(1, len(text) - 3))}
+    # each hash a copy of one made BLAKE2b-32 (making one with digest_size=4 cost twice as
+    # much: most of a post's fingerprint, issue 23); digests sort as their hex does, and a
+    # 4-byte digest's hex is its 32-bit number as "%08x"
+    digests = set()
+    copy = _BLAKE2B_32.copy
+    for shingle in shingles:
+        h = copy()
+        h.update(shingle)
+        digests.add(h.digest())
+    return "".join(d.hex() for d in sorted(digests)[:SKETCH_SIZE])
+
+
+_BLAKE2B_32 = hashlib.blake2b(digest_size=4)
 
 
 def _hashes(found: str) -> list[int]:

@@ -166,6 +166,21 @@ def test_the_prose_sketch_tells_near_from_other_words():
     assert sketch("ruth hides.") == ""      # too few words to tell a copy by
 
 
+@pytest.mark.parametrize("text", ["ruth goes through the crates by the door.",
+                                  "Rute vasculha as caixas junto à porta, devagar.",
+                                  "the lamp gutters \udcff; ruth tries the office desk instead."])
+def test_the_sketch_is_the_one_rows_written_before_hold(text):
+    """Sketches are compared with those of earlier posts: the faster hashing gives the same
+    value, ASCII or not (each shingle's BLAKE2b-32 digest as 8 hex digits, the 16 smallest)."""
+    import hashlib
+
+    from pbp.copies import sketch
+
+    shingles = {text[i:i + 4] for i in range(len(text) - 3)}
+    hashes = sorted({hashlib.blake2b(s.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest() for s in shingles})
+    assert sketch(text) == "".join(hashes[:16])
+
+
 def test_a_bare_command_sent_again_in_a_new_mail_rolls(chicago, config):
     """No words besides the command: nothing tells a copy from the next attempt (the GM's
     next /approve, the next /done), so it runs."""

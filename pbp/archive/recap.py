@@ -8,6 +8,8 @@ recap names nothing hidden; the same input always gives the same lines.
 """
 from __future__ import annotations
 
+from pbp.i18n import Msg
+
 OUTCOMES = {"fail": "fails", "tie": "ties", "success": "succeeds", "style": "succeeds with style"}
 DID = {"attack": "attacks", "defend": "defends", "overcome": "overcomes", "advantage": "creates an advantage",
        "roll": "rolls"}
@@ -66,7 +68,7 @@ PLURAL = {"fail": "fail", "tie": "tie", "success": "succeed", "style": "succeed 
 def recap(facts: list[dict], *, in_play: list[str], turn: str | None, note: str = "") -> list[str]:
     """``facts``: the scene's results in order; ``in_play``: the aspects in play now (the
     reader may know them); ``turn``: whose turn it is, None outside a conflict."""
-    lines = [f"The GM: {note.strip()}"] if note.strip() else []
+    lines = [Msg("The GM: {note}", note=note.strip())] if note.strip() else []
     by_actor: dict[str, list[dict]] = {}
     harm: list[str] = []
     out: list[str] = []
@@ -76,7 +78,7 @@ def recap(facts: list[dict], *, in_play: list[str], turn: str | None, note: str 
             by_actor.setdefault(fact["actor"], []).append(fact)
         for ch in fact.get("changes") or ():
             if ch["what"] == "consequence" and ch["before"] is None and ch["after"]:
-                harm.append(f'{ch["subject"]} takes "{ch["after"]}"')
+                harm.append(Msg('{who} takes "{what}"', who=ch["subject"], what=ch["after"]))
             elif ch["what"] == "taken_out" and ch["after"]:
                 out.append(ch["subject"])
             elif ch["what"] == "aspect" and ch["after"] == "created" and ch["subject"] not in made:
@@ -84,15 +86,16 @@ def recap(facts: list[dict], *, in_play: list[str], turn: str | None, note: str 
     for actor, acts in by_actor.items():
         lines.append(f"{actor} {_summary(acts)}.")
     if harm:
-        lines.append("Consequences: " + ", ".join(harm) + ".")
+        lines.append(Msg("Consequences: {list}.", list=harm))
     if out:
-        lines.append("Taken out: " + ", ".join(dict.fromkeys(out)) + ".")
+        lines.append(Msg("Taken out: {who}.", who=", ".join(dict.fromkeys(out))))
     live = {a.casefold() for a in in_play}
     still = [a for a in made if a.casefold() in live]
     if still:
-        lines.append("Aspects made in this scene and still in play: " + ", ".join(f'"{a}"' for a in still) + ".")
+        lines.append(Msg("Aspects made in this scene and still in play: {aspects}.",
+                         aspects=", ".join(f'"{a}"' for a in still)))
     if turn:
-        lines.append(f"It is {turn}'s turn.")
+        lines.append(Msg("It is {who}'s turn.", who=turn))
     if not lines:
-        lines.append("Nothing has been rolled in this scene yet.")
+        lines.append(Msg("Nothing has been rolled in this scene yet."))
     return lines

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from pbp import adapters, bounces
 from pbp.flow.context import Context
+from pbp.i18n import ENGLISH, Language, of_settings
 from pbp.play import Author, Post
 from pbp.play import mailing, parallel
 from pbp.play.dates import for_reader
@@ -36,7 +37,8 @@ def send_replies(replies: list[Reply], campaign, source_id: str | None, ctx: Con
     Its dates are written for its readers first (:func:`_dated_for`)."""
     out = []
     now = ctx.clock()
-    replies = [_dated_for(reply, now, people or {}) for reply in replies]
+    language = of_settings(getattr(campaign, "settings", None))
+    replies = [_dated_for(reply, now, people or {}, language) for reply in replies]
     held = bounces.not_mailed(campaign, "held")
     for reply, written_rows in adapters.write(replies, campaign, ctx.config, now, ctx.adapters):
         for written in written_rows:
@@ -58,7 +60,7 @@ def send_replies(replies: list[Reply], campaign, source_id: str | None, ctx: Con
     return out
 
 
-def _dated_for(reply: Reply, now, people: dict) -> Reply:
+def _dated_for(reply: Reply, now, people: dict, language: Language = ENGLISH) -> Reply:
     """The reply with each deadline in it read by its readers (:func:`pbp.play.dates.for_reader`):
     the table's shared mail in UTC, a mail to members of one time zone (their
     ``/settings tz=``) in theirs; a date still to come says how far off it is."""
@@ -66,9 +68,10 @@ def _dated_for(reply: Reply, now, people: dict) -> Reply:
         (people[to].tz if to in people else None) for to in reply.to}
     tz = next(iter(zones)) if len(zones) == 1 else None
     zone = people_zone(tz) if tz else None
-    return replace(reply, text=for_reader(reply.text, now, zone), html=for_reader(reply.html, now, zone),
-                   markdown=for_reader(reply.markdown, now, zone),
-                   subject=for_reader(reply.subject, now, zone) if reply.subject else reply.subject)
+    return replace(reply, text=for_reader(reply.text, now, zone, language),
+                   html=for_reader(reply.html, now, zone, language),
+                   markdown=for_reader(reply.markdown, now, zone, language),
+                   subject=for_reader(reply.subject, now, zone, language) if reply.subject else reply.subject)
 
 
 def reply_to_author(post: NeutralPost, kind: str, body: tuple[str, str], *, to: str | None = None,

@@ -159,8 +159,9 @@ class Names(str):
     names: tuple
 
     def __new__(cls, names) -> "Names":
-        names = tuple(str(n) for n in names)
-        text = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""
+        names = tuple(names)            # a name may be a Msg ("moderate"), said when the list is
+        shown = [str(n) for n in names]
+        text = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1] if shown else ""
         self = super().__new__(cls, text)
         self.names = names
         return self
@@ -305,7 +306,7 @@ class Language:
         if isinstance(value, Msg):
             return self.say(value)
         if isinstance(value, Names):
-            return self.names(value.names)
+            return self.names([str(self._field(key, n)) for n in value.names])
         if isinstance(value, CommandLine):
             return self.command(value)
         if isinstance(value, (Joined, Sentence)):

@@ -22,14 +22,16 @@ from datetime import datetime, timedelta, timezone
 
 from pbp import commands as c
 from pbp.errors import CommandError, NotAllowedError
+from pbp.i18n import N_, Joined, Msg
 from pbp.play.core import GM, NoteResult, Post, Tell, after_post, deadline_job, handles, quote
 from pbp.play.dates import when
 from pbp.play.people import Away, MemberSettings
+from pbp.rules.names import and_names
 
 POLICIES = {
-    "pause": "pbp waits for them: the deadlines that wait for their characters move to the day they are back",
-    "ally": "their ally or the GM may answer for them; the deadlines run as usual",
-    "default": "pbp does not wait for them: the documented defaults apply at once",
+    "pause": N_("pbp waits for them: the deadlines that wait for their characters move to the day they are back"),
+    "ally": N_("their ally or the GM may answer for them; the deadlines run as usual"),
+    "default": N_("pbp does not wait for them: the documented defaults apply at once"),
 }
 MOST_DAYS = 366
 
@@ -59,7 +61,7 @@ def away_for(post: Post, name: str) -> Away | None:
 
 def who_is(post: Post, away: Away) -> str:
     names = characters_of(post, away.member)
-    return " and ".join(names) if names else ("the GM" if away.member in _gms(post) else away.member)
+    return and_names(names) if names else (Msg("the GM") if away.member in _gms(post) else away.member)
 
 
 def _gms(post: Post) -> set[str]:
@@ -115,14 +117,17 @@ def go_away(post: Post, cmd: c.GoAway):
     post.play.away = [a for a in post.play.away if a.member != member] + [entry]
     hold(post)
     who = who_is(post, entry)
-    how = POLICIES[policy(post)]
+    how = Msg(POLICIES[policy(post)])
     if policy(post) == "ally":
-        how = f"{ally}'s player or the GM may answer for them; the deadlines run as usual" if ally else \
-            "the GM may answer for them; the deadlines run as usual"
-    note = f' ("{cmd.note}")' if cmd.note else ""
-    text = f"{who} is away until {when(until)}{note}. Meanwhile {how}."
+        how = Msg("{ally}'s player or the GM may answer for them; the deadlines run as usual", ally=ally) if ally else \
+            Msg("the GM may answer for them; the deadlines run as usual")
+    if cmd.note:
+        text = Msg('{who} is away until {until} ("{note}"). Meanwhile {how}.', who=who, until=when(until),
+                   note=cmd.note, how=how)
+    else:
+        text = Msg("{who} is away until {until}. Meanwhile {how}.", who=who, until=when(until), how=how)
     if limit:
-        text += f" Days away this year: {used + days} of {limit}."
+        text = Joined([text, Msg(" Days away this year: {n} of {limit}.", n=used + days, limit=limit)])
     return NoteResult(cmd.source, who, "away", text=text)
 
 
@@ -140,7 +145,7 @@ def come_back(post: Post, cmd: c.ComeBack):
         post.play.people[member] = replace(settings, away_days={
             **settings.away_days, year: max(settings.away_days[year] - left, 0)})
     post.play.away = [a for a in post.play.away if a.member != member]
-    return NoteResult(cmd.source, who_is(post, entry), "back", text=f"{who_is(post, entry)} is back.")
+    return NoteResult(cmd.source, who_is(post, entry), "back", text=Msg("{who} is back.", who=who_is(post, entry)))
 
 
 def _days_left(entry: Away, now: datetime) -> int:
@@ -211,8 +216,9 @@ def away_round(post: Post) -> list:
     for name in dict.fromkeys(due):
         away = away_for(post, name)
         if away is not None:
-            notes.append(NoteResult("(away)", name, "away", text=f"{name}'s player is away until "
-                                    f"{when(away.until)}: pbp takes the default for {name}."))
+            notes.append(NoteResult("(away)", name, "away", text=Msg("{who}'s player is away until {until}: pbp "
+                                                                     "takes the default for {who}.", who=name,
+                                                                     until=when(away.until))))
     return notes
 
 
@@ -235,14 +241,23 @@ def away_after(post: Post) -> None:
                 extra.append(away.ally or GM)
         if extra:
             tell = Tell(to=tuple(dict.fromkeys([*tell.to, *extra])), subject=tell.subject,
-                        text=tell.text + f"\n(Sent to the ally too: {', '.join(n for n in tell.to if away_for(post, n))} "
-                                         f"is away.)\n", refs=tell.refs)
+                        text=Joined([tell.text, Msg("\n(Sent to the ally too: {who} is away.)\n",
+                                                    who=", ".join(n for n in tell.to if away_for(post, n)))]),
+                        refs=tell.refs)
         tells.append(tell)
     post.tells[:] = tells
 
 
 def away_lines(post: Post) -> list[str]:
     """``/table``'s lines: who is away until when."""
-    return [f"Away: {who_is(post, a)} until {when(a.until)}" + (f' ("{a.note}")' if a.note else "")
-            + (f", {a.ally} answers for them" if a.ally and policy(post) == "ally" else "") + "."
-            for a in away_now(post)]
+    lines = []
+    for a in away_now(post):
+        fields = dict(who=who_is(post, a), until=when(a.until), note=a.note, ally=a.ally)
+        ally = a.ally and policy(post) == "ally"
+        if a.note:
+            lines.append(Msg('Away: {who} until {until} ("{note}"), {ally} answers for them.', **fields) if ally else
+                         Msg('Away: {who} until {until} ("{note}").', **fields))
+        else:
+            lines.append(Msg("Away: {who} until {until}, {ally} answers for them.", **fields) if ally else
+                         Msg("Away: {who} until {until}.", **fields))
+    return lines

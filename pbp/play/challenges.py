@@ -32,6 +32,7 @@ from typing import Mapping
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
+from pbp.i18n import N_, CommandLine, Joined, Msg, Msgs
 from pbp.play import conflict as pc
 from pbp.play.core import GM, NoteResult, Post, Tell, after_action, deadline_job, handles, on_scene_end, prepare_action, quote, roll_revised, status_line
 from pbp.play.state import Challenge, ChallengeTask
@@ -40,13 +41,13 @@ from pbp.rules.ladder import describe
 from pbp.rules.names import and_names, same_name, skill_list
 from pbp.rules.results import ActionResult, Effect
 
-OUTCOME_WORDS = {"fail": "failure", "tie": "a tie", "success": "success", "style": "success with style"}
+OUTCOME_WORDS = {"fail": N_("failure"), "tie": N_("a tie"), "success": N_("success"), "style": N_("success with style")}
 STATE_WORDS = {"open": "open", "done": "done", "cost": "done at a cost", "failed": "failed"}
 
 
 def _label(t: ChallengeTask, ladder: Mapping[int, str]) -> str:
     against = describe(t.rating, ladder) if t.opponent is None else t.opponent
-    return f"{t.n}. {t.skill} vs {against}"
+    return Msg("{n}. {skill} vs {against}", n=t.n, skill=t.skill, against=against)
 
 
 def _allowed(post: Post, ch: Challenge) -> list[str]:
@@ -80,10 +81,12 @@ def challenge_start(post: Post, cmd: c.ChallengeStart):
     deadline = post.now + timedelta(hours=cmd.hours) if cmd.hours else post.deadline()
     ch = Challenge(cmd.name, tasks, who, post.now, deadline)
     post.play.challenge = ch
-    takers = and_names(_allowed(post, ch)) if _allowed(post, ch) else "nobody yet"
-    text = (f'Challenge "{ch.name}" begins: {len(tasks)} task{"s" if len(tasks) != 1 else ""}, for {takers}, '
-            f"until {pc.when(deadline)}. Take a task with /overcome and its skill "
-            f"(for example: /overcome {quote(tasks[0].skill)}); helpers use /help.")
+    takers = and_names(_allowed(post, ch)) if _allowed(post, ch) else Msg("nobody yet")
+    text = Msgs('Challenge "{name}" begins: {n} task, for {takers}, until {until}. Take a task with /overcome and '
+                'its skill (for example: {example}); helpers use /help.',
+                'Challenge "{name}" begins: {n} tasks, for {takers}, until {until}. Take a task with /overcome and '
+                'its skill (for example: {example}); helpers use /help.', len(tasks), name=ch.name, takers=takers,
+                until=pc.when(deadline), example=CommandLine(f"/overcome {quote(tasks[0].skill)}"))
     return NoteResult(cmd.source, GM, "challenge_start", text=text)
 
 
@@ -93,7 +96,7 @@ def challenge_end(post: Post, cmd: c.ChallengeEnd):
     if post.play.challenge is None:
         raise RulesError("no challenge is running", source=cmd.source, expected="a challenge to end",
                          example="/challenge start Yacht tasks Burglary vs Good")
-    text = _finish(post, "the GM ended it")
+    text = _finish(post, Msg("the GM ended it"))
     return NoteResult(cmd.source, GM, "challenge_end", text=text)
 
 
@@ -141,13 +144,13 @@ def _settle(task: ChallengeTask, result: ActionResult) -> None:
     task.outcome = OUTCOME_WORDS.get(result.outcome.value, result.outcome.value) if result.outcome else ""
     task.helpers = [e.data["helper"] for e in result.effects if e.kind == "teamwork" and e.data.get("adds")]
     if "cost_major" in kinds:
-        task.state, task.note = "cost", "a serious cost"
+        task.state, task.note = "cost", N_("a serious cost")
     elif "cost_minor" in kinds:
-        task.state, task.note = "cost", "a minor cost"
+        task.state, task.note = "cost", N_("a minor cost")
     elif "success" in kinds:
         task.state, task.note = "done", ""
     else:
-        task.state, task.note = "failed", "and gains a boost" if any(e.kind == "boost" for e in result.effects) else ""
+        task.state, task.note = "failed", N_("and gains a boost") if any(e.kind == "boost" for e in result.effects) else ""
 
 
 @after_action
@@ -159,10 +162,11 @@ def _task_taken(post: Post, cmd, actor: str, result) -> None:
     task = ch.tasks[n - 1]
     task.roll = result.roll_id
     _settle(task, result)
-    result.effects.append(Effect("challenge_task", f'Challenge "{ch.name}", task {_label(task, post.system.ladder)}: {_task_words(task)}.',
+    result.effects.append(Effect("challenge_task", Msg('Challenge "{name}", task {label}: {text}.', name=ch.name,
+                                                       label=_label(task, post.system.ladder), text=_task_words(task)),
                                  {"task": task.n, "state": task.state}))
     if all(t.state != "open" for t in ch.tasks):
-        result.effects.append(Effect("challenge_over", _finish(post, "every task has been taken"), {}))
+        result.effects.append(Effect("challenge_over", _finish(post, Msg("every task has been taken")), {}))
 
 
 @roll_revised
@@ -175,20 +179,25 @@ def _task_revised(post: Post, ref, old: ActionResult, new: ActionResult) -> list
             before = task.state
             _settle(task, new)
             if task.state != before:
-                return [f"Task {_label(task, post.system.ladder)} is now {_task_words(task)}."]
+                return [Msg("Task {label} is now {text}.", label=_label(task, post.system.ladder),
+                            text=_task_words(task))]
     return []
 
 
 def _task_words(t: ChallengeTask) -> str:
     if t.state == "open":
-        return "open"
-    who = t.by + (f", helped by {and_names(t.helpers)}" if t.helpers else "")
+        return Msg("open")
+    who = Msg("{who}, helped by {helpers}", who=t.by, helpers=and_names(t.helpers)) if t.helpers else t.by
     if t.state == "done":
-        return f"done by {who} ({t.outcome})"
+        return Msg("done by {who} ({outcome})", who=who, outcome=t.outcome)
     if t.state == "cost":
-        shares = f"; {and_names(t.helpers)} share{'s' if len(t.helpers) == 1 else ''} it" if t.helpers else ""
-        return f"done by {who}, at {t.note}{shares} ({t.outcome})"
-    return f"failed by {who}" + (f" ({t.outcome}, {t.note})" if t.note else f" ({t.outcome})")
+        shares = Msgs("; {helpers} shares it", "; {helpers} share it", len(t.helpers),
+                      helpers=and_names(t.helpers)) if t.helpers else ""
+        return Msg("done by {who}, at {cost}{shares} ({outcome})", who=who, cost=Msg(t.note), shares=shares,
+                   outcome=t.outcome)
+    if t.note:
+        return Msg("failed by {who} ({outcome}, {note})", who=who, outcome=t.outcome, note=Msg(t.note))
+    return Msg("failed by {who} ({outcome})", who=who, outcome=t.outcome)
 
 
 # --------------------------------------------------------------------------- the board and the end
@@ -223,23 +232,26 @@ def board_lines(post: Post, ch: Challenge) -> list[str]:
 
 def board_text(view: dict) -> list[str]:
     """The board's lines, from its data (:func:`board`)."""
-    lines = [f'Challenge "{view["name"]}": {view["taken"]} of {len(view["tasks"])} tasks taken, '
-             f'until {pc.when(view["_deadline"])}.']
-    lines += [f"  {t['label']}: {t['text']}" for t in view["tasks"]]
+    lines = [Msg('Challenge "{name}": {taken} of {n} tasks taken, until {until}.', name=view["name"],
+                 taken=view["taken"], n=len(view["tasks"]), until=pc.when(view["_deadline"]))]
+    lines += [Msg("  {label}: {text}", label=t["label"], text=t["text"]) for t in view["tasks"]]
     return lines
 
 
 def _summary(post: Post, ch: Challenge, why: str) -> str:
-    groups = [("Successes", "done"), ("At a cost", "cost"), ("Failures", "failed"), ("Not taken", "open")]
-    lines = [f'Challenge "{ch.name}" is over: {why}.']
+    groups = [(Msg("Successes:"), "done"), (Msg("At a cost:"), "cost"), (Msg("Failures:"), "failed"),
+              (Msg("Not taken:"), "open")]
+    lines = [Msg('Challenge "{name}" is over: {why}.', name=ch.name, why=why)]
     for title, state in groups:
         tasks = [t for t in ch.tasks if t.state == state]
         if tasks:
-            lines.append(f"{title}:")
-            lines += [f"  {_label(t, post.system.ladder)}" + ("" if state == "open" else f": {_task_words(t)}") for t in tasks]
-    lines.append("Narrate from these: the successes move the group forward, the costs and failures "
-                 "bring the complications.")
-    return "\n".join(lines)
+            lines.append(title)
+            lines += [Msg("  {label}", label=_label(t, post.system.ladder)) if state == "open" else
+                      Msg("  {label}: {text}", label=_label(t, post.system.ladder), text=_task_words(t))
+                      for t in tasks]
+    lines.append(Msg("Narrate from these: the successes move the group forward, the costs and failures bring the "
+                     "complications."))
+    return Joined([part for n, line in enumerate(lines) for part in ((line,) if not n else ("\n", line))])
 
 
 def _finish(post: Post, why: str) -> str:
@@ -247,10 +259,12 @@ def _finish(post: Post, why: str) -> str:
     ch = post.play.challenge
     post.play.challenge = None
     summary = _summary(post, ch, why)
-    post.tell(Tell(to=(GM,), subject=f'Challenge "{ch.name}": the summary', text=summary + "\n"))
+    post.tell(Tell(to=(GM,), subject=Msg('Challenge "{name}": the summary', name=ch.name),
+                   text=Joined([summary, "\n"])))
     tally = {state: sum(1 for t in ch.tasks if t.state == state) for state in STATE_WORDS}
-    return (f'Challenge "{ch.name}" is over ({why}): {tally["done"]} done, {tally["cost"]} at a cost, '
-            f'{tally["failed"]} failed, {tally["open"]} not taken. The GM has the summary and narrates what follows.')
+    return Msg('Challenge "{name}" is over ({why}): {done} done, {cost} at a cost, {failed} failed, {open} not taken. '
+               'The GM has the summary and narrates what follows.', name=ch.name, why=why, done=tally["done"],
+               cost=tally["cost"], failed=tally["failed"], open=tally["open"])
 
 
 @status_line
@@ -264,12 +278,12 @@ def challenge_deadline(post: Post) -> list:
     ch = post.play.challenge
     if ch is None or post.now < ch.deadline:
         return []
-    text = _finish(post, f"its deadline, {pc.when(ch.deadline)}, has passed")
+    text = _finish(post, Msg("its deadline, {by}, has passed", by=pc.when(ch.deadline)))
     return [NoteResult(f'(deadline: challenge "{ch.name}")', GM, "challenge_end", text=text)]
 
 
 @on_scene_end
 def _scene_end(post: Post) -> list:
     if post.play.challenge is not None:
-        _finish(post, "the scene ended")
+        _finish(post, Msg("the scene ended"))
     return []

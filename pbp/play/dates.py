@@ -4,15 +4,19 @@ Handlers write every deadline with :func:`when`, in UTC ("Tue 1 Dec 18:00 UTC"),
 ledger, the archive and ``--json`` keep one spelling. When a reply leaves the pipeline it is
 written for its reader (:func:`for_reader`): each such date in the reader's own time zone,
 with how far off it is when it is still to come ("Thu 3 Dec 22:23 WET (in 2 days)"); the
-table's shared mail keeps UTC and gains the relative part. (A campaign in another language
-says its dates in its own words, pbp.i18n.When, which this does not read: they stay in UTC.)
+table's shared mail keeps UTC and gains the relative part. A campaign in another language
+says its dates in its own words (pbp.i18n.When, "ter. 1 dez. 18:00 UTC"): they are read the
+same way, in that language's words ("qui. 3 dez. 19:23 BRT (em 2 dias)").
 """
 from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone, tzinfo
+from functools import lru_cache
 
-from pbp.i18n import When
+from babel.dates import format_datetime, get_day_names, get_month_names
+
+from pbp.i18n import ENGLISH, Language, When
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -26,50 +30,76 @@ def when(dt: datetime) -> str:
     return When(dt)
 
 
-def in_zone(dt: datetime, zone: tzinfo | None) -> str:
+@lru_cache(maxsize=None)
+def _written(code: str) -> tuple[re.Pattern, tuple[str, ...], tuple[str, ...]]:
+    """How :func:`when` writes a date in language ``code``: the pattern, its day names
+    (Monday first) and month names (January first)."""
+    if code == ENGLISH.code:
+        return WRITTEN, _DAYS, _MONTHS
+    locale = code.replace("-", "_")
+    days = tuple(get_day_names("abbreviated", locale=locale)[i] for i in range(7))
+    months = tuple(get_month_names("abbreviated", locale=locale)[i] for i in range(1, 13))
+    pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, days)) + r") (\d{1,2}) ("
+                         + "|".join(map(re.escape, months)) + r") (\d\d):(\d\d) UTC\b")
+    return pattern, days, months
+
+
+def in_zone(dt: datetime, zone: tzinfo | None, language: Language = ENGLISH) -> str:
     """``dt`` (UTC, naive or aware) as a reader in ``zone`` reads it: "Thu 3 Dec 22:23 WET"
     (the zone's own abbreviation at that moment, so a date past a change of summer time
     names the zone's other half)."""
     aware = dt if dt.tzinfo is not None else dt.replace(tzinfo=timezone.utc)
     if zone is None:
-        return when(aware.astimezone(timezone.utc))
+        return language.when(aware.astimezone(timezone.utc).replace(tzinfo=None)) if not language.english \
+            else when(aware.astimezone(timezone.utc))
     local = aware.astimezone(zone)
+    if not language.english:
+        return format_datetime(local, "EEE d MMM HH:mm", locale=language.locale) + f" {local.tzname()}"
     return f"{local:%a} {local.day} {local:%b %H:%M} {local.tzname()}"
 
 
-def relative(dt: datetime, now: datetime) -> str | None:
-    """How far off ``dt`` is from ``now`` ("in 40 minutes", "in 5 hours", "in 2 days"), or
-    None once it has come."""
+def relative(dt: datetime, now: datetime, language: Language = ENGLISH) -> str | None:
+    """How far off ``dt`` is from ``now`` ("in 40 minutes", "in 5 hours", "in 2 days"; in
+    ``language``'s words, "em 2 dias"), or None once it has come."""
     delta = _utc(dt) - _utc(now)
     if delta <= timedelta(0):
         return None
     minutes = int(delta.total_seconds() // 60)
     if minutes < 60:
-        return "in a minute" if minutes <= 1 else f"in {minutes} minutes"
+        if minutes <= 1:
+            return language.gettext("in a minute")
+        return language.ngettext("in {n} minute", "in {n} minutes", minutes)
     hours = minutes // 60
     if hours < 36:
-        return "in an hour" if hours == 1 else f"in {hours} hours"
+        if hours == 1:
+            return language.gettext("in an hour")
+        return language.ngettext("in {n} hour", "in {n} hours", hours)
     days = round(delta / timedelta(days=1))
-    return f"in {days} days"
+    return language.ngettext("in {n} day", "in {n} days", days)
 
 
-def for_reader(text: str, now: datetime, zone: tzinfo | None = None) -> str:
-    """``text`` with every date :func:`when` wrote in it read in ``zone`` (None: UTC), a date
-    still to come followed by how far off it is."""
+def for_reader(text: str, now: datetime, zone: tzinfo | None = None, language: Language = ENGLISH) -> str:
+    """``text`` with every date :func:`when` wrote in it (in ``language``'s words) read in
+    ``zone`` (None: UTC), a date still to come followed by how far off it is."""
+    if "UTC" not in text:
+        return text
+    pattern, days, months = _written(language.code)
+
     def one(match: re.Match) -> str:
-        dt = _dated(match, now)
+        dt = _dated(match, now, days, months)
         if dt is None:
             return match.group(0)
-        soon = relative(dt, now)
-        return in_zone(dt, zone) + (f" ({soon})" if soon else "")
+        soon = relative(dt, now, language)
+        return in_zone(dt, zone, language) + (f" ({soon})" if soon else "")
 
-    return WRITTEN.sub(one, text) if "UTC" in text else text
+    return pattern.sub(one, text)
 
 
-def _dated(match: re.Match, now: datetime) -> datetime | None:
+def _dated(match: re.Match, now: datetime, days: tuple[str, ...] = _DAYS,
+           months: tuple[str, ...] = _MONTHS) -> datetime | None:
     """The moment a written date means: of the years around ``now``'s, the nearest whose
     day has that weekday (a day and month fall on one weekday once in several years)."""
-    day, month = int(match.group(2)), _MONTHS.index(match.group(3)) + 1
+    day, month = int(match.group(2)), months.index(match.group(3)) + 1
     hour, minute = int(match.group(4)), int(match.group(5))
     base = _utc(now).replace(tzinfo=None)
     found = []
@@ -78,7 +108,7 @@ def _dated(match: re.Match, now: datetime) -> datetime | None:
             dt = datetime(year, month, day, hour, minute)
         except ValueError:
             continue
-        if _DAYS[dt.weekday()] == match.group(1):
+        if days[dt.weekday()] == match.group(1):
             found.append(dt)
     return min(found, key=lambda dt: abs(dt - base)) if found else None
 

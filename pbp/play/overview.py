@@ -26,7 +26,7 @@ from typing import Mapping
 
 from pbp import commands as c
 from pbp.play.away import away_lines
-from pbp.i18n import Msg
+from pbp.i18n import Joined, Msg, Msgs
 from pbp.play.challenges import board
 from pbp.play.conflict import active, when
 from pbp.play.contests import tally
@@ -60,7 +60,7 @@ def _zones(post: Post):
 
 
 def _holder(name: str) -> str:
-    return "the GM's side" if name == GM else name
+    return Msg("the GM's side") if name == GM else name
 
 
 def overview(post: Post, *, gm: bool) -> dict:
@@ -132,21 +132,28 @@ def to_json(view: dict) -> dict:
 # --------------------------------------------------------------------------- the words
 
 
-def _free_words(free: dict) -> str:
-    return ", ".join(f"{_holder(h)}: {n} free invoke{'s' if n != 1 else ''}" for h, n in free.items())
+def _free_words(free: dict) -> list:
+    return [Msgs("{who}: {n} free invoke", "{who}: {n} free invokes", n, who=_holder(h)) for h, n in free.items()]
 
 
 def _aspect_line(a: dict) -> str:
-    where = {"boost": "a boost", "consequence": f"a consequence on {a['on']}"}.get(a["kind"])
-    if where is None:
-        where = f"on {a['on']}" if a["on"] else "on the scene"
     if a["kind"] == "boost":
-        holders = ", ".join(_holder(h) for h in a["free_invokes"])
-        line = f'"{a["name"]}" ({where}' + (f", held by {holders})" if holders else ")")
+        holders = [_holder(h) for h in a["free_invokes"]]
+        line = (Msg('"{name}" (a boost, held by {who})', name=a["name"], who=holders) if holders else
+                Msg('"{name}" (a boost)', name=a["name"]))
     else:
+        if a["kind"] == "consequence":
+            where = Msg("a consequence on {who}", who=a["on"])
+        else:
+            where = Msg("on {where}", where=a["on"]) if a["on"] else Msg("on the scene")
+        parts = [Msg('"{name}" {where}', name=a["name"], where=where)]
+        if a.get("scale"):
+            parts.append(Msg(", {level} scale", level=a["scale"]))
         free = _free_words(a["free_invokes"])
-        line = f'"{a["name"]}" {where}' + (f", {a['scale']} scale" if a.get("scale") else "") + (f" ({free})" if free else "")
-    return line + (" (hidden)" if a.get("hidden") else "")
+        if free:
+            parts.append(Msg(" ({free})", free=free))
+        line = Joined(parts)
+    return Joined([line, Msg(" (hidden)")]) if a.get("hidden") else line
 
 
 def _challenge_lines(ch: dict, ladder: Mapping[int, str]) -> list[str]:
@@ -187,31 +194,41 @@ def overview_lines(view: dict, ladder: Mapping[int, str], *, waiting: bool = Tru
     lines = []
     scene, conflict = view["scene"], view["conflict"]
     if scene is None:
-        lines.append("No scene is open.")
+        lines.append(Msg("No scene is open."))
     else:
-        fight = f" ({conflict['kind']} conflict, exchange {conflict['exchange']})" if conflict else ""
-        lines.append(f'Scene {scene["number"]}: "{scene["name"]}"{fight}.')
+        if conflict:
+            lines.append(Msg('Scene {n}: "{name}" ({kind} conflict, exchange {exchange}).', n=scene["number"],
+                             name=scene["name"], kind=conflict["kind"], exchange=conflict["exchange"]))
+        else:
+            lines.append(Msg('Scene {n}: "{name}".', n=scene["number"], name=scene["name"]))
         if scene["zones"]:
-            lines.append("  Zones: " + " · ".join(z["name"] + (f" ({', '.join(z['here'])})" if z["here"] else "")
-                                               for z in scene["zones"]) + ".")
+            lines.append(Msg("  Zones: {zones}.", zones=" · ".join(
+                z["name"] + (f" ({', '.join(z['here'])})" if z["here"] else "") for z in scene["zones"])))
         if scene.get("not_placed"):
-            lines.append("  Not on the map yet: " + ", ".join(scene["not_placed"]) + ".")
+            lines.append(Msg("  Not on the map yet: {who}.", who=", ".join(scene["not_placed"])))
         if scene["borders"]:
-            lines.append("  Borders: " + "; ".join(" - ".join(p) for p in scene["borders"]) + ".")
+            lines.append(Msg("  Borders: {borders}.", borders="; ".join(" - ".join(p) for p in scene["borders"])))
     for other in view.get("elsewhere", ()):
         cast = f" ({', '.join(other['members'])})" if other["members"] else ""
-        fight = ", a conflict going on" if other["conflict"] else ""
-        lines.append(f'Also open: scene {other["number"]}, "{other["name"]}"{cast}{fight}.')
+        if other["conflict"]:
+            lines.append(Msg('Also open: scene {n}, "{name}"{cast}, a conflict going on.', n=other["number"],
+                             name=other["name"], cast=cast))
+        else:
+            lines.append(Msg('Also open: scene {n}, "{name}"{cast}.', n=other["number"], name=other["name"],
+                             cast=cast))
     if conflict is None and scene is not None:
-        lines.append("No conflict is going on.")
+        lines.append(Msg("No conflict is going on."))
     if view["aspects"]:
-        lines.append("Aspects in play:")
-        lines += ["  " + _aspect_line(a) for a in view["aspects"]]
+        lines.append(Msg("Aspects in play:"))
+        lines += [Joined(["  ", _aspect_line(a)]) for a in view["aspects"]]
     else:
-        lines.append("No situation aspects or boosts are in play.")
+        lines.append(Msg("No situation aspects or boosts are in play."))
     for r in view["open_rolls"]:
-        until = f" until {when(r['_until'])}" if r.get("_until") else ""
-        lines.append(f"Roll #{r['id']}, {r['what']}, is open for invokes{until}.")
+        if r.get("_until"):
+            lines.append(Msg("Roll #{id}, {what}, is open for invokes until {until}.", id=r["id"], what=r["what"],
+                             until=when(r["_until"])))
+        else:
+            lines.append(Msg("Roll #{id}, {what}, is open for invokes.", id=r["id"], what=r["what"]))
     if view.get("challenge"):       # the boards themselves are in the footer (``waiting``)
         lines += _challenge_lines(view["challenge"], ladder)
     if view.get("contest"):
@@ -223,16 +240,21 @@ def overview_lines(view: dict, ladder: Mapping[int, str], *, waiting: bool = Tru
     return lines
 
 
+def _joined(lines: list) -> Joined:
+    """The lines of ``/table`` one under the other, each said in the campaign's language."""
+    return Joined([part for n, line in enumerate(lines) for part in ((line,) if not n else ("\n  ", line))])
+
+
 @handles(c.TableView)
 def table_view(post: Post, cmd: c.TableView):
     """A player's ``/table`` is in the table's mail (what everyone may know); the GM's is
     answered to the GM alone, whole, as the GM's ``/sheet`` is."""
     away = away_lines(post)         # who is away until when (pbp.play.away)
     if post.author.is_gm:           # the GM's mail has no footer: the turn and what is waited for go in it
-        whole = "\n  ".join(overview_lines(overview(post, gm=True), post.system.ladder) + away)
+        whole = _joined(overview_lines(overview(post, gm=True), post.system.ladder) + away)
         return NoteResult(cmd.source, GM, "table", text=whole, gm_only=True)
-    whole = "\n  ".join(overview_lines(overview(post, gm=True), post.system.ladder, waiting=False) + away)
-    public = "\n  ".join(overview_lines(overview(post, gm=False), post.system.ladder, waiting=False) + away)
+    whole = _joined(overview_lines(overview(post, gm=True), post.system.ladder, waiting=False) + away)
+    public = _joined(overview_lines(overview(post, gm=False), post.system.ladder, waiting=False) + away)
     return NoteResult(cmd.source, post.speaker(), "table", text=whole, public_text=public)
 
 

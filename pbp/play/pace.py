@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 from pbp import commands as c
 from pbp.errors import CommandError
-from pbp.i18n import fold
+from pbp.i18n import Joined, Msg, fold
 from pbp.i18n.words import GM_WORDS
 from pbp.play.core import GM, NoteResult, Post, Tell, after_post, deadline_job, handles, status_line
 from pbp.play.dates import when
@@ -78,7 +78,7 @@ def _round_round(post: Post, pace: FreePace) -> list[str]:
         return []
     pace.round += 1
     pace.done, pace.reminded, pace.since = [], [], post.now
-    return [f"Round {pace.round} of the scene begins."]
+    return [Msg("Round {n} of the scene begins.", n=pace.round)]
 
 
 def _mark(post: Post, pace: FreePace, who: list[str]) -> None:
@@ -121,8 +121,10 @@ def pass_post(post: Post, cmd: c.PassPost):
         raise CommandError("/pass is for a scene outside a conflict", expected="in a conflict, /done or /next NAME",
                            example="/done" if post.play.conflict is not None else "/scene start Warehouse")
     who = GM if post.author.is_gm else post.speaker()
-    why = f' ("{cmd.reason}")' if cmd.reason else ""
-    return NoteResult(cmd.source, who, "pass", text=f"{who} passes this round{why}.")
+    if cmd.reason:
+        return NoteResult(cmd.source, who, "pass", text=Msg('{who} passes this round ("{why}").', who=_said(who),
+                                                            why=cmd.reason))
+    return NoteResult(cmd.source, who, "pass", text=Msg("{who} passes this round.", who=_said(who)))
 
 
 @handles(c.PaceOrder)
@@ -142,7 +144,8 @@ def pace_order(post: Post, cmd: c.PaceOrder):
     pace.order, pace.done, pace.reminded, pace.since = tuple(order), [], [], post.now
     post.play.pace = pace
     post.__dict__["_pace_set"] = True     # the GM's post that sets the order is not their owed post
-    text = ("Posting order: " + ", ".join(order) + ".") if order else "Everyone posts once per round, in any order."
+    text = (Msg("Posting order: {order}.", order=_seats(order)) if order else
+            Msg("Everyone posts once per round, in any order."))
     return NoteResult(cmd.source, GM, "pace", text=text)
 
 
@@ -155,8 +158,10 @@ def pace_status(post: Post) -> list[str]:
     if not waiting:
         return []
     by = when(pace.since + _hours(post, "post_deadline_hours"))
-    what = "Next to post" if pace.order else f"Round {pace.round}: still to post"
-    return [f"{what}: {', '.join(waiting)} (by {by}; /pass if you have nothing to add)."]
+    if pace.order:
+        return [Msg("Next to post: {who} (by {by}; /pass if you have nothing to add).", who=_seats(waiting), by=by)]
+    return [Msg("Round {n}: still to post: {who} (by {by}; /pass if you have nothing to add).", n=pace.round,
+                who=_seats(waiting), by=by)]
 
 
 @deadline_job
@@ -173,10 +178,17 @@ def pace_deadlines(post: Post) -> list:
         _mark(post, pace, late)
         lines = _round_round(post, pace)
         nxt = owed(post, pace)
-        tail = f" Next: {', '.join(nxt)}." if pace.order and nxt else ""
-        results.append(NoteResult("(deadline)", GM, "pace", text=f"{', '.join(late)} did not post by {when(deadline)}: "
-                                  f"{'the turn passes on' if pace.order else 'the round goes on without them'}."
-                                  + tail + (" " + " ".join(lines) if lines else "")))
+        if pace.order:
+            text = Msg("{who} did not post by {by}: the turn passes on.", who=_seats(late), by=when(deadline))
+        else:
+            text = Msg("{who} did not post by {by}: the round goes on without them.", who=_seats(late),
+                       by=when(deadline))
+        parts = [text]
+        if pace.order and nxt:
+            parts.append(Msg(" Next: {who}.", who=_seats(nxt)))
+        for line in lines:
+            parts += [" ", line]
+        results.append(NoteResult("(deadline)", GM, "pace", text=Joined(parts)))
         deadline = pace.since + _hours(post, "post_deadline_hours")
     lead = _hours(post, "reminder_hours")
     for seat in owed(post, pace):
@@ -186,18 +198,28 @@ def pace_deadlines(post: Post) -> list:
         if quiet_until(post.play.people.get(member) if member else _gm_settings(post), post.now):
             continue
         pace.reminded.append(seat)
-        post.tell(Tell(to=(seat,), subject=f"Reminder: {seat}, your post by {when(deadline)}",
-                       text=f"Reminder: {seat}, the scene{_named(post)} waits for your post "
-                            f"by {when(deadline)} (round {pace.round}). Post, or /pass if you have nothing to add.\n"))
+        post.tell(Tell(to=(seat,), subject=Msg("Reminder: {who}, your post by {by}", who=_said(seat), by=when(deadline)),
+                       text=Msg("Reminder: {who}, the scene{name} waits for your post by {by} (round {n}). Post, or "
+                                "/pass if you have nothing to add.\n", who=_said(seat), name=_named(post),
+                                by=when(deadline), n=pace.round)))
     stall = _hours(post, "stall_hours")
     if stall and not pace.nudged and post.now >= pace.last_post + stall and _nobody_quiet(post):
         pace.nudged = True
         waiting = owed(post, pace)
-        results.append(NoteResult("(stall)", GM, "stall", text=(
-            f"The scene has had no post since {when(pace.last_post)}. Waiting for "
-            f"{', '.join(waiting) if waiting else 'anyone'}: post, or /pass if you have nothing to add.")))
+        results.append(NoteResult("(stall)", GM, "stall", text=Msg(
+            "The scene has had no post since {since}. Waiting for {who}: post, or /pass if you have nothing to add.",
+            since=when(pace.last_post), who=_seats(waiting) if waiting else Msg("anyone"))))
     pace.next_due = _next_due(post, pace)
     return results
+
+
+def _said(seat: str):
+    """A seat as a sentence names it: the GM in the campaign's language ("MJ")."""
+    return Msg("GM") if seat == GM else seat
+
+
+def _seats(seats) -> list:
+    return [_said(s) for s in seats]
 
 
 def _named(post: Post) -> str:

@@ -8,6 +8,7 @@ from pbp import commands as c
 from pbp.archive.recap import recap as recap_lines
 from pbp.archive.view import scene_facts
 from pbp.errors import RulesError
+from pbp.i18n import Joined, Msg
 from pbp.play.core import NoteResult, Post, handles
 
 NOTE_EXAMPLE = '/recap "The warehouse is burning and the Ghoul has fled into the sewers."'
@@ -30,5 +31,6 @@ def recap(post: Post, cmd: c.Recap):
     lines = recap_lines(scene_facts(post.campaign, scene.number),
                         in_play=[a.name for a in post.table.aspects if not a.hidden], turn=turn,
                         note=post.play.recap_notes.get(key, ""))
-    text = f"The story so far in {scene.name}:\n" + "\n".join(f"- {line}" for line in lines)
+    text = Joined([Msg("The story so far in {scene}:", scene=scene.name),
+                   *(part for line in lines for part in ("\n- ", line))])
     return NoteResult(cmd.source, post.speaker(), "recap", text=text)

@@ -23,7 +23,7 @@ import re
 from dataclasses import replace
 
 from pbp import commands as c
-from pbp.i18n import Joined, Msg, Msgs
+from pbp.i18n import N_, CommandLine, Joined, Msg, Msgs, Names
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
 from pbp.play import parallel
@@ -41,7 +41,6 @@ from pbp.rules.sheets import name_problems
 from pbp.rules.names import same_name
 from pbp.rules.results import Change
 from pbp.rules.state import Aspect, Character
-from pbp.rules.system import and_words
 from pbp.rules.zones import RANGE_POLICIES, ZoneMap
 from pbp.textsafety import unsafe_text
 
@@ -145,13 +144,13 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     report = recovery.end_scene(_in_scene(post), clears=post.system.scene_clears)
     changes = report.changes + [ch for fn in SCENE_END.of(post.system) for ch in fn(post)]
     clears = post.system.explain.clears(post.system.harm.noun)
-    lines = [f'Scene {play.scene.number}, "{play.scene.name}", ends: {clears}, boosts and situation '
-             "aspects go, and anyone taken out is back for the next scene."]
+    lines = [Msg('Scene {n}, "{name}", ends: {clears}, boosts and situation aspects go, and anyone taken out is '
+                 'back for the next scene.', n=play.scene.number, name=play.scene.name, clears=clears)]
     lines += [e.text for e in report.effects if e.kind != "scene_end"]
     cleared = [ch for ch in report.changes if ch.what == "consequence" and ch.after is None]
-    lines += [f"{ch.subject}'s {ch.before} has healed." for ch in cleared]
+    lines += [Msg("{who}'s {what} has healed.", who=ch.subject, what=ch.before) for ch in cleared]
     for p in list(play.pending):
-        lines.append(f"{pc.what(post, p)} on {p.target} is dropped with the scene.")
+        lines.append(Msg("{what} on {who} is dropped with the scene.", what=pc.what(post, p), who=p.target))
         pc._close_pending(post, p)
     revealed = post.seeds.reveal(post, play.scene.number) if post.seeds is not None else None
     if revealed:
@@ -161,8 +160,13 @@ def end_scene(post: Post, cmd: c.Command, *, quiet_if_none: bool = False) -> Not
     play.forget_thread_kind("narrate")      # anyone taken out is back: no narration is owed any more
     parallel.after_scene_end(post)
     if play.scene is not None:
-        lines.append(f'Still open: scene {play.scene.number}, "{play.scene.name}".')
-    return NoteResult(cmd.source, GM, "scene_end", text="\n  ".join(lines), changes=changes)
+        lines.append(Msg('Still open: scene {n}, "{name}".', n=play.scene.number, name=play.scene.name))
+    return NoteResult(cmd.source, GM, "scene_end", text=_joined(lines), changes=changes)
+
+
+def _joined(lines: list) -> Joined:
+    """Lines one under the other in a result, each said in the campaign's language."""
+    return Joined([part for n, line in enumerate(lines) for part in ((line,) if not n else ("\n  ", line))])
 
 
 def _in_scene(post: Post):
@@ -194,12 +198,12 @@ def end_session(post: Post, cmd: c.SessionEnd) -> NoteResult:
     report = recovery.end_session(post.table)
     changes += report.changes
     post.play.session += 1
-    lines.append("The session ends. Fate points refresh (up to each refresh): "
-                 + (", ".join(f"{ch.subject} {ch.before} -> {ch.after}" for ch in refreshed) or "nobody was below")
-                 + ".")
+    lines.append(Msg("The session ends. Fate points refresh (up to each refresh): {who}.",
+                     who=", ".join(f"{ch.subject} {ch.before} -> {ch.after}" for ch in refreshed) or
+                     Msg("nobody was below")))
     healed = [ch for ch in report.changes if ch.what == "consequence" and ch.after is None]
-    lines += [f"{ch.subject}'s {ch.before} has healed." for ch in healed]
-    return NoteResult(cmd.source, GM, "session_end", text="\n  ".join(lines), changes=changes)
+    lines += [Msg("{who}'s {what} has healed.", who=ch.subject, what=ch.before) for ch in healed]
+    return NoteResult(cmd.source, GM, "session_end", text=_joined(lines), changes=changes)
 
 
 @handles(c.Milestone)
@@ -212,19 +216,27 @@ def milestone(post: Post, cmd: c.Milestone) -> NoteResult:
     if cmd.power and cmd.level != "major":
         raise RulesError('"power" is for a major milestone (the GM offers a point of refresh and a second raise)',
                          expected="/milestone major power", example="/milestone major power")
-    allowed = ("\n  Each player may now ask for their changes with /advance (e.g. /advance skills.Fight=Good "
-               "skills.Athletics=Great); the GM approves them.\n  " + "\n  ".join(grant(post, cmd.level, cmd.power)))
+    allowed = Joined([Msg("\n  Each player may now ask for their changes with {command} (e.g. {example}); the GM "
+                          "approves them.\n  ", command=CommandLine("/advance"),
+                          example=CommandLine("/advance skills.Fight=Good skills.Athletics=Great")),
+                      _joined(grant(post, cmd.level, cmd.power))])
     if cmd.level == "major":
         report = recovery.major_milestone(post.table, post.system)
         cleared = post.system.milestone_clears
-        lines = [f"A major milestone: {and_words(cleared) if cleared else 'no'} consequences in recovery clear."]
-        lines += [f"{ch.subject}'s {ch.before} has healed." for ch in report.changes
+        lines = [Msg("A major milestone: {severities} consequences in recovery clear.",
+                     severities=Names([Msg("{severity}", severity=c) for c in cleared])) if cleared else
+                 Msg("A major milestone: no consequences in recovery clear.")]
+        lines += [Msg("{who}'s {what} has healed.", who=ch.subject, what=ch.before) for ch in report.changes
                   if ch.what == "consequence" and ch.after is None]
         lines += [e.text for e in report.effects]
-        return NoteResult(cmd.source, GM, "milestone", text="\n  ".join(lines) + allowed, changes=report.changes)
+        return NoteResult(cmd.source, GM, "milestone", text=Joined([_joined(lines), allowed]), changes=report.changes)
     return NoteResult(cmd.source, GM, "milestone",
-                      text=f"A {cmd.level} milestone: each player may swap two skills, rename an aspect or swap a stunt."
-                           + allowed)
+                      text=Joined([Msg("A {kind} milestone: each player may swap two skills, rename an aspect or swap "
+                                       "a stunt.", kind=cmd.level), allowed]))
+
+
+#: the milestones as a sentence names them (a ``kind`` field, translated where said)
+MILESTONE_WORDS = (N_("minor"), N_("significant"))
 
 
 # --------------------------------------------------------------------------- aspects

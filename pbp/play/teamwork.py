@@ -32,6 +32,7 @@ from dataclasses import replace
 
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
+from pbp.i18n import CommandLine, Joined, Msg
 from pbp.play import conflict as pc
 from pbp.play.core import Ask, NoteResult, Post, deadline_job, handles, on_scene_end, prepare_action, quote, status_line
 from pbp.play.invoking import find_roll, open_rolls, revise
@@ -92,14 +93,14 @@ def _turn_for_help(post: Post, helper: str, *, open_roll: bool, cmd: c.Command) 
         order = rt.take_action(order, name, "action")   # refused out of turn, or a second time
         post.play.conflict = replace(conflict, turns=order)
         pc._touch(post)
-        return f"{name} uses their turn to help"
+        return Msg("{who} uses their turn to help", who=name)
     if name in order.acted:
         raise RulesError(f"{name} has already acted this exchange, so cannot give up a turn to help",
                          source=cmd.source, expected="a helper still to act this exchange",
                          example=f"/next {quote(rt.default_next(order) or name)}", depends_on="turn")
     post.play.conflict = replace(conflict, turns=replace(order, acted=order.acted + (name,)))
     pc._touch(post)
-    return f"{name} gives up their turn this exchange to help"
+    return Msg("{who} gives up their turn this exchange to help", who=name)
 
 
 def _open_roll_of(post: Post, ally: str, cmd: c.Help, request: TeamHelp | None):
@@ -146,7 +147,8 @@ def help_ally(post: Post, cmd: c.Help):
         cost = _turn_for_help(post, helper, open_roll=True, cmd=cmd)
         if request is not None:
             _drop(post, request)
-        note = f"{helper} helps {ally}'s roll after the dice" + (f" ({cost})" if cost else "") + "."
+        note = (Msg("{who} helps {ally}'s roll after the dice ({cost}).", who=helper, ally=ally, cost=cost) if cost
+                else Msg("{who} helps {ally}'s roll after the dice.", who=helper, ally=ally))
         return revise(post, ref, helper=helper, note=note)
     if any(h.confirmed and same_name(h.helper, helper) and same_name(h.ally, ally) for h in post.play.helps):
         raise RulesError(f"{helper} already helps {ally}'s next roll", source=cmd.source,
@@ -157,10 +159,11 @@ def help_ally(post: Post, cmd: c.Help):
     if request is not None:
         _drop(post, request)
     post.play.helps.append(TeamHelp(post.play.new_id(), helper, ally, post.now, exchange=exchange))
-    text = (f"{helper} will help {ally}'s next roll: +1 if {helper} has at least {describe(post.system.teamwork.least, post.system.ladder)} in the skill "
-            f"{ally} rolls, up to {ally}'s own rating in it; {helper} shares that roll's costs.")
+    text = Msg("{who} will help {ally}'s next roll: +1 if {who} has at least {least} in the skill {ally} rolls, up to "
+               "{ally}'s own rating in it; {who} shares that roll's costs.", who=helper, ally=ally,
+               least=describe(post.system.teamwork.least, post.system.ladder))
     if cost:
-        text += f" ({cost}.)"
+        text = Joined([text, Msg(" ({cost}.)", cost=cost)])
     return NoteResult(cmd.source, helper, "help", text=text)
 
 
@@ -179,13 +182,15 @@ def help_ask(post: Post, cmd: c.HelpAsk):
         post.play.helps.append(h)
         asked.append(who.name)
         post.ask(Ask(ref=_ref(h), who=who.name, deadline=h.deadline,
-                     subject=f"{ally} asks for {who.name}'s help",
-                     text=f"{who.name}, to help {ally}'s next roll reply /help {quote(ally)} by "
-                          f"{pc.when(h.deadline)} (it is {who.name}'s action).".replace("  ", " ")))
+                     subject=Msg("{ally} asks for {who}'s help", ally=ally, who=who.name),
+                     text=Msg("{who}, to help {ally}'s next roll reply {command} by {by} (it is {who}'s action).",
+                              who=who.name, ally=ally, command=CommandLine(f"/help {quote(ally)}"),
+                              by=pc.when(h.deadline))))
     if not asked:
         raise RulesError("everyone named already helps or has been asked", source=cmd.source,
                          expected="an ally not asked yet", example="/help from Cassandra")
-    return NoteResult(cmd.source, ally, "help_ask", text=f"{ally} asks {and_names(asked)} for help with the next roll.")
+    return NoteResult(cmd.source, ally, "help_ask", text=Msg("{ally} asks {who} for help with the next roll.", ally=ally,
+                                                             who=and_names(asked)))
 
 
 # --------------------------------------------------------------------------- when helps go
@@ -202,8 +207,8 @@ def _help_deadlines(post: Post) -> list:
         elif not h.confirmed and h.deadline is not None and post.now >= h.deadline:
             _drop(post, h)
             out.append(NoteResult(f"(deadline: help #{h.id})", h.ally, "help",
-                                  text=f"{h.helper} did not confirm by {pc.when(h.deadline)}: no help from "
-                                       f"{h.helper} on {h.ally}'s next roll."))
+                                  text=Msg("{who} did not confirm by {by}: no help from {who} on {ally}'s next roll.",
+                                           who=h.helper, by=pc.when(h.deadline), ally=h.ally)))
     return out
 
 
@@ -221,7 +226,8 @@ def help_status(post: Post) -> list[str]:
         if not _live(post, h):
             continue
         if h.confirmed:
-            lines.append(f"{h.helper} helps {h.ally}'s next roll.")
+            lines.append(Msg("{who} helps {ally}'s next roll.", who=h.helper, ally=h.ally))
         else:
-            lines.append(f"Waiting for {h.helper} to confirm help for {h.ally} by {pc.when(h.deadline)}.")
+            lines.append(Msg("Waiting for {who} to confirm help for {ally} by {by}.", who=h.helper, ally=h.ally,
+                             by=pc.when(h.deadline)))
     return lines

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pbp import commands as c
 from pbp.errors import CommandError
+from pbp.i18n import Joined, Msg
 from pbp.play.core import GM, NoteResult, Post, Tell, handles
 from pbp.play.people import MemberSettings, SettingError, member_settings, mute_scene
 
@@ -25,17 +26,17 @@ def settings(post: Post, cmd: c.MemberSet):
             post.play.people.pop(who, None)
         else:
             post.play.people[who] = new
-    text = f"Your settings: {new.shown()}." + ("" if cmd.values else
-                                                 " Change them with /settings tz=Europe/Lisbon quiet=23-08"
-                                                 " mail=every|mine|digest.")
-    return _yours(post, cmd, "settings", "Your settings", text)
+    text = Msg("Your settings: {settings}.", settings=new.shown())
+    if not cmd.values:
+        text = Joined([text, Msg(" Change them with /settings tz=Europe/Lisbon quiet=23-08 mail=every|mine|digest.")])
+    return _yours(post, cmd, "settings", Msg("Your settings"), text)
 
 
 def _yours(post: Post, cmd, action: str, subject: str, text: str):
     """The answer to a member's own setting: to them alone."""
     if post.author.is_gm:
         return NoteResult(cmd.source, GM, action, text=text, gm_only=True)
-    post.tell(Tell(to=(post.author.email,), subject=subject, text=text + "\n"))
+    post.tell(Tell(to=(post.author.email,), subject=subject, text=Joined([text, "\n"])))
     return NoteResult(cmd.source, post.speaker(), action, text=text, public_text="")
 
 

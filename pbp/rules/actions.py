@@ -340,7 +340,7 @@ def team_modifiers(act: Action, skill: str, rating: int) -> list[Modifier]:
         act.report.effect("teamwork", row_text(row, skill, bonus.cap, act.actor.name, act.system.ladder), helper=row.helper,
                           rating=row.rating, adds=row.adds, why=row.why)
     act.team = bonus.sharing
-    return [Modifier("teamwork", f"{row.helper} (teamwork)", row.adds) for row in bonus.rows if row.adds]
+    return [Modifier("teamwork", Msg("{who} (teamwork)", who=row.helper), row.adds) for row in bonus.rows if row.adds]
 
 
 _COSTS = ("cost_minor", "cost_major")
@@ -348,8 +348,8 @@ _COSTS = ("cost_minor", "cost_major")
 
 def _result(act: Action, skill: str, contest: RollNumbers) -> ActionResult:
     if act.team and any(e.kind in _COSTS for e in act.report.effects):
-        act.report.effect("team_cost", f"{and_names(act.team)} helped {act.actor.name}, so the same cost falls "
-                          f"on {and_names(act.team)} (supporters face the roll's costs)",
+        act.report.effect("team_cost", Msg("{team} helped {who}, so the same cost falls on {team} (supporters face "
+                                           "the roll's costs)", team=and_names(act.team), who=act.actor.name),
                           shared_with=list(act.team), roller=act.actor.name)
     return ActionResult(
         command=act.source, actor=act.actor.name, action=act.name, skill=skill,

@@ -142,4 +142,4 @@ class FateExplainer:
 
     def clears(self, noun: str) -> str:
         """What clears at a scene's end: "stress clears" (``noun``: the box model's noun)."""
-        return f"{noun} clears"
+        return Msg("{noun} clears", noun=noun)

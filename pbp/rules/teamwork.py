@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from pbp.errors import RulesError
+from pbp.i18n import Msg
 from pbp.rules.ladder import describe
 from pbp.rules.naming import and_names, quote
 
@@ -103,8 +104,10 @@ def check_highest(roller: str, skill: str, rating: int, helpers: list[tuple[str,
 def row_text(row: TeamRow, skill: str, cap: int, roller: str, ladder: Mapping[int, str]) -> str:
     """How the reply words one helper (``ladder``: the system's)."""
     if row.why == "adds":
-        return f"{row.helper} helps with {skill} {describe(row.rating, ladder)}: +{row.adds}"
+        return Msg("{who} helps with {skill} {rating}: +{n}", who=row.helper, skill=skill,
+                   rating=describe(row.rating, ladder), n=row.adds)
     if row.why == "below":
-        return f"{row.helper} helps, but {row.helper}'s {skill} is {describe(row.rating, ladder)}: no +1 (it takes {describe(1, ladder)})"
-    return (f"{row.helper} helps, but the cap bites: a team adds at most the roller's rating, "
-            f"{roller}'s {skill} {describe(cap, ladder)}, so no +1 from {row.helper}")
+        return Msg("{who} helps, but {who}'s {skill} is {rating}: no +1 (it takes {least})", who=row.helper,
+                   skill=skill, rating=describe(row.rating, ladder), least=describe(1, ladder))
+    return Msg("{who} helps, but the cap bites: a team adds at most the roller's rating, {roller}'s {skill} {cap}, so "
+               "no +1 from {who}", who=row.helper, roller=roller, skill=skill, cap=describe(cap, ladder))

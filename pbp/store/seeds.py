@@ -23,6 +23,7 @@ from typing import Protocol
 from pbp import verify_dice
 from pbp.rules.dice import CommittedDice
 from pbp.store import models as m
+from pbp.store.prepared import Select
 
 VERSION = verify_dice.VERSION
 
@@ -342,10 +343,15 @@ class FixedNotice:
         return [f"{VERSION} fixed by={self.where} rolls=" + ",".join(f"#{r}" for r in rolls)] if rolls else []
 
 
+#: a scene's latest seed: the one query of a post with committed dice, its SQL made once (issue 23)
+_LATEST = Select(lambda campaign_id, number: m.SceneSeed.select().where(
+    (m.SceneSeed.campaign == campaign_id) & (m.SceneSeed.scene == number)).order_by(m.SceneSeed.segment.desc()).limit(1))
+
+
 def _row(campaign: m.Campaign, number: int) -> m.SceneSeed | None:
-    """The scene's latest seed (its last segment)."""
-    return (m.SceneSeed.select().where((m.SceneSeed.campaign == campaign) & (m.SceneSeed.scene == number))
-            .order_by(m.SceneSeed.segment.desc()).first())
+    """The scene's latest seed (its last segment), as a row that can be saved."""
+    found = _LATEST(campaign.id, number)
+    return m.SceneSeed(**found[0]) if found else None
 
 
 def _version(row: m.SceneSeed) -> str:

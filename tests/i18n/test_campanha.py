@@ -48,26 +48,21 @@ _WORD = re.compile(r"[A-Za-zÀ-ÿ'’]+")
 #: (docs/jogar-em-portugues.md, "O que ainda está em inglês"): a line with one of them is not
 #: counted. The list only shrinks; a sentence of pbp's not in it fails the test.
 STILL_ENGLISH = (
-    # challenges
-    'Challenge "', "done by ", "Narrate from these", "At a cost:", "Not taken:",
     # contests and teamwork
     'Contest "', "Exchange ", "Each side: one overcome", " victories; this exchange", " victory; this exchange",
     " want: ", "Threat: ", "'s attack with ", "rolls for ", "(the threat's attack", "side has rolled",
-    "no twist is owed", "the next exchange, or help", "advantage failed", "helped ", " helps ", "will help ",
-    "succeeds at a minor cost", "gains a boost", "Boost",
+    "no twist is owed", "the next exchange, or help", "advantage failed", "succeeds at a minor cost", "gains a boost", "Boost",
     # scenes, the table, the recap
     "Scene ", "No conflict is going on", "No situation aspects", "Aspects in play", "a consequence on ",
-    "may begin recovery", "The story so far", "- The GM:", "Roll #",
+    "may begin recovery",
+    # a roll's summary is kept in the play state as it was written, in English
+    "'s attack on ", "'s defence with ",
     # advancement
-    "milestone", "Advancement #", "advancement #", "1 change from the minor list", "Each player may now ask",
+    "Ruth asks, at the major milestone", "do not fit the milestone", "Advancement #", "advancement #", "1 change from the minor list", "Each player may now ask",
     "That is: ", "changes this milestone allows", "the sheet stays as it is",
-    # time, away, pace, settings
-    "Away: ", " is away until ", " is back.", "Next to post", "did not post by", " passes this round",
-    "Posting order", "the scene waits for your post", "your post by", "Your settings", "setting the posting order",
-    "a GM address", "did not roll by",
+    "did not roll by",
     # errors
-    "has no skill", "a skill on ", "expected the name", "the name of who you attack", "tasks of the challenge",
-    "one of Ethan", "a situation aspect added", "/avançar skills.",
+    "has no skill", "a skill on ", "expected the name", "the name of who you attack", "tasks of the challenge", "one of Ethan", "a situation aspect added", "/avançar skills.", "setting the posting order", "a GM address",
 )
 
 
@@ -134,3 +129,24 @@ def test_a_whole_campaign_in_portuguese(mesa, config, update):
     assert len(table.steps) >= 50
     left = english_in(transcript, _players_words() | _sheet_words())
     assert left == [], f"{len(left)} line(s) of English in a Portuguese campaign:\n  " + "\n  ".join(left)
+
+
+def test_a_deadline_reads_in_portuguese_in_the_readers_zone():
+    """A date pbp wrote in Portuguese (pbp.i18n.When) is read like an English one: in the
+    reader's zone, with how far off it is in Portuguese."""
+    from datetime import datetime
+
+    from pbp.i18n import language
+    from pbp.play.dates import for_reader
+    from pbp.play.people import zone
+
+    pt = language("pt-BR")
+    now = datetime(2026, 11, 29, 12, 0)
+    text = "Se não responder até " + pt.when(datetime(2026, 12, 1, 18, 50)) + ", Ruth se defende."
+    assert for_reader(text, now, None, pt) == "Se não responder até ter. 1 dez. 18:50 UTC (em 2 dias), Ruth se defende."
+    assert for_reader(text, now, zone("America/Sao_Paulo"), pt) == \
+        "Se não responder até ter. 1 dez. 15:50 -03 (em 2 dias), Ruth se defende."
+    assert for_reader("até " + pt.when(datetime(2026, 11, 29, 12, 40)), now, None, pt) == \
+        "até dom. 29 nov. 12:40 UTC (em 40 minutos)"
+    assert for_reader("até " + pt.when(datetime(2026, 11, 29, 13, 0)), now, None, pt).endswith("(em uma hora)")
+    assert for_reader("até " + pt.when(datetime(2026, 11, 29, 11, 0)), now, None, pt) == "até dom. 29 nov. 11:00 UTC"
