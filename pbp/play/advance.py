@@ -26,6 +26,7 @@ from dataclasses import asdict
 
 from pbp import commands as c
 from pbp.errors import ConfigError, NotAllowedError, RulesError, SheetError
+from pbp.i18n import Joined, Msg, Msgs
 from pbp.play.core import GM, NoteResult, Post, handles, quote
 from pbp.rules.ladder import describe
 from pbp.play.compels import GmRequest, open_request, request_kind
@@ -54,22 +55,23 @@ def grant(post: Post, level: str, power: bool) -> list[str]:
         # a new dict: the play state read from the campaign row may share its dicts with
         # the row, and a change made in place would not be seen as a change and not saved
         post.play.advances = {**post.play.advances, ch.name: now}
-        lines.append(f"{ch.name}: {_allowance_text(now)}")
+        lines.append(Msg("{who}: {allowance}", who=ch.name, allowance=_allowance_text(now)))
     return lines
 
 
 def _allowance_text(a: dict) -> str:
     parts = []
     if a.get("lateral"):
-        parts.append(f"{a['lateral']} change{'s' if a['lateral'] != 1 else ''} from the minor list")
+        parts.append(Msgs("{n} change from the minor list", "{n} changes from the minor list", a["lateral"]))
     if a.get("high_concept"):
-        parts.append("a new high concept")
+        parts.append(Msg("a new high concept"))
     if a.get("skill_points"):
-        n = a["skill_points"]
-        parts.append(f"{n} skill point{'s' if n != 1 else ''}")
+        parts.append(Msgs("{n} skill point", "{n} skill points", a["skill_points"]))
     if a.get("refresh"):
-        parts.append(f"{a['refresh']} refresh")
-    return ", ".join(parts) if parts else "nothing left"
+        parts.append(Msg("{n} refresh", n=a["refresh"]))
+    if not parts:
+        return Msg("nothing left")
+    return Joined([part for n, p in enumerate(parts) for part in ((p,) if not n else (", ", p))])
 
 
 def _allowance(a: dict) -> Allowance:
@@ -178,11 +180,13 @@ def advance(post: Post, cmd: c.Advance):
     request = DetailRequest(post.play.new_id(), ch.name, said, post.now, post.deadline(), kind="advance",
                             data={"values": list(cmd.values), "level": have.get("level", "")})
     # the table's reply says the request once, in the note below; the ask only says who answers
-    open_request(post, request, f"Advancement #{request.id} waits for the GM.",
-                 f"{ch.name} asks, at the {have.get('level', '')} milestone:\n  {cmd.source}\nThat is: {said}.",
-                 unanswered="it is denied and the sheet stays as it is")
+    open_request(post, request, Msg("Advancement #{id} waits for the GM.", id=request.id),
+                 Msg("{who} asks, at the {kind} milestone:\n  {source}\nThat is: {said}.", who=ch.name,
+                     kind=have.get("level", ""), source=cmd.source, said=said),
+                 unanswered=Msg("it is denied and the sheet stays as it is"))
     return NoteResult(cmd.source, ch.name, "advance",
-                      text=f"Advancement #{request.id}: {ch.name} asks for {said} (once the GM approves).")
+                      text=Msg("Advancement #{id}: {who} asks for {said} (once the GM approves).", id=request.id,
+                               who=ch.name, said=said))
 
 
 def approve_advance(post: Post, request: DetailRequest) -> NoteResult:
@@ -197,8 +201,8 @@ def approve_advance(post: Post, request: DetailRequest) -> NoteResult:
         why = "; ".join(verdict.problems)
     if verdict is None or verdict.problems:
         request.state, request.reason = "expired", why
-        return NoteResult(source, GM, "approve", text=f"Advancement #{request.id} no longer fits {ch.name}'s sheet "
-                                                       f"({why}); nothing changes.")
+        return NoteResult(source, GM, "approve", text=Msg("Advancement #{id} no longer fits {who}'s sheet ({why}); "
+                                                          "nothing changes.", id=request.id, who=ch.name, why=why))
     notes = apply_to_table(post.system, post.table, ch, sheet)
     have = dict(post.play.advances.get(ch.name) or {})
     post.play.advances = {**post.play.advances, ch.name: have}
@@ -210,11 +214,12 @@ def approve_advance(post: Post, request: DetailRequest) -> NoteResult:
     if gained:
         have["refresh"] = 0
     left = _allowance_text(have)
-    text = (f"The GM approves advancement #{request.id}: {request.text}. " +
-            (f"{ch.name} has nothing left from the milestone." if left == "nothing left" else
-             f"{ch.name} may still take from the milestone: {left}."))
+    text = (Msg("The GM approves advancement #{id}: {said}. {who} has nothing left from the milestone.",
+                id=request.id, said=request.text, who=ch.name) if left == "nothing left" else
+            Msg("The GM approves advancement #{id}: {said}. {who} may still take from the milestone: {left}.",
+                id=request.id, said=request.text, who=ch.name, left=left))
     if notes:
-        text += " " + "; ".join(notes) + "."
+        text = Joined([text, " " + "; ".join(notes) + "."])
     return NoteResult(source, GM, "approve", text=text)
 
 

@@ -206,6 +206,11 @@ def detail(post: Post, cmd: c.Detail):
                            f"(1 fate point once the GM approves)")
 
 
+#: the subject of the GM's mail about a request, by its label (the others: "{what} #{id} ...")
+APPROVAL_SUBJECTS = {"advancement": N_("Advancement #{id} needs your approval"),
+                     "story detail": N_("Story detail #{id} needs your approval")}
+
+
 def open_request(post: Post, request: DetailRequest, ask: str, tell: str, *, unanswered: str = Msg("it is denied")) -> None:
     """Number a request that waits for the GM (a story detail, a bonus, an aspect change), ask
     the GM in the table's reply, and tell the GM apart unless the GM wrote it; ``unanswered``
@@ -216,8 +221,9 @@ def open_request(post: Post, request: DetailRequest, ask: str, tell: str, *, una
                   hint=Msg(BARE_APPROVE_HINT), by=when(request.deadline), unanswered=unanswered)
     post.ask(Ask(ref=ref, who=GM, deadline=request.deadline, text=Joined([ask, " ", approve])))
     if not post.author.is_gm:
-        post.tell(Tell(to=(GM,), subject=Msg("{what} #{id} needs your approval", what=request.label.capitalize(),
-                                             id=request.id),
+        subject = (Msg(APPROVAL_SUBJECTS[request.label], id=request.id) if request.label in APPROVAL_SUBJECTS else
+                   Msg("{what} #{id} needs your approval", what=request.label.capitalize(), id=request.id))
+        post.tell(Tell(to=(GM,), subject=subject,
                        text=Joined([tell, "\n", approve, "\n"]), refs=(ref,)))
 
 

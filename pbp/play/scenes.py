@@ -236,7 +236,7 @@ def milestone(post: Post, cmd: c.Milestone) -> NoteResult:
 
 
 #: the milestones as a sentence names them (a ``kind`` field, translated where said)
-MILESTONE_WORDS = (N_("minor"), N_("significant"))
+MILESTONE_WORDS = (N_("minor"), N_("significant"), N_("major"))
 
 
 # --------------------------------------------------------------------------- aspects

@@ -52,17 +52,16 @@ STILL_ENGLISH = (
     'Contest "', "Exchange ", "Each side: one overcome", " victories; this exchange", " victory; this exchange",
     " want: ", "Threat: ", "'s attack with ", "rolls for ", "(the threat's attack", "side has rolled",
     "no twist is owed", "the next exchange, or help", "advantage failed", "succeeds at a minor cost", "gains a boost", "Boost",
-    # scenes, the table, the recap
-    "Scene ", "No conflict is going on", "No situation aspects", "Aspects in play", "a consequence on ",
+    "did not roll by",
+    # scenes: a consequence that may begin its recovery
     "may begin recovery",
     # a roll's summary is kept in the play state as it was written, in English
     "'s attack on ", "'s defence with ",
-    # advancement
-    "Ruth asks, at the major milestone", "do not fit the milestone", "Advancement #", "advancement #", "1 change from the minor list", "Each player may now ask",
-    "That is: ", "changes this milestone allows", "the sheet stays as it is",
-    "did not roll by",
-    # errors
-    "has no skill", "a skill on ", "expected the name", "the name of who you attack", "tasks of the challenge", "one of Ethan", "a situation aspect added", "/avançar skills.", "setting the posting order", "a GM address",
+    # advancement: what a change does, kept in the request as written, and the GM's requests
+    "switch ranks", "do not fit the milestone", "changes this milestone allows", "approve or deny advancement",
+    # errors: the refusals' own words
+    "has no skill", "a skill on ", "expected the name", "the name of who you attack", "tasks of the challenge",
+    "one of Ethan", "a situation aspect added", "/avançar skills.", "setting the posting order", "a GM address",
 )
 
 
