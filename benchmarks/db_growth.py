@@ -59,7 +59,8 @@ def main() -> None:
     from pbp.campaigns import create_campaign, import_character
     from pbp.config import config_from_dict
     from pbp.demo import sample_dir
-    from pbp.pipeline import Context, process_message
+    from pbp.flow.context import Context
+    from pbp.pipeline import process_message
     from pbp.retention import compact_sent
     from pbp.rules.dice import RandomDice
     from pbp.store import models as m

@@ -359,7 +359,7 @@ class Campaign:
     def __init__(self, system: str) -> None:
         from pbp.campaigns import create_campaign, import_character
         from pbp.config import config_from_dict
-        from pbp.pipeline import Context
+        from pbp.flow.context import Context
         from pbp.store import models as m
         from pbp.store.db import open_database
 

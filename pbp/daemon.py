@@ -45,7 +45,8 @@ from pbp.config import Config, MailboxBinding
 from pbp.delivery import Backoff, OutboxSender, deliver_outbox, make_forum, make_sender
 from pbp.leases import STANDBY_SECONDS, Leases, campaign_writes, exclusively, shared
 from pbp.logs import quiet_libraries
-from pbp.pipeline import Context, process_message
+from pbp.flow.context import Context
+from pbp.pipeline import process_message
 from pbp.rules.dice import DiceSource, RandomDice
 from pbp.store import models as m
 from pbp.store.outage import EXIT_DATABASE_DOWN, DatabaseOutage, is_outage
@@ -348,7 +349,7 @@ class Daemon:
         """Deadlines and reminders (pending reactions, compels) at the injected clock; once
         an hour, old sent replies are compacted (:mod:`pbp.retention`), in small batches
         that take the database lock only to write, so posts do not wait for them."""
-        from pbp.pipeline import apply_deadlines
+        from pbp.flow.deadlines import apply_deadlines
 
         if time.monotonic() >= self._compact_at:
             from pbp.retention import DAEMON_BATCH, compact_sent, give_back_space

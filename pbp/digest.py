@@ -5,7 +5,7 @@ When a post's table mail is held back for such a member, what it said is kept fo
 (:func:`hold`, a ``DigestItem`` row: the text every member got, so nothing the table's mail
 left out — a GM-only line, a private mail, a secret roll's dice — can be in it). When their
 digest is due (``digest_at``, an hour of their own day, moved past their quiet hours:
-:func:`pbp.play.people.next_digest`), the deadline job (:func:`pbp.pipeline.apply_deadlines`,
+:func:`pbp.play.people.next_digest`), the deadline job (:func:`pbp.flow.deadlines.apply_deadlines`,
 run each minute by the daemon's scheduler and by ``pbp tick``) writes one mail with those
 mails in order, the table's state and what they owe (:func:`compose`), and the rows go.
 No mail is sent when nothing was held: the next digest is simply due a day later. A member

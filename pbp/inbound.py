@@ -25,7 +25,8 @@ import logging
 
 from pbp import adapters
 from pbp.leases import campaign_writes
-from pbp.pipeline import Context, PostOutcome, process_message, route
+from pbp.flow.context import Context, PostOutcome
+from pbp.pipeline import process_message, route
 from pbp.store import models as m
 
 log = logging.getLogger("pbp.daemon")

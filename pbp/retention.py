@@ -2,7 +2,7 @@
 
 Most of a campaign's growth is the raw MIME of its replies in the outbox (a plain-text
 and an HTML version of each). What later work needs from a sent reply is its headers
-(threading a deadline's result into the conversation, :func:`pbp.pipeline._thread_of`) and
+(threading a deadline's result into the conversation, :func:`pbp.flow.deadlines.thread_of`) and
 its plain text (answering a resent copy of a post with the original result); the dice
 ledger lives in its own table and is never touched. So after ``[daemon]
 compact_sent_after_days`` a sent reply keeps its headers and its text and loses the rest;

@@ -10,7 +10,8 @@ import itertools
 from dataclasses import dataclass, field
 from email import policy
 
-from pbp.pipeline import Context, process_message
+from pbp.flow.context import Context
+from pbp.pipeline import process_message
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m
 from tests.forum.discourse_mail import BOT, LIST_ID, SITE, discourse_mail

@@ -10,7 +10,7 @@ FIXED_NOW = datetime(2026, 11, 29, 18, 0, 0)
 
 
 def make_ctx(config, dice: str | None = None):
-    from pbp.pipeline import Context
+    from pbp.flow.context import Context
     from pbp.rules.dice import FixedDice, RandomDice
 
     return Context(config=config, dice=FixedDice(dice) if dice else RandomDice(), clock=lambda: FIXED_NOW)

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pbp import adapters
-from pbp.pipeline import Context, apply_deadlines, process_post
+from pbp.flow.context import Context
+from pbp.flow.deadlines import apply_deadlines
+from pbp.pipeline import process_post
 from pbp.posts import Claim, NeutralPost, ThreadRef, Written, thread_from_dict
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m

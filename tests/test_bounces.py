@@ -17,7 +17,8 @@ import pytest
 from pbp import bounces
 from pbp.campaigns import add_member
 from pbp.mail.bounces import read_report
-from pbp.pipeline import Context, process_message
+from pbp.flow.context import Context
+from pbp.pipeline import process_message
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m
 from tests.helpers import FIXED_NOW, eml

@@ -164,7 +164,8 @@ def test_demo_once_handles_the_sample_post(tmp_path, capsys):
 def test_campaign_settings_override_the_config(table, capsys, tmp_path):
     """A campaign's own deadline is what its players are given."""
     from pbp.config import load_config
-    from pbp.pipeline import Context, process_message
+    from pbp.flow.context import Context
+    from pbp.pipeline import process_message
     from pbp.rules.dice import FixedDice
     from tests.helpers import FIXED_NOW, eml
 

@@ -133,7 +133,7 @@ def test_posts_in_new_mails_with_other_words_or_after_the_window_roll(chicago, c
     from datetime import timedelta
 
     from pbp.copies import COPY_WINDOW
-    from pbp.pipeline import Context
+    from pbp.flow.context import Context
     from pbp.rules.dice import FixedDice
     from tests.helpers import FIXED_NOW
 

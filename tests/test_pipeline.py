@@ -315,7 +315,7 @@ def test_a_bug_on_one_post_changes_nothing_and_does_not_block_the_next(chicago, 
 def test_a_deadline_answers_in_the_thread_of_the_mail_that_asked(chicago, config):
     from datetime import timedelta
 
-    from pbp.pipeline import apply_deadlines
+    from pbp.flow.deadlines import apply_deadlines
 
     out = process_message(eml("/as Ghoul attack Ruth with Fight\n", sender="gm@pbp.localhost"),
                           make_ctx(config, "00++"))

@@ -7,7 +7,8 @@ import email
 from datetime import timedelta
 from email import policy
 
-from pbp.pipeline import apply_deadlines, process_message
+from pbp.flow.deadlines import apply_deadlines
+from pbp.pipeline import process_message
 from pbp.retention import compact_sent
 from pbp.store import models as m
 from tests.helpers import FIXED_NOW, eml, make_ctx, plain_text

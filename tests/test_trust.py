@@ -9,7 +9,8 @@ from datetime import timedelta
 
 import pytest
 
-from pbp.pipeline import Context, process_message
+from pbp.flow.context import Context
+from pbp.pipeline import process_message
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m
 from tests.helpers import FIXED_NOW, eml, make_ctx, plain_text

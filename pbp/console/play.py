@@ -17,7 +17,8 @@ from pbp.textsafety import shorten
 def cmd_table(args) -> int:
     """What the campaign's table looks like now, as the GM sees it (``/table`` by the GM)."""
     from pbp.campaigns import get_campaign
-    from pbp.pipeline import Context, read_post
+    from pbp.flow.commit import read_post
+    from pbp.flow.context import Context
     from pbp.play.overview import overview, overview_lines, to_json
 
     from pbp.rules.dice import RandomDice
@@ -69,7 +70,8 @@ def cmd_roll(args) -> int:
 
 def cmd_process(args) -> int:
     """Run saved .eml files through the daemon's pipeline."""
-    from pbp.pipeline import Context, process_message
+    from pbp.flow.context import Context
+    from pbp.pipeline import process_message
 
     dice = parse_dice(args.dice)
     posts = read_posts(args.files)
@@ -171,7 +173,8 @@ def cmd_tick(args) -> int:
     (defences, absorptions, handoffs, compels...) due at ``--at`` (default: now), then deliver."""
     from datetime import datetime, timezone
 
-    from pbp.pipeline import Context, apply_deadlines
+    from pbp.flow.context import Context
+    from pbp.flow.deadlines import apply_deadlines
     from pbp.store import models as m
 
     config = open_config(args)

@@ -179,7 +179,7 @@ def threading(thread: ThreadRef | None) -> tuple[str | None, list[str]]:
 
 def reply_mail_subject(reply: Reply, campaign_name: str, language: Language = ENGLISH) -> str:
     """The subject a reply goes out with: "Re: [Campaign] ..." of the subject its thread
-    began with (``reply.thread_subject``, :func:`pbp.pipeline.thread_subject`), so a reply
+    began with (``reply.thread_subject``, :func:`pbp.flow.send.thread_subject`), so a reply
     to a private mail, or a subject edited mid-thread, does not rename the table's thread;
     a reply with a subject of its own (a private tell) keeps it, tagged; a deadline round
     without a thread is "[Campaign] Deadlines" (in the campaign's ``language``)."""

@@ -8,7 +8,7 @@ dicts/Mappings, frozensets, enums, datetimes, ``X | None`` and plain values.
 
 A load shares no dict or list with the data it was loaded from (untyped parts, a bare
 ``dict``, ``list`` or ``Any``, are copied): the data is the campaign's stored document, which
-``pipeline._save_play`` compares the new dump with, so an in-place edit of a loaded value must
+``pbp.flow.commit.save_play`` compares the new dump with, so an in-place edit of a loaded value must
 not change it too. The copy is of the play state as it is now, which does not grow with the
 campaign's history (settled items and closed rolls are kept to a bounded number).
 """

@@ -14,7 +14,8 @@ from pathlib import Path
 from pbp import verify_dice
 from pbp.beacon import Drand, Recorded, from_config
 from pbp.demo import create_sample_campaign
-from pbp.pipeline import Context, process_message
+from pbp.flow.context import Context
+from pbp.pipeline import process_message
 from pbp.rules.dice import RandomDice
 from pbp.store import models as m
 from tests.dice.test_committed import _edit, save_mails

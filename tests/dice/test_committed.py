@@ -246,7 +246,8 @@ def test_the_gms_reveal_shows_the_seed_and_commits_a_new_one(db, config, tmp_pat
 def test_the_operators_fixed_dice_are_said_in_the_replies(db, config, tmp_path, monkeypatch):
     """pbp process --dice / PBP_DICE: nothing is committed, and the table is told."""
     from pbp.console.common import parse_dice as _dice
-    from pbp.pipeline import Context, process_message
+    from pbp.flow.context import Context
+    from pbp.pipeline import process_message
     from tests.helpers import eml
 
     create_sample_campaign()

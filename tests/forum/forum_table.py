@@ -8,7 +8,8 @@ import email
 from dataclasses import dataclass
 from email import policy
 
-from pbp.pipeline import Context, process_message
+from pbp.flow.context import Context
+from pbp.pipeline import process_message
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m
 from tests.helpers import eml, plain_text
@@ -50,7 +51,7 @@ class ForumTable(MailTable):
 
     def tick(self, at, *, dice: str = "") -> Step:
         """The daemon's periodic deadline job, with the clock at ``at``."""
-        from pbp.pipeline import apply_deadlines
+        from pbp.flow.deadlines import apply_deadlines
 
         self.now = at
         before = m.OutboxMail.select(m.OutboxMail.id).order_by(m.OutboxMail.id.desc()).first()

@@ -141,7 +141,8 @@ def test_a_post_pbp_fails_on_is_recorded_and_does_not_block_the_poll(api_table, 
 
 
 def test_a_post_by_mail_is_answered_in_the_latest_topic_and_by_mail(api_table, api_config, forum, contract):
-    from pbp.pipeline import Context, process_message
+    from pbp.flow.context import Context
+    from pbp.pipeline import process_message
     from tests.helpers import FIXED_NOW, eml
 
     post = latest_item(contract, 42, username="ruth", raw="/overcome Investigate vs Fair\n", topic_id=7,

@@ -142,7 +142,7 @@ def test_message_ids_map_to_post_ids():
 
 
 def ctx_at(config, when, dice="0000"):
-    from pbp.pipeline import Context
+    from pbp.flow.context import Context
     from pbp.rules.dice import FixedDice
 
     return Context(config=config, dice=FixedDice(dice), clock=lambda: when)
@@ -155,7 +155,7 @@ def test_a_defence_prompt_goes_by_mail_and_the_deadline_answers_in_the_topic(for
     (docs/forum.md, "Deadline rounds")."""
     from datetime import datetime
 
-    from pbp.pipeline import apply_deadlines
+    from pbp.flow.deadlines import apply_deadlines
 
     noon = datetime(2026, 11, 30, 12, 0)
     start = process_message(discourse_mail("/scene start Alley\n/conflict start Ruth, Cassandra, Ghoul first Ghoul\n",

@@ -137,7 +137,8 @@ def test_a_letter_in_the_story_is_no_header_block(table):
 
 
 def test_an_html_rule_then_a_from_date_block(chicago, config):
-    from pbp.pipeline import Context, process_message
+    from pbp.flow.context import Context
+    from pbp.pipeline import process_message
     from pbp.rules.dice import FixedDice
     from tests.helpers import FIXED_NOW
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email import policy
 
-from pbp.pipeline import Context, apply_deadlines, process_message
+from pbp.flow.context import Context
+from pbp.flow.deadlines import apply_deadlines
+from pbp.pipeline import process_message
 from pbp.rules.dice import FixedDice, RandomDice
 from pbp.store import models as m
 from tests.helpers import FIXED_NOW, eml, plain_text

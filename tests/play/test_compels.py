@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pbp.pipeline import apply_deadlines, process_message
+from pbp.flow.deadlines import apply_deadlines
+from pbp.pipeline import process_message
 from pbp.store import models as m
 from pbp.store import repo
 from tests.helpers import FIXED_NOW, eml, make_ctx

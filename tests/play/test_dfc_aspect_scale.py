@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from pbp.demo import create_sample_campaign
-from pbp.pipeline import Context, read_post
+from pbp.flow.commit import read_post
+from pbp.flow.context import Context
 from pbp.play.overview import overview, to_json
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m

@@ -18,7 +18,8 @@ import pytest
 from pbp.campaigns import import_sheets, set_campaign
 from pbp.demo import create_sample_campaign, sample_dir
 from pbp.errors import ConfigError, SheetError
-from pbp.pipeline import Context, read_post
+from pbp.flow.commit import read_post
+from pbp.flow.context import Context
 from pbp.play.overview import overview, to_json
 from pbp.rules.dice import FixedDice
 from pbp.rules.systems import campaign_system

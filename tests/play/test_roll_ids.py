@@ -12,6 +12,7 @@ from datetime import timedelta
 import pytest
 
 from pbp import pipeline
+from pbp.flow.commit import open_post
 from pbp.demo import create_sample_campaign
 from pbp.errors import RulesError
 from pbp.parser import parse_command
@@ -188,7 +189,7 @@ def test_a_held_action_dropped_gives_its_ids_back(chicago, config):
     everything it did, the ids it took among them (pbp.play.held)."""
     campaign = m.Campaign.get_by_id(chicago.id)
     ctx = make_ctx(config, "0000,0000")
-    post = pipeline._open_post(campaign, Author("gm@pbp.localhost", "gm"), ctx)
+    post = open_post(campaign, Author("gm@pbp.localhost", "gm"), ctx)
     start = post.play.next_id
     cmd = parse_command('/as Ghoul attack Charles with Fight')
     due = Held(id=0, who="Ghoul", author="gm@pbp.localhost", role="gm", cmd=cmd, at=FIXED_NOW - timedelta(hours=1))

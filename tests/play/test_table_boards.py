@@ -14,7 +14,8 @@ import json
 from pbp.campaigns import set_campaign
 from pbp.cli import main
 from pbp.demo import sample_dir
-from pbp.pipeline import Context, read_post
+from pbp.flow.commit import read_post
+from pbp.flow.context import Context
 from pbp.play.overview import overview, to_json
 from pbp.rules.dice import FixedDice
 from pbp.store import models as m

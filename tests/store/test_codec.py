@@ -1,5 +1,5 @@
 """The codec's loads are independent of what they were loaded from: the play state is one
-JSON document per campaign (``Campaign.play``), and ``pipeline._save_play`` writes it only when
+JSON document per campaign (``Campaign.play``), and ``pbp.flow.commit.save_play`` writes it only when
 the new dump differs from it. A load that shared a nested dict or list with that document let
 an in-place edit change both, so the edit looked like no change and was never saved, and a
 second load of the same document saw the first one's edits."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbp.pipeline import _save_play
+from pbp.flow.commit import save_play as _save_play
 from pbp.play.state import PlayState, dump_play, load_play
 from pbp.rules.fate_points import DetailRequest
 from pbp.store import models as m
