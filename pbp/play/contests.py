@@ -47,6 +47,7 @@ from datetime import timedelta
 
 from pbp import commands as c
 from pbp.errors import RulesError
+from pbp.i18n import CommandLine, Joined, Msg, Msgs
 from pbp.play import conflict as pc
 from pbp.play.core import (GM, Ask, NoteResult, Post, after_action, deadline_job, handles, number_roll, on_scene_end,
                            prepare_action, quote, roll_revised, status_line)
@@ -71,14 +72,14 @@ def _side_name(side: ContestSideState) -> str:
     return and_names(side.members)
 
 
-def _has(side: ContestSideState) -> str:
-    """"Ruth and Charles have", "Ghoul has"."""
-    return f"{_side_name(side)} {'have' if len(side.members) > 1 else 'has'}"
-
-
 def _side_words(side: ContestSideState) -> str:
     """"Ruth and Charles's side", "Ghoul's side"."""
-    return f"{_side_name(side)}'s side"
+    return Msg("{names}'s side", names=_side_name(side))
+
+
+def _lines(lines: list) -> Joined:
+    """Lines one under the other in a result, each said in the campaign's language."""
+    return Joined([part for n, line in enumerate(lines) for part in ((line,) if not n else ("\n  ", line))])
 
 
 def _side_of(contest: Contest, name: str) -> int | None:
@@ -146,14 +147,17 @@ def contest_start(post: Post, cmd: c.ContestStart):
     contest = Contest(cmd.name, sides, threats, needed, difficulty, hours,
                       deadline=post.now + timedelta(hours=hours))
     post.play.contest = contest
-    lines = [f'Contest "{contest.name}" begins, first to {needed} victories:']
-    lines += [f'{_side_name(s)} want{"" if len(s.members) > 1 else "s"}: "{s.intent}"' for s in sides]
+    lines = [Msg('Contest "{name}" begins, first to {n} victories:', name=contest.name, n=needed)]
+    lines += [Msgs('{names} wants: "{intent}"', '{names} want: "{intent}"', len(s.members), names=_side_name(s),
+                   intent=s.intent) for s in sides]
     for t in threats:
-        lines.append(f"Threat: {t.name}, " + (f"{describe(t.rating, post.system.ladder)}" if t.skill is None else f"attacking with {t.skill}")
-                     + ", hits every side whose roll is lower at the end of each exchange")
-    lines.append(f"Each side: one overcome this exchange (/overcome SKILL) by {post_when(contest)}; "
-                 "the others may /help or create an advantage first.")
-    return NoteResult(cmd.source, GM, "contest_start", text="\n  ".join(lines))
+        lines.append(Msg("Threat: {name}, {rating}, hits every side whose roll is lower at the end of each exchange",
+                         name=t.name, rating=describe(t.rating, post.system.ladder)) if t.skill is None else
+                     Msg("Threat: {name}, attacking with {skill}, hits every side whose roll is lower at the end of "
+                         "each exchange", name=t.name, skill=t.skill))
+    lines.append(Msg("Each side: one overcome this exchange ({command}) by {by}; the others may /help or create an "
+                     "advantage first.", command=CommandLine("/overcome SKILL"), by=post_when(contest)))
+    return NoteResult(cmd.source, GM, "contest_start", text=_lines(lines))
 
 
 def post_when(contest: Contest) -> str:
@@ -169,7 +173,7 @@ def contest_twist(post: Post, cmd: c.ContestTwist):
                          expected="a situation aspect added the usual way", example=f'/aspect add {quote(cmd.aspect)}')
     report = Report()
     _twist(post, contest, cmd.aspect, report)
-    return NoteResult(cmd.source, GM, "contest_twist", text=f"The twist: {cmd.aspect} is now in play.",
+    return NoteResult(cmd.source, GM, "contest_twist", text=Msg("The twist: {aspect} is now in play.", aspect=cmd.aspect),
                       changes=report.changes)
 
 
@@ -187,7 +191,7 @@ def contest_end(post: Post, cmd: c.ContestEnd):
     post.play.contest = None
     post.close_ref(TWIST_REF)
     return NoteResult(cmd.source, GM, "contest_end",
-                      text=f'The GM ends the contest "{contest.name}": {_score(contest)}.')
+                      text=Msg('The GM ends the contest "{name}": {score}.', name=contest.name, score=_score(contest)))
 
 
 def _require(post: Post, cmd: c.Command) -> Contest:
@@ -283,9 +287,9 @@ def _rolled(post: Post, cmd, actor: str, result) -> None:
     if kind == "Advantage":
         if any(e.kind == "fail" for e in result.effects) and result.outcome.value == "fail":
             contest.rolls.append(ContestRoll(side, why=f"{actor}'s advantage failed"))
-            result.effects.append(Effect("contest_forfeit", f"{actor}'s advantage failed, so "
-                                         f"{_side_words(contest.sides[side])} forfeits its overcome this exchange "
-                                         "(written \"on fail cost\", the other side would have had a free invoke instead).",
+            result.effects.append(Effect("contest_forfeit", Msg(
+                "{who}'s advantage failed, so {side} forfeits its overcome this exchange (written \"on fail cost\", the "
+                "other side would have had a free invoke instead).", who=actor, side=_side_words(contest.sides[side])),
                                          {"side": side}))
         else:
             return
@@ -293,8 +297,10 @@ def _rolled(post: Post, cmd, actor: str, result) -> None:
         helpers = [e.data["helper"] for e in result.effects if e.kind == "teamwork" and e.data.get("adds")]
         roll = ContestRoll(side, actor, result.effort.total, result.outcome.value, helpers=helpers, roll=result.roll_id)
         contest.rolls.append(roll)
-        result.effects.append(Effect("contest_roll", f'{actor} rolls for {_side_words(contest.sides[side])} in '
-                                     f'"{contest.name}", exchange {contest.exchange}: effort {describe(roll.effort, post.system.ladder)}.',
+        result.effects.append(Effect("contest_roll", Msg('{who} rolls for {side} in "{name}", exchange {n}: effort '
+                                                         '{effort}.', who=actor, side=_side_words(contest.sides[side]),
+                                                         name=contest.name, n=contest.exchange,
+                                                         effort=describe(roll.effort, post.system.ladder)),
                                      {"side": side, "effort": roll.effort}))
     if not _owing(post, contest):
         effects, changes = settle(post, contest)
@@ -345,7 +351,7 @@ def _award(post: Post, contest: Contest, rolls: list[ContestRoll], n: int, *, tw
     for the twist, unless not ``twist`` (one is owed already)."""
     rolled = [r for r in rolls if r.effort is not None]
     if not rolled:
-        return Effect("contest_none", f"Exchange {n}: no side rolled, so no victory.", {}), []
+        return Effect("contest_none", Msg("Exchange {n}: no side rolled, so no victory.", n=n), {}), []
     top = max(r.effort for r in rolled)
     leaders = [r for r in rolled if r.effort == top]
     if len(leaders) > 1:
@@ -354,19 +360,24 @@ def _award(post: Post, contest: Contest, rolls: list[ContestRoll], n: int, *, tw
             contest.twist_deadline = post.deadline()
             contest.twist_exchange = n
             post.ask(Ask(ref=TWIST_REF, who=GM, deadline=contest.twist_deadline,
-                         subject=f'The twist in "{contest.name}"',
-                         text=f'GM: exchange {n} of "{contest.name}" ended in a tie. Name the twist, a new situation '
-                              f'aspect: /contest twist "Loose Rubble". If you have not by '
-                              f'{pc.when(contest.twist_deadline)}, pbp adds "{DEFAULT_TWIST}".'))
-        return Effect("contest_tie", f"Exchange {n}: a tie for the highest effort ({describe(top, post.system.ladder)}) between "
-                      f"{names}: no victory, and a twist: the GM adds a new situation aspect.", {}), []
+                         subject=Msg('The twist in "{name}"', name=contest.name),
+                         text=Msg('GM: exchange {n} of "{name}" ended in a tie. Name the twist, a new situation aspect: '
+                                  '{command}. If you have not by {by}, pbp adds "{twist}".', n=n, name=contest.name,
+                                  command=CommandLine('/contest twist "Loose Rubble"'),
+                                  by=pc.when(contest.twist_deadline), twist=DEFAULT_TWIST)))
+        return Effect("contest_tie", Msg("Exchange {n}: a tie for the highest effort ({effort}) between {names}: no "
+                                         "victory, and a twist: the GM adds a new situation aspect.", n=n,
+                                         effort=describe(top, post.system.ladder), names=names), {}), []
     win = leaders[0]
     style = win.outcome == "style" and not any(r.outcome == "style" for r in rolled if r is not win)
     marks = 2 if style else 1
     side = contest.sides[win.side]
     side.victories += marks
-    how = "succeeded with style, and no one else did: two victories" if style else "one victory"
-    return Effect("contest_victory", f"Exchange {n}: {_has(side)} the highest effort ({describe(top, post.system.ladder)}): {how}.",
+    how = Msg("succeeded with style, and no one else did: two victories") if style else Msg("one victory")
+    return Effect("contest_victory", Msgs("Exchange {exchange}: {names} has the highest effort ({effort}): {how}.",
+                                          "Exchange {exchange}: {names} have the highest effort ({effort}): {how}.",
+                                          len(side.members), names=_side_name(side),
+                                          effort=describe(top, post.system.ladder), how=how, exchange=n),
                   {"side": win.side, "victories": marks}), [win.side, marks]
 
 
@@ -381,8 +392,10 @@ def _over(post: Post, contest: Contest, out: list[Effect]) -> bool:
         return False
     post.play.contest = None
     post.close_ref(TWIST_REF)
-    out.append(Effect("contest_over", f'{_side_name(winner)} win{"" if len(winner.members) > 1 else "s"} the contest "{contest.name}" ("{winner.intent}"): '
-                      f"{_score(contest)}. The GM narrates how it ends.", {}))
+    out.append(Effect("contest_over", Msgs('{names} wins the contest "{name}" ("{intent}"): {score}. The GM narrates '
+                                           'how it ends.', '{names} win the contest "{name}" ("{intent}"): {score}. The '
+                                           'GM narrates how it ends.', len(winner.members), names=_side_name(winner),
+                                           name=contest.name, intent=winner.intent, score=_score(contest)), {}))
     return True
 
 
@@ -416,14 +429,15 @@ def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:
     out: list[Effect] = []
     for t in contest.threats:
         if t.skill is None:
-            rating, label = t.rating, f"{t.name} ({describe(t.rating, post.system.ladder)})"
+            rating, label = t.rating, Msg("{name} ({rating})", name=t.name, rating=describe(t.rating, post.system.ladder))
         else:
             cmd = c.Roll(line=0, source=f'/roll {t.skill} (the threat\'s attack in "{contest.name}", exchange '
                                         f'{contest.exchange})', count=4, sides="F",
                          skill=t.skill, actor=t.name)
             result = number_roll(post, resolve(cmd, post.table, post.dice, t.name, post.system))
             post.follow.append(result)
-            rating, label = result.effort.total, f"{t.name}'s attack with {t.skill} ({describe(result.effort.total, post.system.ladder)})"
+            rating, label = result.effort.total, Msg("{name}'s attack with {skill} ({rating})", name=t.name,
+                                                     skill=t.skill, rating=describe(result.effort.total, post.system.ladder))
         own = _side_of(contest, t.name)
         for i, side in enumerate(contest.sides):
             if i == own or not _standing(post, side):
@@ -433,8 +447,10 @@ def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:
             if effort >= rating:
                 continue
             shifts = rating - effort
-            out.append(Effect("contest_hit", f"{label} beats {_side_name(side)}'s {describe(effort, post.system.ladder)}: a hit of "
-                              f"{post.system.explain.margin(shifts)} on each of them.", {"side": i, "shifts": shifts}))
+            out.append(Effect("contest_hit", Msg("{label} beats {names}'s {effort}: a hit of {shifts} on each of them.",
+                                                 label=label, names=_side_name(side),
+                                                 effort=describe(effort, post.system.ladder),
+                                                 shifts=post.system.explain.margin(shifts)), {"side": i, "shifts": shifts}))
             for member in side.members:
                 ch = post.table.character(member)
                 if ch is None or ch.taken_out:
@@ -448,7 +464,8 @@ def _threats(post: Post, contest: Contest, changes: list) -> list[Effect]:
 
 
 def _score(contest: Contest) -> str:
-    return "; ".join(f"{_side_name(s)} {s.victories}" for s in contest.sides)
+    return Joined([part for n, s in enumerate(contest.sides)
+                   for part in ((() if not n else ("; ",)) + (_side_name(s), f" {s.victories}"))])
 
 
 # --------------------------------------------------------------------------- the tally, deadlines, the end
@@ -465,11 +482,11 @@ def tally(post: Post, contest: Contest, *, gm: bool) -> dict:
         roll = _roll_of(contest, i)
         standing = _standing(post, side)
         if roll is None:
-            owes = "owes an overcome" if standing else "all taken out"
+            owes = Msg("owes an overcome") if standing else Msg("all taken out")
         elif roll.effort is None:
-            owes = f"forfeited ({roll.why})"
+            owes = Msg("forfeited ({why})", why=roll.why)
         else:
-            owes = f"rolled: {roll.roller}, {describe(roll.effort, post.system.ladder)}"
+            owes = Msg("rolled: {who}, {effort}", who=roll.roller, effort=describe(roll.effort, post.system.ladder))
         sides.append({"members": list(side.members), "intent": side.intent, "victories": side.victories,
                       "standing": standing, "owes": roll is None and standing,
                       "rolled": None if roll is None or roll.effort is None else
@@ -500,13 +517,15 @@ def tally_lines(post: Post, contest: Contest) -> list[str]:
 
 def tally_text(view: dict) -> list[str]:
     """The tally's lines, from its data (:func:`tally`)."""
-    lines = [f'Contest "{view["name"]}", exchange {view["exchange"]}, first to {view["needed"]} victories '
-             f'(until {pc.when(view["_deadline"])}):']
+    lines = [Msg('Contest "{name}", exchange {n}, first to {needed} victories (until {until}):', name=view["name"],
+                 n=view["exchange"], needed=view["needed"], until=pc.when(view["_deadline"]))]
     for side in view["sides"]:
-        won = f"{side['victories']} victor{'y' if side['victories'] == 1 else 'ies'}"
-        lines.append(f'  {and_names(side["members"])} ("{side["intent"]}"): {won}; this exchange: {side["text"]}')
+        lines.append(Msgs('  {names} ("{intent}"): {n} victory; this exchange: {text}',
+                          '  {names} ("{intent}"): {n} victories; this exchange: {text}', side["victories"],
+                          names=and_names(side["members"]), intent=side["intent"], text=side["text"]))
     if view["twist"] is not None:
-        lines.append(f"  Waiting for the GM's twist (/contest twist) by {pc.when(view['twist']['_deadline'])}.")
+        lines.append(Msg("  Waiting for the GM's twist ({command}) by {by}.", command=CommandLine("/contest twist"),
+                         by=pc.when(view["twist"]["_deadline"])))
     return lines
 
 
@@ -526,19 +545,22 @@ def contest_deadlines(post: Post) -> list:
         report = Report()
         _twist(post, contest, DEFAULT_TWIST, report)
         out.append(NoteResult(f'(deadline: the twist in "{contest.name}")', GM, "contest_twist",
-                              text=f'The GM did not name the twist in time: "{DEFAULT_TWIST}" is in play; '
-                                   'the GM can rename it with /aspect rename.', changes=report.changes))
+                              text=Msg('The GM did not name the twist in time: "{twist}" is in play; the GM can rename '
+                                       'it with /aspect rename.', twist=DEFAULT_TWIST), changes=report.changes))
     if post.now >= contest.deadline:
         late = _owing(post, contest)
         for i in late:
             contest.rolls.append(ContestRoll(i, why="it did not roll by the deadline"))
         names = and_names([_side_name(contest.sides[i]) for i in late]) if late else ""
-        text = (f'Exchange {contest.exchange} of "{contest.name}": ' +
-                (f"{names} did not roll by {pc.when(contest.deadline)}, and forfeit{'s' if len(late) == 1 else ''} "
-                 "the overcome." if late else "the deadline has passed."))
+        if late:
+            text = Msgs('Exchange {exchange} of "{name}": {names} did not roll by {by}, and forfeits the overcome.',
+                        'Exchange {exchange} of "{name}": {names} did not roll by {by}, and forfeit the overcome.', len(late),
+                        names=names, by=pc.when(contest.deadline), name=contest.name, exchange=contest.exchange)
+        else:
+            text = Msg('Exchange {n} of "{name}": the deadline has passed.', n=contest.exchange, name=contest.name)
         effects, changes = settle(post, contest)
         out.append(NoteResult(f'(deadline: contest "{contest.name}")', GM, "contest",
-                              text="\n  ".join([text] + [e.text for e in effects if e.text]), effects=effects,
+                              text=_lines([text] + [e.text for e in effects if e.text]), effects=effects,
                               changes=changes))
     return out
 
