@@ -113,7 +113,7 @@ def commit_post(post: Post, campaign: m.Campaign, members: list[Author], ctx: Co
             post.__dict__.setdefault("_recorded", {})[id(res)] = recorded    # what the message row need not repeat
     for action, detail in (e for e in events if e[0] == "reveal"):     # and its seed after them
         prev = repo.record_event(campaign, source_id, "dice_reveal", detail, prev).hash
-    finish_post(post)           # the after_post steps of pbp.play.core.SEQUENCE
+    finish_post(post)           # the after_post steps of pbp.play.sequence.SEQUENCE
 
     # The table's mail shows what every member may know; what it leaves out goes to the GM
     # in a mail of their own (pbp.views says who is told what).

@@ -2,7 +2,7 @@
 
 Importing this package registers every handler module. The order in which steps run
 around an action, at a scene's or a conflict's end, in the status lines and at deadlines
-is :data:`pbp.play.core.SEQUENCE`, not the order of these imports; a step it names that no
+is :data:`pbp.play.sequence.SEQUENCE`, not the order of these imports; a step it names that no
 module gives is an error here, and so is a request kind a reply can name that no module
 registers (:func:`pbp.play.compels.request_kind`).
 """
@@ -12,9 +12,9 @@ from pbp.play import teamwork, challenges, contests, sheetfix, advance  # noqa: 
 from pbp.play import costs, overview, spin, concession, bonuses, held  # noqa: F401,E402
 from pbp.play import recaps, yours, away, pace  # noqa: F401,E402
 from pbp.play.core import (  # noqa: F401
-    GM, Ask, Author, NoteResult, Post, Tell, apply_command, apply_post, check_sequence, deadline_job, handles,
-    run_deadline_jobs, status_line, status_lines,
+    GM, Ask, Author, NoteResult, Post, Tell, apply_command, apply_post, handles, run_deadline_jobs, status_lines,
 )
+from pbp.play.sequence import check_sequence, deadline_job, status_line  # noqa: F401
 
 check_sequence()
 compels.check_request_kinds()

@@ -23,7 +23,8 @@ from datetime import datetime, timedelta, timezone
 from pbp import commands as c
 from pbp.errors import CommandError, NotAllowedError
 from pbp.i18n import N_, Joined, Msg
-from pbp.play.core import GM, NoteResult, Post, Tell, after_post, deadline_job, handles, quote
+from pbp.play.core import GM, NoteResult, Post, Tell, handles, quote
+from pbp.play.sequence import after_post, deadline_job
 from pbp.play.dates import when
 from pbp.play.people import Away, MemberSettings
 from pbp.rules.names import and_names

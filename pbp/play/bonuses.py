@@ -20,7 +20,8 @@ and status lines as story details (:mod:`pbp.play.compels`).
 """
 from __future__ import annotations
 
-from pbp.play.core import GM, NoteResult, Post, on_bonus_held
+from pbp.play.core import GM, NoteResult, Post
+from pbp.play.sequence import on_bonus_held
 from pbp.play.compels import GmRequest, open_request, request_kind
 from pbp.play.invoking import open_roll_ids, open_rolls, revise, roll_ref_of
 from pbp.rules import aspects as ra

@@ -34,7 +34,8 @@ from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.i18n import N_, CommandLine, Joined, Msg, Msgs
 from pbp.play import conflict as pc
-from pbp.play.core import GM, NoteResult, Post, Tell, after_action, deadline_job, handles, on_scene_end, prepare_action, quote, roll_revised, status_line
+from pbp.play.core import GM, NoteResult, Post, Tell, handles, quote
+from pbp.play.sequence import after_action, deadline_job, on_scene_end, prepare_action, roll_revised, status_line
 from pbp.play.state import Challenge, ChallengeTask
 from pbp.rules.effort import best_skill
 from pbp.rules.ladder import describe

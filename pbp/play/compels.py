@@ -30,7 +30,8 @@ from datetime import timedelta
 from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.i18n import N_, Joined, Msg, Sentence
-from pbp.play.core import GM, Ask, NoteResult, Post, Tell, deadline_job, handles, status_line
+from pbp.play.core import GM, Ask, NoteResult, Post, Tell, handles
+from pbp.play.sequence import deadline_job, status_line
 from pbp.play.dates import when
 from pbp.play.economy import ensure_pool
 from pbp.play.state import forget_oldest

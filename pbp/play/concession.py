@@ -37,7 +37,8 @@ from __future__ import annotations
 
 from pbp.errors import NotAllowedError, RulesError
 from pbp.play import conflict as pc
-from pbp.play.core import GM, Ask, NoteResult, Post, Tell, on_conceded, on_taken_out
+from pbp.play.core import GM, Ask, NoteResult, Post, Tell
+from pbp.play.sequence import on_conceded, on_taken_out
 from pbp.play.compels import request_kind
 from pbp.rules import conflict as rc
 from pbp.rules.fate_points import DetailRequest

@@ -38,7 +38,8 @@ from pbp import commands as c
 from pbp.i18n import CommandLine, Joined, Msg, Msgs
 from pbp.i18n.words import TO_BE_NAMED
 from pbp.errors import RulesError
-from pbp.play.core import CONCEDED, CONFLICT_END, GM, TAKEN_OUT, Ask, NoteResult, Post, handles, quote, resolve_action
+from pbp.play.core import GM, Ask, NoteResult, Post, handles, quote, resolve_action
+from pbp.play.sequence import CONCEDED, CONFLICT_END, TAKEN_OUT
 from pbp.play.dates import when
 from pbp.play.secrets import keep_secret, on_a_board, secret_throws, seen_aspects
 from pbp.play.state import Pending

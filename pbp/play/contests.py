@@ -49,8 +49,8 @@ from pbp import commands as c
 from pbp.errors import RulesError
 from pbp.i18n import CommandLine, Joined, Msg, Msgs
 from pbp.play import conflict as pc
-from pbp.play.core import (GM, Ask, NoteResult, Post, after_action, deadline_job, handles, number_roll, on_scene_end,
-                           prepare_action, quote, roll_revised, status_line)
+from pbp.play.core import GM, Ask, NoteResult, Post, handles, number_roll, quote
+from pbp.play.sequence import after_action, deadline_job, on_scene_end, prepare_action, roll_revised, status_line
 from pbp.play.state import Contest, ContestRoll, ContestSideState, ContestThreat
 from pbp.rules import harm
 from pbp.rules.actions import resolve

@@ -29,7 +29,8 @@ from dataclasses import replace
 
 from pbp import commands as c
 from pbp.errors import RulesError
-from pbp.play.core import GM, NoteResult, Post, after_action, handles, on_scene_end, roll_revised
+from pbp.play.core import GM, NoteResult, Post, handles
+from pbp.play.sequence import after_action, on_scene_end, roll_revised
 from pbp.play.compels import GmRequest, _retire, open_request, request_kind, request_rules
 from pbp.play.invoking import find_roll, roll_ref_of
 from pbp.rules.bookkeeping import Report, add_boost, create_aspect, grant_free_invokes

@@ -11,7 +11,7 @@ session's refresh. Compels, story details and the requests that wait for the GM 
 * **Hostile invokes** are owed in ``PlayState.ledger`` and paid when the scene ends
   (:func:`pay_owed_at_scene_end`) or when a conflict ends (:func:`pay_owed_at_conflict_end`):
   the steps ``economy.scene_payout`` and ``economy.conflict_payout`` of
-  :data:`pbp.play.core.SEQUENCE`. The open rolls close first
+  :data:`pbp.play.sequence.SEQUENCE`. The open rolls close first
   (:meth:`pbp.play.state.PlayState.close_rolls`), so a paid-out hostile invoke can no longer
   be vetoed or re-run.
 
@@ -21,7 +21,8 @@ pool, never the other way round.
 from __future__ import annotations
 
 from pbp.errors import RulesError
-from pbp.play.core import GM, Post, after_action, on_conflict_end, on_scene_end, on_scene_start
+from pbp.play.core import GM, Post
+from pbp.play.sequence import after_action, on_conflict_end, on_scene_end, on_scene_start
 from pbp.rules import fate_points as fp
 from pbp.rules.results import Change
 

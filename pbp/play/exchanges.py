@@ -16,7 +16,8 @@ from pbp.play.conflict import (
     TURN_REF, absorb_ask, against, check_standing, defend_ask, conflict_note, rolled_opposition, touch, active,
     answer_defence, controller, default_absorb, default_defence, end, member, require_conflict, what
 )
-from pbp.play.core import GM, Ask, NoteResult, Post, Tell, after_post, deadline_job, handles, quote, status_line
+from pbp.play.core import GM, Ask, NoteResult, Post, Tell, handles, quote
+from pbp.play.sequence import after_post, deadline_job, status_line
 from pbp.play.dates import when
 from pbp.play.state import Pending, TurnClock
 from pbp.rules import conflict as rc

@@ -15,7 +15,8 @@ import copy
 
 from pbp import commands as c
 from pbp.errors import CommandError
-from pbp.play.core import Author, NoteResult, Post, on_out_of_turn, on_turn_holder
+from pbp.play.core import Author, NoteResult, Post
+from pbp.play.sequence import on_out_of_turn, on_turn_holder
 from pbp.play.state import Held
 
 HOLDABLE = (c.Overcome, c.Advantage, c.Attack, c.Treat)

@@ -32,7 +32,7 @@ mail. So every action roll is kept *open* for a while (``PlayState.open_rolls``)
   roll already closed (invokes and vetoes are for open rolls: the GM fixes a closed one
   by hand with ``/fp give``). Harm is not part of a roll (the hit waits for ``/absorb``):
   a re-run updates the pending reactions that hang on the roll (the hit to absorb, the
-  attack to defend against) and runs the ``roll_revised`` steps of :data:`pbp.play.core.SEQUENCE`.
+  attack to defend against) and runs the ``roll_revised`` steps of :data:`pbp.play.sequence.SEQUENCE`.
 
 NPCs pay with the GM's pool: every action and re-run is resolved with
 :class:`pbp.rules.fate_points.GMPool` as its payer, so what an NPC spends comes out of the
@@ -52,8 +52,8 @@ from pbp.commands import ActionCommand, Invoke, Payment
 from pbp.errors import DiceExhausted, NotAllowedError, RulesError, UnknownNameError
 from pbp.play import conflict as play_conflict
 from pbp.play.economy import ensure_pool
-from pbp.play.core import (GM, ROLL_REVISED, NoteResult, Post, after_action, after_post, before_action, handles,
-                           number_roll, quote, roll_revised)
+from pbp.play.core import GM, NoteResult, Post, handles, number_roll, quote
+from pbp.play.sequence import ROLL_REVISED, after_action, after_post, before_action, roll_revised
 from pbp.play.state import AspectRecord, FreeDelta, RollRecordRef, TableDelta
 from pbp.rules.aspects import give_free_invokes
 from pbp.rules.bookkeeping import revealed

@@ -30,7 +30,8 @@ from pbp.i18n import Joined, Msg, Msgs
 from pbp.play.challenges import board
 from pbp.play.conflict import active, when
 from pbp.play.contests import tally
-from pbp.play.core import GM, NoteResult, Post, after_action, after_post, handles, status_lines
+from pbp.play.core import GM, NoteResult, Post, handles, status_lines
+from pbp.play.sequence import after_action, after_post
 from pbp.play.economy import gm_pool_text, pool_is_open
 from pbp.play.invoking import kept_open, open_rolls
 from pbp.play.parallel import others

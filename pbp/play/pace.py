@@ -23,7 +23,8 @@ from pbp import commands as c
 from pbp.errors import CommandError
 from pbp.i18n import Joined, Msg, fold
 from pbp.i18n.words import GM_WORDS
-from pbp.play.core import GM, NoteResult, Post, Tell, after_post, deadline_job, handles, status_line
+from pbp.play.core import GM, NoteResult, Post, Tell, handles
+from pbp.play.sequence import after_post, deadline_job, status_line
 from pbp.play.dates import when
 from pbp.play.pacing import FreePace
 from pbp.play.parallel import cast

@@ -15,7 +15,7 @@
 
 Other modules run code when a scene opens or closes (the GM's fate point pool, the
 hostile-invoke points owed): the steps ``scene_start`` and ``scene_end`` of
-:data:`pbp.play.core.SEQUENCE`, each ``fn(post) -> list[Change]``.
+:data:`pbp.play.sequence.SEQUENCE`, each ``fn(post) -> list[Change]``.
 """
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ from pbp.play import conflict as pc
 from pbp.play import parallel
 from pbp.play.advance import grant
 from pbp.play.bonuses import ask_for_rename
-from pbp.play.core import GM, SCENE_END, SCENE_START, NoteResult, Post, handles, quote, resolve_action
+from pbp.play.core import GM, NoteResult, Post, handles, quote, resolve_action
+from pbp.play.sequence import SCENE_END, SCENE_START
 from pbp.play.economy import npcs_enter
 from pbp.play.secrets import reveal_roll
 from pbp.play.state import Scene

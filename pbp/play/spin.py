@@ -28,7 +28,8 @@ from dataclasses import replace
 
 from pbp.commands import ActionCommand, SpinUse
 from pbp.errors import RulesError
-from pbp.play.core import Post, after_action, before_action, on_scene_end, prepare_action, roll_revised
+from pbp.play.core import Post
+from pbp.play.sequence import after_action, before_action, on_scene_end, prepare_action, roll_revised
 from pbp.play.dates import when
 from pbp.play.state import HeldSpin
 from pbp.rules.names import same_name

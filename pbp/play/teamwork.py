@@ -34,7 +34,8 @@ from pbp import commands as c
 from pbp.errors import NotAllowedError, RulesError
 from pbp.i18n import CommandLine, Joined, Msg
 from pbp.play import conflict as pc
-from pbp.play.core import Ask, NoteResult, Post, deadline_job, handles, on_scene_end, prepare_action, quote, status_line
+from pbp.play.core import Ask, NoteResult, Post, handles, quote
+from pbp.play.sequence import deadline_job, on_scene_end, prepare_action, status_line
 from pbp.play.invoking import find_roll, open_rolls, revise
 from pbp.play.state import TeamHelp
 from pbp.rules import turns as rt

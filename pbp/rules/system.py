@@ -483,7 +483,7 @@ class System:
 
     # Steps of pbp.play's sequence this system adds, by point (early Fate's spin, the d10
     # hack's costs named by reply, each a step name like ``"spin.use_spin"``): they run in
-    # the point's system slot of ``pbp.play.core.SEQUENCE``, and only in this system's
+    # the point's system slot of ``pbp.play.sequence.SEQUENCE``, and only in this system's
     # campaigns (python-chess's variants: hooks declared on the one board). Fate adds none.
     steps: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: frozen({}))
 

@@ -1,5 +1,5 @@
 """Issue 9 item 6: what happens around an action is written once, in
-``pbp.play.core.SEQUENCE``; registries map a command type to its one handler."""
+``pbp.play.sequence.SEQUENCE``; registries map a command type to its one handler."""
 import json
 import subprocess
 import sys
@@ -9,7 +9,8 @@ import pytest
 import pbp.play  # noqa: F401  (every step given)
 from pbp import commands as c
 from pbp.play import core
-from pbp.play.core import HANDLERS, SEQUENCE, STAGES, SYSTEM_STEPS, Stage, handles, step_name
+from pbp.play.core import HANDLERS, handles
+from pbp.play.sequence import SEQUENCE, STAGES, SYSTEM_STEPS, Stage, step_name
 from pbp.rules.systems import EARLY_FATE, SYSTEMS
 
 
@@ -91,7 +92,7 @@ def test_the_order_does_not_follow_the_order_of_imports():
         " 'economy', 'scenes', 'conflict']:\n"
         "    importlib.import_module('pbp.play.' + m)\n"
         "import pbp.play\n"
-        "from pbp.play.core import STAGES, step_name\n"
+        "from pbp.play.sequence import STAGES, step_name\n"
         "from pbp.rules.systems import SYSTEMS\n"
         "print(json.dumps({n: {k: [step_name(f) for f in s.of(x)] for k, s in STAGES.items()}"
         " for n, x in SYSTEMS.items()}))\n")

@@ -10,7 +10,7 @@ import pytest
 
 import pbp.play  # noqa: F401  (every step given)
 from pbp.demo import create_sample_campaign
-from pbp.play.core import SEQUENCE, STAGES, SYSTEM_STEPS, step_name
+from pbp.play.sequence import SEQUENCE, STAGES, SYSTEM_STEPS, step_name
 from pbp.rules.systems import D10_POOL, EARLY_FATE, FATE_CONDENSED, SYSTEMS
 from tests.play.table import MailTable
 
