@@ -58,8 +58,8 @@ STILL_ENGLISH = (
     # advancement: what a change does, kept in the request as written, and the GM's requests
     "switch ranks", "do not fit the milestone", "changes this milestone allows", "approve or deny advancement",
     # errors: the refusals' own words
-    "has no skill", "a skill on ", "expected the name", "the name of who you attack", "tasks of the challenge",
-    "one of Ethan", "a situation aspect added", "/avançar skills.", "setting the posting order", "a GM address",
+    "expected the name", "the name of who you attack", "tasks of the challenge", "one of Ethan",
+    "a situation aspect added", "/avançar skills.",
 )
 
 
