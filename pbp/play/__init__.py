@@ -6,7 +6,7 @@ is :data:`pbp.play.core.SEQUENCE`, not the order of these imports; a step it nam
 module gives is an error here, and so is a request kind a reply can name that no module
 registers (:func:`pbp.play.compels.request_kind`).
 """
-from pbp.play import basic, conflict, scenes  # noqa: F401  (registers handlers)
+from pbp.play import basic, conflict, exchanges, scenes  # noqa: F401  (registers handlers)
 from pbp.play import economy, invoking, compels  # noqa: F401,E402
 from pbp.play import teamwork, challenges, contests, sheetfix, advance  # noqa: F401,E402
 from pbp.play import costs, overview, spin, concession, bonuses, held  # noqa: F401,E402

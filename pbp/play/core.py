@@ -399,7 +399,7 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
     # fn(post): once every command of a post (or a deadline round) has applied and its rolls
     # are in the ledger, just before the reply is written
     "after_post": (
-        "conflict.settle_turn",         # the turn clock restarts, the handoff is asked for
+        "exchanges.settle_turn",         # the turn clock restarts, the handoff is asked for
         "invoking.harm_after",          # an NPC's harm as the post left it, for a re-run to check
         "overview.could_invoke_lines",  # the hint under a roll (not in the ledger: not part of the roll)
         "away.away_after",              # what now waits for an away player follows the away policy
@@ -407,7 +407,7 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
     ),
     # fn(post) -> lines, at the end of every reply
     "status": (
-        "conflict.conflict_status",
+        "exchanges.conflict_status",
         "compels.compel_status",
         "teamwork.help_status",
         "challenges.challenge_status",
@@ -417,7 +417,7 @@ SEQUENCE: dict[str, tuple[str, ...]] = {
     # fn(post) -> results, at each deadline round
     "deadlines": (
         "away.away_round",              # first: absences end, the away policy moves what waits for them
-        "conflict.conflict_deadlines",
+        "exchanges.conflict_deadlines",
         "compels.compel_deadlines",
         "teamwork._help_deadlines",
         "challenges.challenge_deadline",

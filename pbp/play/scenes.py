@@ -520,7 +520,7 @@ def treat(post: Post, cmd: c.Treat):
         from dataclasses import replace
 
         post.play.conflict = replace(conflict, turns=rt.take_action(conflict.turns, healer.name, "action"))
-        pc._touch(post)
+        pc.touch(post)
     overcome = c.Overcome(line=cmd.line, source=cmd.source, skill=cmd.skill or usual,
                           opposition=c.Opposition(rating=difficulty), invokes=cmd.invokes, actor=healer.name)
     result = resolve_action(post, overcome, healer.name)

@@ -92,14 +92,14 @@ def _turn_for_help(post: Post, helper: str, *, open_roll: bool, cmd: c.Command) 
     if order.current == name or not open_roll:
         order = rt.take_action(order, name, "action")   # refused out of turn, or a second time
         post.play.conflict = replace(conflict, turns=order)
-        pc._touch(post)
+        pc.touch(post)
         return Msg("{who} uses their turn to help", who=name)
     if name in order.acted:
         raise RulesError(f"{name} has already acted this exchange, so cannot give up a turn to help",
                          source=cmd.source, expected="a helper still to act this exchange",
                          example=f"/next {quote(rt.default_next(order) or name)}", depends_on="turn")
     post.play.conflict = replace(conflict, turns=replace(order, acted=order.acted + (name,)))
-    pc._touch(post)
+    pc.touch(post)
     return Msg("{who} gives up their turn this exchange to help", who=name)
 
 

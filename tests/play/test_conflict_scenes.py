@@ -3,7 +3,7 @@ the spot; treating a consequence and its recovery clock."""
 from __future__ import annotations
 
 from pbp.play.core import HANDLERS
-from pbp.play import conflict, scenes
+from pbp.play import conflict, exchanges, scenes
 from pbp import commands as c
 from pbp.store import repo
 
@@ -15,7 +15,7 @@ def table(campaign):
 def test_every_conflict_command_is_handled_here():
     assert HANDLERS[c.Attack] is conflict.act and HANDLERS[c.Defend] is conflict.act
     assert HANDLERS[c.Absorb] is conflict.absorb and HANDLERS[c.Concede] is conflict.concede
-    assert HANDLERS[c.Next] is conflict.next_turn and HANDLERS[c.Move] is conflict.move
+    assert HANDLERS[c.Next] is exchanges.next_turn and HANDLERS[c.Move] is exchanges.move
     assert HANDLERS[c.SceneStart] is scenes.start_scene and HANDLERS[c.SceneEnd] is scenes.scene_end and HANDLERS[c.NpcCmd] is scenes.npc_add
     assert HANDLERS[c.Treat] is scenes.treat and HANDLERS[c.AspectAdd] is scenes.aspect_add
 

@@ -75,7 +75,7 @@ def test_a_named_step_never_given_is_refused_when_run():
 def test_a_second_handler_for_a_command_type_is_refused():
     before = HANDLERS[c.Done]
 
-    with pytest.raises(ValueError, match="Done already has a handler: conflict.done"):
+    with pytest.raises(ValueError, match="Done already has a handler: exchanges.done"):
         @handles(c.Done)
         def other_done(post, cmd):
             return None
