@@ -13,6 +13,7 @@ who leaves the digest for another mode gets what it still holds in a last one, a
 """
 from __future__ import annotations
 
+from pbp.i18n import CommandLine, Msg, Msgs, of_settings
 from pbp.play import pace as pacing
 from pbp.play.core import GM, Post, status_lines
 from pbp.play.dates import when
@@ -51,19 +52,23 @@ def compose(post: Post, campaign: m.Campaign, email: str, gms: set[str],
         return None
     m.DigestItem.delete().where(m.DigestItem.id.in_([r.id for r in rows])).execute()
     n = len(rows)
-    out = [f"{campaign.name}: {n} mail{'s' if n != 1 else ''} of the table since your last digest, in order.", ""]
+    language = of_settings(campaign.settings)     # the digest in the campaign's language
+    say = language.say
+    out = [say(Msgs("{name}: {n} mail of the table since your last digest, in order.",
+                    "{name}: {n} mails of the table since your last digest, in order.", n, name=campaign.name)), ""]
     for row in rows:
-        out.append(f"--- {row.subject or campaign.name} · {when(row.at)} ---")
+        out.append(f"--- {row.subject or campaign.name} · {language.when(row.at)} ---")
         out += [line for line in row.text.rstrip().splitlines() if not line.startswith("pbp-dice/")]
         out.append("")
     state = status_lines(post) if readers is None or email in readers else []
     if state:
-        out += ["The table now:"] + [f"  {line}" for line in state] + [""]
+        out += [say(Msg("The table now:"))] + [f"  {say(line)}" for line in state] + [""]
     owed = owes(post, email, gms)
-    out.append("What you owe:")
-    out += [f"  {line}" for line in owed] or ["  nothing"]
-    out += ["", "You read the table in a daily digest; /settings mail=every brings every mail back."]
-    subject = f"Your digest: {n} mail{'s' if n != 1 else ''} of the table"
+    out.append(say(Msg("What you owe:")))
+    out += [f"  {say(line)}" for line in owed] or ["  " + say(Msg("nothing"))]
+    out += ["", say(Msg("You read the table in a daily digest; {command} brings every mail back.",
+                        command=CommandLine("/settings mail=every")))]
+    subject = say(Msgs("Your digest: {n} mail of the table", "Your digest: {n} mails of the table", n))
     return subject, "\n".join(out).rstrip() + "\n"
 
 
@@ -80,22 +85,24 @@ def owes(post: Post, email: str, gms: set[str]) -> list[str]:
     lines = []
     for p in post.play.pending:
         if theirs(p.target):
-            what = "defence" if p.kind == "defend" else "absorption"
-            lines.append(f"{p.target}'s {what} #{p.id} ({p.summary or p.attacker}), by {when(p.deadline)}")
+            fields = dict(who=p.target, id=p.id, what=p.summary or p.attacker, by=when(p.deadline))
+            lines.append(Msg("{who}'s defence #{id} ({what}), by {by}", **fields) if p.kind == "defend" else
+                         Msg("{who}'s absorption #{id} ({what}), by {by}", **fields))
     for x in post.play.compels:
-        by = f", by {when(x.deadline)}" if x.deadline is not None else ""
+        by = Msg(", by {by}", by=when(x.deadline)) if x.deadline is not None else ""
+        fields = dict(id=x.id, target=x.target, aspect=x.aspect, by=by)
         if x.state == CompelState.OFFERED and theirs(x.answerer):
-            lines.append(f'compel #{x.id} on {x.target}\'s "{x.aspect}": accept or refuse{by}')
+            lines.append(Msg('compel #{id} on {target}\'s "{aspect}": accept or refuse{by}', **fields))
         elif x.state == CompelState.AWAITING_GM and is_gm:
-            lines.append(f'compel #{x.id} on {x.target}\'s "{x.aspect}": approve or deny{by}')
+            lines.append(Msg('compel #{id} on {target}\'s "{aspect}": approve or deny{by}', **fields))
     for turn in turn_holders(post):
         if theirs(turn) or (turn == GM and is_gm):
-            lines.append(f"{turn}: it is your turn")
+            lines.append(Msg("{who}: it is your turn", who=Msg("GM") if turn == GM else turn))
     pace = post.play.pace
     if pace is not None and not pace.order and post.play.conflict is None:
         for seat in pacing.owed(post, pace):
             if seat in mine or (seat == GM and is_gm):
-                lines.append(f"{seat}: a post this round (or /pass)")
+                lines.append(Msg("{who}: a post this round (or /pass)", who=Msg("GM") if seat == GM else seat))
     return lines
 
 

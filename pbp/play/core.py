@@ -22,6 +22,7 @@ from pbp.play.sequence import (
     TURN_HOLDER, step_name
 )
 from pbp.errors import CommandError, NotAllowedError, UnknownNameError
+from pbp.i18n import CommandLine, Msg
 from pbp.play.people import quiet_end
 from pbp.play.state import PlayState
 from pbp.rules.names import GM, ambiguous, example_with, quote
@@ -238,7 +239,9 @@ class Post:
 
     def require_gm(self, what: str, example: str) -> None:
         if not self.author.is_gm:
-            raise NotAllowedError(f"{what} is for the GM", expected="a GM address", example=example)
+            said = CommandLine(what) if what.startswith("/") else Msg(what)
+            raise NotAllowedError(Msg("{what} is for the GM", what=said), expected=Msg("a GM address"),
+                                  example=example)
 
     def controls(self, name: str) -> bool:
         ch = self.table.character(name)

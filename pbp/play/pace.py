@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 
 from pbp import commands as c
 from pbp.errors import CommandError
-from pbp.i18n import Joined, Msg, fold
+from pbp.i18n import N_, Joined, Msg, fold
 from pbp.i18n.words import GM_WORDS
 from pbp.play.core import GM, NoteResult, Post, Tell, handles
 from pbp.play.sequence import after_post, deadline_job, status_line
@@ -132,7 +132,7 @@ def pass_post(post: Post, cmd: c.PassPost):
 def pace_order(post: Post, cmd: c.PaceOrder):
     """``/pace order Ruth, Cassandra, GM`` (GM): post one at a time in that order;
     ``/pace round``: everyone once per round, in any order."""
-    post.require_gm("setting the posting order", "/pace order " + ", ".join([*_players(post)[:2], GM]))
+    post.require_gm(N_("setting the posting order"), "/pace order " + ", ".join([*_players(post)[:2], GM]))
     if not _free(post):
         raise CommandError("the posting order is for a scene outside a conflict",
                            expected="an open scene with no conflict", example="/scene start Warehouse")

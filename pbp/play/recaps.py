@@ -8,7 +8,7 @@ from pbp import commands as c
 from pbp.archive.recap import recap as recap_lines
 from pbp.archive.view import scene_facts
 from pbp.errors import RulesError
-from pbp.i18n import Joined, Msg
+from pbp.i18n import N_, Joined, Msg
 from pbp.play.core import NoteResult, Post, handles
 
 NOTE_EXAMPLE = '/recap "The warehouse is burning and the Ghoul has fled into the sewers."'
@@ -18,7 +18,7 @@ NOTE_EXAMPLE = '/recap "The warehouse is burning and the Ghoul has fled into the
 def recap(post: Post, cmd: c.Recap):
     scene = post.play.scene
     if cmd.note:
-        post.require_gm("a note that leads the recap", NOTE_EXAMPLE)
+        post.require_gm(N_("a note that leads the recap"), NOTE_EXAMPLE)
     if scene is None:
         raise RulesError("there is no scene in play to recap", source=cmd.source,
                          expected="a scene in play (the GM starts one with /scene start)",

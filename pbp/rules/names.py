@@ -11,7 +11,7 @@ import re
 from typing import Iterable
 
 from pbp.errors import UnknownNameError
-from pbp.i18n import fold
+from pbp.i18n import Joined, Msg, fold
 from pbp.i18n.words import GAME_WORDS, skill_in
 from pbp.rules.naming import GM, and_names, quote
 from pbp.rules.state import Aspect, Character, Table, short_matches
@@ -50,7 +50,7 @@ def unknown(kind: str, name: str, message: str, candidates: Iterable[str], *, so
     candidates = list(candidates)
     close = suggestions(name, candidates)
     if close:
-        message += f' (did you mean "{close[0]}"?)'
+        message = Joined([message, Msg(' (did you mean "{name}"?)', name=close[0])])
     # With no close match the example still names something that exists (the first in
     # order: the candidates are only what the viewer may know), so it is a working line.
     stand_in = close or sorted(set(candidates), key=str.casefold)[:1]
@@ -141,9 +141,9 @@ def find_skill(character: Character, name: str, skills: tuple[str, ...], *, sour
         if len(several) > 1:
             raise ambiguous("skill", name, several, source=source, fallback_example=fallback_example)
         raise unknown(
-            "skill", name, f'{character.name} has no skill "{name}"',
+            "skill", name, Msg('{who} has no skill "{name}"', who=character.name, name=name),
             [*own, *skills], source=source, fallback_example=fallback_example,
-            expected=f"a skill on {character.name}'s sheet or in the skill list",
+            expected=Msg("a skill on {who}'s sheet or in the skill list", who=character.name),
         )
     return found
 

@@ -58,8 +58,8 @@ STILL_ENGLISH = (
     # advancement: what a change does, kept in the request as written, and the GM's requests
     "switch ranks", "do not fit the milestone", "changes this milestone allows", "approve or deny advancement",
     # errors: the refusals' own words
-    "has no skill", "a skill on ", "expected the name", "the name of who you attack", "tasks of the challenge",
-    "one of Ethan", "a situation aspect added", "/avançar skills.", "setting the posting order", "a GM address",
+    "expected the name", "the name of who you attack", "tasks of the challenge", "one of Ethan",
+    "a situation aspect added", "/avançar skills.",
 )
 
 
@@ -147,3 +147,21 @@ def test_a_deadline_reads_in_portuguese_in_the_readers_zone():
         "até dom. 29 nov. 12:40 UTC (em 40 minutos)"
     assert for_reader("até " + pt.when(datetime(2026, 11, 29, 13, 0)), now, None, pt).endswith("(em uma hora)")
     assert for_reader("até " + pt.when(datetime(2026, 11, 29, 11, 0)), now, None, pt) == "até dom. 29 nov. 11:00 UTC"
+
+
+def test_a_digest_in_portuguese(mt_pt):
+    """A member of a Portuguese table who reads it in a daily digest gets it in Portuguese:
+    its heading, dates, the table's state, what they owe, the way back, the subject."""
+    from datetime import datetime
+
+    mt_pt.post("Ethan", "/ajustes mail=digest digest_at=7", at=datetime(2026, 11, 29, 18, 0))
+    mt_pt.post("GM", '/cena iniciar "O Cais"\nO cais cheira a peixe.', subject="O Cais", at=datetime(2026, 11, 30, 12, 0))
+    mt_pt.post("GM", "/conflito iniciar Ruth, Ethan contra Ghoul primeiro Ethan", at=datetime(2026, 11, 30, 12, 10))
+    step = mt_pt.tick(datetime(2026, 12, 1, 7, 0))
+    (digest,) = [r for r in step.replies if "resumo" in r.subject]
+    assert digest.subject.endswith("Seu resumo diário: 1 e-mail da mesa")
+    assert digest.text.startswith("Chicago Nights: 1 e-mail da mesa desde o seu último resumo, em ordem.")
+    assert "--- O Cais · seg. 30 nov. 12:00 UTC ---" in digest.text
+    assert "A mesa agora:" in digest.text and "O que você deve:\n  Ethan: é a sua vez" in digest.text
+    assert digest.text.rstrip().endswith("/ajustes mail=every traz de volta cada e-mail.")
+    assert english_in(digest.text, {"Chicago Nights", "O cais cheira a peixe."} | _sheet_words()) == []
