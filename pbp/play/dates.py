@@ -83,7 +83,8 @@ def for_reader(text: str, now: datetime, zone: tzinfo | None = None, language: L
     ``zone`` (None: UTC), a date still to come followed by how far off it is."""
     if "UTC" not in text:
         return text
-    pattern, days, months = _written(language.code)
+    _, days, months = _written(language.code)
+    pattern = _reading(language)
 
     def one(match: re.Match) -> str:
         dt = _dated(match, now, days, months)
@@ -93,6 +94,25 @@ def for_reader(text: str, now: datetime, zone: tzinfo | None = None, language: L
         return in_zone(dt, zone, language) + (f" ({soon})" if soon else "")
 
     return pattern.sub(one, text)
+
+
+_READING: dict[str, re.Pattern] = {}
+_ANY = 987654
+
+
+def _reading(language: Language) -> re.Pattern:
+    """A written date with the relative part a reader's copy gave it, if any ("... UTC (in 2
+    days)"): a reply written for its reader once and sent again (a resent post's answer
+    repeats the stored reply) is dated again from its UTC, not given a second "(in ...)"."""
+    found = _READING.get(language.code)
+    if found is None:
+        forms = {language.gettext("in a minute"), language.gettext("in an hour")}
+        for one, many in (("in {n} minute", "in {n} minutes"), ("in {n} hour", "in {n} hours"),
+                          ("in {n} day", "in {n} days")):
+            forms |= {language.ngettext(one, many, n) for n in (1, 2, _ANY)}
+        tail = "|".join(sorted((re.escape(f).replace(str(_ANY), r"\d+") for f in forms), key=len, reverse=True))
+        found = _READING[language.code] = re.compile(_written(language.code)[0].pattern + r"(?: \((?:" + tail + r")\))?")
+    return found
 
 
 def _dated(match: re.Match, now: datetime, days: tuple[str, ...] = _DAYS,
