@@ -45,7 +45,21 @@ def N_(message: str) -> str:
     return message
 
 
-class Msg(str):
+class SaidText(str):
+    """A text of pbp's that remembers how it was made (the subclasses below): immutable as a
+    str is, so copies are itself, and pickled (another process) as the plain English text it is."""
+
+    def __copy__(self) -> "SaidText":
+        return self
+
+    def __deepcopy__(self, memo) -> "SaidText":
+        return self
+
+    def __reduce__(self):
+        return (str, (str(self),))
+
+
+class Msg(SaidText):
     """A sentence pbp writes, in English, that remembers how it was made: its message id
     (the English template, ``"{who} overcomes the obstacle"``) and its fields. It *is* the
     English text, so code that makes it, stores it or compares it needs no language; the
@@ -71,17 +85,8 @@ class Msg(str):
         self.msgid, self.fields, self.plural = singular, {"n": n, **fields}, (singular, plural, n)
         return self
 
-    def __copy__(self) -> "Msg":        # immutable, as a str is
-        return self
 
-    def __deepcopy__(self, memo) -> "Msg":
-        return self
-
-    def __reduce__(self):               # pickled (another process) as the English text it is
-        return (str, (str(self),))
-
-
-class When(str):
+class When(SaidText):
     """A date as a reply writes it, in English ("Tue 1 Dec 18:00 UTC"), that remembers its
     moment: a field of a :class:`Msg` is said in the campaign's language and locale."""
 
@@ -92,17 +97,8 @@ class When(str):
         self.dt = dt
         return self
 
-    def __copy__(self) -> "When":
-        return self
 
-    def __deepcopy__(self, memo) -> "When":
-        return self
-
-    def __reduce__(self):
-        return (str, (str(self),))
-
-
-class Joined(str):
+class Joined(SaidText):
     """Sentences written one after the other (a scene's first line, its zones, its borders):
     the English text they make, said part by part in another language."""
 
@@ -114,15 +110,6 @@ class Joined(str):
         self.parts = parts
         return self
 
-    def __copy__(self) -> "Joined":
-        return self
-
-    def __deepcopy__(self, memo) -> "Joined":
-        return self
-
-    def __reduce__(self):
-        return (str, (str(self),))
-
 
 def _sentence(text: str) -> str:
     text = text.strip()
@@ -130,7 +117,7 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-class Sentence(str):
+class Sentence(SaidText):
     """A clause written as a sentence: its first letter capitalised and a full stop added
     ("the GM approves ..." -> "The GM approves ...."), in whatever language it is said."""
 
@@ -141,17 +128,8 @@ class Sentence(str):
         self.inner = inner
         return self
 
-    def __copy__(self) -> "Sentence":
-        return self
 
-    def __deepcopy__(self, memo) -> "Sentence":
-        return self
-
-    def __reduce__(self):
-        return (str, (str(self),))
-
-
-class Names(str):
+class Names(SaidText):
     """Names listed as a sentence says them, "Ruth", "Ruth and Ethan", "Ruth, Ethan and
     Cassandra" (:func:`pbp.rules.naming.and_names`): a field of a :class:`Msg` is said with
     the language's "and" ("Ruth e Ethan")."""
@@ -166,29 +144,11 @@ class Names(str):
         self.names = names
         return self
 
-    def __copy__(self) -> "Names":
-        return self
 
-    def __deepcopy__(self, memo) -> "Names":
-        return self
-
-    def __reduce__(self):
-        return (str, (str(self),))
-
-
-class CommandLine(str):
+class CommandLine(SaidText):
     """A command line pbp suggests ("/absorb stress 2 mild \"Mild Wound\""), written in
     English: a field of a :class:`Msg` (and an error's example) is written in the campaign's
     language's command words ("/absorver estresse 2 suave ...", :meth:`Language.command`)."""
-
-    def __copy__(self) -> "CommandLine":
-        return self
-
-    def __deepcopy__(self, memo) -> "CommandLine":
-        return self
-
-    def __reduce__(self):
-        return (str, (str(self),))
 
 
 #: language code -> what writes an English command line in that language's command words;
