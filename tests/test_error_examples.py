@@ -57,8 +57,9 @@ def mutants(line: str, rng: random.Random, n: int = 20) -> list[str]:
     return sorted(out)
 
 
-def example_problems(error: dict | CommandError) -> list[str]:
-    """What is wrong with an error's expected and example (empty: nothing)."""
+def example_problems(error: dict | CommandError, words=None) -> list[str]:
+    """What is wrong with an error's expected and example (empty: nothing); ``words``: the
+    campaign's system's words the example must parse with (another language's, say)."""
     get = error.get if isinstance(error, dict) else (lambda k: getattr(error, k))
     problems = []
     if not (get("expected") or "").strip():
@@ -69,9 +70,10 @@ def example_problems(error: dict | CommandError) -> list[str]:
     for line in example.splitlines():
         if line.strip().startswith("/"):
             try:
-                parse_command(line.strip())
+                parse_command(line.strip(), words=words)
             except CommandError as exc:
-                problems.append(f"example {line.strip()!r} does not parse: {exc.message}")
+                where = f" in {words.language}" if words is not None else ""
+                problems.append(f"example {line.strip()!r} does not parse{where}: {exc.message}")
     return problems
 
 

@@ -20,7 +20,7 @@ from pbp.rules.dice import RandomDice
 from pbp.rules.systems import FATE_CONDENSED
 from pbp.rules.systems.speaking import speaking
 from tests.helpers import eml, make_ctx
-from tests.test_error_examples import mutants
+from tests.test_error_examples import example_problems, mutants
 
 WORDS = speaking(FATE_CONDENSED, "pt-BR").words
 PT_EXAMPLES = [spec.examples["pt-BR"] for spec in SPECS]
@@ -28,20 +28,7 @@ PT_JUNK = ["Ghoul", "Luta", "contra", "em", "com", "#7", "+2", "99", "x2", "grá
 
 
 def _problems(error) -> list[str]:
-    get = error.get if isinstance(error, dict) else (lambda k: getattr(error, k))
-    problems = []
-    if not (get("expected") or "").strip():
-        problems.append("no expected")
-    example = (get("example") or "").strip()
-    if not example:
-        problems.append("no example")
-    for line in example.splitlines():
-        if line.strip().startswith("/"):
-            try:
-                parse_command(line.strip(), words=WORDS)
-            except CommandError as exc:
-                problems.append(f"example {line.strip()!r} does not parse in Portuguese: {exc.message}")
-    return problems
+    return example_problems(error, words=WORDS)
 
 
 def test_every_parser_error_in_portuguese_has_an_example_that_parses():
